@@ -1,0 +1,136 @@
+// kimops's own conversion rules on top of KIM parity: per-Runtime lookups from the landscape,
+// create-only fields in update mode, the companion ConfigMap, and the errors users see.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import type { ConversionSettings } from '../../model/landscape.js';
+import type { Runtime } from '../../model/runtime.js';
+import { convertRuntime } from './convert-runtime.js';
+
+const awsRuntime = parse(readFileSync(new URL('../../examples/runtimes/keb/aws.yaml', import.meta.url), 'utf8')) as Runtime;
+
+const settings = (overrides: Partial<ConversionSettings> = {}): ConversionSettings => ({
+  config: {
+    kubernetes: { defaultVersion: '1.33.3', defaultOperatorOidc: { clientID: 'operator', issuerURL: 'https://operator.example', groupsClaim: 'groups', usernameClaim: 'sub', usernamePrefix: 'op:' } },
+    machineImage: { defaultName: 'gardenlinux', defaultVersion: '1877.4.0' },
+    gardener: { projectName: 'kyma-dev' },
+    auditLogging: { policyConfigMapName: 'audit-policy' },
+  },
+  flags: { networkRestrictionEnabled: true, apiServerAclEnabled: false, auditLogMandatory: true },
+  auditLogTenants: { aws: { 'eu-central-1': { tenantID: 'tenant-1', serviceURL: 'https://audit.example', secretName: 'audit-secret' } } },
+  maintenanceWindows: { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } },
+  ...overrides,
+});
+
+function converted(runtime: Runtime, s = settings(), live?: Parameters<typeof convertRuntime>[0]['live']) {
+  const result = convertRuntime({ runtime, settings: s, live });
+  if (!result.ok) throw result.error;
+  return result;
+}
+
+describe('convertRuntime', () => {
+  it('renders KEB\'s AWS Runtime into garden-<project> with the landscape\'s tenant and window', () => {
+    const { shoot } = converted(awsRuntime);
+    expect(shoot.metadata).toMatchObject({ name: 'c-78fcc25', namespace: 'garden-kyma-dev' });
+    expect(shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toMatchObject({ tenantID: 'tenant-1' });
+    expect(shoot.spec.maintenance?.timeWindow).toEqual({ begin: '010000+0000', end: '020000+0000' });
+    expect(shoot.spec.accessRestrictions?.[0]?.name).toBe('eu-access-only'); // platform region cf-eu11
+    expect(shoot.spec.kubernetes.version).toBe('1.33.3');
+  });
+
+  it('leaves the maintenance window out for non-production Runtimes', () => {
+    const trial = structuredClone(awsRuntime);
+    trial.spec.shoot.purpose = 'evaluation';
+    expect(converted(trial).shoot.spec.maintenance?.timeWindow).toBeUndefined();
+  });
+
+  it('fails with the region and the fix when audit logging is mandatory and no tenant exists', () => {
+    const result = convertRuntime({ runtime: awsRuntime, settings: settings({ auditLogTenants: {} }) });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.runtime).toBe('kcp-system/61dd7761-08dc-59ce-840d-342f5e487157');
+    expect(result.error.field).toBe('spec.shoot.region');
+    expect(result.error.message).toContain("missing providerType: 'aws'");
+    expect(result.error.message).toContain("add a tenant for aws/eu-central-1 to the landscape's auditLog.tenants");
+  });
+
+  it('omits the audit-log extension when the tenant is missing and audit logging is optional', () => {
+    const s = settings({ auditLogTenants: {} });
+    s.flags.auditLogMandatory = false;
+    const { shoot } = converted(awsRuntime, s);
+    expect(shoot.spec.extensions?.map((e) => e.type)).not.toContain('shoot-auditlog-service');
+  });
+
+  it('names a missing required label', () => {
+    const unlabeled = structuredClone(awsRuntime);
+    delete unlabeled.metadata.labels?.['kyma-project.io/subaccount-id'];
+    const result = convertRuntime({ runtime: unlabeled, settings: settings() });
+    expect(result.ok ? '' : result.error.message).toMatch(/metadata\.labels\["kyma-project\.io\/subaccount-id"\]: is required/);
+  });
+
+  it('refuses a Shoot name that would escape the repo layout', () => {
+    const evil = structuredClone(awsRuntime);
+    evil.spec.shoot.name = '../../etc';
+    const result = convertRuntime({ runtime: evil, settings: settings() });
+    expect(result.ok ? '' : result.error.field).toBe('spec.shoot.name');
+  });
+
+  it('builds the structured-auth ConfigMap from the landscape operator OIDC when the Runtime has none', () => {
+    const { companions } = converted(awsRuntime);
+    expect(companions).toHaveLength(1);
+    const [configMap] = companions;
+    expect(configMap?.metadata).toEqual({ name: 'structured-auth-config-c-78fcc25', namespace: 'garden-kyma-dev' });
+    expect(parse(configMap?.data['config.yaml'] ?? '')).toEqual({
+      apiVersion: 'apiserver.config.k8s.io/v1beta1',
+      kind: 'AuthenticationConfiguration',
+      jwt: [
+        {
+          issuer: { url: 'https://operator.example', audiences: ['operator'] },
+          claimMappings: { username: { claim: 'sub', prefix: 'op:' }, groups: { claim: 'groups', prefix: '' } },
+        },
+      ],
+    });
+  });
+
+  it('prefers the Runtime\'s own OIDC config for structured authentication', () => {
+    const own = structuredClone(awsRuntime);
+    own.spec.shoot.kubernetes = { kubeAPIServer: { oidcConfig: { clientID: 'mine', issuerURL: 'https://mine.example', usernameClaim: 'email', groupsClaim: 'g' } } };
+    const config = parse(converted(own).companions[0]?.data['config.yaml'] ?? '') as { jwt: { issuer: { url: string } }[] };
+    expect(config.jwt[0]?.issuer.url).toBe('https://mine.example');
+  });
+
+  describe('update mode (ADR 0002)', () => {
+    it('carries create-only fields over from the live Shoot', () => {
+      const { shoot: created } = converted(awsRuntime);
+      const live = structuredClone(created);
+      live.spec.tolerations = [{ key: 'ksa-assured-workload' }];
+      live.spec.networking.ipFamilies = ['IPv4', 'IPv6'];
+      live.spec.kubernetes.kubeAPIServer = { ...live.spec.kubernetes.kubeAPIServer, serviceAccountConfig: { extendTokenExpiration: false, maxTokenExpiration: '1000h0m0s' } };
+      const { shoot } = converted(awsRuntime, settings(), live);
+      expect(shoot.spec.tolerations).toEqual([{ key: 'ksa-assured-workload' }]);
+      expect(shoot.spec.networking.ipFamilies).toEqual(['IPv4', 'IPv6']);
+      expect(shoot.spec.kubernetes.kubeAPIServer?.serviceAccountConfig?.maxTokenExpiration).toBe('1000h0m0s');
+    });
+
+    it('never downgrades Kubernetes and keeps live worker order, appending new workers', () => {
+      const { shoot: created } = converted(awsRuntime);
+      const live = structuredClone(created);
+      live.spec.kubernetes.version = '1.34.1';
+      const grown = structuredClone(awsRuntime);
+      const base = grown.spec.shoot.provider.workers[0];
+      if (!base) throw new Error('fixture has a main worker');
+      grown.spec.shoot.provider.additionalWorkers = [{ ...structuredClone(base), name: 'gpu' }];
+      const { shoot } = converted(grown, settings(), live);
+      expect(shoot.spec.kubernetes.version).toBe('1.34.1');
+      expect(shoot.spec.provider.workers.map((w) => w.name)).toEqual(['cpu-worker-0', 'gpu']);
+    });
+
+    it('fails clearly when the live Shoot has no infrastructure config', () => {
+      const { shoot: created } = converted(awsRuntime);
+      const live = structuredClone(created);
+      delete live.spec.provider.infrastructureConfig;
+      const result = convertRuntime({ runtime: awsRuntime, settings: settings(), live });
+      expect(result.ok ? '' : result.error.field).toBe('live Shoot spec.provider.infrastructureConfig');
+    });
+  });
+});

@@ -1,0 +1,122 @@
+// Runtime (+ landscape settings, + live Shoot) → Shoot and its companions. Pure: values in,
+// values out. Failures a user can cause come back as ConversionError values naming the field.
+import { lookupAuditLogTenant } from '../../model/kim-config.js';
+import type { AuditLogTenant } from '../../model/converter-config.js';
+import { ConversionError, FieldError } from '../../model/errors.js';
+import type { ConversionSettings } from '../../model/landscape.js';
+import { runtimeRef, type Runtime } from '../../model/runtime.js';
+import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
+import type { ConverterContext, ExtenderInput } from './context.js';
+import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
+import { structuredAuthConfigMap } from './structured-auth.js';
+import { validateRuntime } from './validate-runtime.js';
+
+export interface ConvertInput {
+  runtime: Runtime;
+  settings: ConversionSettings;
+  /** The live Shoot: present → update mode (KIM's patch), absent → create mode. */
+  live?: Shoot;
+  /** Registry-cache uid → garden Secret name (update mode only), as KIM looks them up by label. */
+  registryCacheSecrets?: Record<string, string>;
+}
+
+export type ConversionResult =
+  | { ok: true; shoot: Shoot; companions: ConfigMap[] }
+  | { ok: false; error: ConversionError };
+
+export function convertRuntime(input: ConvertInput): ConversionResult {
+  const { runtime, settings } = input;
+  return guarded(runtime, () => {
+    validateRuntime(runtime);
+    const ctx: ConverterContext = {
+      config: settings.config,
+      flags: settings.flags,
+      auditLog: auditLogTenantFor(runtime, settings),
+      maintenanceWindow: maintenanceWindowFor(runtime, settings),
+      acl: settings.acl,
+      registryCacheSecrets: input.registryCacheSecrets,
+    };
+    return runPipeline(runtime, ctx, input.live);
+  });
+}
+
+/**
+ * The converter proper, given KIM's per-Runtime inputs directly (this is the seam the KIM parity
+ * fixtures test). Throws FieldError; use convertRuntime for a result value.
+ */
+export function convertWithContext(runtime: unknown, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
+  validateRuntime(runtime);
+  return runPipeline(runtime, ctx, live);
+}
+
+function runPipeline(runtime: Runtime, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
+  const namespace = `garden-${ctx.config.gardener?.projectName ?? ''}`;
+  const { shoot: spec } = runtime.spec;
+  const draft: Shoot = {
+    apiVersion: SHOOT_API_VERSION,
+    kind: 'Shoot',
+    metadata: { name: spec.name, namespace },
+    spec: {
+      purpose: spec.purpose,
+      region: spec.region,
+      networking: {
+        ...(spec.networking.type !== undefined && { type: spec.networking.type }),
+        nodes: spec.networking.nodes,
+        pods: spec.networking.pods,
+        services: spec.networking.services,
+      },
+      ...(spec.controlPlane && { controlPlane: structuredClone(spec.controlPlane) }),
+      kubernetes: {},
+      provider: { type: spec.provider.type, workers: [] },
+    },
+  };
+  const input: ExtenderInput = { runtime, ctx, live };
+  for (const extend of live ? UPDATE_EXTENDERS : CREATE_EXTENDERS) extend(draft, input);
+  if (live) keepCreateOnlyFields(draft, live);
+  return { shoot: draft, companions: [structuredAuthConfigMap(input, namespace)] };
+}
+
+/**
+ * Gardener fixes these at creation; KIM's patch leaves them out and server-side apply keeps the
+ * live values. A Git manifest must state them, so update mode copies them from the live Shoot.
+ */
+function keepCreateOnlyFields(draft: Shoot, live: Shoot): void {
+  if (live.spec.tolerations) draft.spec.tolerations = structuredClone(live.spec.tolerations);
+  const liveServiceAccount = live.spec.kubernetes?.kubeAPIServer?.serviceAccountConfig;
+  if (liveServiceAccount) {
+    draft.spec.kubernetes.kubeAPIServer = { ...draft.spec.kubernetes.kubeAPIServer, serviceAccountConfig: structuredClone(liveServiceAccount) };
+  }
+  const { ipFamilies, providerConfig } = live.spec.networking ?? {};
+  if (ipFamilies) draft.spec.networking.ipFamilies = [...ipFamilies];
+  if (providerConfig) draft.spec.networking.providerConfig = structuredClone(providerConfig);
+}
+
+function auditLogTenantFor(runtime: Runtime, settings: ConversionSettings): AuditLogTenant | undefined {
+  const { type } = runtime.spec.shoot.provider;
+  const { region } = runtime.spec.shoot;
+  try {
+    return lookupAuditLogTenant(settings.auditLogTenants, type, region);
+  } catch (error) {
+    if (!settings.flags.auditLogMandatory) return undefined;
+    throw new FieldError(
+      'spec.shoot.region',
+      `${(error as Error).message} — audit logging is mandatory in this landscape; add a tenant for ${type}/${region} to the landscape's auditLog.tenants`,
+    );
+  }
+}
+
+/** Production Shoots only, and only where the landscape has a window for the region (KIM's rule). */
+function maintenanceWindowFor(runtime: Runtime, settings: ConversionSettings) {
+  if (runtime.spec.shoot.purpose !== 'production') return undefined;
+  return settings.maintenanceWindows[runtime.spec.shoot.region];
+}
+
+function guarded<T>(runtime: unknown, convert: () => T): { ok: true } & T | { ok: false; error: ConversionError } {
+  const ref = runtimeRef(runtime);
+  try {
+    return { ok: true, ...convert() };
+  } catch (error) {
+    if (error instanceof FieldError) return { ok: false, error: new ConversionError(ref, error.field, error.detail) };
+    throw error;
+  }
+}

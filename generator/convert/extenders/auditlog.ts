@@ -1,0 +1,28 @@
+// Audit logging: the API server's policy ConfigMap and the credentials Secret the auditlog
+// extension reads. Runs only when the Runtime's provider/region has an audit-log tenant.
+import type { NamedResource } from '../../../model/shoot.js';
+import type { Extender } from '../context.js';
+
+export const AUDITLOG_CREDENTIALS_RESOURCE = 'auditlog-credentials';
+export const ANNOTATION_EXPERIMENTAL_AUDIT_POLICY = 'operator.kyma-project.io/experimental-audit-policy';
+export const EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP = 'experimental-audit-policy';
+
+export function upsertResource(resources: NamedResource[], resource: NamedResource): NamedResource[] {
+  const index = resources.findIndex((r) => r.name === resource.name);
+  return index < 0 ? [...resources, resource] : resources.map((r, i) => (i === index ? resource : r));
+}
+
+export const auditLogPolicy: Extender = (draft, { runtime, ctx }) => {
+  const tenant = ctx.auditLog;
+  if (!tenant) return;
+  draft.spec.resources = upsertResource(draft.spec.resources ?? [], {
+    name: AUDITLOG_CREDENTIALS_RESOURCE,
+    resourceRef: { apiVersion: 'v1', kind: 'Secret', name: tenant.secretName },
+  });
+  const experimental = runtime.metadata.annotations?.[ANNOTATION_EXPERIMENTAL_AUDIT_POLICY]?.toLowerCase() === 'true';
+  const policy = experimental ? EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP : (ctx.config.auditLogging?.policyConfigMapName ?? '');
+  draft.spec.kubernetes.kubeAPIServer = {
+    ...draft.spec.kubernetes.kubeAPIServer,
+    auditConfig: { auditPolicy: { configMapRef: { name: policy } } },
+  };
+};

@@ -1,0 +1,124 @@
+// spec.provider: workers and the provider's infrastructure/control-plane configs.
+// Create renders them from the Runtime; update aligns them with the live Shoot so that nothing
+// Gardener would refuse or a customer would feel (lost zones, downgraded images) is proposed.
+import { FieldError } from '../../../model/errors.js';
+import type { Runtime } from '../../../model/runtime.js';
+import type { JsonObject, Shoot, Worker } from '../../../model/shoot.js';
+import { cloneJson } from '../support/clone.js';
+import { neverDowngrade } from '../support/semver.js';
+import type { ConverterContext, Extender } from '../context.js';
+import { providerModule } from '../providers/index.js';
+import type { ProviderModule } from '../providers/provider.js';
+import {
+  uniqueZones,
+  withDefaultImage,
+  withMachineControllerDefaults,
+  withMaxPodsCaps,
+  withProviderWorkerConfig,
+} from './workers.js';
+
+function runtimeWorkers(runtime: Runtime): Worker[] {
+  const { workers, additionalWorkers } = runtime.spec.shoot.provider;
+  if (workers.length !== 1) {
+    throw new FieldError('spec.shoot.provider.workers', `must hold exactly one main worker; got ${workers.length} (put further workers in additionalWorkers)`);
+  }
+  return cloneJson([...workers, ...(additionalWorkers ?? [])]);
+}
+
+/** The per-worker rules both modes re-apply (KIM re-runs them on every patch). */
+function finishWorkers(workers: Worker[], runtime: Runtime, ctx: ConverterContext, provider: ProviderModule): Worker[] {
+  const prepared = workers.map((w) => withProviderWorkerConfig(withMachineControllerDefaults(w, ctx.config), provider, ctx.config));
+  return withMaxPodsCaps(prepared, runtime.spec.shoot.networking.pods);
+}
+
+function dualStackWanted(runtime: Runtime, ctx: ConverterContext): boolean {
+  return Boolean(runtime.spec.shoot.networking.dualStack && ctx.config.networking?.enableDualStackIP);
+}
+
+export const createProvider: Extender = (draft, { runtime, ctx }) => {
+  const type = runtime.spec.shoot.provider.type;
+  const provider = providerModule(type);
+  const workers = runtimeWorkers(runtime).map((w) => withDefaultImage(w, ctx.config));
+  const input = {
+    nodesCidr: runtime.spec.shoot.networking.nodes,
+    zones: uniqueZones(workers),
+    dualStack: dualStackWanted(runtime, ctx),
+    config: ctx.config,
+  };
+  draft.spec.provider = {
+    type,
+    workers: finishWorkers(workers, runtime, ctx, provider),
+    infrastructureConfig: provider.infrastructureConfig(input),
+    controlPlaneConfig: provider.controlPlaneConfig(input),
+    workersSettings: { sshAccess: { enabled: false } },
+  };
+};
+
+/**
+ * A Runtime worker adjusted to its live counterpart: live zones keep their order and are never
+ * removed (Gardener rejects removing a zone), new zones are appended; a higher live image
+ * version of the same image wins (no downgrade); the live update strategy is inherited.
+ */
+function alignWithLive(worker: Worker, live: Worker | undefined): Worker {
+  if (!live) return worker;
+  const liveZones = live.zones ?? [];
+  const aligned: Worker = { ...worker, zones: [...liveZones, ...(worker.zones ?? []).filter((z) => !liveZones.includes(z))] };
+  const image = worker.machine.image;
+  const liveImage = live.machine.image;
+  if (image && liveImage?.name && liveImage.name === image.name && liveImage.version) {
+    aligned.machine = { ...worker.machine, image: { ...image, version: neverDowngrade(image.version ?? '', liveImage.version) } };
+  }
+  if (aligned.updateStrategy === undefined && live.updateStrategy !== undefined) aligned.updateStrategy = live.updateStrategy;
+  return aligned;
+}
+
+/** Live workers keep their position; workers new to the Shoot follow, in Runtime order. See ADR 0002. */
+function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
+  const position = (w: Worker) => {
+    const index = live.findIndex((l) => l.name === w.name);
+    return index < 0 ? live.length : index;
+  };
+  return workers.map((w, i) => ({ w, i })).sort((a, b) => position(a.w) - position(b.w) || a.i - b.i).map(({ w }) => w);
+}
+
+function zonesOfConfig(config: JsonObject): unknown[] {
+  const networks = config.networks;
+  if (networks === null || typeof networks !== 'object' || Array.isArray(networks)) return [];
+  return Array.isArray(networks.zones) ? networks.zones : [];
+}
+
+export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
+  const liveProvider = (live as Shoot).spec.provider;
+  const type = runtime.spec.shoot.provider.type;
+  const provider = providerModule(type);
+  const liveWorkers = liveProvider.workers ?? [];
+  const workers = inLiveOrder(
+    runtimeWorkers(runtime).map((w) => alignWithLive(withDefaultImage(w, ctx.config), liveWorkers.find((l) => l.name === w.name))),
+    liveWorkers,
+  );
+
+  const liveInfra = liveProvider.infrastructureConfig;
+  if (!liveInfra) {
+    throw new FieldError('live Shoot spec.provider.infrastructureConfig', 'is missing; the live Shoot cannot be updated safely — check it in Gardener');
+  }
+  const liveZones = uniqueZones(liveWorkers);
+  const addedZones = uniqueZones(workers).filter((z) => !liveZones.includes(z));
+  const azureLite = type === 'azure' && zonesOfConfig(liveInfra).length === 0;
+  let infrastructureConfig = cloneJson(liveInfra);
+  let controlPlaneConfig = cloneJson(liveProvider.controlPlaneConfig);
+  if (addedZones.length > 0 && !azureLite) {
+    // Dual-stack is a create-time decision; regeneration never switches it (KIM does the same).
+    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...liveZones, ...addedZones], dualStack: false, config: ctx.config };
+    const generated = provider.infrastructureConfig(input);
+    infrastructureConfig = provider.mergeInfrastructureConfig ? provider.mergeInfrastructureConfig(generated, liveInfra) : generated;
+    controlPlaneConfig = provider.controlPlaneConfig(input);
+  }
+
+  draft.spec.provider = {
+    type,
+    workers: finishWorkers(workers, runtime, ctx, provider),
+    infrastructureConfig,
+    ...(controlPlaneConfig && { controlPlaneConfig }),
+    workersSettings: { sshAccess: { enabled: false } },
+  };
+};

@@ -1,0 +1,30 @@
+// Alicloud: VPC with one /(prefix+3) worker subnet per zone.
+import { FieldError } from '../../../model/errors.js';
+import { subnet } from '../support/cidr.js';
+import { ZONES_FIELD, type ProviderModule } from './provider.js';
+import { requireUniqueZones, workerCidrWithin } from './zones.js';
+
+const API_VERSION = 'alicloud.provider.extensions.gardener.cloud/v1alpha1';
+const MAX_ZONES = 8;
+
+export function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; workers: string }[] {
+  if (zoneNames.length > MAX_ZONES) {
+    throw new FieldError(ZONES_FIELD, `Number of networking zones must be between 0 and ${MAX_ZONES}; got ${zoneNames.length}`);
+  }
+  const cidr = workerCidrWithin(nodesCidr, 16, 24);
+  requireUniqueZones(zoneNames, (zone) => `zone name ${zone} is duplicated`);
+  return zoneNames.map((name, i) => ({ name, workers: subnet(cidr, cidr.prefix + 3, i) }));
+}
+
+export const alicloud: ProviderModule = {
+  infrastructureConfig({ nodesCidr, zones }) {
+    return {
+      kind: 'InfrastructureConfig',
+      apiVersion: API_VERSION,
+      networks: { vpc: { cidr: nodesCidr }, zones: alicloudZones(nodesCidr, zones) },
+    };
+  },
+  controlPlaneConfig() {
+    return { kind: 'ControlPlaneConfig', apiVersion: API_VERSION };
+  },
+};

@@ -1,0 +1,15 @@
+// SAP Converged Cloud (OpenStack): one worker network behind KIM's floating pool and F5 load balancers.
+import type { ProviderModule } from './provider.js';
+
+const API_VERSION = 'openstack.provider.extensions.gardener.cloud/v1alpha1';
+export const OPENSTACK_FLOATING_POOL = 'FloatingIP-external-kyma-01';
+export const OPENSTACK_LOAD_BALANCER_PROVIDER = 'f5';
+
+export const openstack: ProviderModule = {
+  infrastructureConfig({ nodesCidr }) {
+    return { kind: 'InfrastructureConfig', apiVersion: API_VERSION, floatingPoolName: OPENSTACK_FLOATING_POOL, networks: { workers: nodesCidr } };
+  },
+  controlPlaneConfig() {
+    return { kind: 'ControlPlaneConfig', apiVersion: API_VERSION, loadBalancerProvider: OPENSTACK_LOAD_BALANCER_PROVIDER };
+  },
+};

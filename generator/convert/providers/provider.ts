@@ -1,0 +1,31 @@
+// What a provider module owns: the infrastructure and control-plane configs of one
+// hyperscaler (zone maths included) and, where the provider has one, the worker providerConfig.
+import type { ConverterConfig } from '../../../model/converter-config.js';
+import type { JsonObject } from '../../../model/shoot.js';
+
+export interface ProviderConfigInput {
+  /** Runtime `networking.nodes`: the CIDR all worker subnets are cut from. */
+  nodesCidr: string;
+  /** Unique worker zones, first-seen order. */
+  zones: string[];
+  /** Runtime asks for dual-stack and the landscape allows it. */
+  dualStack: boolean;
+  config: ConverterConfig;
+}
+
+export interface ProviderModule {
+  infrastructureConfig(input: ProviderConfigInput): JsonObject;
+  controlPlaneConfig(input: ProviderConfigInput): JsonObject;
+  /**
+   * Update mode, after a zone was added: combine the regenerated config with the live one.
+   * Absent → the regenerated config replaces the live one (KIM rebuilds GCP, OpenStack,
+   * Alicloud and GDCH from scratch; it merges only AWS and Azure).
+   */
+  mergeInfrastructureConfig?(generated: JsonObject, live: JsonObject): JsonObject;
+  /** A providerConfig every worker gets on this provider, or undefined to leave workers alone. */
+  workerProviderConfig?(config: ConverterConfig): JsonObject | undefined;
+}
+
+/** Field path of the worker network in the Runtime, for messages. */
+export const NODES_FIELD = 'spec.shoot.networking.nodes';
+export const ZONES_FIELD = 'spec.shoot.provider.workers[].zones';

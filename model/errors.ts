@@ -1,0 +1,46 @@
+// The failures a user can cause, as values. Each names the object, the field and the fix; they
+// are rendered once, at the edge (CLI output, Runtime status, PR body).
+
+/** KIM's condition reason for a Runtime that cannot be converted; the backfiller reports it as is. */
+export const CONVERSION_ERROR_REASON = 'ConversionErr';
+
+export class ConversionError extends Error {
+  override readonly name = 'ConversionError';
+  readonly reason = CONVERSION_ERROR_REASON;
+  constructor(
+    /** `<namespace>/<name>` of the Runtime. */
+    readonly runtime: string,
+    /** Path of the offending field in the Runtime or config, e.g. `spec.shoot.networking.nodes`. */
+    readonly field: string,
+    /** What is wrong and how to fix it. */
+    readonly detail: string,
+  ) {
+    super(`runtime ${runtime}: ${field}: ${detail}`);
+  }
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    /** The file or object the configuration came from. */
+    readonly source: string,
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${source}: ${field ? `${field}: ` : ''}${detail}`);
+  }
+}
+
+/**
+ * A failure inside one conversion step, before the pipeline knows which Runtime it serves.
+ * The pipeline turns it into a ConversionError naming the Runtime.
+ */
+export class FieldError extends Error {
+  override readonly name = 'FieldError';
+  constructor(
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+  }
+}

@@ -1,0 +1,59 @@
+// Go's time.Duration text form. KIM decodes durations with time.ParseDuration and Kubernetes
+// prints metav1.Duration with Duration.String(), so "15m" in config becomes "15m0s" in a Shoot.
+
+const UNIT_NANOS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  'µs': 1e3,
+  'μs': 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+
+/** Go durations are int64 nanoseconds; longer ones (about 292 years) do not parse. */
+const MAX_GO_DURATION_NANOS = 2 ** 63 - 1;
+
+/** Parses a Go duration into nanoseconds; undefined when Go would refuse it. */
+export function parseGoDuration(text: string): number | undefined {
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    sign = rest.startsWith('-') ? -1 : 1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') return undefined;
+  let total = 0;
+  const part = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
+  while (rest !== '') {
+    const match = part.exec(rest);
+    if (!match) return undefined;
+    total += Number(match[1]) * (UNIT_NANOS[match[2] as string] as number);
+    rest = rest.slice(match[0].length);
+  }
+  if (!(total <= MAX_GO_DURATION_NANOS)) return undefined;
+  return sign * Math.round(total);
+}
+
+/** Formats nanoseconds like Go's Duration.String(): 720h0m0s, 15m0s, 1.5s, 300ms, 0s. */
+export function formatGoDuration(nanos: number): string {
+  if (nanos === 0) return '0s';
+  const sign = nanos < 0 ? '-' : '';
+  const abs = Math.abs(nanos);
+  if (abs < 1e9) {
+    const [unit, size] = abs < 1e3 ? ['ns', 1] : abs < 1e6 ? ['µs', 1e3] : ['ms', 1e6];
+    return `${sign}${trimFraction(abs / (size as number))}${unit as string}`;
+  }
+  const hours = Math.floor(abs / 3600e9);
+  const minutes = Math.floor((abs % 3600e9) / 60e9);
+  const seconds = trimFraction((abs % 60e9) / 1e9);
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+function trimFraction(value: number): string {
+  return Number(value.toFixed(9)).toString();
+}

@@ -1,0 +1,125 @@
+// The Runtime custom resource as KEB writes it (crds/runtime.yaml, KIM's api/v1/runtime_types.go).
+// Only the fields kimops reads are typed precisely; Gardener types embedded in the Runtime
+// (workers, controlPlane) are typed as the Shoot's, because the converter copies them.
+import type { ControlPlane, Worker } from './shoot.js';
+
+export const RUNTIME_API_VERSION = 'infrastructuremanager.kyma-project.io/v1';
+
+/** Labels KIM requires before it converts a Runtime (ValidateRequiredLabels). */
+export const REQUIRED_RUNTIME_LABELS = [
+  'kyma-project.io/instance-id',
+  'kyma-project.io/runtime-id',
+  'kyma-project.io/region',
+  'kyma-project.io/broker-plan-id',
+  'kyma-project.io/broker-plan-name',
+  'kyma-project.io/global-account-id',
+  'kyma-project.io/subaccount-id',
+  'operator.kyma-project.io/kyma-name',
+] as const;
+
+export const LABEL_RUNTIME_ID = 'kyma-project.io/runtime-id';
+export const LABEL_GLOBAL_ACCOUNT_ID = 'kyma-project.io/global-account-id';
+export const LABEL_SUBACCOUNT_ID = 'kyma-project.io/subaccount-id';
+
+export const PROVIDER_TYPES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud', 'gdch'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  generation?: number;
+  uid?: string;
+  resourceVersion?: string;
+  [key: string]: unknown;
+}
+
+export interface OidcConfig {
+  clientID?: string;
+  groupsClaim?: string;
+  groupsPrefix?: string;
+  issuerURL?: string;
+  signingAlgs?: string[];
+  usernameClaim?: string;
+  usernamePrefix?: string;
+  requiredClaims?: Record<string, string>;
+  jwks?: string;
+}
+
+export interface RuntimeKubeApiServer {
+  oidcConfig?: OidcConfig;
+  additionalOidcConfig?: OidcConfig[];
+  acl?: { allowedCIDRs?: string[] };
+}
+
+export interface RuntimeNetworking {
+  type?: string;
+  pods: string;
+  nodes: string;
+  services: string;
+  dualStack?: boolean;
+  vpcNetwork?: string;
+}
+
+export interface RuntimeShoot {
+  name: string;
+  purpose: string;
+  platformRegion: string;
+  region: string;
+  licenceType?: string;
+  secretBindingName: string;
+  enforceSeedLocation?: boolean;
+  enableNvidiaOpenshell?: boolean;
+  kubernetes?: { version?: string; kubeAPIServer?: RuntimeKubeApiServer };
+  provider: {
+    type: string;
+    workers: Worker[];
+    additionalWorkers?: Worker[];
+    controlPlaneConfig?: unknown;
+    infrastructureConfig?: unknown;
+  };
+  networking: RuntimeNetworking;
+  controlPlane?: ControlPlane;
+}
+
+export interface ImageRegistryCache {
+  name: string;
+  namespace: string;
+  uid: string;
+  config: {
+    upstream: string;
+    remoteURL?: string;
+    volume?: { size?: string | number; storageClassName?: string };
+    garbageCollection?: { ttl: string };
+    secretReferenceName?: string;
+    proxy?: { httpProxy?: string; httpsProxy?: string };
+    http?: { tls?: boolean };
+  };
+}
+
+export interface RuntimeSpec {
+  shoot: RuntimeShoot;
+  security: {
+    administrators: string[];
+    networking: { filter: { egress: { enabled: boolean }; ingress?: { enabled: boolean } } };
+  };
+  imageRegistryCache?: ImageRegistryCache[];
+  auditLogAccessEnabled?: boolean;
+}
+
+export interface Runtime {
+  apiVersion: string;
+  kind: 'Runtime';
+  metadata: ObjectMeta;
+  spec: RuntimeSpec;
+  status?: Record<string, unknown>;
+}
+
+/** `<namespace>/<name>` as printed in every message about a Runtime; robust to malformed objects. */
+export function runtimeRef(runtime: unknown): string {
+  const metadata = (runtime as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
+  const name = typeof metadata?.name === 'string' && metadata.name !== '' ? metadata.name : '<unnamed>';
+  const ns = typeof metadata?.namespace === 'string' ? metadata.namespace : '';
+  return ns ? `${ns}/${name}` : name;
+}
