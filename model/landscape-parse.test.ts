@@ -209,10 +209,10 @@ describe('parseLandscape', () => {
     expect(error.detail).toContain('put the key in quotes');
   });
 
-  it('refuses YAML 1.1 timestamps', () => {
+  it('reads an unquoted date as the string Kubernetes reads, and checks it like any value', () => {
     const error = problem(edit('  defaultVersion: "1.33.3"', '  defaultVersion: 2025-01-01'));
     expect(error.field).toBe('kubernetes.defaultVersion');
-    expect(error.detail).toContain('timestamp');
+    expect(error.detail).toContain('"2025-01-01"');
   });
 
   it.each([

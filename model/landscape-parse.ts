@@ -17,12 +17,8 @@ import { ConfigError } from './errors.js';
 import type { Landscape } from './landscape.js';
 import { hintFor, validateLandscapeSchema } from './landscape-schema.js';
 import { parseGoDuration } from './go-duration.js';
+import { MAX_YAML_ALIASES, YAML_READ_OPTIONS } from './yaml-input.js';
 
-/** Alias expansions allowed per file: a "billion laughs" bomb needs far more; landscapes need none. */
-export const MAX_ALIAS_COUNT = 50;
-
-/** YAML 1.1 like Kubernetes (`yes`/`no` are booleans); duplicate keys are errors, not "last wins". */
-const YAML_OPTIONS = { version: '1.1', uniqueKeys: true } as const;
 
 interface Problem {
   /** Keys and list indexes from the document root. */
@@ -32,7 +28,7 @@ interface Problem {
 
 export function parseLandscape(text: string, source: string, expectedName?: string): Landscape {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
+  const doc = parseDocument(text, { ...YAML_READ_OPTIONS, lineCounter });
   const fail = (problems: Problem[]) => problemsError(source, problems, doc, lineCounter);
 
   const syntax = [...doc.errors, ...doc.warnings].map((error) => yamlProblem(doc, error));
@@ -41,10 +37,10 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
 
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
     const why = error instanceof ReferenceError
-      ? `expands more than ${MAX_ALIAS_COUNT} aliases, like a YAML bomb; write the values out instead of using anchors (&) and aliases (*)`
+      ? `expands more than ${MAX_YAML_ALIASES} aliases, like a YAML bomb; write the values out instead of using anchors (&) and aliases (*)`
       : `cannot be read as YAML: ${(error as Error).message}`;
     throw new ConfigError(source, '', why);
   }
@@ -205,9 +201,8 @@ function ancestorPath(ancestors: readonly unknown[], leaf: unknown): Problem['pa
   return path;
 }
 
-/** YAML 1.1 types JSON has no word for (timestamps, !!set, !!binary, .inf) must not reach the converter. */
+/** Values JSON has no word for (.inf, .nan, !!map subclasses) must not reach the converter. */
 function nonJsonValues(value: unknown, path: Problem['path']): Problem[] {
-  if (value instanceof Date) return [{ path, detail: `is read as a YAML 1.1 timestamp; put it in quotes` }];
   if (typeof value === 'number' && !Number.isFinite(value)) return [{ path, detail: `must be a finite number; got ${value}` }];
   if (Array.isArray(value)) return value.flatMap((item, i) => nonJsonValues(item, [...path, i]));
   if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => nonJsonValues(item, [...path, key]));
