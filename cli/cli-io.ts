@@ -1,0 +1,42 @@
+// What every kimops subcommand shares: where output goes (injected, so tests need no subprocess), the
+// exit codes, and how a failure becomes one line on stderr.
+import { readProcessStdin } from '../adapters/files/manifests.js';
+import { ConfigError, ConversionError } from '../model/errors.js';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  readStdin: readProcessStdin,
+};
+
+export const EXIT = {
+  ok: 0,
+  /** Some Runtimes failed to convert; the others were rendered. */
+  conversionFailed: 1,
+  /** Missing or conflicting options, an unreadable landscape, a bad config. */
+  usage: 2,
+  /** A bug in kimops (sysexits EX_SOFTWARE). */
+  internal: 70,
+} as const;
+
+/** Prints a failure that escaped a subcommand and says which exit code it means. */
+export function reportFailure(error: unknown, io: CliIo): number {
+  if (error instanceof ConfigError) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof ConversionError) {
+    io.stderr(`${error.message}\n`);
+    return EXIT.conversionFailed;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`error: internal error: ${message}\nThis is a bug in kimops; please report it with the details below.\n${detail}\n`);
+  return EXIT.internal;
+}

@@ -1,0 +1,147 @@
+// `kimops render`: Runtimes (+ landscape or KIM config, + live Shoots) → Shoot manifests on stdout or
+// in the landscape-repo layout. Wiring only: reading is in adapters/, rendering in generator/render/.
+import { Option, type Command } from 'commander';
+import { configure } from 'safe-stable-stringify';
+import { readKimSettings } from '../adapters/files/kim-settings.js';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { readRuntimes, readShoots, STDIN } from '../adapters/files/manifests.js';
+import { writeFiles } from '../adapters/files/write-files.js';
+import { toYamlStream } from '../generator/render/canonical-yaml.js';
+import { filesOf } from '../generator/render/landscape-layout.js';
+import { renderRuntimes, type RenderResult } from '../generator/render/render-runtimes.js';
+import { ConfigError } from '../model/errors.js';
+import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
+import type { Shoot } from '../model/shoot.js';
+import { EXIT, type CliIo } from './cli-io.js';
+
+interface RenderOptions {
+  landscape?: string;
+  runtime: string;
+  liveShoot?: string;
+  out?: string;
+  output: 'yaml' | 'json';
+  kimConfig?: string;
+  kimFlag?: string[];
+  kimConfigmap?: string[];
+}
+
+const JSON_HELP = `
+Output:
+  yaml (default)  the companions and Shoots as one multi-document YAML stream, sorted by Shoot name,
+                  each Shoot after its companions (kubectl apply -f - order); nothing on stdout with --out.
+  json            one object (keys sorted), also with --out:
+                    {"shoots": [{"name", "runtime": "<ns>/<name>", "source": "<file>", "mode": "create"|"update",
+                                 "shoot": {...}, "companions": [{...}], "files": ["shoots/<name>/shoot.yaml", ...]}],
+                     "errors": [{"source", "message", "runtime"?, "field"?}]}
+  Errors are also printed to stderr, one line each: runtime <ns>/<name>: <field>: <reason>.
+
+Files (--out): shoots/<shoot>/shoot.yaml and shoots/<shoot>/<kind>-<name>.yaml per companion.
+
+Exit codes: 0 all rendered; 1 some Runtimes failed (the others are rendered); 2 usage or configuration error;
+70 a bug in kimops.
+
+Examples:
+  kimops render --landscape dev --runtime examples/runtimes
+  kubectl get runtimes -n kcp-system -o yaml | kimops render --landscape ./my-landscape --runtime - --out repo/
+  kimops render --kim-config converter_config.json --kim-flag api-server-acl-enabled=true \\
+    --kim-configmap acl.yaml --runtime runtime.yaml --live-shoot shoot.yaml`;
+
+export function registerRender(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('render')
+    .description('render the Gardener Shoots (and their companions) for Kyma Runtimes')
+    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').conflicts('kimConfig'))
+    .addOption(new Option('--runtime <file|dir|->', 'Runtime manifests: a file, a folder (read recursively), or - for stdin').makeOptionMandatory())
+    .option('--live-shoot <file|dir>', 'live Shoots: render in update mode against the one named like spec.shoot.name')
+    .option('--out <dir>', 'write the landscape-repo layout under this folder instead of printing YAML')
+    .addOption(new Option('--output <format>', 'yaml or json (see Output below)').choices(['yaml', 'json']).default('yaml'))
+    .option('--kim-config <file>', "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)")
+    .option('--kim-flag <name=value>', 'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)', collect)
+    .option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)', collect)
+    .addHelpText('after', JSON_HELP)
+    .action(async (options: RenderOptions, command: Command) => {
+      const usageError = optionsProblem(options);
+      if (usageError) command.error(`error: ${usageError}`, { exitCode: EXIT.usage });
+      setExitCode(await render(options, io));
+    });
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function optionsProblem(options: RenderOptions): string | undefined {
+  if (!options.landscape && !options.kimConfig) return 'pass --landscape <name|dir> or --kim-config <file>';
+  if (!options.kimConfig && (options.kimFlag || options.kimConfigmap)) return '--kim-flag and --kim-configmap only apply with --kim-config';
+  if (options.runtime === STDIN && options.liveShoot === STDIN) return 'only one of --runtime and --live-shoot can read stdin (-)';
+  return undefined;
+}
+
+async function render(options: RenderOptions, io: CliIo): Promise<number> {
+  const settings = await loadSettings(options, io);
+  const liveShoots = options.liveShoot ? await loadLiveShoots(options.liveShoot, io) : new Map<string, Shoot>();
+  const { runtimes, errors: readErrors } = await readRuntimes(options.runtime, () => io.readStdin());
+  const result = renderRuntimes(runtimes, settings, liveShoots);
+
+  if (options.out) {
+    const { written, unchanged } = await writeFiles(options.out, filesOf(result.rendered.flatMap((r) => r.manifests)));
+    io.stderr(`wrote ${written.length} files under ${options.out} (${unchanged.length} unchanged)\n`);
+  }
+  if (options.output === 'json') io.stdout(`${jsonReport(result, readErrors)}\n`);
+  else if (!options.out) io.stdout(toYamlStream(result.rendered.flatMap((r) => r.manifests.map((m) => m.object))));
+
+  if (result.unusedLiveShoots.length > 0) {
+    io.stderr(`note: live Shoots matching no Runtime were not used: ${result.unusedLiveShoots.join(', ')}\n`);
+  }
+  if (runtimes.length === 0 && readErrors.length === 0) io.stderr(`note: no Runtime found in ${options.runtime}\n`);
+  const failures = [...readErrors, ...result.failures];
+  for (const failure of failures) io.stderr(`${failure.message}\n`);
+  return failures.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+}
+
+async function loadSettings(options: RenderOptions, io: CliIo): Promise<ConversionSettings> {
+  if (options.landscape) return conversionSettingsOf(await readLandscape(options.landscape));
+  const { settings, warnings } = await readKimSettings({
+    kimConfig: options.kimConfig ?? '',
+    kimFlags: options.kimFlag ?? [],
+    kimConfigMaps: options.kimConfigmap ?? [],
+  });
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+  return settings;
+}
+
+/** Live Shoots by name. Any unreadable one stops the run: without it a Runtime would render in create mode. */
+async function loadLiveShoots(path: string, io: CliIo): Promise<Map<string, Shoot>> {
+  const { shoots, errors } = await readShoots(path, () => io.readStdin());
+  for (const error of errors) io.stderr(`${error.message}\n`);
+  if (errors.length > 0) {
+    throw new ConfigError('--live-shoot', '', `${errors.length} live Shoot document(s) above cannot be read; fix or remove them, or their Runtimes would render as new Shoots`);
+  }
+  const byName = new Map<string, Shoot>();
+  const sourceOf = new Map<string, string>();
+  for (const { source, shoot } of shoots) {
+    const earlier = sourceOf.get(shoot.metadata.name);
+    if (earlier) throw new ConfigError('--live-shoot', '', `Shoot ${shoot.metadata.name} is given twice (${earlier}, ${source}); pass each live Shoot once`);
+    byName.set(shoot.metadata.name, shoot);
+    sourceOf.set(shoot.metadata.name, source);
+  }
+  return byName;
+}
+
+const stableJson = configure({ deterministic: true });
+
+function jsonReport(result: RenderResult, readErrors: readonly { source: string; message: string }[]): string {
+  const shoots = result.rendered.map((r) => {
+    const objects = r.manifests.map((m) => m.object);
+    return {
+      name: r.shootName,
+      runtime: r.runtime,
+      source: r.source,
+      mode: r.mode,
+      shoot: objects.at(-1),
+      companions: objects.slice(0, -1),
+      files: r.manifests.map((m) => m.path),
+    };
+  });
+  return stableJson({ shoots, errors: [...readErrors, ...result.failures] }, null, 2) ?? '';
+}

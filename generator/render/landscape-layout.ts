@@ -1,0 +1,106 @@
+// Where a rendered Shoot and its companions live in the landscape repo (DESIGN §1.4), and what of
+// them is written: the desired state only — nothing the API server sets.
+import { ConfigError } from '../../model/errors.js';
+import type { ObjectMeta } from '../../model/runtime.js';
+import type { ConfigMap, Shoot } from '../../model/shoot.js';
+import { toCanonicalYaml } from './canonical-yaml.js';
+
+export const SHOOTS_FOLDER = 'shoots';
+export const SHOOT_FILE = 'shoot.yaml';
+
+/** Metadata the API server owns; written into Git it would be stale at once and fight every apply. */
+const SERVER_SET_METADATA = new Set([
+  'creationTimestamp',
+  'deletionGracePeriodSeconds',
+  'deletionTimestamp',
+  'generation',
+  'managedFields',
+  'resourceVersion',
+  'selfLink',
+  'uid',
+]);
+
+/** Kubernetes' DNS-1123 label. It also keeps a name from leaving its folder: no `/`, no `..`, not empty. */
+const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  status?: unknown;
+}
+
+/** An object and the repo path it is written to. */
+export interface Manifest {
+  path: string;
+  object: KubeObject;
+}
+
+export interface RenderedFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * `shoots/<shoot>/shoot.yaml` and each companion at `shoots/<shoot>/<kind>-<name>.yaml` (kind lower-cased),
+ * in apply order: companions first (sorted by path), the Shoot last, because the Shoot refers to them.
+ * Throws ConfigError when a name is not a DNS-1123 label or two companions would share a file.
+ */
+export function shootManifests(shoot: Shoot, companions: readonly ConfigMap[]): Manifest[] {
+  const folder = `${SHOOTS_FOLDER}/${checkedName(shoot)}`;
+  const companionManifests = companions
+    .map((companion) => ({ path: `${folder}/${checkedKind(companion).toLowerCase()}-${checkedName(companion)}.yaml`, object: companion }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  companionManifests.forEach(({ path, object }, i) => {
+    if (companionManifests[i + 1]?.path === path) {
+      throw new ConfigError(describe(object), 'metadata.name', `is rendered twice for Shoot ${shoot.metadata.name}; each companion needs its own name`);
+    }
+  });
+  return [...companionManifests, { path: `${folder}/${SHOOT_FILE}`, object: shoot }].map(({ path, object }) => ({
+    path,
+    object: withoutServerFields(object),
+  }));
+}
+
+/** The files of one Shoot, as canonical YAML, in the order of shootManifests. */
+export function shootFiles(shoot: Shoot, companions: readonly ConfigMap[]): RenderedFile[] {
+  return filesOf(shootManifests(shoot, companions));
+}
+
+export function filesOf(manifests: readonly Manifest[]): RenderedFile[] {
+  return manifests.map(({ path, object }) => ({ path, content: toCanonicalYaml(object) }));
+}
+
+/** A copy without `status` and without server-set metadata. */
+export function withoutServerFields<T extends KubeObject>(object: T): T {
+  const copy = { ...object, metadata: Object.fromEntries(Object.entries(object.metadata).filter(([key]) => !SERVER_SET_METADATA.has(key))) };
+  delete copy.status;
+  return copy as T;
+}
+
+function checkedName(object: KubeObject): string {
+  const name: unknown = object.metadata?.name;
+  if (typeof name !== 'string' || !DNS_1123_LABEL.test(name)) {
+    throw new ConfigError(
+      describe(object),
+      'metadata.name',
+      'must be a DNS-1123 label (lower-case letters, digits and "-", starting and ending with a letter or digit, ' +
+        'at most 63 characters): it names a file under shoots/ in the landscape repo',
+    );
+  }
+  return name;
+}
+
+function checkedKind(object: KubeObject): string {
+  if (typeof object.kind !== 'string' || !KIND.test(object.kind)) {
+    throw new ConfigError(describe(object), 'kind', 'must be a Kubernetes kind like ConfigMap: it names a file in the landscape repo');
+  }
+  return object.kind;
+}
+
+function describe(object: KubeObject): string {
+  const kind = typeof object.kind === 'string' ? object.kind : 'object';
+  const { namespace, name } = object.metadata ?? {};
+  return `${kind} ${JSON.stringify(namespace ? `${namespace}/${String(name)}` : name ?? '')}`;
+}

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { conversionSettingsOf, type ConversionSettings } from '../../model/landscape.js';
+import { parseLandscape } from '../../model/landscape-parse.js';
+import type { Runtime } from '../../model/runtime.js';
+import type { Shoot } from '../../model/shoot.js';
+import { parseYaml11 } from '../../model/yaml-input.js';
+import { RenderBug, renderRuntimes, type RuntimeInput } from './render-runtimes.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const settings = conversionSettingsOf(parseLandscape(read('landscapes/dev/landscape.yaml'), 'dev', 'dev'));
+
+function example(plan: string, edit: (runtime: Runtime) => void = () => undefined): RuntimeInput {
+  const source = `examples/runtimes/keb/${plan}.yaml`;
+  const runtime = parseYaml11(read(source), source) as Runtime;
+  edit(runtime);
+  return { source, runtime };
+}
+
+describe('renderRuntimes', () => {
+  it('sorts by Shoot name whatever the input order, companions before each Shoot', () => {
+    const inputs = [example('gcp'), example('aws'), example('azure')];
+    const forward = renderRuntimes(inputs, settings);
+    const backward = renderRuntimes([...inputs].reverse(), settings);
+    expect(forward.failures).toEqual([]);
+    expect(forward.rendered.map((r) => r.shootName)).toEqual(['c-56a4813', 'c-78fcc25', 'cf27a69']);
+    expect(backward).toEqual(forward);
+    for (const rendered of forward.rendered) {
+      expect(rendered.mode).toBe('create');
+      expect(rendered.manifests.at(-1)?.path).toBe(`shoots/${rendered.shootName}/shoot.yaml`);
+      expect(rendered.manifests.slice(0, -1).every((m) => m.object.kind === 'ConfigMap')).toBe(true);
+    }
+  });
+
+  it('reports a failing Runtime as `runtime <ns>/<name>: <field>: <reason>` and renders the others', () => {
+    const broken = example('aws', (runtime) => {
+      delete runtime.metadata.labels?.['kyma-project.io/region'];
+    });
+    const result = renderRuntimes([broken, example('gcp')], settings);
+    expect(result.rendered.map((r) => r.shootName)).toEqual(['c-56a4813']);
+    expect(result.failures).toEqual([
+      {
+        source: 'examples/runtimes/keb/aws.yaml',
+        runtime: 'kcp-system/61dd7761-08dc-59ce-840d-342f5e487157',
+        field: expect.any(String),
+        message: expect.stringMatching(/^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: \S+: .+/),
+      },
+    ]);
+  });
+
+  it('renders neither of two Runtimes that claim the same Shoot', () => {
+    const copy = example('aws', (runtime) => {
+      runtime.metadata.name = 'copy';
+    });
+    const result = renderRuntimes([example('aws'), copy, example('gcp')], settings);
+    expect(result.rendered.map((r) => r.shootName)).toEqual(['c-56a4813']);
+    expect(result.failures.map((f) => f.message)).toEqual([
+      'runtime kcp-system/61dd7761-08dc-59ce-840d-342f5e487157: spec.shoot.name: Shoot c-78fcc25 is also rendered from runtime ' +
+        'kcp-system/copy (examples/runtimes/keb/aws.yaml); each Runtime needs its own shoot name',
+      'runtime kcp-system/copy: spec.shoot.name: Shoot c-78fcc25 is also rendered from runtime ' +
+        'kcp-system/61dd7761-08dc-59ce-840d-342f5e487157 (examples/runtimes/keb/aws.yaml); each Runtime needs its own shoot name',
+    ]);
+  });
+
+  it('renders in update mode against the live Shoot of the same name and lists live Shoots nobody asked for', () => {
+    const [created] = renderRuntimes([example('aws')], settings).rendered;
+    const live = created?.manifests.at(-1)?.object as unknown as Shoot;
+    const stray = { ...live, metadata: { ...live.metadata, name: 'stray' } };
+    const result = renderRuntimes([example('aws')], settings, new Map([[live.metadata.name, live], ['stray', stray]]));
+    expect(result.rendered.map((r) => r.mode)).toEqual(['update']);
+    expect(result.unusedLiveShoots).toEqual(['stray']);
+  });
+
+  it('raises a RenderBug, naming the Runtime, when the converter throws something other than a ConversionError', () => {
+    const broken = {} as ConversionSettings;
+    expect(() => renderRuntimes([example('aws')], broken)).toThrow(RenderBug);
+    expect(() => renderRuntimes([example('aws')], broken)).toThrow('converting runtime kcp-system/61dd7761-08dc-59ce-840d-342f5e487157: ');
+  });
+});

@@ -1,0 +1,109 @@
+// Many Runtimes → their Shoots laid out for the landscape repo. Pure: a Runtime that fails is reported
+// and the others are still rendered; the result is sorted by Shoot name, so it never depends on input order.
+import { convertRuntime } from '../convert/index.js';
+import { ConfigError, ConversionError } from '../../model/errors.js';
+import type { ConversionSettings } from '../../model/landscape.js';
+import { runtimeRef, type Runtime } from '../../model/runtime.js';
+import type { Shoot } from '../../model/shoot.js';
+import { shootManifests, type Manifest } from './landscape-layout.js';
+
+export interface RuntimeInput {
+  source: string;
+  runtime: Runtime;
+}
+
+export interface RenderedRuntime {
+  /** `<namespace>/<name>` of the Runtime. */
+  runtime: string;
+  source: string;
+  shootName: string;
+  /** update: rendered against the live Shoot (KIM's patch); create: no live Shoot was given. */
+  mode: 'create' | 'update';
+  /** Companions first, the Shoot last; server-set fields removed. */
+  manifests: Manifest[];
+}
+
+export interface RenderFailure {
+  source: string;
+  runtime: string;
+  field: string;
+  /** `runtime <ns>/<name>: <field>: <reason>`. */
+  message: string;
+}
+
+export interface RenderResult {
+  rendered: RenderedRuntime[];
+  failures: RenderFailure[];
+  /** Live Shoots no Runtime asked for. */
+  unusedLiveShoots: string[];
+}
+
+/** A failure that is not the user's: the converter threw something other than a ConversionError. */
+export class RenderBug extends Error {
+  override readonly name = 'RenderBug';
+}
+
+export function renderRuntimes(
+  inputs: readonly RuntimeInput[],
+  settings: ConversionSettings,
+  liveShoots: ReadonlyMap<string, Shoot> = new Map(),
+): RenderResult {
+  const rendered: RenderedRuntime[] = [];
+  const failures: RenderFailure[] = [];
+  const usedLiveShoots = new Set<string>();
+  for (const { source, runtime } of inputs) {
+    const shootName = runtime.spec?.shoot?.name;
+    const live = typeof shootName === 'string' ? liveShoots.get(shootName) : undefined;
+    if (live) usedLiveShoots.add(live.metadata.name);
+    const outcome = renderOne(runtime, settings, live);
+    if (outcome instanceof ConversionError) failures.push(failureOf(source, outcome));
+    else rendered.push({ runtime: runtimeRef(runtime), source, mode: live ? 'update' : 'create', ...outcome });
+  }
+  const unique = withoutSharedShootNames(rendered, failures);
+  return {
+    rendered: unique.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0)),
+    failures,
+    unusedLiveShoots: [...liveShoots.keys()].filter((name) => !usedLiveShoots.has(name)).sort(),
+  };
+}
+
+function renderOne(runtime: Runtime, settings: ConversionSettings, live: Shoot | undefined): { shootName: string; manifests: Manifest[] } | ConversionError {
+  const ref = runtimeRef(runtime);
+  let result;
+  try {
+    result = convertRuntime({ runtime, settings, ...(live && { live }) });
+  } catch (error) {
+    if (error instanceof ConversionError) return error;
+    throw new RenderBug(`converting runtime ${ref}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (!result.ok) return result.error;
+  try {
+    return { shootName: result.shoot.metadata.name, manifests: shootManifests(result.shoot, result.companions) };
+  } catch (error) {
+    // The layout refuses names that would leave shoots/; they come from the Runtime's shoot name.
+    if (error instanceof ConfigError) return new ConversionError(ref, 'spec.shoot.name', `the rendered ${error.message}`);
+    throw error;
+  }
+}
+
+/** Two Runtimes rendering the same Shoot would overwrite each other's files: neither is rendered. */
+function withoutSharedShootNames(rendered: RenderedRuntime[], failures: RenderFailure[]): RenderedRuntime[] {
+  const byShoot = new Map<string, RenderedRuntime[]>();
+  for (const r of rendered) byShoot.set(r.shootName, [...(byShoot.get(r.shootName) ?? []), r]);
+  return rendered.filter((r) => {
+    const sharing = (byShoot.get(r.shootName) ?? []).filter((other) => other !== r);
+    if (sharing.length === 0) return true;
+    const others = sharing.map((other) => `${other.runtime} (${other.source})`).join(', ');
+    failures.push(
+      failureOf(
+        r.source,
+        new ConversionError(r.runtime, 'spec.shoot.name', `Shoot ${r.shootName} is also rendered from runtime ${others}; each Runtime needs its own shoot name`),
+      ),
+    );
+    return false;
+  });
+}
+
+function failureOf(source: string, error: ConversionError): RenderFailure {
+  return { source, runtime: error.runtime, field: error.field, message: error.message };
+}
