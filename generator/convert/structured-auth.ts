@@ -1,7 +1,7 @@
 // The structured-authentication ConfigMap the Shoot's API server reads (companion object,
 // applied before the Shoot). Built from the Runtime's OIDC config, or the landscape's operator OIDC.
-import { stringify } from 'yaml';
 import type { OidcProviderConfig } from '../../model/converter-config.js';
+import { toCanonicalYaml } from '../render/canonical-yaml.js';
 import type { ConfigMap } from '../../model/shoot.js';
 import type { ExtenderInput } from './context.js';
 import { structuredAuthConfigMapName } from './extenders/kube-apiserver.js';
@@ -30,9 +30,7 @@ export function structuredAuthConfigMap({ runtime, ctx }: ExtenderInput, namespa
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: structuredAuthConfigMapName(runtime.spec.shoot.name), namespace },
-    // Sorted keys and YAML 1.1 quoting, as Kubernetes' own marshaller writes it.
-    data: {
-      [STRUCTURED_AUTH_CONFIG_KEY]: stringify(authentication, { sortMapEntries: true, version: '1.1', lineWidth: 0, aliasDuplicateObjects: false }),
-    },
+    // The same canonical YAML as every manifest: stable bytes, safe for the API server's YAML reader.
+    data: { [STRUCTURED_AUTH_CONFIG_KEY]: toCanonicalYaml(authentication) },
   };
 }
