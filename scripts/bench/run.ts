@@ -1,0 +1,15 @@
+// `npm run bench -- <name>`: runs one benchmark (or all) and prints its figures beside a
+// baseline measured in the same run, with the machine's core count (DESIGN.md §4).
+import { cpus } from 'node:os';
+import { benchConvert } from './convert.js';
+
+const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert };
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !(w in BENCHMARKS));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; available: ${Object.keys(BENCHMARKS).join(', ')}`);
+  process.exit(2);
+}
+console.log(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'})`);
+for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHMARKS)) await BENCHMARKS[name]?.();
