@@ -157,11 +157,19 @@ describe('kimops render', () => {
     expect(liveShoot).toContain('live');
   });
 
+  it('re-rendering against its own --out folder as --live-shoot changes no file (update mode is stable)', async () => {
+    const out = join(dir.path, 'repo');
+    await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--out', out]);
+    const { code, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--live-shoot', out, '--out', out]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(`wrote 0 files under ${out} (24 unchanged)\n`);
+  });
+
   it('--live-shoot refuses unreadable live Shoots with exit 2, since their Runtimes would render as new Shoots', async () => {
-    const bad = await dir.write('live.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n');
+    const bad = await dir.write('live.yaml', 'apiVersion: infrastructuremanager.kyma-project.io/v1\nkind: Runtime\nmetadata:\n  name: x\n');
     const { code, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--live-shoot', bad]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`${bad}: is a ConfigMap (v1), not a Shoot`);
+    expect(stderr).toContain(`${bad}: is a Runtime (infrastructuremanager.kyma-project.io/v1), not a Shoot`);
     expect(stderr).toContain('error: --live-shoot: 1 live Shoot document(s) above cannot be read');
   });
 });

@@ -87,6 +87,14 @@ describe('readRuntimes', () => {
 });
 
 describe('readShoots', () => {
+  it('reads a landscape repo: Shoots, passing over their companion ConfigMaps', async () => {
+    await dir.write('shoots/s1/shoot.yaml', shoot('s1'));
+    await dir.write('shoots/s1/configmap-structured-auth-config-s1.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: structured-auth-config-s1\n');
+    const { shoots, errors } = await readShoots(dir.path, noStdin);
+    expect(errors).toEqual([]);
+    expect(shoots.map((s) => s.shoot.metadata.name)).toEqual(['s1']);
+  });
+
   it('reads Shoots and refuses Runtimes', async () => {
     const file = await dir.write('live.yaml', `${shoot('s1')}---\n${runtime('r')}`);
     const { shoots, errors } = await readShoots(file, noStdin);

@@ -29,10 +29,13 @@ export interface ReadProblem {
 export interface ManifestKind {
   apiVersion: string;
   kind: string;
+  /** Kinds that may sit beside the expected one and are passed over, not reported. */
+  skipped?: readonly { apiVersion: string; kind: string }[];
 }
 
 export const RUNTIME_KIND: ManifestKind = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' };
-export const SHOOT_KIND: ManifestKind = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' };
+/** Live Shoots are often read from a landscape repo, where each Shoot's companion ConfigMaps sit beside it. */
+export const SHOOT_KIND: ManifestKind = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', skipped: [{ apiVersion: 'v1', kind: 'ConfigMap' }] };
 
 export async function readRuntimes(
   pathOrDash: string,
@@ -86,6 +89,7 @@ export async function readManifests(
       }
       for (const item of itemsOf(value, expected)) {
         const source = describeSource(input.source, [label, item.label]);
+        if (isSkipped(item.value, expected)) continue;
         const problem = kindProblem(item.value, expected);
         if (problem) errors.push({ source, message: `${source}: ${problem}` });
         else objects.push({ source, object: item.value as Record<string, unknown> });
@@ -137,6 +141,10 @@ function kindProblem(value: unknown, expected: ManifestKind): string | undefined
   const name = isObject(metadata) ? metadata['name'] : undefined;
   if (typeof name !== 'string' || name === '') return 'metadata.name: missing — every manifest needs a name';
   return undefined;
+}
+
+function isSkipped(value: unknown, expected: ManifestKind): boolean {
+  return isObject(value) && (expected.skipped ?? []).some((k) => k.kind === value['kind'] && k.apiVersion === value['apiVersion']);
 }
 
 function describeSource(file: string, labels: string[]): string {

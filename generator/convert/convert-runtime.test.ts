@@ -51,7 +51,7 @@ describe('convertRuntime', () => {
     expect(result.error.runtime).toBe('kcp-system/61dd7761-08dc-59ce-840d-342f5e487157');
     expect(result.error.field).toBe('spec.shoot.region');
     expect(result.error.message).toContain("missing providerType: 'aws'");
-    expect(result.error.message).toContain("add a tenant for aws/eu-central-1 to the landscape's auditLog.tenants");
+    expect(result.error.message).toContain("add a tenant for aws/eu-central-1 to the audit-log tenant map (the landscape's auditLog.tenants");
   });
 
   it('omits the audit-log extension when the tenant is missing and audit logging is optional', () => {

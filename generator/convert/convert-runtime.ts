@@ -100,7 +100,7 @@ function auditLogTenantFor(runtime: Runtime, settings: ConversionSettings): Audi
     if (!settings.flags.auditLogMandatory) return undefined;
     throw new FieldError(
       'spec.shoot.region',
-      `${(error as Error).message} — audit logging is mandatory in this landscape; add a tenant for ${type}/${region} to the landscape's auditLog.tenants`,
+      `${(error as Error).message} — audit logging is mandatory; add a tenant for ${type}/${region} to the audit-log tenant map (the landscape's auditLog.tenants, or KIM's tenantConfigPath file)`,
     );
   }
 }
