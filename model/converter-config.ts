@@ -1,17 +1,11 @@
 // KIM's converter configuration (pkg/config/config.go), key for key, so a landscape can be
 // compared with — and built from — the ConfigMap KIM runs with today. The landscape file has its
 // own cleaner shape (landscape.ts); both end up as this value, which is what the converter reads.
+import type { OidcConfig } from './runtime.js';
 import type { Toleration } from './shoot.js';
 
-export interface OidcProviderConfig {
-  clientID?: string;
-  groupsClaim?: string;
-  groupsPrefix?: string;
-  issuerURL?: string;
-  signingAlgs?: string[];
-  usernameClaim?: string;
-  usernamePrefix?: string;
-}
+/** An OIDC provider in KIM's config: the Runtime's OIDC shape without the per-Runtime extras. */
+export type OidcProviderConfig = Omit<OidcConfig, 'requiredClaims' | 'jwks'>;
 
 // Every field is optional, as in KIM where a missing key is Go's zero value; which keys a
 // landscape must set is the landscape schema's business, not the converter's.

@@ -15,6 +15,7 @@ import { ConfigError } from './errors.js';
 import type { ConversionSettings } from './landscape.js';
 import { isCidr, PATTERNS } from './landscape-schema.js';
 import { parseGoDuration } from './go-duration.js';
+import { isJsonObject } from './json.js';
 
 // ---------------------------------------------------------------------------------------------
 // Go encoding/json, for the types KIM's files use. Go matches object keys to struct fields
@@ -98,8 +99,8 @@ function decode(value: unknown, type: GoType, path: string, run: Decoding, into?
     if (!Array.isArray(value)) return mismatch(run, path, 'a JSON array', value);
     return value.map((item, i) => decode(item, type.slice, `${path}[${i}]`, run) ?? zeroOf(type.slice));
   }
-  if (!isPlainObject(value)) return mismatch(run, path, 'a JSON object', value);
-  const out: Record<string, unknown> = isPlainObject(into) ? into : {};
+  if (!isJsonObject(value)) return mismatch(run, path, 'a JSON object', value);
+  const out: Record<string, unknown> = isJsonObject(into) ? into : {};
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
     if ('map' in type) {
@@ -148,7 +149,7 @@ function decodeJson(jsonText: string, type: GoType, source: string): { value: Re
   const run: Decoding = { warnings: [], errors: [] };
   const value = decode(parsed, type, '', run);
   throwIfAny(source, run.errors);
-  return { value: isPlainObject(value) ? value : {}, warnings: run.warnings };
+  return { value: isJsonObject(value) ? value : {}, warnings: run.warnings };
 }
 
 /** One ConfigError for all problems: a single one names its field, several are listed one a line. */
@@ -204,13 +205,13 @@ export function decodeKimConfig(
 }
 
 function at(value: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), value);
+  return path.split('.').reduce<unknown>((node, key) => (isJsonObject(node) ? node[key] : undefined), value);
 }
 
 /** Go's zero value check, as validator's `required` with WithRequiredStructEnabled sees it. */
 function isZero(value: unknown): boolean {
   if (value === undefined || value === '' || value === false) return true;
-  return isPlainObject(value) && Object.values(value).every(isZero);
+  return isJsonObject(value) && Object.values(value).every(isZero);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,7 +260,7 @@ const KCP_IP_KEY = 'kcp-external-nat-ip.json';
 
 /** The ACL ConfigMap in kcp-system: `acl-list.json` is a JSON array of CIDRs, `kcp-external-nat-ip.json` a JSON string. */
 export function aclFromConfigMap(cm: unknown, source: string): AclAllowList {
-  const data = isPlainObject(cm) && isPlainObject(cm['data']) ? cm['data'] : undefined;
+  const data = isJsonObject(cm) && isJsonObject(cm['data']) ? cm['data'] : undefined;
   if (!data) throw new ConfigError(source, 'data', `must be a ConfigMap with data["${ACL_LIST_KEY}"] and data["${KCP_IP_KEY}"]`);
   const field = (key: string) => `data["${key}"]`;
   const read = (key: string, expected: string): unknown => {
@@ -422,8 +423,4 @@ export function settingsFromKim(
     maintenanceWindows: converter.maintenanceWindow?.windowMapPath ? windows : {},
     ...(acl && { acl }),
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -219,6 +219,7 @@ describe('parseLandscape', () => {
     ['an empty file', '', 'empty document'],
     ['a list', '- a\n- b\n', 'must be a YAML mapping'],
     ['broken YAML', 'a: [1, 2\n', 'not valid YAML'],
+    ['a YAML type Kubernetes does not read', 'name: !!binary aGVsbG8=\n', 'Unresolved tag: tag:yaml.org,2002:binary'],
     ['two documents', `${MINIMAL}---\n${MINIMAL}`, 'more than one YAML document'],
   ])('refuses %s', (_what, text, message) => {
     expect(problem(text).message).toContain(message);

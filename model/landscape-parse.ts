@@ -18,6 +18,7 @@ import type { Landscape } from './landscape.js';
 import { hintFor, validateLandscapeSchema } from './landscape-schema.js';
 import { parseGoDuration } from './go-duration.js';
 import { MAX_YAML_ALIASES, YAML_READ_OPTIONS } from './yaml-input.js';
+import { isJsonObject } from './json.js';
 
 
 interface Problem {
@@ -44,7 +45,7 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
       : `cannot be read as YAML: ${(error as Error).message}`;
     throw new ConfigError(source, '', why);
   }
-  if (!isPlainObject(data)) {
+  if (!isJsonObject(data)) {
     const got = data === null || data === undefined ? 'an empty document' : describe(data);
     throw new ConfigError(source, '', `must be a YAML mapping (apiVersion, kind: Landscape, name, …); got ${got}`);
   }
@@ -64,7 +65,7 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
 /** Checks the schema cannot express; guarded so they also run on data that failed the schema. */
 function semanticProblems(data: Record<string, unknown>, expectedName: string | undefined): Problem[] {
   const problems: Problem[] = [];
-  const features = isPlainObject(data['features']) ? data['features'] : {};
+  const features = isJsonObject(data['features']) ? data['features'] : {};
   if (features['apiServerAcl'] === true && data['apiServerAcl'] === undefined) {
     problems.push({
       path: ['apiServerAcl'],
@@ -74,8 +75,8 @@ function semanticProblems(data: Record<string, unknown>, expectedName: string | 
     });
   }
   const durations: [string, unknown][] = [
-    ['kubernetes', isPlainObject(data['kubernetes']) ? data['kubernetes']['maxTokenExpiration'] : undefined],
-    ['workers', isPlainObject(data['workers']) ? data['workers']['defaultMachineDrainTimeout'] : undefined],
+    ['kubernetes', isJsonObject(data['kubernetes']) ? data['kubernetes']['maxTokenExpiration'] : undefined],
+    ['workers', isJsonObject(data['workers']) ? data['workers']['defaultMachineDrainTimeout'] : undefined],
   ];
   for (const [section, value] of durations) {
     if (typeof value === 'string' && parseGoDuration(value) === undefined) {
@@ -201,14 +202,11 @@ function ancestorPath(ancestors: readonly unknown[], leaf: unknown): Problem['pa
   return path;
 }
 
-/** Values JSON has no word for (.inf, .nan, !!map subclasses) must not reach the converter. */
+/** Values JSON has no word for (.inf, .nan) must not reach the converter; other YAML-only types are refused by the reader. */
 function nonJsonValues(value: unknown, path: Problem['path']): Problem[] {
   if (typeof value === 'number' && !Number.isFinite(value)) return [{ path, detail: `must be a finite number; got ${value}` }];
   if (Array.isArray(value)) return value.flatMap((item, i) => nonJsonValues(item, [...path, i]));
-  if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => nonJsonValues(item, [...path, key]));
-  if (typeof value === 'object' && value !== null) {
-    return [{ path, detail: `uses a YAML type a landscape does not support (${value.constructor.name}); write plain YAML` }];
-  }
+  if (isJsonObject(value)) return Object.entries(value).flatMap(([key, item]) => nonJsonValues(item, [...path, key]));
   return [];
 }
 
@@ -263,8 +261,4 @@ function describe(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   return 'a mapping';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }

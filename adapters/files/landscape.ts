@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../model/errors.js';
 import type { Landscape } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
-import { fileProblemReason, readTextFile } from './read-text.js';
+import { isDirectory, readTextFile } from './read-text.js';
 
 export const LANDSCAPE_FILE = 'landscape.yaml';
 
@@ -41,15 +41,11 @@ async function locateLandscape(nameOrPath: string): Promise<{ file: string; expe
     );
   }
   const path = resolve(nameOrPath);
-  let isDirectory: boolean;
-  try {
-    isDirectory = (await stat(path)).isDirectory();
-  } catch (error) {
-    const reason = fileProblemReason(error);
-    if (!reason) throw error;
-    throw new ConfigError(OPTION, '', `${nameOrPath} ${reason} — pass a landscape name (dev), a folder with ${LANDSCAPE_FILE}, or the file`);
-  }
-  return { file: isDirectory ? join(path, LANDSCAPE_FILE) : path };
+  const directory = await isDirectory(
+    path,
+    (reason) => new ConfigError(OPTION, '', `${nameOrPath} ${reason} — pass a landscape name (dev), a folder with ${LANDSCAPE_FILE}, or the file`),
+  );
+  return { file: directory ? join(path, LANDSCAPE_FILE) : path };
 }
 
 async function shippedLandscapeNames(): Promise<string[]> {

@@ -1,12 +1,13 @@
 // Reading Kubernetes manifests from disk or stdin: a file, a directory walked in sorted order, or `-`.
 // Each object is checked for its kind; a bad document or file is reported and never hides the good ones.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
-import { fileProblemReason, readTextFile } from './read-text.js';
+import { isDirectory, readTextFile } from './read-text.js';
+import { isJsonObject } from '../../model/json.js';
 
 export const STDIN = '-';
 const STDIN_SOURCE = '<stdin>';
@@ -125,7 +126,7 @@ function documentsOf(text: string, source: string, json: boolean): { label: stri
 
 /** A `List`/`<Kind>List` stands for its items; anything else for itself. */
 function itemsOf(value: unknown, expected: ManifestKind): { label: string; value: unknown }[] {
-  if (isObject(value) && (value['kind'] === 'List' || value['kind'] === `${expected.kind}List`) && Array.isArray(value['items'])) {
+  if (isJsonObject(value) && (value['kind'] === 'List' || value['kind'] === `${expected.kind}List`) && Array.isArray(value['items'])) {
     return value['items'].map((item: unknown, i) => ({ label: `items[${i}]`, value: item }));
   }
   return [{ label: '', value }];
@@ -133,18 +134,18 @@ function itemsOf(value: unknown, expected: ManifestKind): { label: string; value
 
 function kindProblem(value: unknown, expected: ManifestKind): string | undefined {
   const wanted = `${expected.kind} (${expected.apiVersion})`;
-  if (!isObject(value)) return `not a Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`} — expected a ${wanted}`;
+  if (!isJsonObject(value)) return `not a Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`} — expected a ${wanted}`;
   const { apiVersion, kind, metadata } = value;
   if (kind !== expected.kind || apiVersion !== expected.apiVersion) {
     return `is a ${String(kind)} (${String(apiVersion)}), not a ${wanted} — pass only ${expected.kind} manifests here`;
   }
-  const name = isObject(metadata) ? metadata['name'] : undefined;
+  const name = isJsonObject(metadata) ? metadata['name'] : undefined;
   if (typeof name !== 'string' || name === '') return 'metadata.name: missing — every manifest needs a name';
   return undefined;
 }
 
 function isSkipped(value: unknown, expected: ManifestKind): boolean {
-  return isObject(value) && (expected.skipped ?? []).some((k) => k.kind === value['kind'] && k.apiVersion === value['apiVersion']);
+  return isJsonObject(value) && (expected.skipped ?? []).some((k) => k.kind === value['kind'] && k.apiVersion === value['apiVersion']);
 }
 
 function describeSource(file: string, labels: string[]): string {
@@ -154,15 +155,8 @@ function describeSource(file: string, labels: string[]): string {
 
 /** The manifest files at `path`: the file itself, or every .yaml/.yml/.json below a directory, sorted. */
 async function manifestFiles(path: string, expected: ManifestKind): Promise<string[]> {
-  let isDirectory: boolean;
-  try {
-    isDirectory = (await stat(path)).isDirectory();
-  } catch (error) {
-    const reason = fileProblemReason(error);
-    if (!reason) throw error;
-    throw new ConfigError(path, '', `${reason} — pass a ${expected.kind} file, a directory of them, or - for stdin`);
-  }
-  return isDirectory ? walk(path) : [path];
+  const directory = await isDirectory(path, (reason) => new ConfigError(path, '', `${reason} — pass a ${expected.kind} file, a directory of them, or - for stdin`));
+  return directory ? walk(path) : [path];
 }
 
 /** Depth-first in code-unit order, so the same tree always gives the same order; dot-files are skipped. */
@@ -188,8 +182,4 @@ export async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,6 @@
 // Reading one text file, with the failures a user causes (wrong path, a folder, no permission) turned
 // into a ConfigError the caller words for its option or config key.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { ConfigError } from '../../model/errors.js';
 
 /** Builds the caller's error from a reason such as `not found` (the caller names the file). */
@@ -11,6 +11,17 @@ export async function readTextFile(path: string, problem: FileProblem): Promise<
     const text = await readFile(path, 'utf8');
     // Editors on Windows start files with a BOM; neither JSON.parse nor a reader of the value wants it.
     return text.startsWith('\ufeff') ? text.slice(1) : text;
+  } catch (error) {
+    const reason = fileProblemReason(error);
+    if (reason) throw problem(reason);
+    throw error;
+  }
+}
+
+/** Whether the path is a directory (else a file); a path a user got wrong becomes the caller's error. */
+export async function isDirectory(path: string, problem: FileProblem): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
   } catch (error) {
     const reason = fileProblemReason(error);
     if (reason) throw problem(reason);

@@ -3,10 +3,10 @@
 // somewhere inside an extender.
 import { FieldError } from '../../model/errors.js';
 import { REQUIRED_RUNTIME_LABELS, type Runtime } from '../../model/runtime.js';
+import { isJsonObject } from '../../model/json.js';
 
 type Check = (value: unknown, path: string) => void;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const string: Check = (v, path) => {
   if (typeof v !== 'string') throw new FieldError(path, `must be a string; got ${describe(v)}`);
@@ -23,7 +23,7 @@ const intOrString: Check = (v, path) => {
 
 function object(fields: Record<string, Check>, optional: string[] = []): Check {
   return (v, path) => {
-    if (!isObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
+    if (!isJsonObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
     for (const [key, check] of Object.entries(fields)) {
       const child = v[key];
       const childPath = path ? `${path}.${key}` : key;
@@ -45,12 +45,12 @@ function arrayOf(item: Check): Check {
 }
 
 const mapOfStrings: Check = (v, path) => {
-  if (!isObject(v)) throw new FieldError(path, `must be a map of strings; got ${describe(v)}`);
+  if (!isJsonObject(v)) throw new FieldError(path, `must be a map of strings; got ${describe(v)}`);
   for (const [key, value] of Object.entries(v)) string(value, `${path}["${key}"]`);
 };
 
 const anyObject: Check = (v, path) => {
-  if (!isObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
+  if (!isJsonObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
 };
 
 const worker = object(
