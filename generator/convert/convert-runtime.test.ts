@@ -75,6 +75,13 @@ describe('convertRuntime', () => {
     expect(result.ok ? '' : result.error.field).toBe('spec.shoot.name');
   });
 
+  it('refuses a binding name Gardener could not resolve, as in KIM\'s old ADR examples', () => {
+    const spaced = structuredClone(awsRuntime);
+    spaced.spec.shoot.secretBindingName = 'hyperscaler secret';
+    const result = convertRuntime({ runtime: spaced, settings: settings() });
+    expect(result.ok ? '' : result.error.message).toContain('spec.shoot.secretBindingName: "hyperscaler secret" cannot name a binding in Gardener');
+  });
+
   it('builds the structured-auth ConfigMap from the landscape operator OIDC when the Runtime has none', () => {
     const { companions } = converted(awsRuntime);
     expect(companions).toHaveLength(1);

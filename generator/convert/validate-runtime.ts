@@ -130,6 +130,8 @@ const runtimeShape = object({
 
 /** DNS-1123 label: Gardener's rule for Shoot names, and what keeps a name inside `shoots/<name>/`. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** DNS-1123 subdomain: the rule for the names of Kubernetes objects such as bindings. */
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Throws a FieldError for the first field the converter cannot work with. */
 export function validateRuntime(value: unknown): asserts value is Runtime {
@@ -142,6 +144,12 @@ export function validateRuntime(value: unknown): asserts value is Runtime {
   }
   if (!DNS_LABEL.test(runtime.spec.shoot.name)) {
     throw new FieldError('spec.shoot.name', `"${runtime.spec.shoot.name}" is not a valid Shoot name; use lower-case letters, digits and "-" (at most 63)`);
+  }
+  if (!DNS_SUBDOMAIN.test(runtime.spec.shoot.secretBindingName)) {
+    throw new FieldError(
+      'spec.shoot.secretBindingName',
+      `"${runtime.spec.shoot.secretBindingName}" cannot name a binding in Gardener; use lower-case letters, digits, "-" and "."`,
+    );
   }
 }
 
