@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../adapters/files/temp-dir.testing.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
 import { main } from './kimops.js';
 
 const KEB_EXAMPLES = fileURLToPath(new URL('../examples/runtimes/keb/', import.meta.url));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
 import { readKimSettings } from './kim-settings.js';
-import { useTempDir } from './temp-dir.testing.js';
+import { useTempDir } from '../../test/helpers/temp-dir.js';
 
 const dir = useTempDir('kim');
 

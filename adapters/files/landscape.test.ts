@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
 import { LANDSCAPE_FILE, readLandscape, SHIPPED_LANDSCAPES } from './landscape.js';
-import { useTempDir } from './temp-dir.testing.js';
+import { useTempDir } from '../../test/helpers/temp-dir.js';
 
 const dir = useTempDir('landscape');
 const devText = () => readFile(join(SHIPPED_LANDSCAPES, 'dev', LANDSCAPE_FILE), 'utf8');

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
-import { useTempDir } from './temp-dir.testing.js';
+import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { writeFiles } from './write-files.js';
 
 const dir = useTempDir('write');

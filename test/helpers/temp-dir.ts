@@ -1,4 +1,4 @@
-// Test support: a fresh temporary folder per test, removed afterwards. Only tests import this file.
+// Test support: a fresh temporary folder per test, removed afterwards.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
