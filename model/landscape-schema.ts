@@ -7,9 +7,9 @@ import { isIP } from 'node:net';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { LANDSCAPE_API_VERSION } from './landscape.js';
+import { PROVIDER_TYPES } from './runtime.js';
 
 /** The Runtime's `spec.shoot.provider.type` values (KIM's enum); the keys of the tenant map. */
-export const PROVIDER_TYPES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud', 'gdch'] as const;
 
 /** Patterns for what a regular expression can check; each has a hint for error messages below. */
 export const PATTERNS = {

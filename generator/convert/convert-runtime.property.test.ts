@@ -132,7 +132,16 @@ describe('convertRuntime properties', () => {
   });
 
   it('answers malformed Runtimes with a ConversionError, never an exception', () => {
-    const junk = fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
+    const junk = fc.oneof(
+      fc.constant(null),
+      fc.string(),
+      // Names that a plain-object lookup would find on Object.prototype.
+      fc.constantFrom('constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'ibm', 'AWS'),
+      fc.integer(),
+      fc.boolean(),
+      fc.array(fc.string(), { maxLength: 2 }),
+      fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
+    );
     fc.assert(
       fc.property(runtime, fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), junk, fc.boolean(), (rt, path, replacement, remove) => {
         const broken = mutate(rt, path.map(String), replacement, remove);

@@ -38,6 +38,12 @@ describe('convertRuntime', () => {
     expect(shoot.spec.kubernetes.version).toBe('1.33.3');
   });
 
+  it.each(['true', 'TRUE', 'True'])('switches to the experimental audit policy for the annotation value %s', (value) => {
+    const experimental = structuredClone(awsRuntime);
+    experimental.metadata.annotations = { 'operator.kyma-project.io/experimental-audit-policy': value };
+    expect(converted(experimental).shoot.spec.kubernetes.kubeAPIServer?.auditConfig?.auditPolicy?.configMapRef?.name).toBe('experimental-audit-policy');
+  });
+
   it('leaves the maintenance window out for non-production Runtimes', () => {
     const trial = structuredClone(awsRuntime);
     trial.spec.shoot.purpose = 'evaluation';
@@ -73,6 +79,21 @@ describe('convertRuntime', () => {
     evil.spec.shoot.name = '../../etc';
     const result = convertRuntime({ runtime: evil, settings: settings() });
     expect(result.ok ? '' : result.error.field).toBe('spec.shoot.name');
+  });
+
+  it.each(['constructor', 'toString', '__proto__'])('never resolves %s as a provider or region through Object.prototype', (name) => {
+    const byProvider = structuredClone(awsRuntime);
+    byProvider.spec.shoot.provider.type = name;
+    const provider = convertRuntime({ runtime: byProvider, settings: settings() });
+    expect(provider.ok ? '' : provider.error.message).toContain(`spec.shoot.provider.type: provider not supported: "${name}"`);
+
+    const byRegion = structuredClone(awsRuntime);
+    byRegion.spec.shoot.region = name;
+    const optional = settings();
+    optional.flags.auditLogMandatory = false;
+    const region = convertRuntime({ runtime: byRegion, settings: optional });
+    expect(region.ok).toBe(true);
+    if (region.ok) expect(region.shoot.spec.maintenance?.timeWindow).toBeUndefined();
   });
 
   it('refuses a binding name Gardener could not resolve, as in KIM\'s old ADR examples', () => {
@@ -130,6 +151,22 @@ describe('convertRuntime', () => {
       const { shoot } = converted(grown, settings(), live);
       expect(shoot.spec.kubernetes.version).toBe('1.34.1');
       expect(shoot.spec.provider.workers.map((w) => w.name)).toEqual(['cpu-worker-0', 'gpu']);
+    });
+
+    it('keeps the live order of workers the Runtime lists differently, and inherits the live update strategy', () => {
+      const twoWorkers = structuredClone(awsRuntime);
+      const base = twoWorkers.spec.shoot.provider.workers[0];
+      if (!base) throw new Error('fixture has a main worker');
+      twoWorkers.spec.shoot.provider.additionalWorkers = [{ ...structuredClone(base), name: 'gpu' }];
+      const live = structuredClone(converted(twoWorkers).shoot);
+      live.spec.provider.workers.reverse();
+      const [liveGpu] = live.spec.provider.workers;
+      if (liveGpu) liveGpu.updateStrategy = 'AutoInPlaceUpdate';
+      const { shoot } = converted(twoWorkers, settings(), live);
+      expect(shoot.spec.provider.workers.map((w) => [w.name, w.updateStrategy])).toEqual([
+        ['gpu', 'AutoInPlaceUpdate'],
+        ['cpu-worker-0', undefined],
+      ]);
     });
 
     it('fails clearly when the live Shoot has no infrastructure config', () => {

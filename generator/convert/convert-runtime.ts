@@ -107,8 +107,9 @@ function auditLogTenantFor(runtime: Runtime, settings: ConversionSettings): Audi
 
 /** Production Shoots only, and only where the landscape has a window for the region (KIM's rule). */
 function maintenanceWindowFor(runtime: Runtime, settings: ConversionSettings) {
-  if (runtime.spec.shoot.purpose !== 'production') return undefined;
-  return settings.maintenanceWindows[runtime.spec.shoot.region];
+  const { purpose, region } = runtime.spec.shoot;
+  if (purpose !== 'production' || !Object.hasOwn(settings.maintenanceWindows, region)) return undefined;
+  return settings.maintenanceWindows[region];
 }
 
 function guarded<T>(runtime: unknown, convert: () => T): { ok: true } & T | { ok: false; error: ConversionError } {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeKimConfig, lookupAuditLogTenant, aclFromConfigMap } from '../../model/kim-config.js';
 import type { AuditLogTenant, ConverterConfig } from '../../model/converter-config.js';
+import { FieldError } from '../../model/errors.js';
 import type { JsonObject, Shoot } from '../../model/shoot.js';
 import { checkMatcher, type Matcher } from '../../test/helpers/json-pointer.js';
 import type { ConverterContext } from './context.js';
@@ -101,6 +102,8 @@ function evaluate(c: ParityCase): string[] {
     const expected = c.expect.find((m): m is { error: string } => 'error' in m);
     const message = (error as Error).message;
     if (!expected) return [`unexpected error: ${message}`];
+    // A conversion must fail with a field-naming error, never a crash that happens to match "".
+    if (c.kind !== 'unit' && !(error instanceof FieldError)) return [`expected a FieldError, got ${String(error)}`];
     return message.includes(expected.error) ? [] : [`error "${message}" does not contain "${expected.error}"`];
   }
   return c.expect.map((m) => checkMatcher(result, m)).filter((m): m is string => m !== undefined);

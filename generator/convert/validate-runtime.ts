@@ -2,8 +2,9 @@
 // hand-written file, a truncated object) gets a FieldError naming the field, never a crash
 // somewhere inside an extender.
 import { FieldError } from '../../model/errors.js';
-import { REQUIRED_RUNTIME_LABELS, type Runtime } from '../../model/runtime.js';
+import { PROVIDER_TYPES, REQUIRED_RUNTIME_LABELS, type Runtime } from '../../model/runtime.js';
 import { isJsonObject } from '../../model/json.js';
+import { DNS_1123_LABEL, DNS_1123_SUBDOMAIN } from '../../model/names.js';
 
 type Check = (value: unknown, path: string) => void;
 
@@ -20,6 +21,13 @@ const boolean: Check = (v, path) => {
 const intOrString: Check = (v, path) => {
   if (typeof v !== 'number' && typeof v !== 'string') throw new FieldError(path, `must be a number or a percentage string; got ${describe(v)}`);
 };
+
+function oneOf(values: readonly string[], what: string): Check {
+  return (v, path) => {
+    string(v, path);
+    if (!values.includes(v as string)) throw new FieldError(path, `${what} not supported: "${String(v)}"; use one of ${values.join(', ')}`);
+  };
+}
 
 function object(fields: Record<string, Check>, optional: string[] = []): Check {
   return (v, path) => {
@@ -105,7 +113,7 @@ const runtimeShape = object({
             },
             ['version', 'kubeAPIServer'],
           ),
-          provider: object({ type: string, workers: arrayOf(worker), additionalWorkers: arrayOf(worker) }, ['additionalWorkers']),
+          provider: object({ type: oneOf(PROVIDER_TYPES, 'provider'), workers: arrayOf(worker), additionalWorkers: arrayOf(worker) }, ['additionalWorkers']),
           networking: object({ type: string, pods: string, nodes: string, services: string, dualStack: boolean }, ['type', 'dualStack']),
           controlPlane: anyObject,
         },
@@ -128,10 +136,6 @@ const runtimeShape = object({
   ),
 });
 
-/** DNS-1123 label: Gardener's rule for Shoot names, and what keeps a name inside `shoots/<name>/`. */
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-/** DNS-1123 subdomain: the rule for the names of Kubernetes objects such as bindings. */
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Throws a FieldError for the first field the converter cannot work with. */
 export function validateRuntime(value: unknown): asserts value is Runtime {
@@ -142,10 +146,10 @@ export function validateRuntime(value: unknown): asserts value is Runtime {
       throw new FieldError(`metadata.labels["${label}"]`, 'is required; KEB sets it on every Runtime — add it (KIM refuses such Runtimes too)');
     }
   }
-  if (!DNS_LABEL.test(runtime.spec.shoot.name)) {
+  if (!DNS_1123_LABEL.test(runtime.spec.shoot.name)) {
     throw new FieldError('spec.shoot.name', `"${runtime.spec.shoot.name}" is not a valid Shoot name; use lower-case letters, digits and "-" (at most 63)`);
   }
-  if (!DNS_SUBDOMAIN.test(runtime.spec.shoot.secretBindingName)) {
+  if (!DNS_1123_SUBDOMAIN.test(runtime.spec.shoot.secretBindingName)) {
     throw new FieldError(
       'spec.shoot.secretBindingName',
       `"${runtime.spec.shoot.secretBindingName}" cannot name a binding in Gardener; use lower-case letters, digits, "-" and "."`,

@@ -4,6 +4,7 @@ import { ConfigError } from '../../model/errors.js';
 import type { ObjectMeta } from '../../model/runtime.js';
 import type { ConfigMap, Shoot } from '../../model/shoot.js';
 import { toCanonicalYaml } from './canonical-yaml.js';
+import { DNS_1123_LABEL } from '../../model/names.js';
 
 export const SHOOTS_FOLDER = 'shoots';
 export const SHOOT_FILE = 'shoot.yaml';
@@ -20,8 +21,7 @@ const SERVER_SET_METADATA = new Set([
   'uid',
 ]);
 
-/** Kubernetes' DNS-1123 label. It also keeps a name from leaving its folder: no `/`, no `..`, not empty. */
-const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A kind as a file-name part: letters and digits only. */
 const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
 
 export interface KubeObject {

@@ -6,6 +6,7 @@ import type { Extension, JsonObject } from '../../../model/shoot.js';
 import { jsonEqual } from '../support/clone.js';
 import { formatGoDuration, parseGoDuration } from '../../../model/go-duration.js';
 import type { ExtenderInput, Extender } from '../context.js';
+import { providerModule } from '../providers/index.js';
 import { externalDns, shootDomain } from './dns.js';
 import { AUDITLOG_CREDENTIALS_RESOURCE } from './auditlog.js';
 import { registryCacheSecret } from './resources.js';
@@ -18,9 +19,6 @@ export const EXT_AUDITLOG = 'shoot-auditlog-service';
 export const EXT_ACL = 'acl';
 export const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';
 export const EXT_REGISTRY_CACHE = 'registry-cache';
-
-/** Providers whose load balancers let the ACL extension see client IPs (KIM's list). */
-const ACL_PROVIDERS = ['aws', 'azure'];
 
 function networkFilter({ runtime }: ExtenderInput): Extension {
   const filter = runtime.spec.security.networking.filter;
@@ -84,7 +82,7 @@ function auditLog({ ctx }: ExtenderInput): Extension | undefined {
 /** The enabled ACL extension, or undefined when this Runtime wants none. */
 function acl({ runtime, ctx }: ExtenderInput): Extension | undefined {
   const allowed = runtime.spec.shoot.kubernetes?.kubeAPIServer?.acl?.allowedCIDRs ?? [];
-  if (!ctx.flags.apiServerAclEnabled || !ACL_PROVIDERS.includes(runtime.spec.shoot.provider.type) || allowed.length === 0) return undefined;
+  if (!ctx.flags.apiServerAclEnabled || !providerModule(runtime.spec.shoot.provider.type).apiServerAcl || allowed.length === 0) return undefined;
   if (!ctx.acl) {
     throw new FieldError(
       'spec.shoot.kubernetes.kubeAPIServer.acl',

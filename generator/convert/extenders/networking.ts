@@ -1,7 +1,6 @@
 // Create-only networking choices Gardener cannot change later: IP families and GDCH's overlay.
 import type { Extender } from '../context.js';
-
-const DUAL_STACK_PROVIDERS = ['aws', 'gcp'];
+import { providerModule } from '../providers/index.js';
 
 /** GDCH nodes need Calico's VXLAN overlay (KIM's fixed payload). */
 const GDCH_CALICO_CONFIG = {
@@ -13,7 +12,7 @@ const GDCH_CALICO_CONFIG = {
 
 export const networkingFamilies: Extender = (draft, { runtime, ctx }) => {
   const { provider, networking } = runtime.spec.shoot;
-  if (DUAL_STACK_PROVIDERS.includes(provider.type) && networking.dualStack && ctx.config.networking?.enableDualStackIP) {
+  if (providerModule(provider.type).dualStack && networking.dualStack && ctx.config.networking?.enableDualStackIP) {
     draft.spec.networking.ipFamilies = ['IPv4', 'IPv6'];
   }
   if (provider.type === 'gdch') draft.spec.networking.providerConfig = structuredClone(GDCH_CALICO_CONFIG);

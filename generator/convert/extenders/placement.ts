@@ -1,8 +1,8 @@
 // Where and under which rules Gardener places the Shoot: seed selector, cloud profile,
 // exposure class, EU access restriction, tolerations.
-import { FieldError } from '../../../model/errors.js';
 import { cloneJson } from '../support/clone.js';
 import type { Extender } from '../context.js';
+import { providerModule } from '../providers/index.js';
 
 export const SEED_REGION_LABEL = 'seed.gardener.cloud/region';
 
@@ -13,34 +13,13 @@ export const seedSelector: Extender = (draft, { runtime }) => {
   }
 };
 
-/** KIM's provider → CloudProfile names; gdch's comes from the landscape. */
-const CLOUD_PROFILES: Record<string, string> = {
-  aws: 'aws',
-  azure: 'az',
-  gcp: 'gcp',
-  openstack: 'converged-cloud-kyma',
-  alicloud: 'alicloud',
-};
-const DEFAULT_GDCH_CLOUD_PROFILE = 'cat';
-
 export const cloudProfile: Extender = (draft, { runtime, ctx }) => {
-  const provider = runtime.spec.shoot.provider.type;
-  const name =
-    provider === 'gdch' ? ctx.config.provider?.gdch?.cloudProfileName || DEFAULT_GDCH_CLOUD_PROFILE : CLOUD_PROFILES[provider];
-  if (name === undefined) {
-    throw new FieldError(
-      'spec.shoot.provider.type',
-      `provider not supported: "${provider}"; use one of aws, azure, gcp, openstack, alicloud, gdch`,
-    );
-  }
-  draft.spec.cloudProfile = { kind: 'CloudProfile', name };
+  draft.spec.cloudProfile = { kind: 'CloudProfile', name: providerModule(runtime.spec.shoot.provider.type).cloudProfileName(ctx.config) };
 };
-
-/** SAP Converged Cloud shoots are exposed through this class (KIM hard-codes it). */
-export const OPENSTACK_EXPOSURE_CLASS = 'converged-cloud-internet';
 
 export const exposureClass: Extender = (draft, { runtime }) => {
-  if (runtime.spec.shoot.provider.type === 'openstack') draft.spec.exposureClassName = OPENSTACK_EXPOSURE_CLASS;
+  const name = providerModule(runtime.spec.shoot.provider.type).exposureClassName;
+  if (name) draft.spec.exposureClassName = name;
 };
 
 /** BTP platform regions whose clusters must stay in the EU (KIM's list). */
@@ -62,6 +41,7 @@ export const accessRestrictions: Extender = (draft, { runtime }) => {
 
 /** Create only: Gardener refuses to change tolerations KIM set at creation, so they are never re-rendered. */
 export const tolerations: Extender = (draft, { runtime, ctx }) => {
-  const forRegion = ctx.config.tolerations?.[runtime.spec.shoot.region];
+  const { region } = runtime.spec.shoot;
+  const forRegion = ctx.config.tolerations && Object.hasOwn(ctx.config.tolerations, region) ? ctx.config.tolerations[region] : undefined;
   if (forRegion && forRegion.length > 0) draft.spec.tolerations = cloneJson(forRegion);
 };

@@ -2,6 +2,7 @@
 // Create renders them from the Runtime; update aligns them with the live Shoot so that nothing
 // Gardener would refuse or a customer would feel (lost zones, downgraded images) is proposed.
 import { FieldError } from '../../../model/errors.js';
+import { asJsonObject, isJsonObject } from '../../../model/json.js';
 import type { Runtime } from '../../../model/runtime.js';
 import type { JsonObject, Shoot, Worker } from '../../../model/shoot.js';
 import { cloneJson } from '../support/clone.js';
@@ -82,9 +83,8 @@ function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
 }
 
 function zonesOfConfig(config: JsonObject): unknown[] {
-  const networks = config.networks;
-  if (networks === null || typeof networks !== 'object' || Array.isArray(networks)) return [];
-  return Array.isArray(networks.zones) ? networks.zones : [];
+  const { zones } = asJsonObject(config.networks);
+  return Array.isArray(zones) ? zones : [];
 }
 
 export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
@@ -107,8 +107,10 @@ export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
   let infrastructureConfig = cloneJson(liveInfra);
   let controlPlaneConfig = cloneJson(liveProvider.controlPlaneConfig);
   if (addedZones.length > 0 && !azureLite) {
-    // Dual-stack is a create-time decision; regeneration never switches it (KIM does the same).
-    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...liveZones, ...addedZones], dualStack: false, config: ctx.config };
+    // Dual-stack is decided at creation. KIM regenerates without it, which drops a dual-stack AWS
+    // Shoot's load-balancer controller; kimops keeps what the live config says (ADR 0002).
+    const liveDualStack = isJsonObject(liveInfra.dualStack) && liveInfra.dualStack.enabled === true;
+    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...liveZones, ...addedZones], dualStack: liveDualStack, config: ctx.config };
     const generated = provider.infrastructureConfig(input);
     infrastructureConfig = provider.mergeInfrastructureConfig ? provider.mergeInfrastructureConfig(generated, liveInfra) : generated;
     controlPlaneConfig = provider.controlPlaneConfig(input);

@@ -10,7 +10,7 @@ const REGISTRY_CACHE_RESOURCE_MARKER = 'reg-cache-';
 /** The garden Secret of a cache with credentials, or undefined for a cache without. */
 export function registryCacheSecret(cache: { uid: string; config: { secretReferenceName?: string } }, secrets: Record<string, string> | undefined): string | undefined {
   if (!cache.config.secretReferenceName) return undefined;
-  const name = secrets?.[cache.uid];
+  const name = secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined;
   if (!name) {
     throw new FieldError(
       `spec.imageRegistryCache[uid=${cache.uid}].config.secretReferenceName`,

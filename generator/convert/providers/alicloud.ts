@@ -17,6 +17,9 @@ export function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: s
 }
 
 export const alicloud: ProviderModule = {
+  cloudProfileName: () => 'alicloud',
+  dualStack: false,
+  apiServerAcl: false,
   infrastructureConfig({ nodesCidr, zones }) {
     return {
       kind: 'InfrastructureConfig',

@@ -1,6 +1,7 @@
 // AWS: VPC with workers/public/internal subnets per zone, IMDSv2 worker config, dual-stack.
 import { FieldError } from '../../../model/errors.js';
-import type { Json, JsonObject } from '../../../model/shoot.js';
+import { asJsonObject } from '../../../model/json.js';
+import type { JsonObject } from '../../../model/shoot.js';
 import { blockSize, parseIpv4Cidr, subnet } from '../support/cidr.js';
 import { cloneJson } from '../support/clone.js';
 import { NODES_FIELD, ZONES_FIELD, type ProviderModule } from './provider.js';
@@ -55,26 +56,25 @@ function mergeAws(generated: JsonObject, live: JsonObject): JsonObject {
   for (const key of ['ignoreTags', 'enableECRAccess', 'dualStack']) {
     if (live[key] !== undefined) merged[key] = cloneJson(live[key]);
   }
-  const liveNetworks = asObject(live.networks);
-  const networks = asObject(merged.networks);
-  const liveVpc = asObject(liveNetworks.vpc);
-  const vpc = asObject(networks.vpc);
+  const liveNetworks = asJsonObject(live.networks);
+  const networks = asJsonObject(merged.networks);
+  const liveVpc = asJsonObject(liveNetworks.vpc);
+  const vpc = asJsonObject(networks.vpc);
   for (const key of ['id', 'gatewayEndpoints']) {
     if (liveVpc[key] !== undefined) vpc[key] = cloneJson(liveVpc[key]);
   }
-  const liveZones = Array.isArray(liveNetworks.zones) ? liveNetworks.zones.map(asObject) : [];
-  for (const zone of Array.isArray(networks.zones) ? networks.zones.map(asObject) : []) {
+  const liveZones = Array.isArray(liveNetworks.zones) ? liveNetworks.zones.map(asJsonObject) : [];
+  for (const zone of Array.isArray(networks.zones) ? networks.zones.map(asJsonObject) : []) {
     const eip = liveZones.find((z) => z.name === zone.name)?.elasticIPAllocationID;
     if (eip !== undefined) zone.elasticIPAllocationID = cloneJson(eip);
   }
   return merged;
 }
 
-export function asObject(value: Json | undefined): JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
 export const aws: ProviderModule = {
+  cloudProfileName: () => 'aws',
+  dualStack: true,
+  apiServerAcl: true,
   infrastructureConfig({ nodesCidr, zones, dualStack }) {
     const config: JsonObject = {
       kind: 'InfrastructureConfig',

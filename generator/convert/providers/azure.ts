@@ -1,9 +1,9 @@
 // Azure: VNet with one /(prefix+3) subnet and NAT gateway per numbered zone; Azure-lite has no zones.
 import { FieldError } from '../../../model/errors.js';
+import { asJsonObject } from '../../../model/json.js';
 import type { JsonObject } from '../../../model/shoot.js';
 import { subnet } from '../support/cidr.js';
 import { cloneJson } from '../support/clone.js';
-import { asObject } from './aws.js';
 import { NODES_FIELD, ZONES_FIELD, type ProviderModule } from './provider.js';
 import { requireUniqueZones, workerCidrWithin } from './zones.js';
 
@@ -35,13 +35,13 @@ export function azureZones(nodesCidr: string, zoneNames: string[]): JsonObject[]
 function mergeAzure(generated: JsonObject, live: JsonObject): JsonObject {
   const merged = cloneJson(generated);
   if (live.resourceGroup !== undefined) merged.resourceGroup = cloneJson(live.resourceGroup);
-  const networks = asObject(merged.networks);
-  const liveNetworks = asObject(live.networks);
+  const networks = asJsonObject(merged.networks);
+  const liveNetworks = asJsonObject(live.networks);
   for (const key of ['vnet', 'serviceEndpoints', 'natGateway', 'workers']) {
     if (liveNetworks[key] !== undefined) networks[key] = cloneJson(liveNetworks[key]);
   }
-  const liveZones = Array.isArray(liveNetworks.zones) ? liveNetworks.zones.map(asObject) : [];
-  for (const zone of Array.isArray(networks.zones) ? networks.zones.map(asObject) : []) {
+  const liveZones = Array.isArray(liveNetworks.zones) ? liveNetworks.zones.map(asJsonObject) : [];
+  for (const zone of Array.isArray(networks.zones) ? networks.zones.map(asJsonObject) : []) {
     const liveZone = liveZones.find((z) => z.name === zone.name);
     for (const key of ['natGateway', 'serviceEndpoints']) {
       if (liveZone?.[key] !== undefined) zone[key] = cloneJson(liveZone[key]);
@@ -51,6 +51,9 @@ function mergeAzure(generated: JsonObject, live: JsonObject): JsonObject {
 }
 
 export const azure: ProviderModule = {
+  cloudProfileName: () => 'az',
+  dualStack: false,
+  apiServerAcl: true,
   infrastructureConfig({ nodesCidr, zones }) {
     return {
       kind: 'InfrastructureConfig',

@@ -5,6 +5,9 @@ import { ZONES_FIELD, type ProviderModule } from './provider.js';
 const API_VERSION = 'gcp.provider.extensions.gardener.cloud/v1alpha1';
 
 export const gcp: ProviderModule = {
+  cloudProfileName: () => 'gcp',
+  dualStack: true,
+  apiServerAcl: false,
   infrastructureConfig({ nodesCidr }) {
     // `worker` is deprecated in Gardener's GCP API but KIM still writes both.
     return { kind: 'InfrastructureConfig', apiVersion: API_VERSION, networks: { worker: nodesCidr, workers: nodesCidr } };

@@ -7,6 +7,8 @@ import { NODES_FIELD, ZONES_FIELD, type ProviderModule } from './provider.js';
 import { requireUniqueZones } from './zones.js';
 
 const API_VERSION = 'gdch.provider.extensions.gardener.gdc.goog/v1alpha1';
+/** KIM's CloudProfile for GDCH when the landscape names none. */
+const DEFAULT_GDCH_CLOUD_PROFILE = 'cat';
 
 /** Extra prefix bits needed to give each of n zones an equal subnet (1 → 0, 2 → 1, 3 → 2). */
 export function subnetShiftForZoneCount(zoneCount: number): number {
@@ -28,6 +30,9 @@ export function gdchZones(nodesCidr: string, zoneNames: string[]): { name: strin
 }
 
 export const gdch: ProviderModule = {
+  cloudProfileName: (config) => config.provider?.gdch?.cloudProfileName || DEFAULT_GDCH_CLOUD_PROFILE,
+  dualStack: false,
+  apiServerAcl: false,
   infrastructureConfig({ nodesCidr, zones, config }) {
     const ref = config.provider?.gdch;
     const parentReference: JsonObject = { name: ref?.parentReferenceName ?? '' };

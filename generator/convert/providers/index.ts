@@ -7,11 +7,13 @@ import { gcp } from './gcp.js';
 import { gdch } from './gdch.js';
 import { openstack } from './openstack.js';
 import type { ProviderModule } from './provider.js';
+import type { ProviderType } from '../../../model/runtime.js';
 
-const PROVIDERS: Record<string, ProviderModule> = { aws, azure, gcp, openstack, alicloud, gdch };
+const PROVIDERS: Record<ProviderType, ProviderModule> = { aws, azure, gcp, openstack, alicloud, gdch };
 
 export function providerModule(type: string): ProviderModule {
-  const module = PROVIDERS[type];
+  // hasOwn: a Runtime's provider type must never resolve to Object.prototype's members.
+  const module = Object.hasOwn(PROVIDERS, type) ? PROVIDERS[type as ProviderType] : undefined;
   if (!module) {
     throw new FieldError('spec.shoot.provider.type', `provider not supported: "${type}"; use one of ${Object.keys(PROVIDERS).join(', ')}`);
   }

@@ -6,6 +6,11 @@ export const OPENSTACK_FLOATING_POOL = 'FloatingIP-external-kyma-01';
 export const OPENSTACK_LOAD_BALANCER_PROVIDER = 'f5';
 
 export const openstack: ProviderModule = {
+  cloudProfileName: () => 'converged-cloud-kyma',
+  // SAP Converged Cloud Shoots are reachable only through this class (KIM hard-codes it).
+  exposureClassName: 'converged-cloud-internet',
+  dualStack: false,
+  apiServerAcl: false,
   infrastructureConfig({ nodesCidr }) {
     return { kind: 'InfrastructureConfig', apiVersion: API_VERSION, floatingPoolName: OPENSTACK_FLOATING_POOL, networks: { workers: nodesCidr } };
   },

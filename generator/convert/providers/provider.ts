@@ -13,7 +13,16 @@ export interface ProviderConfigInput {
   config: ConverterConfig;
 }
 
+/** Everything kimops knows about one hyperscaler; adding a provider means adding one of these. */
 export interface ProviderModule {
+  /** The Gardener CloudProfile its Shoots use (KIM's fixed names; GDCH's comes from the landscape). */
+  cloudProfileName(config: ConverterConfig): string;
+  /** The ExposureClass its Shoots are exposed through, if any. */
+  exposureClassName?: string;
+  /** Honours the Runtime's networking.dualStack (with the landscape's consent). */
+  dualStack: boolean;
+  /** Its load balancers show client IPs, so the API-server ACL extension works (KIM's list). */
+  apiServerAcl: boolean;
   infrastructureConfig(input: ProviderConfigInput): JsonObject;
   controlPlaneConfig(input: ProviderConfigInput): JsonObject;
   /**
