@@ -35,8 +35,9 @@ export function reportFailure(error: unknown, io: CliIo): number {
     io.stderr(`${error.message}\n`);
     return EXIT.conversionFailed;
   }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  const detail = [error, ...(cause === undefined ? [] : [cause])].map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\ncaused by: ');
+  const message = [error, ...(cause === undefined ? [] : [cause])].map((e) => (e instanceof Error ? e.message : String(e))).join(': ');
   io.stderr(`error: internal error: ${message}\nThis is a bug in kimops; please report it with the details below.\n${detail}\n`);
   return EXIT.internal;
 }

@@ -45,4 +45,12 @@ describe('reportFailure', () => {
     expect(reportFailure(new TypeError('x is undefined'), io)).toBe(EXIT.internal);
     expect(stderr()).toMatch(/^error: internal error: x is undefined\nThis is a bug in kimops; please report it with the details below\.\nTypeError: x is undefined\n\s+at /);
   });
+
+  it('names the Runtime and the cause of a bug met while rendering one', () => {
+    const { io, stderr } = capture();
+    const error = new Error('rendering runtime kcp-system/x (x.yaml) failed', { cause: new TypeError('boom') });
+    expect(reportFailure(error, io)).toBe(EXIT.internal);
+    expect(stderr()).toMatch(/^error: internal error: rendering runtime kcp-system\/x \(x\.yaml\) failed: boom\n/);
+    expect(stderr()).toContain('caused by: TypeError: boom');
+  });
 });

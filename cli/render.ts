@@ -12,7 +12,7 @@ import { renderRuntimes, type RenderResult } from '../generator/render/render-ru
 import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
-import { EXIT, type CliIo } from './cli-io.js';
+import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 
 interface RenderOptions {
   landscape?: string;
@@ -96,6 +96,8 @@ async function render(options: RenderOptions, io: CliIo): Promise<number> {
   if (runtimes.length === 0 && readErrors.length === 0) io.stderr(`note: no Runtime found in ${options.runtime}\n`);
   const failures = [...readErrors, ...result.failures];
   for (const failure of failures) io.stderr(`${failure.message}\n`);
+  for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
+  if (result.bugs.length > 0) return EXIT.internal;
   return failures.length > 0 ? EXIT.conversionFailed : EXIT.ok;
 }
 

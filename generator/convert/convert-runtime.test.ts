@@ -169,6 +169,18 @@ describe('convertRuntime', () => {
       ]);
     });
 
+    it.each([
+      ['spec', (live: Record<string, unknown>) => delete live.spec, 'live Shoot spec: is required'],
+      ['a zone list written as a string', (live: { spec: { provider: { workers: { zones: unknown }[] } } }) => ((live.spec.provider.workers[0] as { zones: unknown }).zones = 'eu-central-1a'), 'live Shoot spec.provider.workers[0].zones: must be a list'],
+      ['a version read as a number', (live: { spec: { kubernetes: { version: unknown } } }) => (live.spec.kubernetes.version = 1.34), 'live Shoot spec.kubernetes.version: must be a string; got number 1.34'],
+      ['extensions as a map', (live: { spec: { extensions: unknown } }) => (live.spec.extensions = {}), 'live Shoot spec.extensions: must be a list'],
+    ])('names the field when the live Shoot has %s wrong', (_what, breakIt, message) => {
+      const live = structuredClone(converted(awsRuntime).shoot);
+      (breakIt as (l: unknown) => void)(live);
+      const result = convertRuntime({ runtime: awsRuntime, settings: settings(), live });
+      expect(result.ok ? '' : result.error.message).toContain(message);
+    });
+
     it('fails clearly when the live Shoot has no infrastructure config', () => {
       const { shoot: created } = converted(awsRuntime);
       const live = structuredClone(created);

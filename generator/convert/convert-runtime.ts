@@ -9,6 +9,7 @@ import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot
 import type { ConverterContext, ExtenderInput } from './context.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
+import { validateLiveShoot } from './validate-live-shoot.js';
 import { validateRuntime } from './validate-runtime.js';
 
 export interface ConvertInput {
@@ -28,6 +29,7 @@ export function convertRuntime(input: ConvertInput): ConversionResult {
   const { runtime, settings } = input;
   return guarded(runtime, () => {
     validateRuntime(runtime);
+    if (input.live) validateLiveShoot(input.live);
     const ctx: ConverterContext = {
       config: settings.config,
       flags: settings.flags,
@@ -46,6 +48,7 @@ export function convertRuntime(input: ConvertInput): ConversionResult {
  */
 export function convertWithContext(runtime: unknown, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
   validateRuntime(runtime);
+  if (live) validateLiveShoot(live);
   return runPipeline(runtime, ctx, live);
 }
 

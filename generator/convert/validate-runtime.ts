@@ -2,64 +2,9 @@
 // hand-written file, a truncated object) gets a FieldError naming the field, never a crash
 // somewhere inside an extender.
 import { FieldError } from '../../model/errors.js';
+import { anyObject, arrayOf, boolean, intOrString, mapOfStrings, number, object, oneOf, string } from './support/shape-checks.js';
 import { PROVIDER_TYPES, REQUIRED_RUNTIME_LABELS, type Runtime } from '../../model/runtime.js';
-import { isJsonObject } from '../../model/json.js';
 import { DNS_1123_LABEL, DNS_1123_SUBDOMAIN } from '../../model/names.js';
-
-type Check = (value: unknown, path: string) => void;
-
-
-const string: Check = (v, path) => {
-  if (typeof v !== 'string') throw new FieldError(path, `must be a string; got ${describe(v)}`);
-};
-const number: Check = (v, path) => {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new FieldError(path, `must be a number; got ${describe(v)}`);
-};
-const boolean: Check = (v, path) => {
-  if (typeof v !== 'boolean') throw new FieldError(path, `must be true or false; got ${describe(v)}`);
-};
-const intOrString: Check = (v, path) => {
-  if (typeof v !== 'number' && typeof v !== 'string') throw new FieldError(path, `must be a number or a percentage string; got ${describe(v)}`);
-};
-
-function oneOf(values: readonly string[], what: string): Check {
-  return (v, path) => {
-    string(v, path);
-    if (!values.includes(v as string)) throw new FieldError(path, `${what} not supported: "${String(v)}"; use one of ${values.join(', ')}`);
-  };
-}
-
-function object(fields: Record<string, Check>, optional: string[] = []): Check {
-  return (v, path) => {
-    if (!isJsonObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
-    for (const [key, check] of Object.entries(fields)) {
-      const child = v[key];
-      const childPath = path ? `${path}.${key}` : key;
-      if (child === undefined || child === null) {
-        if (optional.includes(key)) continue;
-        throw new FieldError(childPath, 'is required');
-      }
-      check(child, childPath);
-    }
-  };
-}
-
-function arrayOf(item: Check): Check {
-  return (v, path) => {
-    if (!Array.isArray(v)) throw new FieldError(path, `must be a list; got ${describe(v)}`);
-    // An index loop, not forEach: forEach skips the holes of a sparse array.
-    for (let i = 0; i < v.length; i++) item(v[i], `${path}[${i}]`);
-  };
-}
-
-const mapOfStrings: Check = (v, path) => {
-  if (!isJsonObject(v)) throw new FieldError(path, `must be a map of strings; got ${describe(v)}`);
-  for (const [key, value] of Object.entries(v)) string(value, `${path}["${key}"]`);
-};
-
-const anyObject: Check = (v, path) => {
-  if (!isJsonObject(v)) throw new FieldError(path, `must be an object; got ${describe(v)}`);
-};
 
 const worker = object(
   {
@@ -155,12 +100,4 @@ export function validateRuntime(value: unknown): asserts value is Runtime {
       `"${runtime.spec.shoot.secretBindingName}" cannot name a binding in Gardener; use lower-case letters, digits, "-" and "."`,
     );
   }
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (v === undefined) return 'nothing';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'string') return `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { conversionSettingsOf, type ConversionSettings } from '../../model/landscape.js';
+import { conversionSettingsOf } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
-import type { Runtime } from '../../model/runtime.js';
+import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import type { Shoot } from '../../model/shoot.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
-import { RenderBug, renderRuntimes, type RuntimeInput } from './render-runtimes.js';
+import { renderRuntimes, type RuntimeInput } from './render-runtimes.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const settings = conversionSettingsOf(parseLandscape(read('landscapes/dev/landscape.yaml'), 'dev', 'dev'));
@@ -71,9 +71,12 @@ describe('renderRuntimes', () => {
     expect(result.unusedLiveShoots).toEqual(['stray']);
   });
 
-  it('raises a RenderBug, naming the Runtime, when the converter throws something other than a ConversionError', () => {
-    const broken = {} as ConversionSettings;
-    expect(() => renderRuntimes([example('aws')], broken)).toThrow(RenderBug);
-    expect(() => renderRuntimes([example('aws')], broken)).toThrow('converting runtime kcp-system/61dd7761-08dc-59ce-840d-342f5e487157: ');
+  it('reports a crash of the converter as a bug of that Runtime and still renders the others', () => {
+    const crashing = structuredClone(example('gcp'));
+    // A getter that throws stands for any defect in kimops that surfaces on one Runtime only.
+    Object.defineProperty(crashing.runtime.spec.shoot, 'region', { get: () => { throw new TypeError('simulated defect'); } });
+    const result = renderRuntimes([example('aws'), crashing], settings);
+    expect(result.rendered.map((r) => r.runtime)).toEqual(['kcp-system/61dd7761-08dc-59ce-840d-342f5e487157']);
+    expect(result.bugs).toEqual([{ source: crashing.source, runtime: runtimeRef(crashing.runtime), error: new TypeError('simulated defect') }]);
   });
 });

@@ -31,16 +31,20 @@ export interface RenderFailure {
   message: string;
 }
 
+/** A Runtime the converter crashed on: a bug in kimops, reported apart from the user's failures. */
+export interface RenderBug {
+  source: string;
+  runtime: string;
+  error: unknown;
+}
+
 export interface RenderResult {
   rendered: RenderedRuntime[];
   failures: RenderFailure[];
+  /** Crashes; the other Runtimes are still rendered. */
+  bugs: RenderBug[];
   /** Live Shoots no Runtime asked for. */
   unusedLiveShoots: string[];
-}
-
-/** A failure that is not the user's: the converter threw something other than a ConversionError. */
-export class RenderBug extends Error {
-  override readonly name = 'RenderBug';
 }
 
 export function renderRuntimes(
@@ -50,12 +54,20 @@ export function renderRuntimes(
 ): RenderResult {
   const rendered: RenderedRuntime[] = [];
   const failures: RenderFailure[] = [];
+  const bugs: RenderBug[] = [];
   const usedLiveShoots = new Set<string>();
   for (const { source, runtime } of inputs) {
     const shootName = runtime.spec?.shoot?.name;
     const live = typeof shootName === 'string' ? liveShoots.get(shootName) : undefined;
     if (live) usedLiveShoots.add(live.metadata.name);
-    const outcome = renderOne(runtime, settings, live);
+    let outcome: ReturnType<typeof renderOne>;
+    try {
+      outcome = renderOne(runtime, settings, live);
+    } catch (error) {
+      // One Runtime's crash must not cost the others their render.
+      bugs.push({ source, runtime: runtimeRef(runtime), error });
+      continue;
+    }
     if (outcome instanceof ConversionError) failures.push(failureOf(source, outcome));
     else rendered.push({ runtime: runtimeRef(runtime), source, mode: live ? 'update' : 'create', ...outcome });
   }
@@ -63,19 +75,14 @@ export function renderRuntimes(
   return {
     rendered: unique.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0)),
     failures,
+    bugs,
     unusedLiveShoots: [...liveShoots.keys()].filter((name) => !usedLiveShoots.has(name)).sort(),
   };
 }
 
 function renderOne(runtime: Runtime, settings: ConversionSettings, live: Shoot | undefined): { shootName: string; manifests: Manifest[] } | ConversionError {
   const ref = runtimeRef(runtime);
-  let result;
-  try {
-    result = convertRuntime({ runtime, settings, ...(live && { live }) });
-  } catch (error) {
-    if (error instanceof ConversionError) return error;
-    throw new RenderBug(`converting runtime ${ref}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
+  const result = convertRuntime({ runtime, settings, ...(live && { live }) });
   if (!result.ok) return result.error;
   try {
     return { shootName: result.shoot.metadata.name, manifests: shootManifests(result.shoot, result.companions) };
