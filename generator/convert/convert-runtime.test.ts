@@ -181,6 +181,39 @@ describe('convertRuntime', () => {
       expect(result.ok ? '' : result.error.message).toContain(message);
     });
 
+    describe('dedicated audit log (ADR 0003)', () => {
+      /** A live Shoot as KIM's dedicated-audit-log migration leaves it: the customer's tenant and credentials. */
+      function dedicatedLive() {
+        const live = structuredClone(converted(awsRuntime).shoot);
+        const audit = live.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service');
+        if (!audit?.providerConfig) throw new Error('the AWS example has an audit-log extension');
+        audit.providerConfig = { ...audit.providerConfig, tenantID: 'customer-tenant', serviceURL: 'https://customer.audit.example' };
+        live.spec.resources = [...(live.spec.resources ?? []), { name: 'dedicated-auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' } }];
+        return live;
+      }
+
+      it('keeps the customer\'s tenant of a migrated Shoot instead of moving it back to the landscape\'s', () => {
+        const { shoot } = converted(awsRuntime, settings(), dedicatedLive());
+        expect(shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toMatchObject({
+          tenantID: 'customer-tenant',
+          serviceURL: 'https://customer.audit.example',
+        });
+        expect(shoot.spec.resources).toContainEqual({ name: 'auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' } });
+      });
+
+      it('keeps the live tenant when the Runtime asks for audit-log access, and uses the landscape\'s otherwise', () => {
+        const live = structuredClone(converted(awsRuntime).shoot);
+        const audit = live.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service');
+        if (audit?.providerConfig) audit.providerConfig = { ...audit.providerConfig, tenantID: 'customer-tenant' };
+        const withAccess = structuredClone(awsRuntime);
+        withAccess.spec.auditLogAccessEnabled = true;
+        const tenant = (runtime: typeof awsRuntime) =>
+          converted(runtime, settings(), live).shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig?.tenantID;
+        expect(tenant(withAccess)).toBe('customer-tenant');
+        expect(tenant(awsRuntime)).toBe('tenant-1');
+      });
+    });
+
     it('fails clearly when the live Shoot has no infrastructure config', () => {
       const { shoot: created } = converted(awsRuntime);
       const live = structuredClone(created);

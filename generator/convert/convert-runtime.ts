@@ -1,11 +1,10 @@
 // Runtime (+ landscape settings, + live Shoot) → Shoot and its companions. Pure: values in,
 // values out. Failures a user can cause come back as ConversionError values naming the field.
-import { lookupAuditLogTenant } from '../../model/kim-config.js';
-import type { AuditLogTenant } from '../../model/converter-config.js';
 import { ConversionError, FieldError } from '../../model/errors.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
+import { auditLogTenantFor } from './audit-log-tenant.js';
 import type { ConverterContext, ExtenderInput } from './context.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
@@ -33,7 +32,7 @@ export function convertRuntime(input: ConvertInput): ConversionResult {
     const ctx: ConverterContext = {
       config: settings.config,
       flags: settings.flags,
-      auditLog: auditLogTenantFor(runtime, settings),
+      auditLog: auditLogTenantFor(runtime, settings, input.live),
       maintenanceWindow: maintenanceWindowFor(runtime, settings),
       acl: settings.acl,
       registryCacheSecrets: input.registryCacheSecrets,
@@ -92,20 +91,6 @@ function keepCreateOnlyFields(draft: Shoot, live: Shoot): void {
   const { ipFamilies, providerConfig } = live.spec.networking ?? {};
   if (ipFamilies) draft.spec.networking.ipFamilies = [...ipFamilies];
   if (providerConfig) draft.spec.networking.providerConfig = structuredClone(providerConfig);
-}
-
-function auditLogTenantFor(runtime: Runtime, settings: ConversionSettings): AuditLogTenant | undefined {
-  const { type } = runtime.spec.shoot.provider;
-  const { region } = runtime.spec.shoot;
-  try {
-    return lookupAuditLogTenant(settings.auditLogTenants, type, region);
-  } catch (error) {
-    if (!settings.flags.auditLogMandatory) return undefined;
-    throw new FieldError(
-      'spec.shoot.region',
-      `${(error as Error).message} — audit logging is mandatory; add a tenant for ${type}/${region} to the audit-log tenant map (the landscape's auditLog.tenants, or KIM's tenantConfigPath file)`,
-    );
-  }
 }
 
 /** Production Shoots only, and only where the landscape has a window for the region (KIM's rule). */
