@@ -167,13 +167,12 @@ describe('the dev landscape and KIM\'s dev config', () => {
     expect(ours.auditLogging?.policyConfigMapName).toBe(kim.auditLogging?.policyConfigMapName);
     expect(ours.tolerations).toEqual(kim.tolerations);
     expect(ours.provider?.aws).toEqual(kim.provider?.aws);
-    // Everything else KIM sets, too — except what the landscape inlines instead of naming a mounted
-    // file, and credentials binding, which dev turns on after KEB's subscriptionGardenerResource.
+    // Everything else KIM sets, too — except what the landscape inlines instead of naming a mounted file.
     const { auditLogging, maintenanceWindow, ...comparable } = kim;
     expect(auditLogging?.tenantConfigPath).toBeDefined();
     expect(maintenanceWindow?.windowMapPath).toBeDefined();
     expect(ours).toMatchObject(comparable);
-    expect(ours.gardener?.enableCredentialBinding).toBe(true);
+    expect(ours.gardener?.enableCredentialBinding).toBe(false);
   });
 
   it('agree on the SKR default OIDC tenant', () => {
