@@ -26,6 +26,12 @@ describe('kimops as a process', () => {
     );
     expect(usage).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining("error: required option '--runtime") });
   }, 30_000);
+
+  it('runs as the package\'s bin executable (what npx kimops starts)', async () => {
+    const run = promisify(execFile);
+    const { stdout } = await run(`${ROOT}cli/kimops-bin.js`, ['render', '--landscape', 'dev', '--runtime', `${ROOT}examples/runtimes/keb/gcp.yaml`], { cwd: '/' });
+    expect(stdout).toContain('kind: Shoot');
+  }, 30_000);
 });
 
 describe('reportFailure', () => {

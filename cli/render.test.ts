@@ -42,7 +42,7 @@ describe('kimops render: usage errors exit 2', () => {
     [['--runtime', AWS], /pass --landscape <name\|dir> or --kim-config <file>/],
     [['--landscape', 'dev'], /required option '--runtime <file\|dir\|->' not specified/],
     [['--landscape', 'dev', '--kim-config', 'x.json', '--runtime', AWS], /option '--landscape <name\|dir>' cannot be used with option '--kim-config <file>'/],
-    [['--landscape', 'dev', '--runtime', AWS, '--kim-flag', 'x=y'], /--kim-flag and --kim-configmap only apply with --kim-config/],
+    [['--landscape', 'dev', '--runtime', AWS, '--kim-flag', 'x=y'], /--kim-flag, --kim-configmap and --kim-file only apply with --kim-config/],
     [['--landscape', 'dev', '--runtime', AWS, '--output', 'xml'], /Allowed choices are yaml, json/],
     [['--landscape', 'nowhere', '--runtime', AWS], /^error: --landscape: no landscape "nowhere" ships with kimops/],
     [['--landscape', 'dev', '--runtime', '/does/not/exist'], /^error: \/does\/not\/exist: not found — pass a Runtime file/],
@@ -165,6 +165,22 @@ describe('kimops render', () => {
     expect(stderr).toBe(`wrote 0 files under ${out} (24 unchanged)\n`);
   });
 
+  it('--registry-cache-secret names the garden Secret of a cache with credentials in update mode', async () => {
+    const created = await kimops(['render', '--landscape', 'dev', '--runtime', AWS]);
+    const live = await dir.write('live/shoot.yaml', created.stdout.split('---\n').at(-1) ?? '');
+    const cached = (await readFile(AWS, 'utf8')) + '  imageRegistryCache:\n  - name: cache\n    namespace: kyma-system\n    uid: 0a1b\n    config:\n      upstream: ghcr.io\n      secretReferenceName: ghcr-credentials\n';
+    const runtime = await dir.write('cached.yaml', cached);
+
+    const without = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live]);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('pass its name (kimops render --registry-cache-secret 0a1b=<name>)');
+
+    const withSecret = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live, '--registry-cache-secret', '0a1b=reg-cache-0a1b']);
+    expect(withSecret.code).toBe(0);
+    const shoot = documentsOf(withSecret.stdout).find((d) => d.kind === 'Shoot') as unknown as { spec: { resources: { name: string }[] } };
+    expect(shoot.spec.resources.map((r) => r.name)).toContain('reg-cache-0a1b');
+  });
+
   it('--live-shoot refuses unreadable live Shoots with exit 2, since their Runtimes would render as new Shoots', async () => {
     const bad = await dir.write('live.yaml', 'apiVersion: infrastructuremanager.kyma-project.io/v1\nkind: Runtime\nmetadata:\n  name: x\n');
     const { code, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--live-shoot', bad]);
@@ -209,6 +225,6 @@ describe('kimops render --kim-config', () => {
     await dir.write('kim/converter_config.json', text);
     const { code, stderr } = await kimops(['render', '--kim-config', config, '--runtime', AWS]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`error: ${config}: converter.auditLogging.tenantConfigPath: file tenant/missing not found — pass a path that exists`);
+    expect(stderr).toContain(`error: ${config}: converter.auditLogging.tenantConfigPath: file ${join(dir.path, 'kim/tenant/missing')} not found — copy KIM's mounted file here and pass --kim-file tenant/missing=<local file>`);
   });
 });

@@ -9,6 +9,7 @@ import { writeFiles } from '../adapters/files/write-files.js';
 import { toYamlStream } from '../generator/render/canonical-yaml.js';
 import { filesOf } from '../generator/render/landscape-layout.js';
 import { renderRuntimes, type RenderResult } from '../generator/render/render-runtimes.js';
+import { parseAssignments } from '../model/assignments.js';
 import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
@@ -23,6 +24,8 @@ interface RenderOptions {
   kimConfig?: string;
   kimFlag?: string[];
   kimConfigmap?: string[];
+  kimFile?: string[];
+  registryCacheSecret?: string[];
 }
 
 const JSON_HELP = `
@@ -58,6 +61,8 @@ export function registerRender(program: Command, io: CliIo, setExitCode: (code: 
     .option('--kim-config <file>', "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)")
     .option('--kim-flag <name=value>', 'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)', collect)
     .option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)', collect)
+    .option('--kim-file <path=file>', 'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)', collect)
+    .option('--registry-cache-secret <uid=name>', "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; repeatable)", collect)
     .addHelpText('after', JSON_HELP)
     .action(async (options: RenderOptions, command: Command) => {
       const usageError = optionsProblem(options);
@@ -72,7 +77,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 function optionsProblem(options: RenderOptions): string | undefined {
   if (!options.landscape && !options.kimConfig) return 'pass --landscape <name|dir> or --kim-config <file>';
-  if (!options.kimConfig && (options.kimFlag || options.kimConfigmap)) return '--kim-flag and --kim-configmap only apply with --kim-config';
+  if (!options.kimConfig && (options.kimFlag || options.kimConfigmap || options.kimFile)) return '--kim-flag, --kim-configmap and --kim-file only apply with --kim-config';
   if (options.runtime === STDIN && options.liveShoot === STDIN) return 'only one of --runtime and --live-shoot can read stdin (-)';
   return undefined;
 }
@@ -81,7 +86,8 @@ async function render(options: RenderOptions, io: CliIo): Promise<number> {
   const settings = await loadSettings(options, io);
   const liveShoots = options.liveShoot ? await loadLiveShoots(options.liveShoot, io) : new Map<string, Shoot>();
   const { runtimes, errors: readErrors } = await readRuntimes(options.runtime, () => io.readStdin());
-  const result = renderRuntimes(runtimes, settings, liveShoots);
+  const registryCacheSecrets = Object.fromEntries(parseAssignments(options.registryCacheSecret ?? [], '--registry-cache-secret', '1b7e…-uid=reg-cache-1b7e…'));
+  const result = renderRuntimes(runtimes, settings, liveShoots, registryCacheSecrets);
 
   if (options.out) {
     const { written, unchanged } = await writeFiles(options.out, filesOf(result.rendered.flatMap((r) => r.manifests)));
@@ -107,6 +113,7 @@ async function loadSettings(options: RenderOptions, io: CliIo): Promise<Conversi
     kimConfig: options.kimConfig ?? '',
     kimFlags: options.kimFlag ?? [],
     kimConfigMaps: options.kimConfigmap ?? [],
+    kimFiles: options.kimFile ?? [],
   });
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   return settings;

@@ -354,4 +354,12 @@ describe('settingsFromKim', () => {
     const { config } = decodeKimConfig('{"converter":{"kubernetes":{"kubeApiServer":{"maxTokenExpiration":"30 days"}}}}', 'cfg', { requireAll: false });
     expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe('converter.kubernetes.kubeApiServer.maxTokenExpiration');
   });
+
+  it.each([
+    ['defaultMachineDrainTimeout', '"15 minutes"'],
+    ['defaultMaxEvictRetries', '"two"'],
+  ])('refuses a worker %s KIM cannot parse, once for the whole config', (key, value) => {
+    const { config } = decodeKimConfig(`{"converter":{"provider":{"worker":{"${key}":${value}}}}}`, 'cfg', { requireAll: false });
+    expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe(`converter.provider.worker.${key}`);
+  });
 });

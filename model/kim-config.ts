@@ -416,6 +416,14 @@ export function settingsFromKim(
   if (token && parseGoDuration(token) === undefined) {
     throw new ConfigError(KIM_SOURCE, 'converter.kubernetes.kubeApiServer.maxTokenExpiration', `must be a Go duration like "720h"; got ${JSON.stringify(token)}`);
   }
+  // Checked once here rather than failing every Runtime's conversion with the same message.
+  const worker = converter.provider?.worker;
+  if (worker?.defaultMachineDrainTimeout && parseGoDuration(worker.defaultMachineDrainTimeout) === undefined) {
+    throw new ConfigError(KIM_SOURCE, 'converter.provider.worker.defaultMachineDrainTimeout', `must be a Go duration like "15m"; got ${JSON.stringify(worker.defaultMachineDrainTimeout)}`);
+  }
+  if (worker?.defaultMaxEvictRetries && !/^[+-]?\d+$/.test(worker.defaultMaxEvictRetries)) {
+    throw new ConfigError(KIM_SOURCE, 'converter.provider.worker.defaultMaxEvictRetries', `must be a whole number like "2"; got ${JSON.stringify(worker.defaultMaxEvictRetries)}`);
+  }
   return {
     config: converter,
     flags,

@@ -56,8 +56,22 @@ describe('readKimSettings', () => {
     const read = readKimSettings({ kimConfig, kimFlags: [], kimConfigMaps: [] });
     await expect(read).rejects.toThrow(ConfigError);
     await expect(read).rejects.toThrow(
-      `${kimConfig}: converter.auditLogging.tenantConfigPath: file /gardener/tenant/config not found — pass a path that exists`,
+      `${kimConfig}: converter.auditLogging.tenantConfigPath: file /gardener/tenant/config not found — copy KIM's mounted file here and pass --kim-file /gardener/tenant/config=<local file>`,
     );
+  });
+
+  it('reads a mounted file from where --kim-file says it is', async () => {
+    const kimConfig = await kimDevConfig(() => undefined); // keeps KIM's in-pod paths
+    const tenants = await dir.write('elsewhere/tenants.json', JSON.stringify(TENANTS));
+    const windows = await dir.write('elsewhere/windows.json', JSON.stringify({ 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } }));
+    const { settings } = await readKimSettings({
+      kimConfig,
+      kimFlags: [],
+      kimConfigMaps: [],
+      kimFiles: [`/gardener/tenant/config=${tenants}`, `/maintenance-window-config/config=${windows}`],
+    });
+    expect(settings.auditLogTenants).toEqual(TENANTS);
+    expect(settings.maintenanceWindows).toEqual({ 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } });
   });
 
   it('takes the ACL list from the ConfigMap the config names, and warns about the others', async () => {

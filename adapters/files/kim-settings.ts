@@ -2,6 +2,7 @@
 // audit-tenant and maintenance-window files named inside it, its flags, and the KCP ConfigMaps it reads.
 import { dirname, resolve } from 'node:path';
 import type { AclAllowList } from '../../model/converter-config.js';
+import { parseAssignments } from '../../model/assignments.js';
 import { ConfigError } from '../../model/errors.js';
 import {
   aclFromConfigMap,
@@ -22,6 +23,8 @@ export interface KimInputs {
   kimFlags: readonly string[];
   /** Files holding the KCP ConfigMaps KIM reads (the API-server ACL list). */
   kimConfigMaps: readonly string[];
+  /** `<path named in the config>=<local file>`: where a file KIM reads from its pod's mounts is here. */
+  kimFiles?: readonly string[];
 }
 
 const TENANT_PATH_KEY = 'converter.auditLogging.tenantConfigPath';
@@ -40,12 +43,20 @@ export async function readKimSettings(inputs: KimInputs): Promise<{ settings: Co
   const { converter } = decoded.config;
   const flags = parseKimFlags([...inputs.kimFlags], warnings);
 
-  // KIM mounts these files into its pod; here a relative path is read next to the config file.
+  // KIM mounts these files into its pod (/gardener/tenant/config, …): --kim-file says where each one
+  // is here; otherwise a relative path is read next to the config file, an absolute one as is.
   const configDirectory = dirname(inputs.kimConfig);
-  const readConfiguredFile = (key: string, path: string): Promise<string> =>
-    readTextFile(resolve(configDirectory, path), (reason) =>
-      new ConfigError(inputs.kimConfig, key, `file ${path} ${reason} — pass a path that exists (relative paths are read from the config file's folder)`),
+  const mounts = parseAssignments(inputs.kimFiles ?? [], '--kim-file', '/gardener/tenant/config=./tenants.json');
+  const readConfiguredFile = (key: string, path: string): Promise<string> => {
+    const local = mounts.get(path) ?? resolve(configDirectory, path);
+    return readTextFile(local, (reason) =>
+      new ConfigError(
+        inputs.kimConfig,
+        key,
+        `file ${local} ${reason} — copy KIM's mounted file here and pass --kim-file ${path}=<local file> (relative paths are read from the config file's folder)`,
+      ),
     );
+  };
 
   const tenantPath = converter.auditLogging?.tenantConfigPath;
   if (!tenantPath) throw new ConfigError(inputs.kimConfig, TENANT_PATH_KEY, 'is required (KIM refuses to start without it); add it');

@@ -95,6 +95,12 @@ describe('readShoots', () => {
     expect(shoots.map((s) => s.shoot.metadata.name)).toEqual(['s1']);
   });
 
+  it('says a file without kind and apiVersion is no Kubernetes object', async () => {
+    const file = await dir.write('kimops.yaml', 'landscape: dev\n');
+    const { errors } = await readShoots(file, noStdin);
+    expect(errors.map((e) => e.message)).toEqual([`${file}: has no kind and apiVersion, so it is no Kubernetes object — expected a Shoot (core.gardener.cloud/v1beta1)`]);
+  });
+
   it('reads Shoots and refuses Runtimes', async () => {
     const file = await dir.write('live.yaml', `${shoot('s1')}---\n${runtime('r')}`);
     const { shoots, errors } = await readShoots(file, noStdin);

@@ -136,6 +136,9 @@ function kindProblem(value: unknown, expected: ManifestKind): string | undefined
   const wanted = `${expected.kind} (${expected.apiVersion})`;
   if (!isJsonObject(value)) return `not a Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`} — expected a ${wanted}`;
   const { apiVersion, kind, metadata } = value;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string') {
+    return `has no kind and apiVersion, so it is no Kubernetes object — expected a ${wanted}`;
+  }
   if (kind !== expected.kind || apiVersion !== expected.apiVersion) {
     return `is a ${String(kind)} (${String(apiVersion)}), not a ${wanted} — pass only ${expected.kind} manifests here`;
   }

@@ -51,6 +51,8 @@ export function renderRuntimes(
   inputs: readonly RuntimeInput[],
   settings: ConversionSettings,
   liveShoots: ReadonlyMap<string, Shoot> = new Map(),
+  /** Registry-cache uid → garden Secret (update mode), as the registry-cache controller named it. */
+  registryCacheSecrets: Record<string, string> = {},
 ): RenderResult {
   const rendered: RenderedRuntime[] = [];
   const failures: RenderFailure[] = [];
@@ -62,7 +64,7 @@ export function renderRuntimes(
     if (live) usedLiveShoots.add(live.metadata.name);
     let outcome: ReturnType<typeof renderOne>;
     try {
-      outcome = renderOne(runtime, settings, live);
+      outcome = renderOne(runtime, settings, live, registryCacheSecrets);
     } catch (error) {
       // One Runtime's crash must not cost the others their render.
       bugs.push({ source, runtime: runtimeRef(runtime), error });
@@ -80,9 +82,14 @@ export function renderRuntimes(
   };
 }
 
-function renderOne(runtime: Runtime, settings: ConversionSettings, live: Shoot | undefined): { shootName: string; manifests: Manifest[] } | ConversionError {
+function renderOne(
+  runtime: Runtime,
+  settings: ConversionSettings,
+  live: Shoot | undefined,
+  registryCacheSecrets: Record<string, string>,
+): { shootName: string; manifests: Manifest[] } | ConversionError {
   const ref = runtimeRef(runtime);
-  const result = convertRuntime({ runtime, settings, ...(live && { live }) });
+  const result = convertRuntime({ runtime, settings, registryCacheSecrets, ...(live && { live }) });
   if (!result.ok) return result.error;
   try {
     return { shootName: result.shoot.metadata.name, manifests: shootManifests(result.shoot, result.companions) };

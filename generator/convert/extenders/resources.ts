@@ -14,7 +14,8 @@ export function registryCacheSecret(cache: { uid: string; config: { secretRefere
   if (!name) {
     throw new FieldError(
       `spec.imageRegistryCache[uid=${cache.uid}].config.secretReferenceName`,
-      `no garden Secret for registry cache ${cache.uid} yet; it appears once the registry-cache controller has copied "${cache.config.secretReferenceName}" into the garden`,
+      `the garden Secret holding the credentials "${cache.config.secretReferenceName}" of registry cache ${cache.uid} is not known; ` +
+        `the registry-cache controller creates it (reg-cache-<uuid>, labelled with the cache id) — pass its name (kimops render --registry-cache-secret ${cache.uid}=<name>)`,
     );
   }
   return name;
