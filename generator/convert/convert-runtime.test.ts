@@ -96,6 +96,13 @@ describe('convertRuntime', () => {
     if (region.ok) expect(region.shoot.spec.maintenance?.timeWindow).toBeUndefined();
   });
 
+  it('refuses a Shoot name that Gardener would reject as too long for the project', () => {
+    const long = structuredClone(awsRuntime);
+    long.spec.shoot.name = 'a-very-long-name'; // 16 + "kyma-dev" (8) > 21
+    const result = convertRuntime({ runtime: long, settings: settings() });
+    expect(result.ok ? '' : result.error.message).toContain('spec.shoot.name: "a-very-long-name" is too long for project kyma-dev');
+  });
+
   it('refuses a binding name Gardener could not resolve, as in KIM\'s old ADR examples', () => {
     const spaced = structuredClone(awsRuntime);
     spaced.spec.shoot.secretBindingName = 'hyperscaler secret';

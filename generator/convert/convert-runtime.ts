@@ -51,8 +51,19 @@ export function convertWithContext(runtime: unknown, ctx: ConverterContext, live
   return runPipeline(runtime, ctx, live);
 }
 
+/** Gardener's limit on project name + Shoot name (they form the Shoot's technical ID). */
+export const MAX_PROJECT_AND_SHOOT_NAME = 21;
+
 function runPipeline(runtime: Runtime, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
-  const namespace = `garden-${ctx.config.gardener?.projectName ?? ''}`;
+  const project = ctx.config.gardener?.projectName ?? '';
+  const name = runtime.spec.shoot.name;
+  if (project !== '' && project.length + name.length > MAX_PROJECT_AND_SHOOT_NAME) {
+    throw new FieldError(
+      'spec.shoot.name',
+      `"${name}" is too long for project ${project}: Gardener allows ${MAX_PROJECT_AND_SHOOT_NAME} characters for both names together; use at most ${MAX_PROJECT_AND_SHOOT_NAME - project.length}`,
+    );
+  }
+  const namespace = `garden-${project}`;
   const { shoot: spec } = runtime.spec;
   const draft: Shoot = {
     apiVersion: SHOOT_API_VERSION,
