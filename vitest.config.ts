@@ -4,8 +4,6 @@ import { defineConfig } from 'vitest/config';
 // `integration` needs the test control plane and the git server, started by its global setup.
 export default defineConfig({
   test: {
-    // The integration project is filled by the test-control-plane issue; until then it is empty.
-    passWithNoTests: true,
     projects: [
       {
         test: {
@@ -17,6 +15,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          // One plane, one writer at a time: tests share it and the machine has 2 cores.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 300_000,
           pool: 'forks',
           maxWorkers: 1,
         },

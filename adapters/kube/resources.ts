@@ -15,6 +15,7 @@ const TYPES: ResourceType[] = [
   { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true },
   { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false },
   { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', plural: 'apiservices', namespaced: false },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false },
   { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', plural: 'runtimes', namespaced: true },
   { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', plural: 'gardenerclusters', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', plural: 'shoots', namespaced: true },
