@@ -1,14 +1,23 @@
 // Acceptance: what Gardener itself refuses, asserted on its own messages, and how server-side apply
 // by kimops's field manager treats the worker list (the reason KIM needed a full update).
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE, type KubeObject } from '../../adapters/kube/kube-client.js';
 import type { Shoot } from '../../model/shoot.js';
 import { connect } from '../helpers/testenv.js';
-import { createRendered, deleteShoot, exampleRuntime, getShoot, landscapeSettings, render } from '../helpers/shoots.js';
+import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';
+import { createTestProject, type TestProject } from '../helpers/projects.js';
+import type { ConversionSettings } from '../../model/landscape.js';
 
 const env = connect(inject('testenvStateDir'));
-const settings = landscapeSettings('dev');
-const NAMESPACE = 'garden-kyma-dev';
+// Each file gets its own Project, so its Shoots never meet another file's.
+let settings: ConversionSettings;
+let NAMESPACE: string;
+let project: TestProject;
+beforeAll(async () => {
+  project = await createTestProject(env, 'dev');
+  ({ settings, namespace: NAMESPACE } = project);
+});
+afterAll(() => project.remove());
 let names: string[] = [];
 
 afterEach(async () => {

@@ -7,12 +7,21 @@ import { CONTENT_TYPE, KubeClient } from '../../adapters/kube/kube-client.js';
 import type { Shoot } from '../../model/shoot.js';
 import { GARDENER_FINALIZER, GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { connect, eventually } from '../helpers/testenv.js';
-import { createRendered, deleteShoot, exampleRuntime, getShoot, landscapeSettings, render } from '../helpers/shoots.js';
+import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';
+import { createTestProject, type TestProject } from '../helpers/projects.js';
+import type { ConversionSettings } from '../../model/landscape.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const env = connect(inject('testenvStateDir'));
-const settings = landscapeSettings('dev');
-const NAMESPACE = 'garden-kyma-dev';
+// Each file gets its own Project, so its Shoots never meet another file's.
+let settings: ConversionSettings;
+let NAMESPACE: string;
+let project: TestProject;
+beforeAll(async () => {
+  project = await createTestProject(env, 'dev');
+  ({ settings, namespace: NAMESPACE } = project);
+});
+afterAll(() => project.remove());
 const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
 const simulator = new GardenletSimulator({
   garden: env.garden,
@@ -73,7 +82,7 @@ describe('gardenlet simulator', () => {
     expect(shoot?.status).toMatchObject({
       observedGeneration: shoot?.metadata.generation,
       hibernated: false,
-      technicalID: 'shoot--kyma-dev--t-sim-create',
+      technicalID: `shoot--${NAMESPACE.replace('garden-', '')}--t-sim-create`,
       uid: created.metadata.uid,
       gardener: { name: 'gardenlet-simulator' },
     });
