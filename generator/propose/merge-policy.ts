@@ -1,0 +1,81 @@
+// What happens to a proposed PR under the landscape's kimops.yaml: merged at once, waiting for
+// reviewers, or blocked; and whether a batch of deletions may be proposed at all.
+import { type ClassPolicy, type KimopsConfig, type PolicyClass } from '../../model/kimops-config.js';
+import type { ChangeClassName } from './classify.js';
+
+export interface CheckResult {
+  name: string;
+  passed: boolean;
+  /** What failed and how to fix it (empty when passed). */
+  messages: string[];
+}
+
+export type MergeAction = 'auto-merge' | 'await-review' | 'blocked';
+
+export interface MergeDecision {
+  action: MergeAction;
+  reason: string;
+}
+
+export interface MergeInput {
+  class: ChangeClassName;
+  disruptive: boolean;
+  checks: readonly CheckResult[];
+  /** Approvals the PR has now. */
+  approvals: number;
+  policy: KimopsConfig['mergePolicy'];
+}
+
+export function decideMerge({ class: changeClass, disruptive, checks, approvals, policy }: MergeInput): MergeDecision {
+  if (changeClass === 'immutable') {
+    return { action: 'blocked', reason: 'Gardener would reject this change (see the reasons above); change the Runtime back or recreate the cluster' };
+  }
+  const failed = checks.filter((check) => !check.passed).map((check) => check.name);
+  if (failed.length > 0) return { action: 'blocked', reason: `failed checks: ${failed.join(', ')}; fix them before this can merge` };
+  // A delete the Runtime did not ask for always waits for a human, whatever the delete policy says.
+  if (changeClass === 'delete' && disruptive) {
+    return decideByPolicy({ mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) }, approvals, 'delete of a Shoot whose Runtime still exists');
+  }
+  const policyClass: PolicyClass = changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
+  return decideByPolicy(policy[policyClass], approvals, policyClass);
+}
+
+function decideByPolicy(policy: ClassPolicy, approvals: number, what: string): MergeDecision {
+  if (policy.mode === 'auto-merge') return { action: 'auto-merge', reason: `${what}: auto-merge when checks pass (kimops.yaml mergePolicy)` };
+  if (approvals >= policy.approvals) return { action: 'auto-merge', reason: `${what}: ${approvals} of ${policy.approvals} required approvals` };
+  return { action: 'await-review', reason: `${what}: needs ${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'}, has ${approvals}` };
+}
+
+const approvalsOf = (policy: ClassPolicy) => (policy.mode === 'review' ? policy.approvals : 0);
+
+export type GuardResult = { allowed: true } | { allowed: false; message: string };
+
+export interface MassDeletionInput {
+  /** Shoots this run would propose deleting. */
+  deleting: number;
+  /** Shoots in the landscape before the deletion. */
+  total: number;
+  policy: KimopsConfig['massDeletion'];
+  /** The number of deletions a human confirmed (e.g. `--allow-mass-deletion 40`); must cover `deleting`. */
+  override?: number;
+}
+
+/**
+ * Refuses more than `maxShoots` deletions, or more than `maxPercent` of the landscape, at once. A
+ * single deletion never trips the percentage: in a landscape of three Shoots one is 33 %.
+ */
+export function massDeletionGuard({ deleting, total, policy, override }: MassDeletionInput): GuardResult {
+  const percent = total > 0 ? (deleting / total) * 100 : 100;
+  const tooMany = deleting > policy.maxShoots;
+  const tooLarge = deleting > 1 && percent > policy.maxPercent;
+  if (!tooMany && !tooLarge) return { allowed: true };
+  if (override !== undefined && override >= deleting) return { allowed: true };
+  const share = `${deleting} of ${total} shoots (${Math.round(percent)} %)`;
+  return {
+    allowed: false,
+    message:
+      `refusing to propose deleting ${share} at once: kimops.yaml massDeletion allows ${policy.maxShoots} shoots or ${policy.maxPercent} %. ` +
+      `Check that the Runtime source is complete; if the deletions are intended, re-run with --allow-mass-deletion ${deleting} ` +
+      'or raise massDeletion in kimops.yaml.',
+  };
+}

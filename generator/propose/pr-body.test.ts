@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { conversionSettingsOf } from '../../model/landscape.js';
+import { parseLandscape } from '../../model/landscape-parse.js';
+import type { Runtime } from '../../model/runtime.js';
+import type { Shoot } from '../../model/shoot.js';
+import { convertRuntime } from '../convert/index.js';
+import { classifyChange, type ChangeClass } from './classify.js';
+import { GITHUB_BODY_LIMIT, prMarker, renderPullRequest, type ShootProposal } from './pr-body.js';
+import { testShoot, worker } from './test-shoot.js';
+
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+const settings = conversionSettingsOf(parseLandscape(read('../../landscapes/dev/landscape.yaml'), 'landscapes/dev/landscape.yaml', 'dev'));
+const runtime = parse(read('../../examples/runtimes/keb/aws.yaml')) as Runtime;
+
+function convert(r: Runtime, live?: Shoot): Shoot {
+  const result = convertRuntime({ runtime: r, settings, live });
+  if (!result.ok) throw result.error;
+  return result.shoot;
+}
+
+/** KEB raises the worker maximum of the AWS example: the Runtime's generation 4 re-renders the live Shoot. */
+function scaledUp(): ShootProposal {
+  const before = convert(runtime);
+  const changedRuntime = structuredClone(runtime);
+  changedRuntime.metadata.generation = 4;
+  changedRuntime.spec.shoot.provider.workers = changedRuntime.spec.shoot.provider.workers.map((w) => ({ ...w, maximum: 25 }));
+  const after = convert(changedRuntime, before);
+  return {
+    shoot: 'c-78fcc25',
+    runtime: { namespace: 'kcp-system', name: runtime.metadata.name, generation: 4 },
+    classification: classifyChange({ before, after }) as ChangeClass,
+    before,
+    after,
+    checks: [{ name: 'schema', passed: true, messages: [] }],
+  };
+}
+
+const input = (proposals: ShootProposal[]) => ({ landscape: 'dev', branch: 'kimops/dev/c-78fcc25', proposals });
+
+describe('renderPullRequest for one Shoot', () => {
+  const pr = renderPullRequest(input([scaledUp()]));
+
+  it('titles the PR with landscape, class and Shoot', () => {
+    expect(pr.title).toBe('[dev] update (non-disruptive): c-78fcc25');
+  });
+
+  it('starts with a hidden marker naming landscape and branch', () => {
+    expect(pr.body.split('\n')[0]).toBe('<!-- kimops:pr landscape=dev branch=kimops/dev/c-78fcc25 -->');
+    expect(prMarker('dev', 'kimops/dev/c-78fcc25')).toBe(pr.body.split('\n')[0]);
+  });
+
+  it('has the summary row with Runtime, generation, class and checks', () => {
+    expect(pr.body).toContain(
+      '| `c-78fcc25` | `kcp-system/61dd7761-08dc-59ce-840d-342f5e487157` (generation 4) | update (non-disruptive) | ✅ 1/1 passed |',
+    );
+  });
+
+  it('lists the semantic diff keyed by worker name, and the reason for the class', () => {
+    expect(pr.body).toContain('- `spec.provider.workers[cpu-worker-0].maximum` 20 → 25');
+    expect(pr.body).toContain('- `metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]` 0 → 4');
+    expect(pr.body).toMatch(/\*\*Why this class\*\*\n\n- no node is replaced: .*spec\.provider\.workers\[cpu-worker-0\]\.maximum/);
+  });
+
+  it('folds the unified YAML diff of the canonical manifest', () => {
+    expect(pr.body).toContain('<details><summary>YAML diff: shoots/c-78fcc25/shoot.yaml</summary>\n\n```diff\n--- a/shoots/c-78fcc25/shoot.yaml\n+++ b/shoots/c-78fcc25/shoot.yaml\n@@');
+    expect(pr.body).toContain('\n-      maximum: 20\n+      maximum: 25\n');
+    expect(pr.body).toMatch(/```\n\n<\/details>/);
+  });
+
+  it('shows validation results and how to roll back before the merge SHA exists', () => {
+    expect(pr.body).toContain('### Validation\n\n- ✅ schema');
+    expect(pr.body).toContain("`git revert -m 1 <this PR's merge commit>`");
+  });
+
+  it('is not truncated, and the full report is the body without the marker', () => {
+    expect(pr.truncated).toBe(false);
+    expect(pr.body).toBe(`<!-- kimops:pr landscape=dev branch=kimops/dev/c-78fcc25 -->\n${pr.fullReport}`);
+    expect(pr.reportPath).toBe('.kimops/reports/c-78fcc25.md');
+  });
+
+  it('gives the same bytes for the same input', () => {
+    expect(renderPullRequest(input([scaledUp()]))).toEqual(pr);
+  });
+});
+
+describe('renderPullRequest, other classes', () => {
+  it('shows failed checks with their messages', () => {
+    const proposal = { ...scaledUp(), checks: [{ name: 'policy', passed: false, messages: ['spec.provider.workers[cpu-worker-0].maximum: at most 20 on this plan'] }] };
+    const { body } = renderPullRequest(input([proposal]));
+    expect(body).toContain('| ❌ policy failed |');
+    expect(body).toContain('- ❌ policy\n  - spec.provider.workers[cpu-worker-0].maximum: at most 20 on this plan');
+  });
+
+  it('diffs a create against /dev/null and warns that reverting deletes the cluster', () => {
+    const after = testShoot();
+    const pr = renderPullRequest(input([{ shoot: 'c-1', runtime: { namespace: 'kcp-system', name: 'r-1', generation: 1 }, classification: classifyChange({ after }) as ChangeClass, after, checks: [] }]));
+    expect(pr.title).toBe('[dev] create: c-1');
+    expect(pr.body).toContain('--- /dev/null\n+++ b/shoots/c-1/shoot.yaml');
+    expect(pr.body).toContain('- Reverting a create deletes the new cluster');
+    expect(pr.body).toContain('| none |');
+  });
+});
+
+/** A rollout wave: every Shoot gets the same Kubernetes bump, one also a scale change. */
+function rolloutProposals(count: number, padding = 0): ShootProposal[] {
+  return Array.from({ length: count }, (_, i) => {
+    const before = testShoot();
+    before.metadata.name = `c-${String(i).padStart(4, '0')}`;
+    if (padding > 0) before.metadata.annotations = { ...before.metadata.annotations, note: 'x'.repeat(padding) };
+    const after = structuredClone(before);
+    after.spec.kubernetes.version = '1.33.3';
+    if (i === 0) worker(after, 'a').maximum = 9;
+    return {
+      shoot: before.metadata.name,
+      runtime: { namespace: 'kcp-system', name: `r-${i}` },
+      classification: { ...(classifyChange({ before, after }) as ChangeClass), class: 'rollout' },
+      before,
+      after,
+      checks: [{ name: 'schema', passed: i !== 1, messages: i === 1 ? ['broken'] : [] }],
+    };
+  });
+}
+
+describe('renderPullRequest for a rollout wave', () => {
+  it('clusters identical diffs and lists only failing checks by Shoot', () => {
+    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-k8s-1.33', proposals: rolloutProposals(5), rollout: { name: 'k8s-1.33', wave: 1, waves: 3 } });
+    expect(pr.title).toBe('[dev] rollout k8s-1.33, wave 1/3: 5 shoots');
+    expect(pr.body).toContain('- `4 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
+    expect(pr.body).toContain('- `1 shoot: spec.kubernetes.version 1.32.5 → 1.33.3; spec.provider.workers[a].maximum 3 → 9`');
+    expect(pr.body).toContain('- ✅ 4 shoots pass every check\n- ❌ `c-0001` schema\n  - broken');
+    expect(pr.body).toContain('- 5 shoots: spec.kubernetes.version 1.32.5 → 1.33.3: a new Kubernetes minor version replaces every node');
+    expect(pr.reportPath).toBe('.kimops/reports/rollout-k8s-1.33-wave-1.md');
+  });
+
+  it('stays under GitHub\'s limit with a huge diff, keeping summary, class and rollback', () => {
+    const proposals = rolloutProposals(400, 2000);
+    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-big', proposals, rollout: { name: 'big', wave: 2, waves: 2 } });
+    expect(pr.truncated).toBe(true);
+    expect(pr.fullReport.length).toBeGreaterThan(GITHUB_BODY_LIMIT * 2);
+    expect(Buffer.byteLength(pr.body, 'utf8')).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
+    expect(pr.body.startsWith('<!-- kimops:pr landscape=dev branch=kimops/dev/rollout-big -->\n> **This body is shortened')).toBe(true);
+    expect(pr.body).toContain('The full report is `.kimops/reports/rollout-big-wave-2.md` on branch `kimops/dev/rollout-big`.');
+    expect(pr.body).toContain('**Why this class**');
+    expect(pr.body).toContain('- `399 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
+    expect(pr.body).toMatch(/### Rollback\n\nAfter this PR is merged, revert its merge commit[^]*\n$/);
+    expect(pr.body).toMatch(/_\d+ more sections are only in the full report\._/);
+    // Every fence and <details> that was opened is closed.
+    expect(pr.body.split('```').length % 2).toBe(1);
+    expect(pr.body.split('<details>').length).toBe(pr.body.split('</details>').length);
+  });
+
+  it('cuts a too-long section at a line and says how many lines are left out', () => {
+    const proposal = scaledUp();
+    const full = renderPullRequest(input([proposal]));
+    const limit = full.body.length - 200;
+    const pr = renderPullRequest({ ...input([proposal]), maxBodySize: limit });
+    expect(pr.truncated).toBe(true);
+    expect(Buffer.byteLength(pr.body, 'utf8')).toBeLessThanOrEqual(limit);
+    expect(pr.body).toMatch(/… \d+ more lines? in the full report\n```\n\n<\/details>/);
+    expect(pr.fullReport).toBe(full.fullReport);
+  });
+});

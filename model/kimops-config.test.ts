@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './errors.js';
+import { DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, parseKimopsConfig } from './kimops-config.js';
+
+const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
+kind: KimopsConfig
+landscape: dev
+gardener:
+  project: kyma-dev
+`;
+
+function problem(text: string): string {
+  try {
+    parseKimopsConfig(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseKimopsConfig', () => {
+  it('fills DESIGN §1.5 defaults into a minimal file', () => {
+    expect(parseKimopsConfig(minimal)).toEqual({
+      apiVersion: 'kimops.kyma-project.io/v1alpha1',
+      kind: 'KimopsConfig',
+      landscape: 'dev',
+      gardener: { project: 'kyma-dev' },
+      policySet: 'default',
+      drift: 'report',
+      mergePolicy: DEFAULT_MERGE_POLICY,
+      massDeletion: DEFAULT_MASS_DELETION,
+    });
+  });
+
+  it('overrides the classes and limits the file names, keeping the other defaults', () => {
+    const config = parseKimopsConfig(`${minimal}policySet: strict
+drift: correct
+mergePolicy:
+  update: { mode: review, approvals: 2 }
+  update-disruptive: { mode: review }
+  create: { mode: auto-merge }
+massDeletion:
+  maxShoots: 5
+`);
+    expect(config.policySet).toBe('strict');
+    expect(config.drift).toBe('correct');
+    expect(config.mergePolicy.update).toEqual({ mode: 'review', approvals: 2 });
+    expect(config.mergePolicy['update-disruptive']).toEqual({ mode: 'review', approvals: 1 });
+    expect(config.mergePolicy.rollout).toEqual(DEFAULT_MERGE_POLICY.rollout);
+    expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
+  });
+
+  it.each([
+    ['an unknown class', `${minimal}mergePolicy:\n  immutable: { mode: auto-merge }\n`, 'kimops.yaml: mergePolicy.immutable: is not a known key; check its spelling'],
+    ['an unknown mode', `${minimal}mergePolicy:\n  create: { mode: yolo }\n`, 'mergePolicy.create.mode: must be one of auto-merge, review'],
+    ['a bad drift mode', `${minimal}drift: ignore\n`, 'drift: must be one of correct, report, adopt'],
+    ['a missing project', minimal.replace('gardener:\n  project: kyma-dev\n', ''), 'gardener: is required; add it'],
+    ['a wrong kind', minimal.replace('KimopsConfig', 'Landscape'), 'kind: must be "KimopsConfig"'],
+    ['approvals on auto-merge', `${minimal}mergePolicy:\n  create: { mode: auto-merge, approvals: 2 }\n`, 'mergePolicy.create.approvals: only applies to mode: review'],
+    ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
+    ['broken YAML', 'landscape: [dev', 'kimops.yaml: line'],
+  ])('rejects %s with a message naming the field', (_what, text, message) => {
+    expect(problem(text)).toContain(message);
+  });
+
+  it('lists every problem at once', () => {
+    expect(problem(`${minimal}drift: ignore\npolicyset: x\n`)).toMatch(/2 problems:\n {2}- .*\n {2}- /);
+  });
+});

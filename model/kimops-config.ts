@@ -1,0 +1,139 @@
+// The landscape repo's own policy file, `kimops.yaml` at the repo root (DESIGN §1.4): which landscape
+// the repo holds, and how kimops merges, guards and corrects what it proposes there. Pure: the
+// caller reads the file and passes its text.
+import { Ajv } from 'ajv';
+import { ConfigError } from './errors.js';
+import { parseYaml11 } from './yaml-input.js';
+
+export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
+
+/** The change classes a landscape sets a policy for; `immutable` is always blocked and has none. */
+export const POLICY_CLASSES = ['create', 'delete', 'update', 'update-disruptive', 'rollout', 'adopt', 'metadata-only'] as const;
+export type PolicyClass = (typeof POLICY_CLASSES)[number];
+
+export type ClassPolicy = { mode: 'auto-merge' } | { mode: 'review'; approvals: number };
+
+export interface MassDeletionGuard {
+  /** Most Shoots proposed for deletion at once. */
+  maxShoots: number;
+  /** Most Shoots proposed for deletion at once, as a percentage of the landscape. */
+  maxPercent: number;
+}
+
+export interface KimopsConfig {
+  apiVersion: typeof KIMOPS_CONFIG_API_VERSION;
+  kind: 'KimopsConfig';
+  /** The landscape this repo holds: dev, stage, prod (landscapes/<name>/). */
+  landscape: string;
+  gardener: { project: string };
+  /** The validation policies `kimops validate` runs (policies/<set>/). */
+  policySet: string;
+  /** What the applier does when the live Shoot differs from git. */
+  drift: 'correct' | 'report' | 'adopt';
+  mergePolicy: Record<PolicyClass, ClassPolicy>;
+  massDeletion: MassDeletionGuard;
+}
+
+/**
+ * DESIGN §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
+ * non-disruptive updates and adoptions of Gardener's own changes neither; disruptive updates and
+ * rollouts are reviewed.
+ */
+export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = {
+  create: { mode: 'auto-merge' },
+  delete: { mode: 'auto-merge' },
+  update: { mode: 'auto-merge' },
+  'update-disruptive': { mode: 'review', approvals: 1 },
+  rollout: { mode: 'review', approvals: 1 },
+  adopt: { mode: 'auto-merge' },
+  'metadata-only': { mode: 'auto-merge' },
+};
+
+/**
+ * KEB deprovisions one Runtime at a time (trial expiry in bursts of a few); a render that would delete
+ * dozens at once is far more likely a broken Runtime source than real deprovisioning, as in Argo CD's
+ * `allowEmpty: false` guard against pruning to zero.
+ */
+export const DEFAULT_MASS_DELETION: Readonly<MassDeletionGuard> = { maxShoots: 20, maxPercent: 10 };
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const CLASS_POLICY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode'],
+  properties: { mode: { enum: ['auto-merge', 'review'] }, approvals: { type: 'integer', minimum: 1 } },
+} as const;
+
+const SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['apiVersion', 'kind', 'landscape', 'gardener'],
+  properties: {
+    apiVersion: { const: KIMOPS_CONFIG_API_VERSION },
+    kind: { const: 'KimopsConfig' },
+    landscape: { type: 'string', pattern: DNS_LABEL, maxLength: 63 },
+    gardener: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['project'],
+      // Gardener refuses project names longer than 10 characters.
+      properties: { project: { type: 'string', pattern: DNS_LABEL, maxLength: 10 } },
+    },
+    policySet: { type: 'string', pattern: DNS_LABEL },
+    drift: { enum: ['correct', 'report', 'adopt'] },
+    mergePolicy: { type: 'object', additionalProperties: false, properties: Object.fromEntries(POLICY_CLASSES.map((c) => [c, CLASS_POLICY])) },
+    massDeletion: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
+    },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
+
+type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion'> & {
+  mergePolicy?: Partial<Record<PolicyClass, { mode: ClassPolicy['mode']; approvals?: number }>>;
+  massDeletion?: Partial<MassDeletionGuard>;
+};
+
+/** `kimops.yaml` text → a complete config with DESIGN §1.5 defaults; one ConfigError listing every problem. */
+export function parseKimopsConfig(text: string, source = 'kimops.yaml'): KimopsConfig {
+  const data = parseYaml11(text, source);
+  if (!validate(data)) {
+    const problems = (validate.errors ?? []).map((error) => {
+      const at = error.instancePath.slice(1).replaceAll('/', '.');
+      const key = error.params['additionalProperty'] ?? error.params['missingProperty'];
+      const field = [at, key].filter(Boolean).join('.');
+      const detail =
+        error.keyword === 'additionalProperties' ? 'is not a known key; check its spelling'
+        : error.keyword === 'required' ? 'is required; add it'
+        : error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`
+        : error.keyword === 'const' ? `must be ${JSON.stringify(error.params['allowedValue'])}`
+        : error.message ?? error.keyword;
+      return `${field || '(root)'}: ${detail}`;
+    });
+    const [first] = problems;
+    throw new ConfigError(source, '', problems.length === 1 && first ? first : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+  const raw = data as RawConfig;
+  const mergePolicy = { ...DEFAULT_MERGE_POLICY };
+  for (const name of POLICY_CLASSES) {
+    const given = raw.mergePolicy?.[name];
+    if (!given) continue;
+    if (given.mode === 'auto-merge' && given.approvals !== undefined) {
+      throw new ConfigError(source, `mergePolicy.${name}.approvals`, 'only applies to mode: review; remove it or switch the mode');
+    }
+    mergePolicy[name] = given.mode === 'review' ? { mode: 'review', approvals: given.approvals ?? 1 } : { mode: 'auto-merge' };
+  }
+  return {
+    apiVersion: KIMOPS_CONFIG_API_VERSION,
+    kind: 'KimopsConfig',
+    landscape: raw.landscape as string,
+    gardener: { project: (raw.gardener as { project: string }).project },
+    policySet: raw.policySet ?? 'default',
+    drift: raw.drift ?? 'report',
+    mergePolicy,
+    massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
+  };
+}
