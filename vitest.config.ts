@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          include: ['{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts', 'test/helpers/**/*.test.ts'],
         },
       },
       {

@@ -1,0 +1,66 @@
+// The forge as the generator needs it: pull requests on one landscape repo, their reviews, a commit
+// status and one sticky comment per concern. Implementations: `github.ts` (GitHub and GitHub Enterprise).
+// Expected failures are values (`ForgeResult`), so the pipeline decides what a 404 or a moved head means.
+
+/** The commit status context kimops reports its validation under (the landscape repo's CI uses the same). */
+export const VALIDATE_CONTEXT = 'kimops/validate';
+
+export interface PullRequest {
+  number: number;
+  /** Where a human reviews it. */
+  url: string;
+  branch: string;
+  base: string;
+  headSha: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  labels: string[];
+}
+
+export interface Approval {
+  reviewer: string;
+  /** The head the approval was given on: the merge policy decides whether a later push voids it. */
+  commitSha: string;
+}
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+export type StatusState = 'pending' | 'success' | 'failure' | 'error';
+
+export type ForgeFailure =
+  | { kind: 'not-found'; message: string }
+  | { kind: 'conflict'; message: string }
+  /** The forge refused the input (422): e.g. a PR for a branch that does not exist. */
+  | { kind: 'invalid'; message: string }
+  /** Merge refused because the head is no longer the commit that was validated and approved. */
+  | { kind: 'head-moved'; message: string }
+  /** Merge refused: conflicts, failing required checks or a disallowed method (405). */
+  | { kind: 'not-mergeable'; message: string }
+  | { kind: 'rate-limited'; message: string; retryAfterSeconds: number }
+  | { kind: 'unauthorized'; message: string }
+  /** Anything else: the forge is unreachable or failed (5xx); the message names the forge and the fix. */
+  | { kind: 'transport'; message: string; status?: number };
+
+export type ForgeResult<T> = { ok: true; value: T } | { ok: false; failure: ForgeFailure };
+
+export interface Forge {
+  /** Names the forge and repository in messages, e.g. `GitHub https://api.github.com acme/landscape-dev`. */
+  readonly label: string;
+  defaultBranch(): Promise<ForgeResult<string>>;
+  /** The branch's head commit, or undefined when the branch does not exist. */
+  branchHead(branch: string): Promise<ForgeResult<string | undefined>>;
+  /** The one open PR from `branch` (kimops never opens a second one), if any. */
+  findOpenPullRequest(branch: string): Promise<ForgeResult<PullRequest | undefined>>;
+  openPullRequest(request: { branch: string; base: string; title: string; body: string; labels?: string[] }): Promise<ForgeResult<PullRequest>>;
+  updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<ForgeResult<PullRequest>>;
+  closePullRequest(number: number, comment?: string): Promise<ForgeResult<PullRequest>>;
+  /** Merges only if the head is still `sha`; otherwise `head-moved`. Returns the merge commit. */
+  mergePullRequest(number: number, options: { sha: string; method: MergeMethod }): Promise<ForgeResult<{ sha: string }>>;
+  /** Reviewers whose latest review approves. */
+  approvals(number: number): Promise<ForgeResult<Approval[]>>;
+  setCommitStatus(sha: string, status: { context: string; state: StatusState; description: string; targetUrl?: string }): Promise<ForgeResult<void>>;
+  /** One comment per `marker` on the PR: updated in place, never duplicated. */
+  upsertStickyComment(number: number, marker: string, body: string): Promise<ForgeResult<{ id: number; created: boolean }>>;
+  listOpenPullRequests(filter?: { labelPrefix?: string }): Promise<ForgeResult<PullRequest[]>>;
+}

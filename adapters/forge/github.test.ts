@@ -1,0 +1,132 @@
+// The GitHub forge driven by the real octokit against the GitHub test server (real git repos behind,
+// every request and response checked against GitHub's OpenAPI description).
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
+import { VALIDATE_CONTEXT, type Forge, type ForgeResult } from './forge.js';
+import { githubForge, stickyTag } from './github.js';
+
+let server: GitHubTestServer;
+
+beforeAll(async () => {
+  server = await GitHubTestServer.start({ owner: 'acme' });
+  await server.createRepo('landscape-dev', { 'kimops.yaml': 'landscape: dev\n' });
+});
+
+afterAll(async () => {
+  await server.close(); // throws on any contract violation seen during the run
+});
+
+/** Tests turn octokit's throttling and retry off: they would space writes seconds apart. */
+function forge(overrides: Partial<Parameters<typeof githubForge>[0]> = {}): Promise<Forge> {
+  return githubForge({ owner: 'acme', repo: 'landscape-dev', baseUrl: server.url, auth: { token: server.token }, throttle: false, retry: false, ...overrides });
+}
+
+function value<T>(result: ForgeResult<T>): T {
+  if (!result.ok) throw new Error(`${result.failure.kind}: ${result.failure.message}`);
+  return result.value;
+}
+
+function gitLog(branch: string): string[] {
+  return execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'log', '--format=%P|%s', branch], { encoding: 'utf8' }).trim().split('\n');
+}
+
+describe('GitHub forge', () => {
+  it('proposes, reviews, merges with the sha guard and closes pull requests', async () => {
+    const github = await forge();
+    expect(value(await github.defaultBranch())).toBe('main');
+    const branch = 'kimops/dev/shoot-a';
+    const firstHead = await server.pushBranch('landscape-dev', branch, { 'shoots/a/shoot.yaml': 'kind: Shoot\n' });
+    expect(value(await github.branchHead(branch))).toBe(firstHead);
+    expect(value(await github.branchHead('kimops/none'))).toBeUndefined();
+    expect(value(await github.findOpenPullRequest(branch))).toBeUndefined();
+
+    const opened = value(await github.openPullRequest({ branch, base: 'main', title: 'Create shoot a', body: 'first', labels: ['kimops/create'] }));
+    expect(opened).toMatchObject({ branch, base: 'main', headSha: firstHead, state: 'open', merged: false, labels: ['kimops/create'] });
+    expect(value(await github.findOpenPullRequest(branch))?.number).toBe(opened.number);
+    // A second PR for the same branch is GitHub's 422, a typed value.
+    expect(await github.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+
+    const updated = value(await github.updatePullRequest(opened.number, { title: 'Create shoot a (v2)', body: 'second' }));
+    expect(updated).toMatchObject({ title: 'Create shoot a (v2)', body: 'second' });
+    expect(value(await github.listOpenPullRequests({ labelPrefix: 'kimops/' })).map((pull) => pull.number)).toEqual([opened.number]);
+    expect(value(await github.listOpenPullRequests({ labelPrefix: 'other/' }))).toEqual([]);
+
+    const first = value(await github.upsertStickyComment(opened.number, 'validation', 'checks: 1 failing'));
+    const second = value(await github.upsertStickyComment(opened.number, 'validation', 'checks: all green'));
+    expect(first.created).toBe(true);
+    expect(second).toEqual({ id: first.id, created: false });
+    expect(server.comments('landscape-dev', opened.number).map((comment) => comment.body)).toEqual([`${stickyTag('validation')}\nchecks: all green`]);
+
+    value(await github.setCommitStatus(firstHead, { context: VALIDATE_CONTEXT, state: 'success', description: 'x'.repeat(200), targetUrl: 'https://ci.example/1' }));
+    const [status] = server.statuses('landscape-dev', firstHead);
+    expect(status).toMatchObject({ context: 'kimops/validate', state: 'success', targetUrl: 'https://ci.example/1' });
+    expect(status?.description).toHaveLength(140);
+
+    await server.review('landscape-dev', opened.number, 'alice', 'COMMENTED');
+    await server.review('landscape-dev', opened.number, 'alice', 'APPROVED');
+    await server.review('landscape-dev', opened.number, 'bob', 'APPROVED');
+    await server.review('landscape-dev', opened.number, 'bob', 'CHANGES_REQUESTED');
+    expect(value(await github.approvals(opened.number))).toEqual([{ reviewer: 'alice', commitSha: firstHead }]);
+
+    // A push after validation moves the head: merging the validated sha must not merge the new commit.
+    const secondHead = await server.pushBranch('landscape-dev', branch, { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
+    expect(await github.mergePullRequest(opened.number, { sha: firstHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'head-moved' } });
+    const merged = value(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' }));
+    const [mergeCommit] = gitLog('main');
+    expect(mergeCommit).toMatch(new RegExp(`^\\w{40} ${secondHead}\\|Merge pull request #${opened.number} from acme/${branch}$`));
+    expect(execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).toBe(merged.sha);
+    expect(value(await github.findOpenPullRequest(branch))).toBeUndefined();
+    expect(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
+
+    const otherBranch = 'kimops/dev/shoot-b';
+    await server.pushBranch('landscape-dev', otherBranch, { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
+    const other = value(await github.openPullRequest({ branch: otherBranch, base: 'main', title: 'Create shoot b', body: '' }));
+    const closed = value(await github.closePullRequest(other.number, 'The Runtime was deleted before the Shoot was created.'));
+    expect(closed).toMatchObject({ state: 'closed', merged: false });
+    expect(server.comments('landscape-dev', other.number).map((comment) => comment.body)).toEqual(['The Runtime was deleted before the Shoot was created.']);
+  }, 30_000);
+
+  it('turns a primary rate limit into a typed result with the wait', async () => {
+    const github = await forge();
+    server.failNext(1, 'rate-limit');
+    const result = await github.listOpenPullRequests();
+    expect(result).toMatchObject({ ok: false, failure: { kind: 'rate-limited' } });
+    expect(!result.ok && result.failure.kind === 'rate-limited' && result.failure.retryAfterSeconds).toBeGreaterThan(50);
+  });
+
+  it('names the forge and the fix for 404s, bad tokens and an unreachable server', async () => {
+    const missing = await forge({ repo: 'nope' });
+    const notFound = await missing.defaultBranch();
+    expect(notFound).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
+    expect(!notFound.ok && notFound.failure.message).toContain(`GitHub ${server.url} acme/nope: 404`);
+    expect(await (await forge({ auth: { token: 'ghp_wrong' } })).defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+    const unreachable = await (await forge({ baseUrl: 'http://127.0.0.1:9' })).defaultBranch();
+    expect(unreachable).toMatchObject({ ok: false, failure: { kind: 'transport' } });
+    expect(!unreachable.ok && unreachable.failure.message).toMatch(/GitHub http:\/\/127\.0\.0\.1:9 acme\/landscape-dev: cannot reach the API: .* check baseUrl/);
+  });
+
+  it('recovers from a short 502 with production settings (throttling and retry on, backoff shortened)', async () => {
+    const github = await forge({ throttle: true, retry: { retries: 3, backoffUnitMs: 1 } });
+    const before = server.requests.length;
+    server.failNext(2, { status: 502 });
+    expect(value(await github.defaultBranch())).toBe('main');
+    expect(server.requests.slice(before).map((request) => request.status)).toEqual([502, 502, 200]);
+  });
+
+  it('authenticates as a GitHub App installation', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    server.registerApp(4242, publicKey.export({ type: 'spki', format: 'pem' }).toString(), 77);
+    const pem = (key: typeof privateKey) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const github = await forge({ auth: { appId: 4242, privateKey: pem(privateKey), installationId: 77 } });
+    expect(value(await github.defaultBranch())).toBe('main');
+    expect(server.requests.some((request) => request.path === '/app/installations/77/access_tokens' && request.status === 201)).toBe(true);
+
+    const wrongInstallation = await forge({ auth: { appId: 4242, privateKey: pem(privateKey), installationId: 78 } });
+    expect(await wrongInstallation.defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const wrongKey = await forge({ auth: { appId: 4242, privateKey: pem(otherKey), installationId: 77 } });
+    expect(await wrongKey.defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+  });
+});

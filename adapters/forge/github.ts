@@ -1,0 +1,220 @@
+// The Forge on GitHub and GitHub Enterprise, through octokit. Commit statuses rather than checks,
+// because the Checks API refuses personal access tokens. Sticky comments carry a hidden HTML marker.
+import { App, Octokit, RequestError } from 'octokit';
+import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest, StatusState } from './forge.js';
+
+export type GitHubAuth = { token: string } | { appId: number | string; privateKey: string; installationId: number };
+
+export interface GitHubForgeOptions {
+  owner: string;
+  repo: string;
+  /** GitHub Enterprise: `https://<host>/api/v3`. */
+  baseUrl?: string;
+  auth: GitHubAuth;
+  /**
+   * octokit's throttling (writes spaced 1–3 s apart, one retry on rate limits) and retry (5xx three
+   * times, 1+4+9 s). On in production; tests turn them off, or shorten the backoff unit.
+   */
+  throttle?: boolean;
+  retry?: boolean | { retries?: number; backoffUnitMs?: number };
+}
+
+const GITHUB_API = 'https://api.github.com';
+/** GitHub rejects longer commit status descriptions with a 422. */
+const STATUS_DESCRIPTION_LIMIT = 140;
+/** No retry-after and no reset time: GitHub's guidance for secondary limits is to wait at least a minute. */
+const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 60;
+
+type Client = InstanceType<typeof Octokit>;
+type PullData = Awaited<ReturnType<Client['rest']['pulls']['get']>>['data'] | Awaited<ReturnType<Client['rest']['pulls']['list']>>['data'][number];
+
+export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
+  const baseUrl = options.baseUrl ?? GITHUB_API;
+  const retry = options.retry ?? true;
+  const common = {
+    baseUrl,
+    // Omitted when on: octokit merges options shallowly, and a `throttle` object of our own would drop
+    // its default rate-limit handlers (retry once), which the throttling plugin refuses to run without.
+    ...(options.throttle === false ? { throttle: { enabled: false } } : {}),
+    retry:
+      typeof retry === 'boolean'
+        ? { enabled: retry }
+        : { enabled: true, ...(retry.retries === undefined ? {} : { retries: retry.retries }), ...(retry.backoffUnitMs === undefined ? {} : { retryAfterBaseValue: retry.backoffUnitMs }) },
+  };
+  let client: Client;
+  if ('token' in options.auth) {
+    client = new Octokit({ ...common, auth: options.auth.token });
+  } else {
+    // The App signs a JWT locally and exchanges it for an installation token (cached, refreshed hourly)
+    // on the first request, against the same baseUrl.
+    const app = new App({ appId: options.auth.appId, privateKey: options.auth.privateKey, Octokit: Octokit.defaults(common) });
+    client = await app.getInstallationOctokit(options.auth.installationId);
+  }
+  return new GitHubForge(client, options.owner, options.repo, `GitHub ${baseUrl} ${options.owner}/${options.repo}`);
+}
+
+class GitHubForge implements Forge {
+  constructor(
+    private readonly octokit: Client,
+    private readonly owner: string,
+    private readonly repo: string,
+    readonly label: string,
+  ) {}
+
+  private get where() {
+    return { owner: this.owner, repo: this.repo };
+  }
+
+  private async call<T>(run: () => Promise<T>, merging = false): Promise<ForgeResult<T>> {
+    try {
+      return { ok: true, value: await run() };
+    } catch (error) {
+      return { ok: false, failure: failureOf(this.label, error, merging) };
+    }
+  }
+
+  defaultBranch() {
+    return this.call(async () => (await this.octokit.rest.repos.get(this.where)).data.default_branch);
+  }
+
+  async branchHead(branch: string): Promise<ForgeResult<string | undefined>> {
+    const result = await this.call(async () => (await this.octokit.rest.git.getRef({ ...this.where, ref: `heads/${branch}` })).data.object.sha);
+    return !result.ok && result.failure.kind === 'not-found' ? { ok: true, value: undefined } : result;
+  }
+
+  findOpenPullRequest(branch: string) {
+    return this.call(async () => {
+      const { data } = await this.octokit.rest.pulls.list({ ...this.where, state: 'open', head: `${this.owner}:${branch}` });
+      return data[0] === undefined ? undefined : pullRequestOf(data[0]);
+    });
+  }
+
+  openPullRequest(request: { branch: string; base: string; title: string; body: string; labels?: string[] }) {
+    return this.call(async () => {
+      const { data } = await this.octokit.rest.pulls.create({ ...this.where, head: request.branch, base: request.base, title: request.title, body: request.body });
+      if (!request.labels?.length) return pullRequestOf(data);
+      // Labels belong to the PR's issue; GitHub has no way to set them on create.
+      const labels = await this.octokit.rest.issues.addLabels({ ...this.where, issue_number: data.number, labels: request.labels });
+      return { ...pullRequestOf(data), labels: labels.data.map((label) => label.name) };
+    });
+  }
+
+  updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }) {
+    return this.call(async () => pullRequestOf((await this.octokit.rest.pulls.update({ ...this.where, pull_number: number, ...change })).data));
+  }
+
+  async closePullRequest(number: number, comment?: string): Promise<ForgeResult<PullRequest>> {
+    if (comment !== undefined) {
+      const commented = await this.call(() => this.octokit.rest.issues.createComment({ ...this.where, issue_number: number, body: comment }));
+      if (!commented.ok) return commented;
+    }
+    return this.updatePullRequest(number, { state: 'closed' });
+  }
+
+  mergePullRequest(number: number, options: { sha: string; method: MergeMethod }) {
+    return this.call(async () => {
+      const { data } = await this.octokit.rest.pulls.merge({ ...this.where, pull_number: number, sha: options.sha, merge_method: options.method });
+      return { sha: data.sha };
+    }, true);
+  }
+
+  approvals(number: number) {
+    return this.call(async () => {
+      const reviews = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, { ...this.where, pull_number: number, per_page: 100 });
+      // A reviewer's latest verdict counts (GitHub's own rule); plain comments are no verdict.
+      const latest = new Map<string, Approval & { state: string }>();
+      for (const review of reviews) {
+        if (review.user === null || review.state === 'COMMENTED' || review.state === 'PENDING') continue;
+        latest.set(review.user.login, { reviewer: review.user.login, commitSha: review.commit_id ?? '', state: review.state });
+      }
+      return [...latest.values()].filter((review) => review.state === 'APPROVED').map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
+    });
+  }
+
+  setCommitStatus(sha: string, status: { context: string; state: StatusState; description: string; targetUrl?: string }) {
+    return this.call(async () => {
+      const description = status.description.length > STATUS_DESCRIPTION_LIMIT ? `${status.description.slice(0, STATUS_DESCRIPTION_LIMIT - 1)}…` : status.description;
+      await this.octokit.rest.repos.createCommitStatus({ ...this.where, sha, context: status.context, state: status.state, description, ...(status.targetUrl === undefined ? {} : { target_url: status.targetUrl }) });
+    });
+  }
+
+  upsertStickyComment(number: number, marker: string, body: string) {
+    return this.call(async () => {
+      const tag = stickyTag(marker);
+      const text = `${tag}\n${body}`;
+      const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.where, issue_number: number, per_page: 100 });
+      const existing = comments.find((comment) => comment.body?.startsWith(tag));
+      if (existing !== undefined) {
+        if (existing.body !== text) await this.octokit.rest.issues.updateComment({ ...this.where, comment_id: existing.id, body: text });
+        return { id: existing.id, created: false };
+      }
+      const { data } = await this.octokit.rest.issues.createComment({ ...this.where, issue_number: number, body: text });
+      return { id: data.id, created: true };
+    });
+  }
+
+  listOpenPullRequests(filter: { labelPrefix?: string } = {}) {
+    return this.call(async () => {
+      const pulls = (await this.octokit.paginate(this.octokit.rest.pulls.list, { ...this.where, state: 'open', per_page: 100 })).map(pullRequestOf);
+      const prefix = filter.labelPrefix;
+      return prefix === undefined ? pulls : pulls.filter((pull) => pull.labels.some((label) => label.startsWith(prefix)));
+    });
+  }
+}
+
+/** Hidden in the rendered comment; lets kimops find its own comment again after a restart. */
+export function stickyTag(marker: string): string {
+  return `<!-- kimops:${marker} -->`;
+}
+
+function pullRequestOf(data: PullData): PullRequest {
+  return {
+    number: data.number,
+    url: data.html_url,
+    branch: data.head.ref,
+    base: data.base.ref,
+    headSha: data.head.sha,
+    title: data.title,
+    body: data.body ?? '',
+    state: data.state === 'closed' ? 'closed' : 'open',
+    merged: data.merged_at !== null,
+    labels: data.labels.map((label) => label.name),
+  };
+}
+
+function failureOf(label: string, error: unknown, merging: boolean): ForgeFailure {
+  if (!(error instanceof RequestError) || error.response === undefined) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { kind: 'transport', message: `${label}: cannot reach the API: ${reason} — check baseUrl (GitHub Enterprise: https://<host>/api/v3) and the network` };
+  }
+  const headers = error.response.headers;
+  const data = error.response.data as { message?: string } | undefined;
+  const said = `${label}: ${error.status} ${data?.message ?? error.message}`;
+  if ((error.status === 403 || error.status === 429) && (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)) {
+    const reset = Number(headers['x-ratelimit-reset']);
+    const retryAfterSeconds = Number(headers['retry-after']) || (reset > 0 ? Math.max(0, Math.ceil(reset - Date.now() / 1000)) : DEFAULT_RATE_LIMIT_WAIT_SECONDS);
+    return { kind: 'rate-limited', retryAfterSeconds, message: `${said} — rate limited; retry in ${retryAfterSeconds} s, or authenticate as a GitHub App for a higher limit` };
+  }
+  switch (error.status) {
+    case 401:
+      return { kind: 'unauthorized', message: `${said} — the token or App credentials were rejected; renew them` };
+    case 403:
+      return { kind: 'unauthorized', message: `${said} — grant the token contents, pull requests, issues and commit statuses write access on the repo` };
+    case 404:
+      return { kind: 'not-found', message: `${said} — check the repo name, and that the token can see it (GitHub answers 404 for repos it hides)` };
+    case 405:
+      return { kind: 'not-mergeable', message: `${said} — resolve conflicts or required checks, or allow the merge method in the repo settings` };
+    case 409:
+      return merging ? { kind: 'head-moved', message: `${said} — the branch moved since it was validated; re-validate the new head` } : { kind: 'conflict', message: said };
+    case 422:
+      return { kind: 'invalid', message: `${said}${validationDetail(error.response.data)}` };
+    default:
+      return { kind: 'transport', status: error.status, message: `${said} — GitHub failed; retry later (throttling and retry should be on in production)` };
+  }
+}
+
+function validationDetail(data: unknown): string {
+  const errors = (data as { errors?: { message?: string; field?: string; code?: string }[] } | undefined)?.errors ?? [];
+  const parts = errors.map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' '));
+  return parts.length > 0 ? `: ${parts.join('; ')}` : '';
+}
