@@ -2,8 +2,9 @@
 // baseline measured in the same run, with the machine's core count (DESIGN.md §4).
 import { cpus } from 'node:os';
 import { benchConvert } from './convert.js';
+import { benchGenerate } from './generate.js';
 
-const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert };
+const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert, generate: benchGenerate };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !(w in BENCHMARKS));

@@ -1,0 +1,229 @@
+// The landscape repo (DESIGN §1.4) as kimops writes it: a bare repository, commits made from file
+// contents without a worktree or index, trees written content-addressed (tree-edit.ts), so a no-op
+// render makes no commit and one changed Shoot writes one blob and the trees above it.
+// No git CLI here: isomorphic-git reads refs and objects and talks to remotes (remote.ts).
+import fs from 'node:fs';
+import git from 'isomorphic-git';
+import { ConfigError } from '../../model/errors.js';
+import { objectId, writeObjects } from './objects.js';
+import { fetchBranch, pushBranch, type RemoteAuth, type RemoteResult } from './remote.js';
+import { FileInTheWay, TreeEdit } from './tree-edit.js';
+
+export const DEFAULT_BRANCH = 'main';
+/** DESIGN §1.4's folder of Shoots (the generator's landscape-layout.ts writes there; adapters do not import the generator). */
+const SHOOTS_FOLDER = 'shoots';
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch; fixed for reproducible commits, now when absent. */
+  timestamp?: number;
+  /** Minutes, as git counts them (UTC+2 is -120); 0 when absent. */
+  timezoneOffset?: number;
+}
+
+export interface CommitRequest {
+  branch: string;
+  /** Branch, full ref or commit oid the commit starts from; the branch itself when absent. */
+  base?: string;
+  /** Repo path → content; an existing file with the same content is left as it is. */
+  files: ReadonlyMap<string, string | Uint8Array>;
+  /** Files or folders to remove, or `replace-shoots-folder`: what is under shoots/ and not in `files` goes. */
+  deletions?: readonly string[] | 'replace-shoots-folder';
+  message: string;
+  author: Signature;
+  /** The author when absent. */
+  committer?: Signature;
+}
+
+export interface CommitResult {
+  /** False when the tree equals the base tree: no commit is made and the branch is not touched. */
+  changed: boolean;
+  /** The new commit, or the base commit when nothing changed (undefined for an empty repo). */
+  oid: string | undefined;
+  /** Files added, changed or removed, sorted. */
+  changedPaths: string[];
+}
+
+/** A file of a tree, read when asked. */
+export interface TreeFile {
+  oid: string;
+  read(): Promise<string>;
+}
+
+export class LandscapeRepo {
+  /** isomorphic-git's cache of parsed packs and indexes, shared by every call on this repo. */
+  private readonly cache = {};
+
+  /** The tail of this repo's writes (see `exclusive`). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly gitdir: string) {}
+
+  /** Opens the bare repository at `gitdir`, creating it (default branch main) when missing. */
+  static async open(gitdir: string): Promise<LandscapeRepo> {
+    if (!fs.existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
+    return new LandscapeRepo(gitdir);
+  }
+
+  /** The commit a branch (`origin/<branch>` once fetched), full ref or (abbreviated) oid names, or undefined. */
+  async resolve(ref: string): Promise<string | undefined> {
+    if (/^[0-9a-f]{40}$/.test(ref)) {
+      try {
+        await git.readCommit({ fs, gitdir: this.gitdir, oid: ref, cache: this.cache });
+        return ref;
+      } catch {
+        return undefined;
+      }
+    }
+    for (const candidate of ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, ref]) {
+      try {
+        return await git.resolveRef({ fs, gitdir: this.gitdir, ref: candidate });
+      } catch {
+        // not this one; try the next spelling
+      }
+    }
+    if (/^[0-9a-f]{4,39}$/.test(ref)) {
+      try {
+        return await git.expandOid({ fs, gitdir: this.gitdir, oid: ref, cache: this.cache });
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** Every file of the tree at `ref` (optionally only under a folder), each read lazily. Empty when `ref` is unknown. */
+  async readFiles(ref: string, under = ''): Promise<Map<string, TreeFile>> {
+    const files = new Map<string, TreeFile>();
+    const commit = await this.resolve(ref);
+    if (!commit) return files;
+    const walk = async (treeOid: string, prefix: string): Promise<void> => {
+      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid, cache: this.cache });
+      for (const entry of tree) {
+        const path = `${prefix}${entry.path}`;
+        if (entry.type === 'tree') await walk(entry.oid, `${path}/`);
+        else if (entry.type === 'blob') files.set(path, { oid: entry.oid, read: () => this.readBlob(entry.oid) });
+      }
+    };
+    const segments = under ? checkedPath(under) : [];
+    const start = segments.length ? await this.subtree(commit, segments) : commit;
+    if (start) await walk(start, segments.map((s) => `${s}/`).join(''));
+    return files;
+  }
+
+  /** Commits `files` on `branch` from `base`; calls on one repo run one after another. */
+  commitFiles(request: CommitRequest): Promise<CommitResult> {
+    return this.exclusive(() => this.commit(request));
+  }
+
+  private async commit(request: CommitRequest): Promise<CommitResult> {
+    checkedBranch(request.branch);
+    const paths = [...request.files.keys()].map((path) => ({ path, segments: checkedPath(path) }));
+    const deletions = request.deletions ?? [];
+    const deleted = deletions === 'replace-shoots-folder' ? [] : deletions.map(checkedPath);
+    const base = await this.resolve(request.base ?? request.branch);
+    if (request.base !== undefined && base === undefined) {
+      throw new ConfigError(`landscape repo ${this.gitdir}`, 'base', `${request.base} is neither a branch nor a commit here; fetch it first`);
+    }
+    const baseTree = base ? (await git.readCommit({ fs, gitdir: this.gitdir, oid: base, cache: this.cache })).commit.tree : undefined;
+
+    const edit = new TreeEdit(this.gitdir, this.cache, baseTree);
+    try {
+      if (deletions === 'replace-shoots-folder') await edit.clear([SHOOTS_FOLDER]);
+      for (const segments of deleted) await edit.remove(segments);
+      for (const { path, segments } of paths) {
+        const content = request.files.get(path) as string | Uint8Array;
+        await edit.write(segments, objectId('blob', content), content);
+      }
+    } catch (error) {
+      if (error instanceof FileInTheWay) throw new ConfigError(`landscape repo ${this.gitdir}`, error.path, error.detail);
+      throw error;
+    }
+    const tree = await edit.finish();
+    const rootTree = tree.oid ?? EMPTY_TREE;
+    if (rootTree === baseTree || (!base && !tree.oid)) return { changed: false, oid: base, changedPaths: [] };
+
+    if (!tree.oid) tree.objects.push({ type: 'tree', oid: EMPTY_TREE, body: new Uint8Array() });
+    await writeObjects(this.gitdir, tree.objects);
+    const author = signature(request.author);
+    const oid = await git.writeCommit({
+      fs,
+      gitdir: this.gitdir,
+      commit: {
+        tree: rootTree,
+        parent: base ? [base] : [],
+        author,
+        committer: request.committer ? signature(request.committer) : author,
+        // As the git CLI stores it: ending in one newline.
+        message: request.message.endsWith('\n') ? request.message : `${request.message}\n`,
+      },
+    });
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${request.branch}`, value: oid, force: true });
+    return { changed: true, oid, changedPaths: tree.changedPaths.sort() };
+  }
+
+  /** Fetches `branch` from `remoteUrl` into refs/remotes/origin/<branch>; the result names its commit. */
+  fetch(remoteUrl: string, branch: string, auth?: RemoteAuth): Promise<RemoteResult> {
+    return this.exclusive(() => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth }));
+  }
+
+  /** Pushes `branch` to the same branch at `remoteUrl`; a non-fast-forward comes back as `rejected`. */
+  push(remoteUrl: string, branch: string, options: { force?: boolean; auth?: RemoteAuth } = {}): Promise<RemoteResult> {
+    return this.exclusive(() => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, ...options }));
+  }
+
+  /** isomorphic-git locks nothing across calls; one repo instance runs its writes in order. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async readBlob(oid: string): Promise<string> {
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return Buffer.from(blob).toString('utf8');
+  }
+
+  private async subtree(commit: string, segments: readonly string[]): Promise<string | undefined> {
+    try {
+      const { oid } = await git.readTree({ fs, gitdir: this.gitdir, oid: commit, filepath: segments.join('/'), cache: this.cache });
+      return oid;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** git's well-known empty tree. */
+const EMPTY_TREE = objectId('tree', new Uint8Array());
+
+function signature({ name, email, timestamp, timezoneOffset }: Signature) {
+  return { name, email, timestamp: timestamp ?? Math.floor(Date.now() / 1000), timezoneOffset: timezoneOffset ?? 0 };
+}
+
+/** Refuses a branch name git would refuse (git-check-ref-format), before anything is written. */
+function checkedBranch(branch: string): void {
+  const invalid =
+    branch.split('/').some((s) => s === '' || s.startsWith('.') || s.endsWith('.lock')) ||
+    /\.\.|@\{|[\s~^:?*[\\]/.test(branch) ||
+    [...branch].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f') ||
+    branch.endsWith('.') ||
+    branch === '@';
+  if (invalid) throw new ConfigError(`branch ${JSON.stringify(branch)}`, '', 'is not a valid git branch name (see git check-ref-format)');
+}
+
+/** A repo path's segments; refuses anything that could leave the repo or is not a plain relative path. */
+export function checkedPath(path: string): string[] {
+  const segments = path.split('/');
+  const bad = segments.find((s) => s === '' || s === '.' || s === '..' || s === '.git' || s.includes('\\') || s.includes('\0'));
+  if (bad !== undefined || path.length === 0) {
+    throw new ConfigError(
+      `path ${JSON.stringify(path)}`,
+      '',
+      'is not a plain relative path inside the landscape repo (no leading "/", no empty, "." or ".." segments, no ".git", no "\\")',
+    );
+  }
+  return segments;
+}
+

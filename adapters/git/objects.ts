@@ -1,0 +1,167 @@
+// Git objects hashed and written by kimops itself: node's native SHA-1 and zlib, text hashed without a
+// copy; a bulk write (the first commit of a landscape, thousands of Shoots) goes into one packfile
+// instead of tens of thousands of loose files, whose creation is what makes `git add` slow — the same
+// rule as git's own `transfer.unpackLimit`. Small writes stay loose, through isomorphic-git.
+import { createHash } from 'node:crypto';
+import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import git from 'isomorphic-git';
+import fs from 'node:fs';
+
+/** Commits are written by isomorphic-git's writeCommit; kimops hashes and writes the rest itself. */
+export type ObjectType = 'blob' | 'tree';
+
+export interface GitObject {
+  type: ObjectType;
+  oid: string;
+  /** The object's content, without git's `<type> <size>\0` header; text is UTF-8. */
+  body: string | Uint8Array;
+}
+
+/** Below this many objects a write stays loose (git's default `transfer.unpackLimit`). */
+const LOOSE_OBJECT_LIMIT = 100;
+
+/** Fastest zlib level, as git writes its own new objects (`core.looseCompression` defaults to 1). */
+const DEFLATE = { level: 1 };
+
+/** Hashes text without copying it into a buffer first: rendered Shoots arrive as strings. */
+export function objectId(type: ObjectType, body: string | Uint8Array): string {
+  return createHash('sha1').update(`${type} ${Buffer.byteLength(body)}\0`).update(body).digest('hex');
+}
+
+const bytesOf = (body: string | Uint8Array): Uint8Array => (typeof body === 'string' ? Buffer.from(body) : body);
+
+/** A tree entry: mode as git writes it (`100644`, `40000`, …), name, object id. */
+export interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/** The tree object body; entries are sorted the way git sorts them (a folder compares as `name/`).
+ * Built in one buffer: a no-op render of a landscape hashes one small tree per Shoot. */
+export function treeBody(entries: TreeEntry[]): Buffer {
+  const keyed = entries.map((entry) => ({ entry, key: entry.mode === '40000' ? `${entry.name}/` : entry.name }));
+  keyed.sort((a, b) => compareBytes(a.key, b.key));
+  const heads = keyed.map(({ entry }) => `${entry.mode} ${entry.name}\0`);
+  const body = Buffer.allocUnsafe(heads.reduce((size, head) => size + Buffer.byteLength(head) + 20, 0));
+  let at = 0;
+  keyed.forEach(({ entry }, i) => {
+    at += body.write(heads[i] as string, at);
+    at += body.write(entry.oid, at, 'hex');
+  });
+  return body;
+}
+
+/** Byte order of the UTF-8 encodings; JavaScript's own string order agrees with it for ASCII. */
+function compareBytes(a: string, b: string): number {
+  if (/[^\x20-\x7e]/.test(a + b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export async function writeObjects(gitdir: string, objects: readonly GitObject[]): Promise<void> {
+  if (objects.length === 0) return;
+  if (objects.length < LOOSE_OBJECT_LIMIT) {
+    for (const { type, oid, body } of objects) {
+      const wrapped = Buffer.concat([Buffer.from(`${type} ${Buffer.byteLength(body)}\0`), bytesOf(body)]);
+      await git.writeObject({ fs, gitdir, type, oid, format: 'deflated', object: deflateSync(wrapped, DEFLATE) });
+    }
+    return;
+  }
+  await writePack(gitdir, objects);
+}
+
+/** Compressed pack bytes gathered before one write. */
+const PACK_WRITE_CHUNK = 4 * 2 ** 20;
+
+const PACK_TYPE: Record<ObjectType, number> = { tree: 2, blob: 3 };
+
+/** A version-2 packfile of undeltified objects and its version-2 index (git's pack-format.txt), written
+ * as it is built so that only the compressed bytes of a few objects are in memory at a time. */
+async function writePack(gitdir: string, objects: readonly GitObject[]): Promise<void> {
+  const dir = join(gitdir, 'objects', 'pack');
+  await mkdir(dir, { recursive: true });
+  const temporary = join(dir, `tmp-pack-${process.pid}-${Date.now()}`);
+  const file = await open(temporary, 'w');
+  const packHash = createHash('sha1');
+  let buffered: Buffer[] = [];
+  let bufferedBytes = 0;
+  const append = async (chunk: Buffer) => {
+    packHash.update(chunk);
+    buffered.push(chunk);
+    bufferedBytes += chunk.length;
+    if (bufferedBytes < PACK_WRITE_CHUNK) return;
+    await file.writev(buffered);
+    buffered = [];
+    bufferedBytes = 0;
+  };
+
+  const entries: { oid: Buffer; offset: number; crc: number }[] = [];
+  let checksum: Buffer;
+  try {
+    const header = Buffer.alloc(12);
+    header.write('PACK', 0, 'latin1');
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(objects.length, 8);
+    await append(header);
+    let offset = header.length;
+    for (const { type, oid, body } of objects) {
+      const bytes = bytesOf(body);
+      const packed = Buffer.concat([entryHeader(PACK_TYPE[type], bytes.byteLength), deflateSync(bytes, DEFLATE)]);
+      entries.push({ oid: Buffer.from(oid, 'hex'), offset, crc: crc32(packed) });
+      await append(packed);
+      offset += packed.length;
+    }
+    if (offset >= 2 ** 31) throw new Error(`pack of ${offset} bytes needs 64-bit offsets, which kimops does not write`);
+    checksum = packHash.digest();
+    await file.writev([...buffered, checksum]);
+  } finally {
+    await file.close();
+  }
+
+  entries.sort((a, b) => Buffer.compare(a.oid, b.oid));
+  const fanout = Buffer.alloc(256 * 4);
+  for (let byte = 0, i = 0; byte < 256; byte++) {
+    while (i < entries.length && (entries[i]?.oid[0] ?? 256) <= byte) i++;
+    fanout.writeUInt32BE(i, byte * 4);
+  }
+  const crcs = Buffer.alloc(entries.length * 4);
+  const offsets = Buffer.alloc(entries.length * 4);
+  entries.forEach((e, i) => {
+    crcs.writeUInt32BE(e.crc, i * 4);
+    offsets.writeUInt32BE(e.offset, i * 4);
+  });
+  const index = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...entries.map((e) => e.oid), crcs, offsets, checksum]);
+
+  // Pack first, index last and by rename: readers find a pack through its index, so they never see half of one.
+  const name = join(dir, `pack-${checksum.toString('hex')}`);
+  await rename(temporary, `${name}.pack`);
+  await writeFile(`${temporary}.idx`, [index, createHash('sha1').update(index).digest()]);
+  await rename(`${temporary}.idx`, `${name}.idx`);
+}
+
+/** Pack entry header: type in bits 4–6 of the first byte, size in 4 + 7·n bits, low bits first. */
+function entryHeader(type: number, size: number): Buffer {
+  const bytes = [(type << 4) | (size & 0x0f)];
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) | 0x80;
+    bytes.push(rest & 0x7f);
+    rest = Math.floor(rest / 128);
+  }
+  return Buffer.from(bytes);
+}
+
+// node:zlib has crc32 only from Node 22.2; the pack index needs one per entry.
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c;
+});
+
+function crc32(data: Uint8Array): number {
+  let crc = -1;
+  for (let i = 0; i < data.length; i++) crc = (CRC_TABLE[(crc ^ (data[i] ?? 0)) & 0xff] ?? 0) ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}
