@@ -1,6 +1,7 @@
 // Per-test isolation on the shared plane: a fresh Gardener Project (with the bindings, Secrets and
 // ConfigMaps a landscape's Shoots reference) or a fresh KCP namespace, removed again afterwards.
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { describeFailure, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
@@ -53,6 +54,30 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
       const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
       await env.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } });
       await env.garden.delete(ref);
+    },
+  };
+}
+
+/**
+ * A Project for the calling test file, created before its tests and removed after them. Read
+ * `settings` and `namespace` inside tests or hooks (they are set once beforeAll has run).
+ */
+export function useTestProject(env: Testenv, landscape: string): { readonly settings: ConversionSettings; readonly namespace: string } {
+  let project: TestProject | undefined;
+  beforeAll(async () => {
+    project = await createTestProject(env, landscape);
+  });
+  afterAll(() => project?.remove());
+  const current = () => {
+    if (!project) throw new Error('useTestProject: read settings and namespace inside tests or hooks');
+    return project;
+  };
+  return {
+    get settings() {
+      return current().settings;
+    },
+    get namespace() {
+      return current().namespace;
     },
   };
 }

@@ -1,34 +1,26 @@
 // Acceptance: what Gardener itself refuses, asserted on its own messages, and how server-side apply
 // by kimops's field manager treats the worker list (the reason KIM needed a full update).
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE, type KubeObject } from '../../adapters/kube/kube-client.js';
 import type { Shoot } from '../../model/shoot.js';
 import { connect } from '../helpers/testenv.js';
 import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';
-import { createTestProject, type TestProject } from '../helpers/projects.js';
-import type { ConversionSettings } from '../../model/landscape.js';
+import { useTestProject } from '../helpers/projects.js';
 
 const env = connect(inject('testenvStateDir'));
 // Each file gets its own Project, so its Shoots never meet another file's.
-let settings: ConversionSettings;
-let NAMESPACE: string;
-let project: TestProject;
-beforeAll(async () => {
-  project = await createTestProject(env, 'dev');
-  ({ settings, namespace: NAMESPACE } = project);
-});
-afterAll(() => project.remove());
+const project = useTestProject(env, 'dev');
 let names: string[] = [];
 
 afterEach(async () => {
-  for (const name of names) await deleteShoot(env.garden, NAMESPACE, name);
+  for (const name of names) await deleteShoot(env.garden, project.namespace, name);
   names = [];
 });
 
 async function liveShoot(name: string, file = 'aws.yaml'): Promise<Shoot> {
   names.push(name);
-  await createRendered(env.garden, render(exampleRuntime(file, name), settings));
-  const live = await getShoot(env.garden, NAMESPACE, name);
+  await createRendered(env.garden, render(exampleRuntime(file, name), project.settings));
+  const live = await getShoot(env.garden, project.namespace, name);
   if (!live) throw new Error(`${name} was created`);
   return live;
 }
@@ -57,7 +49,7 @@ describe('Gardener refuses changes to immutable fields', () => {
 describe('Gardener demands a confirmation before deleting a Shoot', () => {
   it('refuses a DELETE without confirmation.gardener.cloud/deletion, accepts it with', async () => {
     const shoot = await liveShoot('t-delete');
-    const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: NAMESPACE, name: shoot.metadata.name };
+    const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace, name: shoot.metadata.name };
     const refused = await env.garden.delete(ref);
     expect(refused.ok).toBe(false);
     if (refused.ok) return;
@@ -78,7 +70,7 @@ describe('server-side apply by field manager kimops', () => {
     if (!main) throw new Error('KEB Runtimes have a main worker');
     runtime.spec.shoot.provider.additionalWorkers = [{ ...structuredClone(main), name: 'extra' }];
     names.push('t-ssa');
-    const rendered = render(runtime, settings);
+    const rendered = render(runtime, project.settings);
     for (const companion of rendered.companions) await env.garden.apply(companion as unknown as KubeObject, 'kimops', { force: true });
     const applied = await env.garden.apply(rendered.shoot as unknown as KubeObject, 'kimops', { force: true });
     expect(applied.ok ? 'applied' : applied.error.message).toBe('applied');
@@ -87,12 +79,12 @@ describe('server-side apply by field manager kimops', () => {
 
     // The Runtime loses its extra worker; kimops applies the render without it.
     runtime.spec.shoot.provider.additionalWorkers = [];
-    const live = await getShoot(env.garden, NAMESPACE, 't-ssa');
-    const without = render(runtime, settings, live);
+    const live = await getShoot(env.garden, project.namespace, 't-ssa');
+    const without = render(runtime, project.settings, live);
     expect(without.shoot.spec.provider.workers.map((w) => w.name)).toEqual([main.name]);
     const reapplied = await env.garden.apply(without.shoot as unknown as KubeObject, 'kimops', { force: true });
     expect(reapplied.ok ? 'applied' : reapplied.error.message).toBe('applied');
-    const after = await getShoot(env.garden, NAMESPACE, 't-ssa');
+    const after = await getShoot(env.garden, project.namespace, 't-ssa');
     // Finding (docs/testenv.md): gardener-apiserver publishes spec.provider.workers as a list-map keyed
     // by name, so an apply by the worker's only owner removes it — no full Update() needed, unlike KIM.
     expect(after?.spec.provider.workers.map((w) => w.name)).toEqual([main.name]);
