@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
+import { registerInit } from './init.js';
 import { registerRender } from './render.js';
 
 /** Runs kimops with `argv` (without node and script) and returns the exit code. */
@@ -14,6 +15,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .exitOverride() // commander throws instead of exiting, so main returns the code
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   registerRender(program, io, (code) => {
+    exitCode = code;
+  });
+  registerInit(program, io, (code) => {
     exitCode = code;
   });
   try {

@@ -1,0 +1,139 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTemplate } from '../adapters/files/template.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { parseKimopsConfig } from '../model/kimops-config.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { main } from './kimops.js';
+
+const dir = useTempDir('init');
+
+async function kimops(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readStdin: async () => '' });
+  return { code, stdout, stderr };
+}
+
+/** The git CLI, only in tests: it checks the repo kimops wrote is one git itself reads. */
+const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+
+const devLandscape = () => readFile(new URL('../landscapes/dev/landscape.yaml', import.meta.url), 'utf8');
+
+const TEMPLATE_FILES = ['.github/workflows/validate.yml', 'CODEOWNERS', 'README.md', 'kimops.yaml', 'shoots/.gitkeep'];
+
+describe('kimops init', () => {
+  it('creates a bare repo with one commit on main holding the template, landscape and project filled in', async () => {
+    const target = join(dir.path, 'dev.git');
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', target]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`created landscape repo ${target} (bare) for landscape dev, Gardener project kyma-dev`);
+    expect(stdout).toContain(`git clone ${target}`);
+
+    expect(git(target, 'rev-parse', '--is-bare-repository').trim()).toBe('true');
+    expect(git(target, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+    expect(git(target, 'rev-list', '--count', 'main').trim()).toBe('1');
+    expect(git(target, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', 'main').trim()).toBe('kimops <kimops@localhost>|kimops <kimops@localhost>');
+    git(target, 'fsck', '--strict');
+
+    const config = parseKimopsConfig(git(target, 'show', 'main:kimops.yaml'));
+    expect(config).toMatchObject({ landscape: 'dev', gardener: { project: 'kyma-dev' }, policySet: 'default', drift: 'report' });
+
+    const readme = git(target, 'show', 'main:README.md');
+    expect(readme).toContain('# Landscape repo: dev');
+    expect(readme).not.toMatch(/\{\{(landscape|project)\}\}/);
+    // GitHub Actions' own expressions are not placeholders of the template.
+    expect(git(target, 'show', 'main:.github/workflows/validate.yml')).toContain('--base origin/${{ github.base_ref }} --output github');
+    expect(git(target, 'show', 'main:CODEOWNERS')).toContain('* @kyma-project/kcp-sre');
+  });
+
+  it('ships every file of repo-template/ (and only those)', async () => {
+    expect([...(await readTemplate()).keys()].sort()).toEqual(TEMPLATE_FILES);
+  });
+
+  it('fills in a landscape given as a folder', async () => {
+    await dir.write('lab/landscape.yaml', (await devLandscape()).replace('name: dev', 'name: lab').replace('project: kyma-dev', 'project: kyma-lab'));
+    const target = join(dir.path, 'lab.git');
+    const { code, stdout } = await kimops(['init', '--landscape', join(dir.path, 'lab'), target]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('for landscape lab, Gardener project kyma-lab');
+    expect(parseKimopsConfig(git(target, 'show', 'main:kimops.yaml'))).toMatchObject({ landscape: 'lab', gardener: { project: 'kyma-lab' } });
+  });
+
+  it('accepts an empty folder and an empty bare repo', async () => {
+    const empty = join(dir.path, 'empty');
+    await mkdir(empty);
+    expect((await kimops(['init', '--landscape', 'dev', empty])).code).toBe(0);
+
+    const bare = join(dir.path, 'bare.git');
+    await LandscapeRepo.open(bare);
+    expect((await kimops(['init', '--landscape', 'dev', bare])).code).toBe(0);
+    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+  });
+
+  it('notes when an existing bare repo names another default branch', async () => {
+    const bare = join(dir.path, 'master.git');
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=master', bare]);
+    const { code, stderr } = await kimops(['init', '--landscape', 'dev', bare]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(`note: HEAD of ${bare} is "ref: refs/heads/master", not main; for clones to check out main run:\n  git --git-dir ${bare} symbolic-ref HEAD refs/heads/main\n`);
+    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+  });
+
+  it('refuses a repo that already has commits on main, and leaves it as it was', async () => {
+    const target = join(dir.path, 'dev.git');
+    expect((await kimops(['init', '--landscape', 'dev', target])).code).toBe(0);
+    const head = git(target, 'rev-parse', 'main').trim();
+
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', target]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^error: <dir>: ${target} already has commits on main \\(${head.slice(0, 12)}\\); kimops init only creates new landscape repos\\n$`));
+    expect(git(target, 'rev-parse', 'main').trim()).toBe(head);
+  });
+
+  it.each([
+    ['an unknown landscape', ['--landscape', 'nowhere', 'DIR'], /^error: --landscape: no landscape "nowhere" ships with kimops/],
+    ['a missing --landscape', ['DIR'], /required option '--landscape <name\|dir>' not specified/],
+    ['a missing <dir>', ['--landscape', 'dev'], /missing required argument 'dir'/],
+    ['an https URL', ['--landscape', 'dev', 'https://github.com/acme/landscape-dev.git'], /^error: <dir>: https:\/\/github.com\/acme\/landscape-dev.git looks like a URL; only local paths are supported yet/],
+    ['an scp-like URL', ['--landscape', 'dev', 'git@github.com:acme/landscape-dev.git'], /looks like a URL; only local paths are supported yet/],
+  ])('%s exits 2 and creates nothing', async (_, args, message) => {
+    const target = join(dir.path, 'repo.git');
+    const { code, stdout, stderr } = await kimops(['init', ...args.map((a) => (a === 'DIR' ? target : a))]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('refuses a folder with other files in it', async () => {
+    await dir.write('work/notes.txt', 'mine\n');
+    const { code, stderr } = await kimops(['init', '--landscape', 'dev', join(dir.path, 'work')]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/work is not empty and not a bare git repository; pass a new or empty folder/);
+  });
+
+  it('refuses a file', async () => {
+    const file = await dir.write('a-file', 'x\n');
+    const { code, stderr } = await kimops(['init', '--landscape', 'dev', file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/a-file is a file; pass a new or empty folder/);
+  });
+
+  it('refuses an invalid landscape before writing anything', async () => {
+    const folder = join(dir.path, 'long');
+    await mkdir(folder);
+    await writeFile(join(folder, 'landscape.yaml'), (await devLandscape()).replace('project: kyma-dev', 'project: far-too-long-project'));
+    const target = join(dir.path, 'long.git');
+    const { code, stderr } = await kimops(['init', '--landscape', folder, target]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error: .*landscape.yaml: gardener.project: must NOT have more than 10 characters/);
+    expect(existsSync(target)).toBe(false);
+  });
+});
