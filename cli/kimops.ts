@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
 import { registerInit } from './init.js';
+import { registerPr } from './pr.js';
 import { registerRender } from './render.js';
 
 /** Runs kimops with `argv` (without node and script) and returns the exit code. */
@@ -18,6 +19,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     exitCode = code;
   });
   registerInit(program, io, (code) => {
+    exitCode = code;
+  });
+  registerPr(program, io, (code) => {
     exitCode = code;
   });
   try {

@@ -64,3 +64,8 @@ export interface Forge {
   upsertStickyComment(number: number, marker: string, body: string): Promise<ForgeResult<{ id: number; created: boolean }>>;
   listOpenPullRequests(filter?: { labelPrefix?: string }): Promise<ForgeResult<PullRequest[]>>;
 }
+
+/** Hidden in the rendered comment; lets kimops find its own comment again after a restart. */
+export function stickyTag(marker: string): string {
+  return `<!-- kimops:${marker} -->`;
+}

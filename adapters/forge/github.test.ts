@@ -5,7 +5,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
 import { VALIDATE_CONTEXT, type Forge, type ForgeResult } from './forge.js';
-import { githubForge, stickyTag } from './github.js';
+import { stickyTag } from './forge.js';
+import { githubForge } from './github.js';
 
 let server: GitHubTestServer;
 

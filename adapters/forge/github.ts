@@ -1,7 +1,7 @@
 // The Forge on GitHub and GitHub Enterprise, through octokit. Commit statuses rather than checks,
 // because the Checks API refuses personal access tokens. Sticky comments carry a hidden HTML marker.
 import { App, Octokit, RequestError } from 'octokit';
-import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest, StatusState } from './forge.js';
+import { stickyTag, type Approval, type Forge, type ForgeFailure, type ForgeResult, type MergeMethod, type PullRequest, type StatusState } from './forge.js';
 
 export type GitHubAuth = { token: string } | { appId: number | string; privateKey: string; installationId: number };
 
@@ -162,10 +162,6 @@ class GitHubForge implements Forge {
   }
 }
 
-/** Hidden in the rendered comment; lets kimops find its own comment again after a restart. */
-export function stickyTag(marker: string): string {
-  return `<!-- kimops:${marker} -->`;
-}
 
 function pullRequestOf(data: PullData): PullRequest {
   return {

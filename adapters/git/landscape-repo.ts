@@ -45,6 +45,8 @@ export interface CommitResult {
   changedPaths: string[];
 }
 
+export type MergeResult = { merged: true; oid: string; fastForward: boolean } | { merged: false; conflicts: string[] };
+
 /** A file of a tree, read when asked. */
 export interface TreeFile {
   oid: string;
@@ -161,6 +163,29 @@ export class LandscapeRepo {
     });
     await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${request.branch}`, value: oid, force: true });
     return { changed: true, oid, changedPaths: tree.changedPaths.sort() };
+  }
+
+  /**
+   * Merges commit `theirs` into `branch`: a fast-forward when `branch` is its ancestor, else a two-parent
+   * merge commit (isomorphic-git's three-way merge, no worktree). A conflict, or histories with no single
+   * merge base, comes back as `conflicts` and nothing is written.
+   */
+  mergeInto(request: { branch: string; theirs: string; message: string; author: Signature }): Promise<MergeResult> {
+    return this.exclusive(async () => {
+      checkedBranch(request.branch);
+      const author = signature(request.author);
+      try {
+        const merged = await git.merge({ fs, gitdir: this.gitdir, cache: this.cache, ours: `refs/heads/${request.branch}`, theirs: request.theirs, author, committer: author, message: request.message.endsWith('\n') ? request.message : `${request.message}\n` });
+        return { merged: true, oid: merged.oid ?? request.theirs, fastForward: merged.fastForward === true };
+      } catch (error) {
+        if (error instanceof git.Errors.MergeConflictError) return { merged: false, conflicts: error.data.filepaths };
+        if (error instanceof git.Errors.MergeNotSupportedError) return { merged: false, conflicts: [] };
+        throw error;
+      } finally {
+        // isomorphic-git's merge goes through an index, which a bare repository has no use for.
+        await fs.promises.rm(`${this.gitdir}/index`, { force: true });
+      }
+    });
   }
 
   /** Fetches `branch` from `remoteUrl` into refs/remotes/origin/<branch>; the result names its commit. */

@@ -1,0 +1,121 @@
+// The local forge: the same flow as github.test.ts, on a bare repo in a temp folder, checked with the git CLI.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/helpers/temp-dir.js';
+import { LandscapeRepo } from '../git/landscape-repo.js';
+import { VALIDATE_CONTEXT, type ForgeResult } from './forge.js';
+import { stickyTag } from './forge.js';
+import { localForge, PULLS_BRANCH } from './local.js';
+
+const dir = useTempDir('local-forge');
+const author = { name: 'test', email: 'test@localhost' };
+
+function value<T>(result: ForgeResult<T>): T {
+  if (!result.ok) throw new Error(`${result.failure.kind}: ${result.failure.message}`);
+  return result.value;
+}
+
+const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
+
+async function landscape() {
+  const gitdir = join(dir.path, 'landscape.git');
+  const repo = await LandscapeRepo.open(gitdir);
+  await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', 'landscape: dev\n']]), message: 'init', author });
+  const push = async (branch: string, files: Record<string, string>, base = 'main') =>
+    (await repo.commitFiles({ branch, base: (await repo.resolve(branch)) === undefined ? base : branch, files: new Map(Object.entries(files)), message: `change ${branch}`, author })).oid as string;
+  return { gitdir, repo, push };
+}
+
+describe('local forge', () => {
+  it('proposes, reviews, merges with the sha guard and closes pull requests, all recorded in the repo', async () => {
+    const { gitdir, repo, push } = await landscape();
+    const forge = localForge(repo);
+    expect(value(await forge.defaultBranch())).toBe('main');
+    const branch = 'kimops/dev/shoot-a';
+    const firstHead = await push(branch, { 'shoots/a/shoot.yaml': 'kind: Shoot\n' });
+    expect(value(await forge.branchHead(branch))).toBe(firstHead);
+    expect(value(await forge.branchHead('kimops/none'))).toBeUndefined();
+    expect(value(await forge.findOpenPullRequest(branch))).toBeUndefined();
+
+    const opened = value(await forge.openPullRequest({ branch, base: 'main', title: 'Create shoot a', body: 'first', labels: ['kimops/create'] }));
+    expect(opened).toMatchObject({ number: 1, branch, base: 'main', headSha: firstHead, state: 'open', merged: false, labels: ['kimops/create'] });
+    expect(value(await forge.findOpenPullRequest(branch))?.number).toBe(1);
+    expect(await forge.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+    expect(await forge.openPullRequest({ branch: 'kimops/none', base: 'main', title: 'x', body: '' })).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+
+    expect(value(await forge.updatePullRequest(1, { title: 'Create shoot a (v2)', body: 'second' }))).toMatchObject({ title: 'Create shoot a (v2)', body: 'second' });
+    expect(value(await forge.listOpenPullRequests({ labelPrefix: 'kimops/' })).map((pull) => pull.number)).toEqual([1]);
+    expect(value(await forge.listOpenPullRequests({ labelPrefix: 'other/' }))).toEqual([]);
+
+    const first = value(await forge.upsertStickyComment(1, 'validation', 'checks: 1 failing'));
+    const second = value(await forge.upsertStickyComment(1, 'validation', 'checks: all green'));
+    expect(first.created).toBe(true);
+    expect(second).toEqual({ id: first.id, created: false });
+    expect(value(await forge.pullRecord(1)).comments.map((comment) => comment.body)).toEqual([`${stickyTag('validation')}\nchecks: all green`]);
+
+    value(await forge.setCommitStatus(firstHead, { context: VALIDATE_CONTEXT, state: 'pending', description: 'running' }));
+    value(await forge.setCommitStatus(firstHead, { context: VALIDATE_CONTEXT, state: 'success', description: 'all green', targetUrl: 'https://ci.example/1' }));
+    expect(value(await forge.statuses(firstHead))).toEqual([{ context: 'kimops/validate', state: 'success', description: 'all green', targetUrl: 'https://ci.example/1' }]);
+
+    value(await forge.approve(1, 'alice'));
+    expect(value(await forge.approvals(1))).toEqual([{ reviewer: 'alice', commitSha: firstHead }]);
+
+    // A push after validation moves the head: merging the validated sha must not merge the new commit.
+    const secondHead = await push(branch, { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
+    expect(value(await forge.findOpenPullRequest(branch))?.headSha).toBe(secondHead);
+    const mainBefore = git(gitdir, 'rev-parse', 'main');
+    expect(await forge.mergePullRequest(1, { sha: firstHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'head-moved' } });
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(mainBefore);
+    const merged = value(await forge.mergePullRequest(1, { sha: secondHead, method: 'merge' }));
+    // main had not moved: a fast-forward, so main is the branch's head.
+    expect(merged.sha).toBe(secondHead);
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(secondHead);
+    expect(git(gitdir, 'show', 'main:shoots/a/shoot.yaml')).toBe('kind: Shoot\nspec: {}');
+    expect(value(await forge.findOpenPullRequest(branch))).toBeUndefined();
+    expect(value(await forge.pullRecord(1))).toMatchObject({ state: 'merged', headSha: secondHead, mergeCommit: secondHead });
+    expect(await forge.mergePullRequest(1, { sha: secondHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
+
+    const otherBranch = 'kimops/dev/shoot-b';
+    await push(otherBranch, { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
+    const other = value(await forge.openPullRequest({ branch: otherBranch, base: 'main', title: 'Create shoot b', body: '' }));
+    expect(other.number).toBe(2);
+    expect(value(await forge.closePullRequest(2, 'The Runtime was deleted before the Shoot was created.'))).toMatchObject({ state: 'closed', merged: false });
+    expect(value(await forge.pullRecord(2)).comments.map((comment) => comment.body)).toEqual(['The Runtime was deleted before the Shoot was created.']);
+    expect(await forge.approvals(9)).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
+
+    // The records are git data on their own branch, never on main, and git reads them.
+    expect(git(gitdir, 'ls-tree', '-r', '--name-only', PULLS_BRANCH).split('\n')).toEqual(['pulls/1.json', 'pulls/2.json', `statuses/${firstHead}.json`]);
+    expect(git(gitdir, 'ls-tree', '-r', '--name-only', 'main').split('\n')).toEqual(['kimops.yaml', 'shoots/a/shoot.yaml']);
+    expect(() => git(gitdir, 'merge-base', 'main', PULLS_BRANCH)).toThrow();
+    git(gitdir, 'fsck', '--strict');
+  }, 30_000);
+
+  it('merges with a two-parent merge commit when main moved, and refuses a conflicting merge', async () => {
+    const { gitdir, repo, push } = await landscape();
+    const forge = localForge(repo);
+    const a = await push('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' });
+    const b = await push('kimops/dev/shoot-b', { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
+    const clash = await push('kimops/dev/clash', { 'kimops.yaml': 'landscape: other\n' });
+    await push('main', { 'kimops.yaml': 'landscape: dev\npolicySet: default\n' });
+    const pulls = [];
+    for (const branch of ['kimops/dev/shoot-a', 'kimops/dev/shoot-b', 'kimops/dev/clash']) pulls.push(value(await forge.openPullRequest({ branch, base: 'main', title: branch, body: '' })).number);
+
+    const first = value(await forge.mergePullRequest(pulls[0] as number, { sha: a, method: 'merge' }));
+    const second = value(await forge.mergePullRequest(pulls[1] as number, { sha: b, method: 'merge' }));
+    expect(git(gitdir, 'log', '-1', '--format=%P|%s', first.sha)).toMatch(new RegExp(`^\\w{40} ${a}\\|Merge pull request #1 from kimops/dev/shoot-a$`));
+    expect(git(gitdir, 'log', '-1', '--format=%P', second.sha)).toBe(`${first.sha} ${b}`);
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(second.sha);
+    expect(git(gitdir, 'ls-tree', '-r', '--name-only', 'main').split('\n')).toEqual(['kimops.yaml', 'shoots/a/shoot.yaml', 'shoots/b/shoot.yaml']);
+
+    const refused = await forge.mergePullRequest(pulls[2] as number, { sha: clash, method: 'merge' });
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
+    expect(!refused.ok && refused.failure.message).toContain('conflicts in kimops.yaml');
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(second.sha);
+    expect(value(await forge.pullRecord(pulls[2] as number)).state).toBe('open');
+    // The three-way merge went through an index; a bare repo keeps none.
+    expect(existsSync(join(gitdir, 'index'))).toBe(false);
+    git(gitdir, 'fsck', '--strict');
+  }, 30_000);
+});

@@ -1,0 +1,223 @@
+// The embedded forge: pull requests recorded in the landscape repo itself, so a fresh machine reviews
+// and merges with `kimops pr` and no server. Each PR is `pulls/<number>.json` and each commit's
+// statuses `statuses/<sha>.json` on the branch `kimops/pulls`, an orphan history of its own. A branch
+// rather than a custom ref (refs/kimops/…): `git clone` and a plain fetch carry refs/heads/* only, so
+// the records travel with the repo, yet they never mix with `main` (no common history, never merged).
+// Semantics follow GitHub's where the Forge interface asks: one open PR per branch, a sha-guarded real
+// merge, the latest review per reviewer, sticky comments found by the same hidden marker.
+import { DEFAULT_BRANCH, type LandscapeRepo, type Signature } from '../git/landscape-repo.js';
+import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest, StatusState } from './forge.js';
+import { stickyTag } from './forge.js';
+
+export const PULLS_BRANCH = 'kimops/pulls';
+
+export interface PullComment {
+  /** Unique within its pull request. */
+  id: number;
+  author: string;
+  body: string;
+}
+
+export interface CommitStatus {
+  context: string;
+  state: StatusState;
+  description: string;
+  targetUrl?: string;
+}
+
+/** What is stored per pull request; `PullRequest` is derived from it. */
+export interface PullRecord {
+  number: number;
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed' | 'merged';
+  labels: string[];
+  /** The branch head when the PR was opened or last updated: what `kimops pr merge` guards on. */
+  headSha: string;
+  /** Every review verdict in order; a reviewer's latest one counts, as on GitHub. */
+  reviews: { reviewer: string; state: 'approved' | 'changes-requested'; commitSha: string }[];
+  comments: PullComment[];
+  mergeCommit?: string;
+}
+
+export interface LocalForgeOptions {
+  /** Who records PRs, comments and merges; kimops's own signature when absent. */
+  author?: Signature;
+}
+
+/** The Forge, plus what the terminal review (`kimops pr`) needs. */
+export interface LocalForge extends Forge {
+  pullRecord(number: number): Promise<ForgeResult<PullRecord>>;
+  pullRecords(): Promise<ForgeResult<PullRecord[]>>;
+  statuses(sha: string): Promise<ForgeResult<CommitStatus[]>>;
+  /** Records `reviewer`'s approval of the branch's current head. */
+  approve(number: number, reviewer: string): Promise<ForgeResult<Approval>>;
+}
+
+const KIMOPS = { name: 'kimops', email: 'kimops@localhost' };
+
+export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {}): LocalForge {
+  const label = `local forge ${repo.gitdir}`;
+  const author = options.author ?? KIMOPS;
+  const fail = (kind: Exclude<ForgeFailure['kind'], 'rate-limited' | 'transport'>, message: string): { ok: false; failure: ForgeFailure } => ({ ok: false, failure: { kind, message: `${label}: ${message}` } });
+  const ok = <T>(value: T): ForgeResult<T> => ({ ok: true, value });
+  // Read-modify-write of the records must not interleave within this process (the repo orders commits, not reads).
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const readJson = async <T>(path: string): Promise<T | undefined> => {
+    const file = (await repo.readFiles(PULLS_BRANCH, path.slice(0, path.lastIndexOf('/')))).get(path);
+    return file === undefined ? undefined : (JSON.parse(await file.read()) as T);
+  };
+  const records = async (): Promise<PullRecord[]> => {
+    const files = await repo.readFiles(PULLS_BRANCH, 'pulls');
+    const all = await Promise.all([...files.values()].map(async (file) => JSON.parse(await file.read()) as PullRecord));
+    return all.sort((a, b) => a.number - b.number);
+  };
+  const save = async (path: string, value: unknown, message: string, by: Signature = author) => {
+    await repo.commitFiles({ branch: PULLS_BRANCH, files: new Map([[path, `${JSON.stringify(value, null, 2)}\n`]]), message, author: by });
+  };
+  const saveRecord = (record: PullRecord, message: string, by?: Signature) => save(`pulls/${record.number}.json`, record, `#${record.number}: ${message}`, by);
+  const withRecord = async <T>(number: number, work: (record: PullRecord) => Promise<ForgeResult<T>>): Promise<ForgeResult<T>> => {
+    const record = Number.isInteger(number) && number > 0 ? await readJson<PullRecord>(`pulls/${number}.json`) : undefined;
+    return record === undefined ? fail('not-found', `no pull request #${number}; list them with kimops pr list`) : work(record);
+  };
+  /** The live branch head when the branch exists (as GitHub reports it), else the recorded one. */
+  const pullRequestOf = async (record: PullRecord): Promise<PullRequest> => ({
+    number: record.number,
+    url: `kimops pr show ${record.number} --repo ${repo.gitdir}`,
+    branch: record.branch,
+    base: record.base,
+    headSha: (record.state === 'open' ? await repo.resolve(`refs/heads/${record.branch}`) : undefined) ?? record.headSha,
+    title: record.title,
+    body: record.body,
+    state: record.state === 'open' ? 'open' : 'closed',
+    merged: record.state === 'merged',
+    labels: record.labels,
+  });
+
+  const forge: LocalForge = {
+    label,
+    defaultBranch: async () => ok(DEFAULT_BRANCH),
+    branchHead: async (branch) => ok(await repo.resolve(`refs/heads/${branch}`)),
+    findOpenPullRequest: async (branch) => {
+      const found = (await records()).find((record) => record.state === 'open' && record.branch === branch);
+      return ok(found === undefined ? undefined : await pullRequestOf(found));
+    },
+    openPullRequest: (request) =>
+      exclusive(async () => {
+        const all = await records();
+        const open = all.find((record) => record.state === 'open' && record.branch === request.branch);
+        // GitHub's 422 for the same cases.
+        if (open !== undefined) return fail('invalid', `a pull request already exists for ${request.branch}: #${open.number}`);
+        const head = await repo.resolve(`refs/heads/${request.branch}`);
+        if (head === undefined) return fail('invalid', `branch ${request.branch} does not exist; commit it first`);
+        if ((await repo.resolve(`refs/heads/${request.base}`)) === undefined) return fail('invalid', `base branch ${request.base} does not exist`);
+        const number = all.reduce((max, record) => Math.max(max, record.number), 0) + 1;
+        const record: PullRecord = { number, branch: request.branch, base: request.base, title: request.title, body: request.body, state: 'open', labels: request.labels ?? [], headSha: head, reviews: [], comments: [] };
+        await saveRecord(record, `open from ${request.branch}: ${request.title}`);
+        return ok(await pullRequestOf(record));
+      }),
+    updatePullRequest: (number, change) =>
+      exclusive(() =>
+        withRecord(number, async (record) => {
+          if (record.state === 'merged' && change.state === 'open') return fail('invalid', `#${number} is merged and cannot be reopened`);
+          const head = await repo.resolve(`refs/heads/${record.branch}`);
+          const next: PullRecord = { ...record, ...(change.title === undefined ? {} : { title: change.title }), ...(change.body === undefined ? {} : { body: change.body }) };
+          if (change.state !== undefined && record.state !== 'merged') next.state = change.state;
+          // kimops updates its PR after each push to the branch: the new head is what reviewers now see.
+          if (next.state === 'open' && head !== undefined) next.headSha = head;
+          await saveRecord(next, 'update');
+          return ok(await pullRequestOf(next));
+        }),
+      ),
+    closePullRequest: (number, comment) =>
+      exclusive(() =>
+        withRecord(number, async (record) => {
+          const comments = comment === undefined ? record.comments : [...record.comments, { id: nextId(record), author: author.name, body: comment }];
+          const next: PullRecord = { ...record, comments, state: record.state === 'merged' ? 'merged' : 'closed' };
+          await saveRecord(next, 'close');
+          return ok(await pullRequestOf(next));
+        }),
+      ),
+    mergePullRequest: (number, options: { sha: string; method: MergeMethod }) =>
+      exclusive(() =>
+        withRecord(number, async (record) => {
+          if (record.state !== 'open') return fail('not-mergeable', `#${number} is ${record.state}, not open`);
+          const head = await repo.resolve(`refs/heads/${record.branch}`);
+          if (head === undefined) return fail('not-mergeable', `branch ${record.branch} of #${number} no longer exists`);
+          if (head !== options.sha) return fail('head-moved', `#${number}: ${record.branch} is at ${head.slice(0, 12)}, not ${options.sha.slice(0, 12)} — the branch moved since it was validated; re-validate the new head`);
+          // Every method merges (fast-forward or merge commit): the landscape's history is reverted with `git revert`.
+          const merged = await repo.mergeInto({ branch: record.base, theirs: head, message: `Merge pull request #${number} from ${record.branch}\n\n${record.title}`, author });
+          if (!merged.merged) {
+            const where = merged.conflicts.length > 0 ? `conflicts in ${merged.conflicts.join(', ')}` : 'no single merge base';
+            return fail('not-mergeable', `#${number} cannot be merged into ${record.base}: ${where} — re-render ${record.branch} on top of ${record.base}`);
+          }
+          await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: merged.oid }, `merged as ${merged.oid}`);
+          return ok({ sha: merged.oid });
+        }),
+      ),
+    approvals: (number) => withRecord(number, async (record) => ok(approvalsOf(record))),
+    approve: (number, reviewer) =>
+      exclusive(() =>
+        withRecord(number, async (record) => {
+          if (record.state !== 'open') return fail('invalid', `#${number} is ${record.state}; only open pull requests are reviewed`);
+          const commitSha = (await repo.resolve(`refs/heads/${record.branch}`)) ?? record.headSha;
+          const next: PullRecord = { ...record, reviews: [...record.reviews, { reviewer, state: 'approved', commitSha }] };
+          // The reviewer authors the record's commit: `git log kimops/pulls` is the audit trail.
+          await saveRecord(next, `approved by ${reviewer} at ${commitSha}`, { name: reviewer, email: `${reviewer}@localhost` });
+          return ok({ reviewer, commitSha });
+        }),
+      ),
+    setCommitStatus: (sha, status) =>
+      exclusive(async () => {
+        const current = (await readJson<CommitStatus[]>(`statuses/${sha}.json`)) ?? [];
+        const entry: CommitStatus = { context: status.context, state: status.state, description: status.description, ...(status.targetUrl === undefined ? {} : { targetUrl: status.targetUrl }) };
+        // The latest status per context counts, as on GitHub.
+        await save(`statuses/${sha}.json`, [...current.filter((s) => s.context !== status.context), entry], `status ${status.context} ${status.state} on ${sha}`);
+        return ok(undefined);
+      }),
+    statuses: async (sha) => ok((await readJson<CommitStatus[]>(`statuses/${sha}.json`)) ?? []),
+    upsertStickyComment: (number, marker, body) =>
+      exclusive(() =>
+        withRecord<{ id: number; created: boolean }>(number, async (record) => {
+          const tag = stickyTag(marker);
+          const text = `${tag}\n${body}`;
+          const existing = record.comments.find((comment) => comment.body.startsWith(tag));
+          if (existing !== undefined) {
+            if (existing.body !== text) await saveRecord({ ...record, comments: record.comments.map((c) => (c.id === existing.id ? { ...c, body: text } : c)) }, `comment ${marker}`);
+            return ok({ id: existing.id, created: false });
+          }
+          const id = nextId(record);
+          await saveRecord({ ...record, comments: [...record.comments, { id, author: author.name, body: text }] }, `comment ${marker}`);
+          return ok({ id, created: true });
+        }),
+      ),
+    listOpenPullRequests: async (filter = {}) => {
+      const open = (await records()).filter((record) => record.state === 'open');
+      const prefix = filter.labelPrefix;
+      const matching = prefix === undefined ? open : open.filter((record) => record.labels.some((l) => l.startsWith(prefix)));
+      return ok(await Promise.all(matching.map(pullRequestOf)));
+    },
+    pullRecord: (number) => withRecord(number, async (record) => ok(record)),
+    pullRecords: async () => ok(await records()),
+  };
+  return forge;
+}
+
+function nextId(record: PullRecord): number {
+  return record.comments.reduce((max, comment) => Math.max(max, comment.id), 0) + 1;
+}
+
+/** Reviewers whose latest verdict approves. */
+export function approvalsOf(record: PullRecord): Approval[] {
+  const latest = new Map<string, PullRecord['reviews'][number]>();
+  for (const review of record.reviews) latest.set(review.reviewer, review);
+  return [...latest.values()].filter((review) => review.state === 'approved').map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
+}
