@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
+import { registerGenerate } from './generate.js';
 import { registerInit } from './init.js';
 import { registerPr } from './pr.js';
 import { registerRender } from './render.js';
@@ -22,6 +23,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     exitCode = code;
   });
   registerPr(program, io, (code) => {
+    exitCode = code;
+  });
+  registerGenerate(program, io, (code) => {
     exitCode = code;
   });
   try {

@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { localForge } from '../adapters/forge/local.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { main } from './kimops.js';
+
+const dir = useTempDir('generate');
+const KEB = 'examples/runtimes/keb';
+
+async function kimops(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readStdin: async () => '' });
+  return { code, stdout, stderr };
+}
+
+const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
+const shootsOnMain = (gitdir: string) => git(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'shoots').split('\n').filter((p) => p.endsWith('/shoot.yaml'));
+const refs = (gitdir: string) => git(gitdir, 'for-each-ref', '--format=%(refname) %(objectname)');
+
+/** A landscape repo for dev and a copy of the example Runtimes to change. */
+async function prepared() {
+  const gitdir = join(dir.path, 'landscape.git');
+  expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+  const runtimes = join(dir.path, 'runtimes');
+  await cp(KEB, runtimes, { recursive: true });
+  const generate = () => kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir, '--forge', 'local', '--once']);
+  return { gitdir, runtimes, generate };
+}
+
+async function records(gitdir: string) {
+  const forge = localForge(await LandscapeRepo.open(gitdir));
+  const all = await forge.pullRecords();
+  if (!all.ok) throw new Error(all.failure.message);
+  return { forge, records: all.value };
+}
+
+describe('kimops generate --once', () => {
+  it('proposes and auto-merges a create per Runtime, then nothing on a second run', async () => {
+    const { gitdir, generate } = await prepared();
+    const first = await generate();
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked), 0 unchanged, 0 closed, 0 failed');
+    expect(first.stdout).toMatch(/^create +c-78fcc25: #\d+ opened, merged$/m);
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+
+    const { forge, records: prs } = await records(gitdir);
+    expect(prs.map((pr) => pr.state)).toEqual(Array(12).fill('merged'));
+    expect(prs[0]?.branch).toMatch(/^kimops\/dev\//);
+    const statuses = await forge.statuses(prs[0]?.headSha as string);
+    expect(statuses.ok && statuses.value.map((s) => `${s.context}:${s.state}`)).toEqual(['kimops/validate:success']);
+
+    const before = refs(gitdir);
+    const second = await generate();
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toBe('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n');
+    expect(refs(gitdir)).toBe(before); // no commit on main, no branch, no PR record
+  });
+
+  it('proposes one update for a changed worker maximum, merged as kimops.yaml says for non-disruptive updates', async () => {
+    const { gitdir, runtimes, generate } = await prepared();
+    expect((await generate()).code).toBe(0);
+    const aws = join(runtimes, 'aws.yaml');
+    await writeFile(aws, (await readFile(aws, 'utf8')).replace('maximum: 20', 'maximum: 25'));
+    // The repo's policy (the template's default): update → auto-merge.
+    expect(git(gitdir, 'show', 'main:kimops.yaml')).toContain('update: {mode: auto-merge}');
+
+    const changed = await generate();
+    expect(changed).toMatchObject({ code: 0, stderr: '' });
+    expect(changed.stdout).toMatch(/^update +c-78fcc25: #13 opened, merged$/m);
+    expect(changed.stdout).toContain('1 proposed (1 merged, 0 awaiting review, 0 blocked), 11 unchanged');
+    expect(git(gitdir, 'show', 'main:shoots/c-78fcc25/shoot.yaml')).toContain('maximum: 25');
+    const pr = (await records(gitdir)).records.at(-1);
+    expect(pr).toMatchObject({ number: 13, branch: 'kimops/dev/c-78fcc25', state: 'merged', title: '[dev] update (non-disruptive): c-78fcc25' });
+    expect(pr?.body).toContain('maximum` 20 → 25');
+
+    const before = refs(gitdir);
+    expect((await generate()).stdout).toContain('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged');
+    expect(refs(gitdir)).toBe(before);
+  });
+
+  it('keeps an update awaiting review open, updates it in place, and closes it when the change disappears', async () => {
+    const { gitdir, runtimes, generate } = await prepared();
+    expect((await generate()).code).toBe(0);
+    // A landscape that reviews every update.
+    const repo = await LandscapeRepo.open(gitdir);
+    const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+    const aws = join(runtimes, 'aws.yaml');
+    const original = await readFile(aws, 'utf8');
+    await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
+
+    const proposed = await generate();
+    expect(proposed.stdout).toMatch(/^update +c-78fcc25: #13 opened, await-review: update: needs 1 approval, has 0$/m);
+    const head = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
+    const before = refs(gitdir);
+    expect((await generate()).stdout).toMatch(/#13 unchanged, await-review/);
+    expect(refs(gitdir)).toBe(before);
+
+    await writeFile(aws, original.replace('maximum: 20', 'maximum: 30'));
+    expect((await generate()).stdout).toMatch(/#13 updated, await-review/);
+    expect(git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25')).not.toBe(head);
+    expect(git(gitdir, 'show', 'kimops/dev/c-78fcc25:shoots/c-78fcc25/shoot.yaml')).toContain('maximum: 30');
+
+    await writeFile(aws, original);
+    const reverted = await generate();
+    expect(reverted.stdout).toContain('#13 kimops/dev/c-78fcc25: closed');
+    expect(reverted.stdout).toContain('12 unchanged, 1 closed');
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 13, state: 'closed' });
+  });
+
+  it('leaves a stale PR open when a human pushed to its branch', async () => {
+    const { gitdir, runtimes, generate } = await prepared();
+    expect((await generate()).code).toBe(0);
+    const repo = await LandscapeRepo.open(gitdir);
+    const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+    const aws = join(runtimes, 'aws.yaml');
+    const original = await readFile(aws, 'utf8');
+    await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
+    expect((await generate()).stdout).toContain('#13 opened');
+    await repo.commitFiles({ branch: 'kimops/dev/c-78fcc25', files: new Map([['NOTES.md', 'why\n']]), message: 'a human note', author: { name: 'alice', email: 'alice@localhost' } });
+
+    // A further Runtime change does not overwrite the human's commit.
+    const pushed = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
+    await writeFile(aws, original.replace('maximum: 20', 'maximum: 30'));
+    expect((await generate()).stdout).toMatch(/^update +c-78fcc25: #13 left as is: its head \w+ is not what kimops wrote$/m);
+    expect(git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25')).toBe(pushed);
+
+    await writeFile(aws, original);
+    const result = await generate();
+    expect(result.stdout).toContain('#13 kimops/dev/c-78fcc25: no change left, but its head');
+    expect(result.stdout).toContain('1 left open');
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 13, state: 'open' });
+  });
+
+  it('proposes a delete for a removed Runtime, and refuses too many at once', async () => {
+    const { gitdir, runtimes, generate } = await prepared();
+    expect((await generate()).code).toBe(0);
+    await rm(join(runtimes, 'aws.yaml'));
+    const deleted = await generate();
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(deleted.stdout).toMatch(/^delete +c-78fcc25: #13 opened, merged$/m);
+    expect(shootsOnMain(gitdir)).toHaveLength(11);
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ branch: 'kimops/dev/c-78fcc25', title: '[dev] delete: c-78fcc25', state: 'merged' });
+
+    await rm(runtimes, { recursive: true });
+    await cp(join(KEB, 'gcp.yaml'), join(runtimes, 'gcp.yaml'));
+    const refused = await generate();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('refusing to propose deleting 10 of 11 shoots');
+    expect(shootsOnMain(gitdir)).toHaveLength(11);
+  });
+
+  it('reports Runtimes that fail to convert and opens no PR for them; usage errors exit 2', async () => {
+    const { gitdir, runtimes, generate } = await prepared();
+    const aws = join(runtimes, 'aws.yaml');
+    const original = await readFile(aws, 'utf8');
+    const broken = original.replace(/^ *kyma-project\.io\/region: .*\n/m, '');
+    expect(broken).not.toBe(original);
+    await writeFile(aws, broken);
+    const result = await generate();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: \S+: .+$/m);
+    expect(result.stdout).toContain('11 proposed (11 merged');
+    expect(shootsOnMain(gitdir)).toHaveLength(11);
+
+    // Once on main, a Shoot whose Runtime fails to convert is neither changed nor proposed for deletion.
+    await writeFile(aws, original);
+    expect((await generate()).stdout).toContain('1 proposed (1 merged');
+    await writeFile(aws, broken);
+    const again = await generate();
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('0 proposed (0 merged, 0 awaiting review, 0 blocked), 11 unchanged, 0 closed, 1 failed');
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+
+    expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir])).code).toBe(2);
+    expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', join(dir.path, 'nope'), '--once'])).code).toBe(2);
+  });
+});
