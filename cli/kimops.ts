@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
+import { registerDemo } from './demo.js';
 import { registerGenerate } from './generate.js';
 import { registerInit } from './init.js';
 import { registerPr } from './pr.js';
@@ -26,6 +27,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     exitCode = code;
   });
   registerGenerate(program, io, (code) => {
+    exitCode = code;
+  });
+  // The demo runs the other subcommands, each in a fresh program, with the same I/O.
+  registerDemo(program, io, (argv) => main(argv, io), (code) => {
     exitCode = code;
   });
   try {

@@ -1,0 +1,17 @@
+// The README's first command: the whole generator on the embedded default, in-process.
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { main } from './kimops.js';
+
+const dir = useTempDir('demo');
+
+describe('kimops demo', () => {
+  it('creates a landscape repo, merges the 12 creates, then shows the update PR for the changed Runtime', async () => {
+    let stdout = '';
+    const code = await main(['demo', '--dir', dir.path], { stdout: (t) => void (stdout += t), stderr: () => undefined, readStdin: async () => '' });
+    expect(code).toBe(0);
+    expect(stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked)');
+    expect(stdout).toContain('#13 [dev] update (non-disruptive): c-78fcc25 [merged]');
+    expect(stdout).toMatch(/`spec\.provider\.workers\[cpu-worker-0\]\.maximum` 20 → 25/);
+  }, 60_000);
+});
