@@ -5,17 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { main } from './kimops.js';
+import { kimops } from '../test/helpers/cli.js';
 
 const dir = useTempDir('generate');
 const KEB = 'examples/runtimes/keb';
 
-async function kimops(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readStdin: async () => '' });
-  return { code, stdout, stderr };
-}
 
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
 const shootsOnMain = (gitdir: string) => git(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'shoots').split('\n').filter((p) => p.endsWith('/shoot.yaml'));

@@ -7,16 +7,10 @@ import { readTemplate } from '../adapters/files/template.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { main } from './kimops.js';
+import { kimops } from '../test/helpers/cli.js';
 
 const dir = useTempDir('init');
 
-async function kimops(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readStdin: async () => '' });
-  return { code, stdout, stderr };
-}
 
 /** The git CLI, only in tests: it checks the repo kimops wrote is one git itself reads. */
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });

@@ -5,17 +5,11 @@ import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { main } from './kimops.js';
+import { kimops } from '../test/helpers/cli.js';
 
 const dir = useTempDir('pr');
 const author = { name: 'test', email: 'test@localhost' };
 
-async function kimops(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readStdin: async () => '' });
-  return { code, stdout, stderr };
-}
 
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
 

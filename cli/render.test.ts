@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { main } from './kimops.js';
+import { kimops } from '../test/helpers/cli.js';
 
 const KEB_EXAMPLES = fileURLToPath(new URL('../examples/runtimes/keb/', import.meta.url));
 const KIM_DEV_CONFIG = new URL('../landscapes/kim/dev-converter-config.json', import.meta.url);
@@ -16,16 +16,6 @@ const GCP_SHOOT = 'c-56a4813';
 
 const dir = useTempDir('cli');
 
-async function kimops(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    readStdin: async () => stdin,
-  });
-  return { code, stdout, stderr };
-}
 
 const documentsOf = (yaml: string) => parseAllDocuments(yaml, { version: '1.1' }).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
 

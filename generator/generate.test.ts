@@ -7,14 +7,13 @@ import { localForge } from '../adapters/forge/local.js';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { main } from '../cli/kimops.js';
 import { conversionSettingsOf } from '../model/landscape.js';
+import { kimops } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { generate } from './generate.js';
 
 const dir = useTempDir('generate');
 const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
-const quiet = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '' };
 
 class Killed extends Error {}
 
@@ -54,7 +53,7 @@ describe('generate resumes after being killed', () => {
   // these counts hits every gap between commit → PR create → status → merge at least once.
   it.each([0, 1, 2, 3, 5, 8, 13, 21])('killed after %i forge calls, the next run converges to one merged PR per Shoot', async (calls) => {
     const repoDir = `${dir.path}/repo.git`;
-    expect(await main(['init', '--landscape', 'dev', repoDir], quiet)).toBe(0);
+    expect((await kimops(['init', '--landscape', 'dev', repoDir])).code).toBe(0);
     await expect(run(repoDir, (forge) => dyingForge(forge, calls))).rejects.toThrow(Killed);
 
     const resumed = await run(repoDir);
