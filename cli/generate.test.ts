@@ -13,6 +13,14 @@ const KEB = 'examples/runtimes/keb';
 
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
 const shootsOnMain = (gitdir: string) => git(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'shoots').split('\n').filter((p) => p.endsWith('/shoot.yaml'));
+/** Switches the repo's policy to review every update, as a landscape may; returns the repo. */
+async function reviewEveryUpdate(gitdir: string): Promise<LandscapeRepo> {
+  const repo = await LandscapeRepo.open(gitdir);
+  const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
+  await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+  return repo;
+}
+
 const refs = (gitdir: string) => git(gitdir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
 /** A landscape repo for dev and a copy of the example Runtimes to change. */
@@ -79,10 +87,7 @@ describe('kimops generate --once', () => {
   it('keeps an update awaiting review open, updates it in place, and closes it when the change disappears', async () => {
     const { gitdir, runtimes, generate } = await prepared();
     expect((await generate()).code).toBe(0);
-    // A landscape that reviews every update.
-    const repo = await LandscapeRepo.open(gitdir);
-    const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+    await reviewEveryUpdate(gitdir);
     const aws = join(runtimes, 'aws.yaml');
     const original = await readFile(aws, 'utf8');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
@@ -109,9 +114,7 @@ describe('kimops generate --once', () => {
   it('leaves a stale PR open when a human pushed to its branch', async () => {
     const { gitdir, runtimes, generate } = await prepared();
     expect((await generate()).code).toBe(0);
-    const repo = await LandscapeRepo.open(gitdir);
-    const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+    const repo = await reviewEveryUpdate(gitdir);
     const aws = join(runtimes, 'aws.yaml');
     const original = await readFile(aws, 'utf8');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Shoot } from '../../model/shoot.js';
 import { semanticDiff } from './semantic-diff.js';
-import { extension, testShoot, worker } from './test-shoot.js';
-
-function changed(edit: (shoot: Shoot) => void): Shoot {
-  const shoot = testShoot();
-  edit(shoot);
-  return shoot;
-}
+import { changed, extension, testShoot, worker } from './test-shoot.js';
 
 describe('semanticDiff', () => {
   it('finds nothing between equal Shoots, whatever their key order', () => {

@@ -32,6 +32,13 @@ export function testShoot(): Shoot {
 }
 
 /** The worker of that name; throws when the fixture has none, so a test cannot pass vacuously. */
+/** A test Shoot with one edit applied. */
+export function changed(edit: (shoot: Shoot) => void): Shoot {
+  const shoot = testShoot();
+  edit(shoot);
+  return shoot;
+}
+
 export function worker(shoot: Shoot, name: string): Worker {
   const found = shoot.spec.provider.workers.find((w) => w.name === name);
   if (!found) throw new Error(`test Shoot has no worker ${name}`);
