@@ -1,10 +1,10 @@
 // The Kubernetes client against a real HTTP server on loopback: paths, content types, field
 // manager and the mapping of answers (and of no answer) to result values.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
-import { CONTENT_TYPE, describeFailure, KubeClient } from './kube-client.js';
+import { CONTENT_TYPE, describeFailure, KubeClient, type KubeObject, type WatchEvent } from './kube-client.js';
 
 const dir = useTempDir('kube');
 
@@ -36,6 +36,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  server.closeAllConnections(); // watches a test left open
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
@@ -107,5 +108,97 @@ describe('KubeClient', () => {
     const kube = await client();
     expect(() => kube.get({ apiVersion: 'v1', kind: 'Pod', name: 'p' })).toThrow(/add it to adapters\/kube\/resources\.ts/);
     expect(seen).toEqual([]);
+  });
+});
+
+describe('KubeClient.watch', () => {
+  const runtimes = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', namespace: 'kcp-system' };
+  let stream: (res: ServerResponse, req: IncomingMessage) => void;
+  let closed: Promise<void>;
+
+  beforeEach(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    let markClosed: () => void;
+    closed = new Promise((resolve) => (markClosed = resolve));
+    server = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body: '' });
+      res.on('close', () => markClosed());
+      stream(res, req);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
+  const runtime = (name: string, resourceVersion: string, label = 'x'): KubeObject => ({ apiVersion: runtimes.apiVersion, kind: 'Runtime', metadata: { name, namespace: 'kcp-system', resourceVersion, labels: { label } } });
+  // Separate writes with a pause so the client really receives separate chunks.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
+
+  it('asks for a bookmarked watch from the resourceVersion and parses events split across chunks', async () => {
+    const second = Buffer.from(line('MODIFIED', runtime('a', '3', 'äöü')));
+    const cut = second.indexOf(Buffer.from('ö')) + 1; // inside the two bytes of ö
+    stream = async (res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const first = line('ADDED', runtime('a', '2'));
+      res.write(first.slice(0, 10));
+      await pause();
+      res.write(first.slice(10) + second.subarray(0, cut).toString('latin1'), 'latin1');
+      await pause();
+      res.write(second.subarray(cut));
+      await pause();
+      res.end(line('BOOKMARK', { kind: 'Runtime', metadata: { resourceVersion: '7' } }) + line('DELETED', runtime('a', '8')).trimEnd()); // last event without newline
+    };
+    const events: WatchEvent<KubeObject>[] = [];
+    const end = await (await client()).watch(runtimes, { resourceVersion: '1', timeoutSeconds: 300, labelSelector: 'a=b' }, (e) => events.push(e));
+    expect(end).toEqual({ reason: 'closed' });
+    expect(seen.map((s) => s.url)).toEqual(['/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/runtimes?watch=1&allowWatchBookmarks=true&resourceVersion=1&timeoutSeconds=300&labelSelector=a%3Db']);
+    expect(seen[0]?.authorization).toBe('Bearer secret-token');
+    expect(events.map((e) => `${e.type} ${e.object.metadata.resourceVersion}`)).toEqual(['ADDED 2', 'MODIFIED 3', 'BOOKMARK 7', 'DELETED 8']);
+    expect((events[1]?.object.metadata.labels as Record<string, string>).label).toBe('äöü');
+  });
+
+  it('ends as gone on an ERROR event with code 410 and on an HTTP 410', async () => {
+    const expired = { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 1 (5)' };
+    stream = (res) => {
+      res.writeHead(200).write(line('ADDED', runtime('a', '2')) + line('ERROR', expired));
+      // The server leaves the stream open: the client must end it on its own.
+    };
+    const kube = await client();
+    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({ reason: 'gone', message: 'too old resource version: 1 (5)' });
+    await closed;
+    stream = (res) => res.writeHead(410, { 'Content-Type': 'application/json' }).end(JSON.stringify(expired));
+    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({ reason: 'gone', message: 'too old resource version: 1 (5)' });
+  });
+
+  it('fails with the server, the kubeconfig and the fix on 403 and on an ERROR event', async () => {
+    stream = (res) => res.writeHead(403).end(JSON.stringify({ kind: 'Status', reason: 'Forbidden', code: 403, message: 'runtimes is forbidden: User "x" cannot watch' }));
+    const kube = await client();
+    const end = await kube.watch(runtimes, {}, () => {});
+    expect(end).toMatchObject({ reason: 'failed', status: 403 });
+    expect(end.reason === 'failed' && end.message).toMatch(
+      /^watch \/apis\/infrastructuremanager\.kyma-project\.io\/v1\/namespaces\/kcp-system\/runtimes on http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): 403 Forbidden: runtimes is forbidden.* — grant the kubeconfig's identity list and watch on \/apis\/.*\/runtimes$/,
+    );
+    stream = (res) => res.writeHead(200).end(line('ERROR', { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' }));
+    const failed = await kube.watch(runtimes, {}, () => {});
+    expect(failed).toMatchObject({ reason: 'failed', status: 500 });
+    expect(failed.reason === 'failed' && failed.message).toMatch(/500 InternalError: etcd down — the API server is overloaded or failing/);
+  });
+
+  it('ends as aborted when the signal fires, closing the connection', async () => {
+    stream = (res) => res.writeHead(200).flushHeaders();
+    const controller = new AbortController();
+    const watching = (await client()).watch(runtimes, {}, () => {}, controller.signal);
+    await new Promise<void>((resolve) => server.once('request', () => resolve()));
+    controller.abort();
+    expect(await watching).toEqual({ reason: 'aborted' });
+    await closed; // the server saw the connection go
+  });
+
+  it('fails with status 0 and the fix when nothing listens', async () => {
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server = createServer().listen(0, '127.0.0.1');
+    const end = await (await client(port)).watch(runtimes, {}, () => {});
+    expect(end).toMatchObject({ reason: 'failed', status: 0 });
+    expect(end.reason === 'failed' && end.message).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*\): .*ECONNREFUSED.* — check that the API server runs/);
   });
 });

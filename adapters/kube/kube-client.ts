@@ -30,7 +30,45 @@ interface RequestOptions {
   body?: unknown;
   contentType?: string;
   query?: Record<string, string | undefined>;
+  /** Ends the request early (an informer stopping mid-list); the result is then an unreachable value. */
+  signal?: AbortSignal;
 }
+
+/** One page of a LIST: `metadata.continue` is set while more pages follow. */
+export interface ListPage<T> {
+  items: T[];
+  metadata: { resourceVersion?: string; continue?: string };
+}
+
+export interface ListPageOptions {
+  labelSelector?: string;
+  limit?: number;
+  continue?: string;
+  signal?: AbortSignal;
+}
+
+/** Watch event types an observer sees; `ERROR` events end the watch and become its `WatchEnd`. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  /** For BOOKMARK only `metadata.resourceVersion` is meaningful. */
+  object: T;
+}
+
+export interface WatchOptions {
+  resourceVersion?: string;
+  /** The server ends the watch after this long (it then ends as `closed`). */
+  timeoutSeconds?: number;
+  labelSelector?: string;
+}
+
+/**
+ * How a watch ended. `closed`: the server ended the stream (its timeoutSeconds), resume from the last
+ * resourceVersion. `gone`: that resourceVersion is too old (410), list again. `aborted`: the caller's
+ * signal. `failed`: anything else, with a message naming the server, the kubeconfig and the fix.
+ */
+export type WatchEnd = { reason: 'closed' } | { reason: 'gone'; message: string } | { reason: 'aborted' } | { reason: 'failed'; status: number; message: string };
 
 /** Server-side apply, merge patch and JSON patch, as Kubernetes names their content types. */
 export const CONTENT_TYPE = {
@@ -53,6 +91,11 @@ export class KubeClient {
     return new KubeClient(config, path);
   }
 
+  /** A client from a kubeconfig already in memory; `label` names it in messages. */
+  static fromKubeConfig(config: KubeConfig, label: string): KubeClient {
+    return new KubeClient(config, label);
+  }
+
   get server(): string {
     return this.config.getCurrentCluster()?.server ?? '';
   }
@@ -62,6 +105,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     await this.config.applyToHTTPSOptions(requestOptions);
+    if (options.signal) requestOptions.signal = options.signal;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (payload !== undefined) {
       requestOptions.headers = { ...requestOptions.headers, 'Content-Type': options.contentType ?? CONTENT_TYPE.json };
@@ -85,6 +129,108 @@ export class KubeClient {
 
   list<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, labelSelector?: string): Promise<KubeResult<{ items: T[]; metadata: { resourceVersion?: string } }>> {
     return this.request('GET', resourcePath(ref), { query: { labelSelector } });
+  }
+
+  /** One page of a LIST; the caller follows `metadata.continue` (see adapters/kube/informer.ts). */
+  listPage<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: ListPageOptions = {}): Promise<KubeResult<ListPage<T>>> {
+    const { labelSelector, limit, signal } = options;
+    return this.request('GET', resourcePath({ ...ref, name: undefined }), {
+      query: { labelSelector, limit: limit === undefined ? undefined : String(limit), continue: options.continue },
+      signal,
+    });
+  }
+
+  /**
+   * WATCH from `options.resourceVersion` with bookmarks, calling `onEvent` for each event of the
+   * newline-delimited JSON stream (`onEvent` must not throw). Resolves with how the watch ended;
+   * never rejects for failures a server or network can cause.
+   */
+  async watch<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal?: AbortSignal): Promise<WatchEnd> {
+    const url = new URL(resourcePath({ ...ref, name: undefined }), this.server);
+    const query: Record<string, string | undefined> = {
+      watch: '1',
+      allowWatchBookmarks: 'true',
+      resourceVersion: options.resourceVersion,
+      timeoutSeconds: options.timeoutSeconds === undefined ? undefined : String(options.timeoutSeconds),
+      labelSelector: options.labelSelector,
+    };
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    const requestOptions: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+    try {
+      await this.config.applyToHTTPSOptions(requestOptions);
+    } catch (error) {
+      return { reason: 'failed', status: 0, message: `kubeconfig ${this.label}: cannot prepare credentials: ${(error as Error).message} — check the kubeconfig's user entry` };
+    }
+    if (signal?.aborted) return { reason: 'aborted' };
+    const what = `watch ${url.pathname} on ${url.origin} (kubeconfig ${this.label})`;
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (end: WatchEnd, destroy = true) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        if (destroy) req.destroy();
+        resolve(end);
+      };
+      const onAbort = () => settle({ reason: 'aborted' });
+      const failed = (status: number, detail: string): WatchEnd => ({ reason: 'failed', status, message: `${what}: ${detail}` });
+      // One JSON event per line; an ERROR event or a line that is not JSON ends the watch.
+      const handleLine = (line: string): void => {
+        let event: { type?: string; object?: unknown };
+        try {
+          event = JSON.parse(line) as typeof event;
+        } catch {
+          settle(failed(0, `unreadable event ${JSON.stringify(line.slice(0, 200))} — is ${url.origin} a Kubernetes API server?`));
+          return;
+        }
+        if (event.type === 'ERROR') {
+          const status = (event.object ?? {}) as ApiStatus;
+          if (status.code === 410) settle({ reason: 'gone', message: status.message ?? '410 Gone' });
+          else settle(failed(status.code ?? 0, `${describeFailure({ status: status.code ?? 0, error: status })} — ${fixFor(status.code ?? 0, url.pathname)}`));
+          return;
+        }
+        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK') {
+          onEvent({ type: event.type, object: event.object as T });
+        }
+        // Unknown types are skipped: a newer server may add some.
+      };
+      const transport = url.protocol === 'http:' ? http : https;
+      const req = transport.request(url, requestOptions, (res) => {
+        const status = res.statusCode ?? 0;
+        res.setEncoding('utf8'); // decodes multi-byte characters split across chunks
+        if (status !== 200) {
+          let text = '';
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            const result = resultOf<unknown>(status, text);
+            const error = result.ok ? {} : result.error;
+            if (status === 410) settle({ reason: 'gone', message: error.message ?? '410 Gone' });
+            else settle(failed(status, `${describeFailure({ status, error })} — ${fixFor(status, url.pathname)}`));
+          });
+          return;
+        }
+        // Events may be split across chunks and chunks may hold several: keep the unfinished tail.
+        let buffer = '';
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let newline: number;
+          while (!settled && (newline = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, newline).trim();
+            buffer = buffer.slice(newline + 1);
+            if (line) handleLine(line);
+          }
+        });
+        res.on('end', () => {
+          if (buffer.trim()) handleLine(buffer.trim());
+          settle({ reason: 'closed' }, false);
+        });
+        res.on('error', (error) => settle(failed(0, `connection lost: ${error.message} — check that the API server runs`)));
+        res.on('close', () => settle(res.complete ? { reason: 'closed' } : failed(0, 'connection closed mid-stream — check that the API server runs'), false));
+      });
+      req.on('error', (error) => settle({ reason: 'failed', status: 0, message: unreachableMessage(this.label, url, error) }));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.end();
+    });
   }
 
   create<T extends KubeObject>(object: T, query?: Record<string, string>): Promise<KubeResult<T>> {
@@ -131,11 +277,21 @@ function resultOf<T>(status: number, text: string): KubeResult<T> {
 }
 
 function unreachable<T>(label: string, url: URL, error: Error): KubeResult<T> {
-  return {
-    ok: false,
-    status: 0,
-    error: { message: `cannot reach ${url.origin} (kubeconfig ${label}): ${error.message} — check that the API server runs and the kubeconfig's server address` },
-  };
+  return { ok: false, status: 0, error: { message: unreachableMessage(label, url, error) } };
+}
+
+function unreachableMessage(label: string, url: URL, error: Error): string {
+  return `cannot reach ${url.origin} (kubeconfig ${label}): ${error.message} — ${fixFor(0, url.pathname)}`;
+}
+
+/** What a user can do about a failed call, by HTTP status; `resource` is the path or kind that was asked for. */
+export function fixFor(status: number, resource: string): string {
+  if (status === 0) return "check that the API server runs and the kubeconfig's server address";
+  if (status === 401) return "the kubeconfig's credentials were rejected: renew its token or client certificate";
+  if (status === 403) return `grant the kubeconfig's identity list and watch on ${resource}`;
+  if (status === 404) return `the API server does not serve ${resource}: install its CRD or API (crds/)`;
+  if (status === 429 || status >= 500) return 'the API server is overloaded or failing; kimops retries — check its health if this persists';
+  return `the API server refused the request for ${resource}; check the kubeconfig and the server version`;
 }
 
 /** One line for a failed call: status, reason and Kubernetes' message. */
