@@ -1,11 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readTemplate } from '../adapters/files/template.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
+import { type GitServer, startGitServer } from '../test/helpers/git-http-server.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimops } from '../test/helpers/cli.js';
 
@@ -93,9 +95,9 @@ describe('kimops init', () => {
   it.each([
     ['an unknown landscape', ['--landscape', 'nowhere', 'DIR'], /^error: --landscape: no landscape "nowhere" ships with kimops/],
     ['a missing --landscape', ['DIR'], /required option '--landscape <name\|dir>' not specified/],
-    ['a missing <dir>', ['--landscape', 'dev'], /missing required argument 'dir'/],
-    ['an https URL', ['--landscape', 'dev', 'https://github.com/acme/landscape-dev.git'], /^error: <dir>: https:\/\/github.com\/acme\/landscape-dev.git looks like a URL; only local paths are supported yet/],
-    ['an scp-like URL', ['--landscape', 'dev', 'git@github.com:acme/landscape-dev.git'], /looks like a URL; only local paths are supported yet/],
+    ['a missing <dir>', ['--landscape', 'dev'], /missing required argument 'dir\|url'/],
+    ['an ssh URL', ['--landscape', 'dev', 'ssh://git@github.com/acme/landscape-dev.git'], /^error: <url>: ssh:\/\/github.com\/acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported; pass the https URL/],
+    ['an scp-like URL', ['--landscape', 'dev', 'git@github.com:acme/landscape-dev.git'], /^error: <url>: git@github.com:acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported/],
   ])('%s exits 2 and creates nothing', async (_, args, message) => {
     const target = join(dir.path, 'repo.git');
     const { code, stdout, stderr } = await kimops(['init', ...args.map((a) => (a === 'DIR' ? target : a))]);
@@ -129,5 +131,99 @@ describe('kimops init', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error: .*landscape.yaml: gardener.project: must NOT have more than 10 characters/);
     expect(existsSync(target)).toBe(false);
+  });
+});
+
+describe('kimops init <url>', () => {
+  const TOKEN = 'init-token-4711';
+  let server: GitServer;
+  let serverStopped: boolean;
+  let url: string;
+  const stopServer = async () => {
+    serverStopped = true;
+    await server.stop();
+  };
+  const remoteGitdir = () => join(dir.path, 'remote', 'landscape-dev.git');
+
+  beforeEach(async () => {
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remoteGitdir()]);
+    server = await startGitServer({ root: join(dir.path, 'remote'), token: TOKEN });
+    serverStopped = false;
+    url = `${server.url}/landscape-dev.git`;
+    // Whatever the machine running the tests has set must not leak in.
+    vi.stubEnv('KIMOPS_GIT_TOKEN', TOKEN);
+    vi.stubEnv('GITHUB_TOKEN', '');
+  });
+  afterEach(async () => {
+    vi.unstubAllEnvs();
+    if (!serverStopped) await server.stop();
+  });
+
+  it('pushes the initial commit to an empty remote; git clones it and finds kimops.yaml; the token is never printed', async () => {
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', url]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`created landscape repo ${url} for landscape dev, Gardener project kyma-dev`);
+    expect(stdout).toContain(`git clone ${url}`);
+    expect(stdout).not.toContain(TOKEN);
+    const pushed = git(remoteGitdir(), 'rev-parse', 'main').trim();
+    expect(stdout).toContain(`commit ${pushed} on main with 5 files:`);
+
+    const clone = join(dir.path, 'clone');
+    // Asynchronously: the git server runs in this process and must keep answering while git clones.
+    await promisify(execFile)('git', ['clone', '--quiet', url.replace('http://', `http://x-access-token:${TOKEN}@`), clone]);
+    const inClone = (...args: string[]) => execFileSync('git', ['-C', clone, ...args], { encoding: 'utf8' }).trim();
+    expect(inClone('rev-parse', 'HEAD')).toBe(pushed);
+    expect(inClone('ls-files').split('\n')).toEqual(TEMPLATE_FILES);
+    expect(parseKimopsConfig(await readFile(join(clone, 'kimops.yaml'), 'utf8'))).toMatchObject({ landscape: 'dev', gardener: { project: 'kyma-dev' } });
+    git(remoteGitdir(), 'fsck', '--strict');
+  });
+
+  it('makes the same commit as a local init of the same landscape', async () => {
+    // The commit's timestamp is "now": fixed for both runs.
+    vi.useFakeTimers({ now: new Date('2026-05-01T12:00:00Z'), toFake: ['Date'] });
+    try {
+      expect((await kimops(['init', '--landscape', 'dev', url])).code).toBe(0);
+      const local = join(dir.path, 'local.git');
+      expect((await kimops(['init', '--landscape', 'dev', local])).code).toBe(0);
+      expect(git(remoteGitdir(), 'rev-parse', 'main').trim()).toBe(git(local, 'rev-parse', 'main').trim());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses a second init to the same URL and leaves main as it was', async () => {
+    expect((await kimops(['init', '--landscape', 'dev', url])).code).toBe(0);
+    const head = git(remoteGitdir(), 'rev-parse', 'main').trim();
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', url]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`error: <url>: ${url} already has a main branch (${head.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL\n`);
+    expect(git(remoteGitdir(), 'rev-parse', 'main').trim()).toBe(head);
+  });
+
+  it('falls back to GITHUB_TOKEN', async () => {
+    vi.stubEnv('KIMOPS_GIT_TOKEN', '');
+    vi.stubEnv('GITHUB_TOKEN', TOKEN);
+    expect((await kimops(['init', '--landscape', 'dev', url])).code).toBe(0);
+    expect(git(remoteGitdir(), 'rev-list', '--count', 'main').trim()).toBe('1');
+  });
+
+  it.each([
+    ['a wrong token', () => vi.stubEnv('KIMOPS_GIT_TOKEN', 'wrong-token-0815'), () => url, /HTTP 401.*check the token.*; kimops reads the token from KIMOPS_GIT_TOKEN \(or GITHUB_TOKEN\)/],
+    ['no token', () => vi.stubEnv('KIMOPS_GIT_TOKEN', ''), () => url, /HTTP 401.*KIMOPS_GIT_TOKEN \(or GITHUB_TOKEN\)/],
+    ['a missing repository', () => undefined, () => `${server.url}/nowhere.git`, /nowhere\.git.*no repository at this URL \(HTTP 404\); check the URL/],
+    ['a stopped server', stopServer, () => url, /check the URL, the network and that the server runs/],
+  ])('%s exits 2 with a message naming the URL and the fix, never the token', async (_, arrange, target, message) => {
+    await arrange();
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', target()]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^error: <url>: read main of ${target().replace(/[.]/g, '\\.')}: `));
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toContain(TOKEN);
+    expect(stderr).not.toContain('wrong-token-0815');
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(git(remoteGitdir(), 'for-each-ref').trim()).toBe('');
   });
 });

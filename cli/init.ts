@@ -1,17 +1,26 @@
-// `kimops init`: a new landscape repo (DESIGN §1.4) from repo-template/, for one landscape. Wiring only:
-// the template is read in adapters/files/template.ts, the target checked in adapters/git/new-repo.ts,
-// the commit made in adapters/git/landscape-repo.ts.
-import { resolve } from 'node:path';
+// `kimops init`: a new landscape repo (DESIGN §1.4) from repo-template/, for one landscape, either a
+// local bare repository or pushed to an empty remote one. Wiring only: the template is read in
+// adapters/files/template.ts, the target checked in adapters/git/new-repo.ts, the commit made in
+// adapters/git/landscape-repo.ts and pushed by adapters/git/remote.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { fillPlaceholders, readTemplate } from '../adapters/files/template.js';
 import { DEFAULT_BRANCH, LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { checkNewRepoTarget } from '../adapters/git/new-repo.js';
+import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapters/git/new-repo.js';
+import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
+import type { Landscape } from '../model/landscape.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
 const KIMOPS_YAML = 'kimops.yaml';
+
+/** Where the token for a remote landscape repo comes from, first set (non-empty) wins. */
+export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
+const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
 
 interface InitOptions {
   landscape: string;
@@ -21,53 +30,53 @@ interface InitOptions {
 export const INIT_AUTHOR = { name: 'kimops', email: 'kimops@localhost' } as const;
 
 const HELP = `
-Creates a bare git repository at <dir> with one commit on ${DEFAULT_BRANCH}: the landscape-repo template
-(README.md for reviewers, kimops.yaml, CODEOWNERS, .github/workflows/validate.yml, shoots/), with the
-landscape's name and Gardener project filled in. <dir> must not exist, be empty, or be a bare repository
-without commits on ${DEFAULT_BRANCH}. Only local paths are supported yet (no URLs).
+Makes one commit on ${DEFAULT_BRANCH}: the landscape-repo template (README.md for reviewers, kimops.yaml,
+CODEOWNERS, .github/workflows/validate.yml, shoots/), with the landscape's name and Gardener project
+filled in.
 
-Exit codes: 0 created; 2 usage error, unknown landscape, or <dir> already holds a landscape repo.
+<dir>: a bare git repository is created there. It must not exist, be empty, or be a bare repository
+without commits on ${DEFAULT_BRANCH}.
+<url>: an http(s) URL of an existing, empty remote repository (e.g. a new GitHub repository created
+without README, license or .gitignore). The commit is pushed to its ${DEFAULT_BRANCH}; a repository that already
+has a ${DEFAULT_BRANCH} branch is refused. The token is read from ${GIT_TOKEN_ENV[0]}, else ${GIT_TOKEN_ENV[1]}, and sent
+as HTTP Basic auth (user x-access-token); it is never printed. ssh and scp-like URLs are not supported:
+use the https URL of the same repository.
+
+Exit codes: 0 created; 2 usage error, unknown landscape, <dir> or <url> already holds a landscape repo,
+or the remote refused the token, does not exist or did not answer.
 
 Examples:
   kimops init --landscape dev ./landscape-dev.git && git clone ./landscape-dev.git
-  kimops init --landscape ./my-landscape /srv/git/my-landscape.git`;
+  kimops init --landscape ./my-landscape /srv/git/my-landscape.git
+  KIMOPS_GIT_TOKEN=github_pat_… kimops init --landscape dev https://github.com/acme/landscape-dev.git`;
 
 export function registerInit(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('init')
-    .description('create a landscape repo (a bare git repository) from the kimops template')
+    .description('create a landscape repo (a local bare repository, or pushed to an empty remote one) from the kimops template')
     .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
-    .argument('<dir>', 'where to create the bare repository (a local path)')
+    .argument('<dir|url>', 'where to create the repository: a local path, or the http(s) URL of an empty remote repository')
     .addHelpText('after', HELP)
-    .action(async (dir: string, options: InitOptions) => {
-      setExitCode(await init(dir, options, io));
+    .action(async (target: string, options: InitOptions) => {
+      setExitCode(await init(target, options, io));
     });
 }
 
-async function init(dir: string, options: InitOptions, io: CliIo): Promise<number> {
-  if (looksLikeUrl(dir)) throw new ConfigError('<dir>', '', `${dir} looks like a URL; only local paths are supported yet — create the repo locally and push it`);
+async function init(target: string, options: InitOptions, io: CliIo): Promise<number> {
+  const remote = /^https?:\/\//i.test(target);
+  if (!remote && looksLikeUrl(target)) {
+    throw new ConfigError('<url>', '', `${redacted(target)}: only local paths and http(s) URLs are supported; pass the https URL of the same repository`);
+  }
   const landscape = await readLandscape(options.landscape);
+  const files = await templateFiles(landscape);
+  return remote ? initRemote(target, landscape, files, io) : initLocal(target, landscape, files, io);
+}
+
+async function initLocal(dir: string, landscape: Landscape, files: Map<string, string>, io: CliIo): Promise<number> {
   const gitdir = resolve(dir);
   const { head: existingHead } = await checkNewRepoTarget(dir, gitdir);
-
-  const values = { landscape: landscape.name, project: landscape.gardener.project };
-  const template = await readTemplate();
-  const files = new Map([...template].map(([path, text]) => [path, fillPlaceholders(text, values)]));
-  // A landscape whose name or project kimops.yaml cannot hold is refused before anything is written.
-  parseKimopsConfig(files.get(KIMOPS_YAML) ?? '', `${KIMOPS_YAML} for landscape ${landscape.name}`);
-
-  const repo = await LandscapeRepo.open(gitdir);
-  const { oid } = await repo.commitFiles({
-    branch: DEFAULT_BRANCH,
-    files,
-    message: `Landscape repo for ${landscape.name}\n\nCreated by kimops init from its repo-template/ (Gardener project ${landscape.gardener.project}).`,
-    author: INIT_AUTHOR,
-  });
-
-  io.stdout(`created landscape repo ${dir} (bare) for landscape ${landscape.name}, Gardener project ${landscape.gardener.project}\n`);
-  io.stdout(`commit ${oid ?? '?'} on ${DEFAULT_BRANCH} with ${files.size} files:\n`);
-  for (const path of [...files.keys()].sort()) io.stdout(`  ${path}\n`);
-  io.stdout(`\nclone it with:\n  git clone ${dir}\n`);
+  const oid = await initialCommit(await LandscapeRepo.open(gitdir), landscape, files);
+  report(io, `${dir} (bare)`, dir, landscape, files, oid);
   if (existingHead !== undefined && existingHead !== `ref: refs/heads/${DEFAULT_BRANCH}`) {
     // A repo made by `git init --bare` elsewhere may name another default branch; clones check out HEAD.
     io.stderr(`note: HEAD of ${dir} is "${existingHead}", not ${DEFAULT_BRANCH}; for clones to check out ${DEFAULT_BRANCH} run:\n  git --git-dir ${dir} symbolic-ref HEAD refs/heads/${DEFAULT_BRANCH}\n`);
@@ -75,7 +84,59 @@ async function init(dir: string, options: InitOptions, io: CliIo): Promise<numbe
   return EXIT.ok;
 }
 
-/** http(s)://, ssh://, file:// and the like, or git's scp-like user@host:path. */
+/** The same commit as a local init, made in a throw-away bare repo and pushed; nothing stays on disk. */
+async function initRemote(url: string, landscape: Landscape, files: Map<string, string>, io: CliIo): Promise<number> {
+  const auth = tokenFromEnv();
+  await checkNewRemoteTarget(url, auth, AUTH_HINT);
+  const scratch = await mkdtemp(join(tmpdir(), 'kimops-init-'));
+  try {
+    const repo = await LandscapeRepo.open(scratch);
+    const oid = await initialCommit(repo, landscape, files);
+    const pushed = await repo.push(url, DEFAULT_BRANCH, auth === undefined ? {} : { auth });
+    if (!pushed.ok) {
+      // Without force, a main created since the check (our commit has no parent) ends here, not overwritten.
+      if (pushed.reason === 'rejected') throw new ConfigError('<url>', '', `${redacted(url)} got a ${DEFAULT_BRANCH} branch while kimops init ran; kimops init only creates new landscape repos`);
+      throw remoteError(pushed, AUTH_HINT);
+    }
+    report(io, redacted(url), redacted(url), landscape, files, oid);
+    return EXIT.ok;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function templateFiles(landscape: Landscape): Promise<Map<string, string>> {
+  const values = { landscape: landscape.name, project: landscape.gardener.project };
+  const template = await readTemplate();
+  const files = new Map([...template].map(([path, text]) => [path, fillPlaceholders(text, values)]));
+  // A landscape whose name or project kimops.yaml cannot hold is refused before anything is written.
+  parseKimopsConfig(files.get(KIMOPS_YAML) ?? '', `${KIMOPS_YAML} for landscape ${landscape.name}`);
+  return files;
+}
+
+async function initialCommit(repo: LandscapeRepo, landscape: Landscape, files: Map<string, string>): Promise<string | undefined> {
+  const { oid } = await repo.commitFiles({
+    branch: DEFAULT_BRANCH,
+    files,
+    message: `Landscape repo for ${landscape.name}\n\nCreated by kimops init from its repo-template/ (Gardener project ${landscape.gardener.project}).`,
+    author: INIT_AUTHOR,
+  });
+  return oid;
+}
+
+function report(io: CliIo, what: string, cloneFrom: string, landscape: Landscape, files: Map<string, string>, oid: string | undefined): void {
+  io.stdout(`created landscape repo ${what} for landscape ${landscape.name}, Gardener project ${landscape.gardener.project}\n`);
+  io.stdout(`commit ${oid ?? '?'} on ${DEFAULT_BRANCH} with ${files.size} files:\n`);
+  for (const path of [...files.keys()].sort()) io.stdout(`  ${path}\n`);
+  io.stdout(`\nclone it with:\n  git clone ${cloneFrom}\n`);
+}
+
+function tokenFromEnv(): RemoteAuth | undefined {
+  const token = GIT_TOKEN_ENV.map((name) => process.env[name]).find((value) => value !== undefined && value !== '');
+  return token === undefined ? undefined : { token };
+}
+
+/** ssh://, file:// and the like, or git's scp-like user@host:path. */
 function looksLikeUrl(target: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(target) || /^[^/\\:]+@[^/\\:]+:/.test(target);
 }

@@ -1,6 +1,7 @@
 // The forge as the generator needs it: pull requests on one landscape repo, their reviews, a commit
 // status and one sticky comment per concern. Implementations: `github.ts` (GitHub and GitHub Enterprise).
 // Expected failures are values (`ForgeResult`), so the pipeline decides what a 404 or a moved head means.
+// `retrying.ts` wraps any Forge with retries of transient failures that never repeat a side effect.
 
 /** The commit status context kimops reports its validation under (the landscape repo's CI uses the same). */
 export const VALIDATE_CONTEXT = 'kimops/validate';
@@ -16,6 +17,8 @@ export interface PullRequest {
   body: string;
   state: 'open' | 'closed';
   merged: boolean;
+  /** The commit the merge made on the base branch; set only once merged. */
+  mergeCommitSha?: string;
   labels: string[];
 }
 
@@ -50,6 +53,8 @@ export interface Forge {
   defaultBranch(): Promise<ForgeResult<string>>;
   /** The branch's head commit, or undefined when the branch does not exist. */
   branchHead(branch: string): Promise<ForgeResult<string | undefined>>;
+  /** Pull request `number` in any state; `not-found` when there is none. */
+  getPullRequest(number: number): Promise<ForgeResult<PullRequest>>;
   /** The one open PR from `branch` (kimops never opens a second one), if any. */
   findOpenPullRequest(branch: string): Promise<ForgeResult<PullRequest | undefined>>;
   openPullRequest(request: { branch: string; base: string; title: string; body: string; labels?: string[] }): Promise<ForgeResult<PullRequest>>;

@@ -2,6 +2,8 @@
 // every request and response checked against GitHub's OpenAPI description).
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
 import { VALIDATE_CONTEXT, type Forge, type ForgeResult } from './forge.js';
@@ -46,6 +48,11 @@ describe('GitHub forge', () => {
     const opened = value(await github.openPullRequest({ branch, base: 'main', title: 'Create shoot a', body: 'first', labels: ['kimops/create'] }));
     expect(opened).toMatchObject({ branch, base: 'main', headSha: firstHead, state: 'open', merged: false, labels: ['kimops/create'] });
     expect(value(await github.findOpenPullRequest(branch))?.number).toBe(opened.number);
+    const fetched = value(await github.getPullRequest(opened.number));
+    expect(fetched).toMatchObject({ number: opened.number, branch, state: 'open', merged: false });
+    // Only a merged PR has a merge commit (GitHub fills merge_commit_sha with a test merge before).
+    expect(fetched.mergeCommitSha).toBeUndefined();
+    expect(await github.getPullRequest(999)).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
     // A second PR for the same branch is GitHub's 422, a typed value.
     expect(await github.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
 
@@ -79,6 +86,7 @@ describe('GitHub forge', () => {
     expect(mergeCommit).toMatch(new RegExp(`^\\w{40} ${secondHead}\\|Merge pull request #${opened.number} from acme/${branch}$`));
     expect(execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).toBe(merged.sha);
     expect(value(await github.findOpenPullRequest(branch))).toBeUndefined();
+    expect(value(await github.getPullRequest(opened.number))).toMatchObject({ state: 'closed', merged: true, mergeCommitSha: merged.sha });
     expect(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
 
     const otherBranch = 'kimops/dev/shoot-b';
@@ -106,6 +114,24 @@ describe('GitHub forge', () => {
     const unreachable = await (await forge({ baseUrl: 'http://127.0.0.1:9' })).defaultBranch();
     expect(unreachable).toMatchObject({ ok: false, failure: { kind: 'transport' } });
     expect(!unreachable.ok && unreachable.failure.message).toMatch(/GitHub http:\/\/127\.0\.0\.1:9 acme\/landscape-dev: cannot reach the API: .* check baseUrl/);
+  });
+
+  it('ends a request the server never answers as a transport failure after the request timeout', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const result = await (await forge({ baseUrl, requestTimeoutMs: 200 })).defaultBranch();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(result).toMatchObject({ ok: false, failure: { kind: 'transport' } });
+      expect(!result.ok && result.failure.message).toBe(
+        `GitHub ${baseUrl} acme/landscape-dev: cannot reach the API: no answer within 0.2 s (requestTimeoutMs) — check baseUrl (GitHub Enterprise: https://<host>/api/v3) and the network`,
+      );
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('recovers from a short 502 with production settings (throttling and retry on, backoff shortened)', async () => {

@@ -17,7 +17,16 @@ export interface GitHubForgeOptions {
    */
   throttle?: boolean;
   retry?: boolean | { retries?: number; backoffUnitMs?: number };
+  /** Deadline of each API request; DEFAULT_REQUEST_TIMEOUT_MS when absent. */
+  requestTimeoutMs?: number;
 }
+
+/**
+ * octokit waits forever for an answer by default. GitHub answers API calls in well under a second
+ * and cuts its own at 10 s, so a request still open after 30 s hangs on the way (a proxy, a dead
+ * connection) and ends as a `transport` failure the caller may retry.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 const GITHUB_API = 'https://api.github.com';
 /** GitHub rejects longer commit status descriptions with a 422. */
@@ -33,6 +42,7 @@ export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
   const retry = options.retry ?? true;
   const common = {
     baseUrl,
+    request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) },
     // Omitted when on: octokit merges options shallowly, and a `throttle` object of our own would drop
     // its default rate-limit handlers (retry once), which the throttling plugin refuses to run without.
     ...(options.throttle === false ? { throttle: { enabled: false } } : {}),
@@ -80,6 +90,10 @@ class GitHubForge implements Forge {
   async branchHead(branch: string): Promise<ForgeResult<string | undefined>> {
     const result = await this.call(async () => (await this.octokit.rest.git.getRef({ ...this.where, ref: `heads/${branch}` })).data.object.sha);
     return !result.ok && result.failure.kind === 'not-found' ? { ok: true, value: undefined } : result;
+  }
+
+  getPullRequest(number: number) {
+    return this.call(async () => pullRequestOf((await this.octokit.rest.pulls.get({ ...this.where, pull_number: number })).data));
   }
 
   findOpenPullRequest(branch: string) {
@@ -174,7 +188,23 @@ function pullRequestOf(data: PullData): PullRequest {
     body: data.body ?? '',
     state: data.state === 'closed' ? 'closed' : 'open',
     merged: data.merged_at !== null,
+    // GitHub also fills merge_commit_sha for an open PR (its test merge); only a merged PR's is the merge.
+    ...(data.merged_at !== null && data.merge_commit_sha ? { mergeCommitSha: data.merge_commit_sha } : {}),
     labels: data.labels.map((label) => label.name),
+  };
+}
+
+/** Global fetch with a deadline per request, on top of any signal octokit passes. */
+function fetchWithTimeout(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    try {
+      return await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+    } catch (error) {
+      // octokit turns this into a RequestError without a response: a `transport` failure.
+      if (deadline.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s (requestTimeoutMs)`, { cause: error });
+      throw error;
+    }
   };
 }
 

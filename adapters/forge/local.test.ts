@@ -75,6 +75,7 @@ describe('local forge', () => {
     expect(git(gitdir, 'show', 'main:shoots/a/shoot.yaml')).toBe('kind: Shoot\nspec: {}');
     expect(value(await forge.findOpenPullRequest(branch))).toBeUndefined();
     expect(value(await forge.pullRecord(1))).toMatchObject({ state: 'merged', headSha: secondHead, mergeCommit: secondHead });
+    expect(value(await forge.getPullRequest(1))).toMatchObject({ number: 1, branch, state: 'closed', merged: true, mergeCommitSha: secondHead });
     expect(await forge.mergePullRequest(1, { sha: secondHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
 
     const otherBranch = 'kimops/dev/shoot-b';
@@ -84,6 +85,10 @@ describe('local forge', () => {
     expect(value(await forge.closePullRequest(2, 'The Runtime was deleted before the Shoot was created.'))).toMatchObject({ state: 'closed', merged: false });
     expect(value(await forge.pullRecord(2)).comments.map((comment) => comment.body)).toEqual(['The Runtime was deleted before the Shoot was created.']);
     expect(await forge.approvals(9)).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
+    const closedPull = value(await forge.getPullRequest(2));
+    expect(closedPull).toMatchObject({ number: 2, branch: otherBranch, state: 'closed', merged: false });
+    expect(closedPull.mergeCommitSha).toBeUndefined();
+    expect(await forge.getPullRequest(9)).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
 
     // The records are git data on their own branch, never on main, and git reads them.
     expect(git(gitdir, 'ls-tree', '-r', '--name-only', PULLS_BRANCH).split('\n')).toEqual(['pulls/1.json', 'pulls/2.json', `statuses/${firstHead}.json`]);

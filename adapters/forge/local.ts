@@ -99,6 +99,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     body: record.body,
     state: record.state === 'open' ? 'open' : 'closed',
     merged: record.state === 'merged',
+    ...(record.mergeCommit === undefined ? {} : { mergeCommitSha: record.mergeCommit }),
     labels: record.labels,
   });
 
@@ -106,6 +107,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     label,
     defaultBranch: async () => ok(DEFAULT_BRANCH),
     branchHead: async (branch) => ok(await repo.resolve(`refs/heads/${branch}`)),
+    getPullRequest: (number) => withRecord(number, async (record) => ok(await pullRequestOf(record))),
     findOpenPullRequest: async (branch) => {
       const found = (await records()).find((record) => record.state === 'open' && record.branch === branch);
       return ok(found === undefined ? undefined : await pullRequestOf(found));

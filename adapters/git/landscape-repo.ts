@@ -34,6 +34,14 @@ export interface CommitRequest {
   author: Signature;
   /** The author when absent. */
   committer?: Signature;
+  /**
+   * A second parent (branch, full ref or oid), for updating an open PR branch in place as GitHub's
+   * "Update branch" does: the tree is still `base`'s plus the edits, the parents are `[base, alsoParent]`.
+   * Because the commit descends from the branch's previous head, it is pushed without force, and a
+   * human's concurrent push to the branch makes that push `rejected` instead of being overwritten.
+   * When the tree equals `alsoParent`'s, nothing is committed (`changed: false`, `oid` = alsoParent).
+   */
+  alsoParent?: string;
 }
 
 export interface CommitResult {
@@ -41,7 +49,7 @@ export interface CommitResult {
   changed: boolean;
   /** The new commit, or the base commit when nothing changed (undefined for an empty repo). */
   oid: string | undefined;
-  /** Files added, changed or removed, sorted. */
+  /** Files added, changed or removed relative to the base, sorted. */
   changedPaths: string[];
 }
 
@@ -53,6 +61,17 @@ export interface TreeFile {
   read(): Promise<string>;
 }
 
+export interface LandscapeRepoOptions {
+  /** Deadline of each fetch and push of this repo, unless the call gives its own; DEFAULT_REMOTE_TIMEOUT_MS when absent. */
+  remoteTimeoutMs?: number;
+}
+
+export interface RemoteOptions {
+  auth?: RemoteAuth;
+  /** This call's deadline; the repo's `remoteTimeoutMs` when absent. */
+  timeoutMs?: number;
+}
+
 export class LandscapeRepo {
   /** isomorphic-git's cache of parsed packs and indexes, shared by every call on this repo. */
   private readonly cache = {};
@@ -60,12 +79,15 @@ export class LandscapeRepo {
   /** The tail of this repo's writes (see `exclusive`). */
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(readonly gitdir: string) {}
+  private constructor(
+    readonly gitdir: string,
+    private readonly options: LandscapeRepoOptions,
+  ) {}
 
   /** Opens the bare repository at `gitdir`, creating it (default branch main) when missing. */
-  static async open(gitdir: string): Promise<LandscapeRepo> {
+  static async open(gitdir: string, options: LandscapeRepoOptions = {}): Promise<LandscapeRepo> {
     if (!fs.existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
-    return new LandscapeRepo(gitdir);
+    return new LandscapeRepo(gitdir, options);
   }
 
   /** The commit a branch (`origin/<branch>` once fetched), full ref or (abbreviated) oid names, or undefined. */
@@ -114,6 +136,29 @@ export class LandscapeRepo {
     return files;
   }
 
+  /**
+   * The entries directly in `folder` at `ref` (the root when empty), without reading below them: a
+   * caller that keys work by a subtree's oid learns what changed from one tree read. Empty when missing.
+   */
+  async listFolder(ref: string, folder = ''): Promise<Map<string, { oid: string; type: 'blob' | 'tree' }>> {
+    const entries = new Map<string, { oid: string; type: 'blob' | 'tree' }>();
+    const commit = await this.resolve(ref);
+    const tree = commit && (folder ? await this.subtree(commit, checkedPath(folder)) : commit);
+    if (!tree) return entries;
+    for (const entry of (await git.readTree({ fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree) {
+      if (entry.type === 'blob' || entry.type === 'tree') entries.set(entry.path, { oid: entry.oid, type: entry.type });
+    }
+    return entries;
+  }
+
+  /** One file's text at `ref`, or undefined when the ref or the file does not exist. */
+  async readFile(ref: string, path: string): Promise<string | undefined> {
+    const segments = checkedPath(path);
+    const name = segments.pop() as string;
+    const entry = (await this.listFolder(ref, segments.join('/'))).get(name);
+    return entry?.type === 'blob' ? this.readBlob(entry.oid) : undefined;
+  }
+
   /** Commits `files` on `branch` from `base`; calls on one repo run one after another. */
   commitFiles(request: CommitRequest): Promise<CommitResult> {
     return this.exclusive(() => this.commit(request));
@@ -128,7 +173,11 @@ export class LandscapeRepo {
     if (request.base !== undefined && base === undefined) {
       throw new ConfigError(`landscape repo ${this.gitdir}`, 'base', `${request.base} is neither a branch nor a commit here; fetch it first`);
     }
-    const baseTree = base ? (await git.readCommit({ fs, gitdir: this.gitdir, oid: base, cache: this.cache })).commit.tree : undefined;
+    const baseTree = base ? await this.treeOf(base) : undefined;
+    const alsoParent = request.alsoParent === undefined ? undefined : await this.resolve(request.alsoParent);
+    if (request.alsoParent !== undefined && alsoParent === undefined) {
+      throw new ConfigError(`landscape repo ${this.gitdir}`, 'alsoParent', `${request.alsoParent} is neither a branch nor a commit here; fetch it first`);
+    }
 
     const edit = new TreeEdit(this.gitdir, this.cache, baseTree);
     try {
@@ -145,6 +194,9 @@ export class LandscapeRepo {
     const tree = await edit.finish();
     const rootTree = tree.oid ?? EMPTY_TREE;
     if (rootTree === baseTree || (!base && !tree.oid)) return { changed: false, oid: base, changedPaths: [] };
+    // The branch already holds exactly this content: another commit would only add noise to the PR.
+    if (alsoParent !== undefined && rootTree === (await this.treeOf(alsoParent))) return { changed: false, oid: alsoParent, changedPaths: [] };
+    const parents = [...(base ? [base] : []), ...(alsoParent !== undefined && alsoParent !== base ? [alsoParent] : [])];
 
     if (!tree.oid) tree.objects.push({ type: 'tree', oid: EMPTY_TREE, body: new Uint8Array() });
     await writeObjects(this.gitdir, tree.objects);
@@ -154,7 +206,7 @@ export class LandscapeRepo {
       gitdir: this.gitdir,
       commit: {
         tree: rootTree,
-        parent: base ? [base] : [],
+        parent: parents,
         author,
         committer: request.committer ? signature(request.committer) : author,
         // As the git CLI stores it: ending in one newline.
@@ -189,13 +241,15 @@ export class LandscapeRepo {
   }
 
   /** Fetches `branch` from `remoteUrl` into refs/remotes/origin/<branch>; the result names its commit. */
-  fetch(remoteUrl: string, branch: string, auth?: RemoteAuth): Promise<RemoteResult> {
-    return this.exclusive(() => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth }));
+  fetch(remoteUrl: string, branch: string, auth?: RemoteAuth, options: Omit<RemoteOptions, 'auth'> = {}): Promise<RemoteResult> {
+    const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
+    return this.exclusive(() => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth, timeoutMs }));
   }
 
   /** Pushes `branch` to the same branch at `remoteUrl`; a non-fast-forward comes back as `rejected`. */
-  push(remoteUrl: string, branch: string, options: { force?: boolean; auth?: RemoteAuth } = {}): Promise<RemoteResult> {
-    return this.exclusive(() => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, ...options }));
+  push(remoteUrl: string, branch: string, options: RemoteOptions & { force?: boolean } = {}): Promise<RemoteResult> {
+    const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
+    return this.exclusive(() => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth: options.auth, force: options.force, timeoutMs }));
   }
 
   /** isomorphic-git locks nothing across calls; one repo instance runs its writes in order. */
@@ -203,6 +257,10 @@ export class LandscapeRepo {
     const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private async treeOf(commit: string): Promise<string> {
+    return (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit.tree;
   }
 
   private async readBlob(oid: string): Promise<string> {

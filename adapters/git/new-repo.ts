@@ -1,10 +1,12 @@
-// Where `kimops init` may create a landscape repo: a new or empty folder, or a bare repository
-// without commits on main. Anything else is refused before a byte is written.
+// Where `kimops init` may create a landscape repo: a new or empty folder, a bare repository without
+// commits on main, or a remote repository (http/https) without a main branch. Anything else is refused
+// before a byte is written or pushed.
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
 import { DEFAULT_BRANCH, LandscapeRepo } from './landscape-repo.js';
+import { redacted, remoteBranchHead, type RemoteAuth, type RemoteResult } from './remote.js';
 
 /** Checks `gitdir` (shown as `dir`) and returns its HEAD reference text when it is already a bare repo. */
 export async function checkNewRepoTarget(dir: string, gitdir: string): Promise<{ head?: string }> {
@@ -23,4 +25,25 @@ export async function checkNewRepoTarget(dir: string, gitdir: string): Promise<{
     throw new ConfigError('<dir>', '', `${dir} already has commits on ${DEFAULT_BRANCH} (${main.slice(0, 12)}); kimops init only creates new landscape repos`);
   }
   return { head: (await readFile(join(gitdir, 'HEAD'), 'utf8')).trim() };
+}
+
+/**
+ * Checks that the remote at `url` answers to `auth` and has no main branch yet. `authHint` (where the
+ * token comes from, how to set it) is added to a refused-credentials message.
+ */
+export async function checkNewRemoteTarget(url: string, auth: RemoteAuth | undefined, authHint: string): Promise<void> {
+  const head = await remoteBranchHead({ url, branch: DEFAULT_BRANCH, auth });
+  if (!head.ok) throw remoteError(head, authHint);
+  if (head.oid !== undefined) {
+    throw new ConfigError(
+      '<url>',
+      '',
+      `${redacted(url)} already has a ${DEFAULT_BRANCH} branch (${head.oid.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL`,
+    );
+  }
+}
+
+/** A failed lookup or push of a new landscape repo as the error the CLI prints (the message names the URL and the fix). */
+export function remoteError(result: Extract<RemoteResult, { ok: false }>, authHint: string): ConfigError {
+  return new ConfigError('<url>', '', result.reason === 'auth' ? `${result.message}; ${authHint}` : result.message);
 }

@@ -1,11 +1,14 @@
 // Fetch and push against a real git smart-HTTP server (git http-backend on loopback).
 import { execFile, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GitServer, startGitServer } from '../../test/helpers/git-http-server.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { LandscapeRepo } from './landscape-repo.js';
+import { remoteBranchHead } from './remote.js';
 
 const TOKEN = 'test-token-123';
 const tmp = useTempDir('git-remote');
@@ -19,6 +22,8 @@ beforeEach(async () => {
 });
 afterEach(() => server.stop());
 
+const gitCli = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const gitRemote = (...args: string[]) => gitCli(join(tmp.path, 'remote', 'landscape.git'), ...args).trim();
 const author = { name: 'kimops', email: 'kimops@example.com', timestamp: 1_790_000_000 };
 const auth = { token: TOKEN };
 const commit = (repo: LandscapeRepo, files: Record<string, string>, base?: string) =>
@@ -79,5 +84,90 @@ describe('LandscapeRepo over HTTP', () => {
     expect(!unreachable.ok && unreachable.message).toContain(remoteUrl);
     server = await startGitServer({ root: join(tmp.path, 'remote'), token: TOKEN });
     expect(await repo.fetch(`${server.url}/missing.git`, 'main', auth)).toMatchObject({ ok: false, reason: 'not-found' });
+  });
+
+  it('updates a PR branch in place without force as a merge of the new main and its head; a human push in between makes it rejected', async () => {
+    const bot = await LandscapeRepo.open(join(tmp.path, 'bot.git'));
+    const mainV1 = (await commit(bot, { 'kimops.yaml': 'landscape: dev\n' })).oid as string;
+    const branch = 'kimops/dev/a';
+    const shoot = (content: string, extra: { alsoParent?: string } = {}) =>
+      bot.commitFiles({ branch, base: 'main', files: new Map([['shoots/a/shoot.yaml', content]]), message: 'render a', author, ...extra });
+    const prV1 = (await shoot('a: 1\n')).oid as string;
+    for (const b of ['main', branch]) expect(await bot.push(remoteUrl, b, { auth })).toMatchObject({ ok: true });
+
+    // main moves on (another PR merged); the open PR is re-rendered on top of it, keeping its history.
+    const mainV2 = (await commit(bot, { 'shoots/b/shoot.yaml': 'b: 1\n' })).oid as string;
+    await bot.push(remoteUrl, 'main', { auth });
+    const update = await shoot('a: 2\n', { alsoParent: prV1 });
+    // Changed paths are relative to base (main): the PR's own change.
+    expect(update).toMatchObject({ changed: true, changedPaths: ['shoots/a/shoot.yaml'] });
+    const prV2 = update.oid as string;
+    expect(gitCli(bot.gitdir, 'log', '-1', '--format=%P', prV2).trim()).toBe(`${mainV2} ${prV1}`);
+    expect(gitCli(bot.gitdir, 'ls-tree', '-r', '--name-only', prV2).trim().split('\n')).toEqual(['kimops.yaml', 'shoots/a/shoot.yaml', 'shoots/b/shoot.yaml']);
+    gitCli(bot.gitdir, 'fsck', '--strict', '--no-dangling');
+    expect(await bot.push(remoteUrl, branch, { auth })).toEqual({ ok: true, oid: prV2 });
+    expect(await remoteBranchHead({ url: remoteUrl, branch, auth })).toEqual({ ok: true, oid: prV2 });
+    expect(await remoteBranchHead({ url: remoteUrl, branch: 'kimops/none', auth })).toEqual({ ok: true, oid: undefined });
+
+    // The same render again is no commit, since the branch already holds it.
+    expect(await shoot('a: 2\n', { alsoParent: prV2 })).toEqual({ changed: false, oid: prV2, changedPaths: [] });
+
+    // A human pushes to the PR branch; kimops, not having fetched it, updates from its own last head.
+    const human = await LandscapeRepo.open(join(tmp.path, 'human.git'));
+    await human.fetch(remoteUrl, branch, auth);
+    await human.commitFiles({ branch, base: `refs/remotes/origin/${branch}`, files: new Map([['NOTES.md', 'mine\n']]), message: 'a note', author });
+    expect(await human.push(remoteUrl, branch, { auth })).toMatchObject({ ok: true });
+    const stale = (await shoot('a: 3\n', { alsoParent: prV2 })).oid as string;
+    expect(await bot.push(remoteUrl, branch, { auth })).toMatchObject({ ok: false, reason: 'rejected' });
+    expect(gitRemote('rev-parse', branch)).not.toBe(stale);
+    expect(gitRemote('show', `${branch}:NOTES.md`)).toBe('mine');
+    expect(mainV1).toBe(gitRemote('rev-parse', 'main~1'));
+  });
+
+  it('refuses an alsoParent it does not have', async () => {
+    const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
+    await commit(repo, { 'a.yaml': 'a\n' });
+    await expect(repo.commitFiles({ branch: 'x', base: 'main', alsoParent: 'kimops/none', files: new Map([['b.yaml', 'b\n']]), message: 'm', author })).rejects.toThrow(
+      /alsoParent: kimops\/none is neither a branch nor a commit here; fetch it first/,
+    );
+  });
+});
+
+describe('remote deadlines', () => {
+  /** Accepts connections and requests and never answers: a hung proxy or an overloaded server. */
+  async function silentServer() {
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/landscape.git`,
+      stop: () => new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  it('ends fetch, push and a branch lookup against a silent server as unreachable, naming the remote and the fix', async () => {
+    const silent = await silentServer();
+    try {
+      const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'), { remoteTimeoutMs: 200 });
+      await commit(repo, { 'a.yaml': 'a\n' });
+      const started = Date.now();
+      const results = [
+        await repo.fetch(silent.url, 'main', auth),
+        await repo.push(silent.url, 'main', { auth }),
+        await repo.push(silent.url, 'main', { auth, timeoutMs: 100 }),
+        await remoteBranchHead({ url: silent.url, branch: 'main', timeoutMs: 100 }),
+      ];
+      expect(Date.now() - started).toBeLessThan(5_000);
+      for (const result of results) {
+        expect(result).toMatchObject({ ok: false, reason: 'unreachable' });
+        expect(!result.ok && result.message).toMatch(new RegExp(`${silent.url}: no answer within 0\\.[12] s; check that the server is up and answers, or allow more time`));
+      }
+      // The repo's queue is free again: a local commit after the timeouts goes through.
+      expect(await commit(repo, { 'b.yaml': 'b\n' })).toMatchObject({ changed: true });
+    } finally {
+      await silent.stop();
+    }
   });
 });

@@ -1,9 +1,16 @@
 // Fetch and push over HTTP(S) with isomorphic-git. Expected failures — a rejected push, a refused
-// token, an unreachable or unknown remote — come back as values naming the remote and the fix, so the
-// generator can re-fetch and retry a rejected push instead of crashing.
+// token, an unreachable, silent or unknown remote — come back as values naming the remote and the fix,
+// so the generator can re-fetch and retry a rejected push instead of crashing or hanging.
 import fs from 'node:fs';
-import git, { Errors } from 'isomorphic-git';
+import git, { Errors, type HttpClient } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+
+/**
+ * How long one fetch or push may take in all, unless the caller says otherwise. Generous: a first fetch
+ * of a landscape repo with thousands of Shoots is a few MB; a server that accepted the connection and
+ * then says nothing must still end the call (isomorphic-git's node client has no timeout of its own).
+ */
+export const DEFAULT_REMOTE_TIMEOUT_MS = 60_000;
 
 /** A token for HTTP Basic auth, sent GitHub's way for tokens: user `x-access-token`, the token as password.
  * It works for personal access tokens and GitHub App installation tokens alike (and for Gitea/GitLab). */
@@ -24,35 +31,78 @@ interface RemoteCall {
   url: string;
   branch: string;
   auth?: RemoteAuth | undefined;
+  /** The whole operation's deadline; DEFAULT_REMOTE_TIMEOUT_MS when absent. */
+  timeoutMs?: number | undefined;
 }
 
 /** Fetched branches land under refs/remotes/origin/ whatever the URL; isomorphic-git needs the refspec in the config. */
 const FETCH_REFSPEC = '+refs/heads/*:refs/remotes/origin/*';
 
-export async function fetchBranch({ gitdir, cache, url, branch, auth }: RemoteCall): Promise<RemoteResult> {
-  try {
-    if ((await git.getConfig({ fs, gitdir, path: 'remote.origin.fetch' })) !== FETCH_REFSPEC) {
-      await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: FETCH_REFSPEC });
+export function fetchBranch({ gitdir, cache, url, branch, auth, timeoutMs }: RemoteCall): Promise<RemoteResult> {
+  const what = `fetch ${branch} from ${redacted(url)}`;
+  return withDeadline(what, timeoutMs, async (client) => {
+    try {
+      if ((await git.getConfig({ fs, gitdir, path: 'remote.origin.fetch' })) !== FETCH_REFSPEC) {
+        await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: FETCH_REFSPEC });
+      }
+      const result = await git.fetch({ fs, http: client, gitdir, cache, url, ref: branch, singleBranch: true, tags: false, onAuth: onAuth(auth) });
+      return { ok: true, oid: result.fetchHead ?? undefined };
+    } catch (error) {
+      return failure(error, what);
     }
-    const result = await git.fetch({ fs, http, gitdir, cache, url, ref: branch, singleBranch: true, tags: false, onAuth: onAuth(auth) });
-    return { ok: true, oid: result.fetchHead ?? undefined };
-  } catch (error) {
-    return failure(error, `fetch ${branch} from ${redacted(url)}`);
-  }
+  });
 }
 
-export async function pushBranch({ gitdir, cache, url, branch, auth, force }: RemoteCall & { force?: boolean | undefined }): Promise<RemoteResult> {
+export function pushBranch({ gitdir, cache, url, branch, auth, force, timeoutMs }: RemoteCall & { force?: boolean | undefined }): Promise<RemoteResult> {
   const what = `push ${branch} to ${redacted(url)}`;
-  try {
-    const result = await git.push({ fs, http, gitdir, cache, url, ref: branch, remoteRef: branch, force: force ?? false, onAuth: onAuth(auth) });
-    const refError = Object.values(result.refs).find((r) => !r.ok)?.error;
-    if (!result.ok || refError) {
-      // The server refused the update itself (a protected branch, a race with another pusher).
-      return { ok: false, reason: 'rejected', message: `${what}: the remote refused it (${refError ?? result.error ?? 'no reason given'}); fetch, re-render and push again` };
+  return withDeadline(what, timeoutMs, async (client) => {
+    try {
+      const result = await git.push({ fs, http: client, gitdir, cache, url, ref: branch, remoteRef: branch, force: force ?? false, onAuth: onAuth(auth) });
+      const refError = Object.values(result.refs).find((r) => !r.ok)?.error;
+      if (!result.ok || refError) {
+        // The server refused the update itself (a protected branch, a race with another pusher).
+        return { ok: false, reason: 'rejected', message: `${what}: the remote refused it (${refError ?? result.error ?? 'no reason given'}); fetch, re-render and push again` };
+      }
+      return { ok: true, oid: await git.resolveRef({ fs, gitdir, ref: `refs/heads/${branch}` }) };
+    } catch (error) {
+      return failure(error, what);
     }
-    return { ok: true, oid: await git.resolveRef({ fs, gitdir, ref: `refs/heads/${branch}` }) };
-  } catch (error) {
-    return failure(error, what);
+  });
+}
+
+/** The commit `branch` points at on the remote (undefined when the remote has no such branch), without fetching objects. */
+export function remoteBranchHead({ url, branch, auth, timeoutMs }: Omit<RemoteCall, 'gitdir' | 'cache'>): Promise<RemoteResult> {
+  const what = `read ${branch} of ${redacted(url)}`;
+  return withDeadline(what, timeoutMs, async (client) => {
+    try {
+      const refs = await git.listServerRefs({ http: client, url, prefix: `refs/heads/${branch}`, onAuth: onAuth(auth) });
+      return { ok: true, oid: refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid };
+    } catch (error) {
+      return failure(error, what);
+    }
+  });
+}
+
+/**
+ * Runs `operation` with an HTTP client whose requests are aborted at the deadline, and answers
+ * `unreachable` then even if the operation has not settled: an abort while a response body streams
+ * does not always reach isomorphic-git, and a caller must never wait forever.
+ */
+async function withDeadline(what: string, timeoutMs: number | undefined, operation: (client: HttpClient) => Promise<RemoteResult>): Promise<RemoteResult> {
+  const limit = timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  const controller = new AbortController();
+  const client: HttpClient = { request: (request) => http.request({ ...request, signal: controller.signal }) };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<RemoteResult>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({ ok: false, reason: 'unreachable', message: `${what}: no answer within ${limit / 1000} s; check that the server is up and answers, or allow more time (timeoutMs)` });
+    }, limit);
+  });
+  try {
+    return await Promise.race([operation(client), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -80,7 +130,7 @@ function failure(error: unknown, what: string): RemoteResult {
 }
 
 /** The URL without credentials someone may have put into it. */
-function redacted(url: string): string {
+export function redacted(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = '';

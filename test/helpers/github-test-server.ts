@@ -202,7 +202,11 @@ interface Repo {
   statuses: { id: number; sha: string; state: string; context: string; description: string | null; targetUrl: string | null; user: string; createdAt: string }[];
 }
 
-export type Fault = { status: 500 | 502 | 503 } | 'rate-limit';
+/**
+ * A 5xx instead of the answer, or a 403 primary rate limit. `afterEffect`: the request is carried out
+ * first and only its answer is lost, as when GitHub acts and a proxy then fails — what retries must survive.
+ */
+export type Fault = { status: 500 | 502 | 503; afterEffect?: boolean } | 'rate-limit';
 
 class HttpError extends Error {
   constructor(
@@ -231,7 +235,8 @@ export class GitHubTestServer {
   private readonly repos = new Map<string, Repo>();
   private readonly tokens = new Map<string, string>();
   private readonly apps = new Map<string, { publicKey: string; installationId: number }>();
-  private faults: Fault[] = [];
+  /** Per coming request: its fault, or undefined to answer it normally. */
+  private faults: (Fault | undefined)[] = [];
   private nextId = 1000;
   private readonly server = createServer((req, res) => void this.handle(req, res));
   /** The API root, for octokit's `baseUrl`. */
@@ -320,9 +325,9 @@ export class GitHubTestServer {
     return this.repo(repoName).comments.filter((comment) => comment.issue === number);
   }
 
-  /** The next `count` requests fail with `fault` (a 5xx, or a 403 primary rate limit). */
-  failNext(count: number, fault: Fault): void {
-    this.faults.push(...Array.from({ length: count }, () => fault));
+  /** The next `count` requests, after `skip` answered normally, fail with `fault` (a 5xx, or a 403 primary rate limit). */
+  failNext(count: number, fault: Fault, skip = 0): void {
+    this.faults.push(...Array.from({ length: skip }, () => undefined), ...Array.from({ length: count }, () => fault));
   }
 
   /** A GitHub App: its JWTs (RS256, signed with the matching private key) get installation tokens. */
@@ -348,11 +353,12 @@ export class GitHubTestServer {
         const reset = String(Math.ceil(Date.now() / 1000) + 60);
         throw new HttpError(403, 'API rate limit exceeded for user ID 1.', {}, { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset });
       }
-      if (fault) throw new HttpError(fault.status, 'Server Error');
+      if (fault && fault.afterEffect !== true) throw new HttpError(fault.status, 'Server Error');
       const problems = this.contract.checkRequest(matched.operation, matched.params, Object.fromEntries(url.searchParams), requestBody);
       if (problems.length > 0) throw this.violation(problems.join('\n'));
       const user = this.authenticate(req.headers.authorization, matched.operation.id);
       [status, body, headers = {}] = await this.dispatch(matched.operation.id, matched.params, url, requestBody as Obj, user);
+      if (fault) throw new HttpError(fault.status, 'Server Error');
     } catch (caught) {
       // Anything but a deliberate HTTP answer is a test server bug: loud, like a contract violation.
       const error = caught instanceof HttpError ? caught : this.violation(`${method} ${url.pathname}: test server failed: ${String(caught)}`);
