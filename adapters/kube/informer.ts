@@ -3,7 +3,7 @@
 // stall silently (a proxy drops the stream, a server stops sending), so a watchdog restarts a
 // watch that has been quiet too long, and a periodic relist repairs whatever a watch missed.
 // Failures never escape: they are logged with the fix and retried with backoff until the API is back.
-import { describeFailure, fixFor, type KubeClient, type KubeObject, type KubeResult, type ListPage, type WatchEnd, type WatchEvent } from './kube-client.js';
+import type { KubeClient, KubeObject, ListAllResult, WatchEnd, WatchEvent } from './kube-client.js';
 import { resourcePath, resourceType } from './resources.js';
 
 /** client-go's reflector pages its LIST by 500 (pager.defaultPageSize). */
@@ -168,26 +168,10 @@ export class Informer<T extends KubeObject> {
   }
 
   /** All pages; a 410 on a `continue` token (expired between pages) fails the list and it starts over after backoff. */
-  private async list(): Promise<{ ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; message: string }> {
-    const items: T[] = [];
-    let next: string | undefined;
-    for (;;) {
-      const page: KubeResult<ListPage<T>> = await this.client.listPage<T>(this.ref(), {
-        labelSelector: this.options.labelSelector,
-        limit: this.options.pageSize,
-        continue: next,
-        signal: this.stopController.signal,
-      });
-      if (!page.ok) {
-        const fix = page.status === 0 ? '' : ` — ${fixFor(page.status, this.path())}`;
-        return { ok: false, message: `list ${this.path()} on ${this.client.server} (kubeconfig ${this.client.label}): ${describeFailure(page)}${fix}` };
-      }
-      items.push(...page.body.items);
-      next = page.body.metadata.continue || undefined;
-      // Every page carries the resourceVersion of the first page's snapshot.
-      if (!next) return { ok: true, items, resourceVersion: page.body.metadata.resourceVersion };
-    }
+  private list(): Promise<ListAllResult<T>> {
+    return this.client.listAll<T>(this.ref(), { labelSelector: this.options.labelSelector, limit: this.options.pageSize, signal: this.stopController.signal });
   }
+
 
   /** One watch, ended by the server, a failure, the watchdog, the relist period or stop(). */
   private async watch(): Promise<WatchOutcome> {

@@ -40,6 +40,8 @@ export interface ListPage<T> {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
+export type ListAllResult<T> = { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; message: string };
+
 export interface ListPageOptions {
   labelSelector?: string;
   limit?: number;
@@ -138,6 +140,27 @@ export class KubeClient {
       query: { labelSelector, limit: limit === undefined ? undefined : String(limit), continue: options.continue },
       signal,
     });
+  }
+
+  /**
+   * Every page of a list (`limit` + `continue`) as one snapshot. A failure is one line naming the
+   * resource, the server, the kubeconfig and the fix.
+   */
+  async listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: Omit<ListPageOptions, 'continue'> = {}): Promise<ListAllResult<T>> {
+    const items: T[] = [];
+    const path = resourcePath({ ...ref, name: undefined });
+    let next: string | undefined;
+    for (;;) {
+      const page: KubeResult<ListPage<T>> = await this.listPage<T>(ref, { ...options, continue: next });
+      if (!page.ok) {
+        const fix = page.status === 0 ? '' : ` — ${fixFor(page.status, path)}`;
+        return { ok: false, message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}` };
+      }
+      items.push(...page.body.items);
+      next = page.body.metadata.continue || undefined;
+      // Every page carries the resourceVersion of the first page's snapshot.
+      if (!next) return { ok: true, items, resourceVersion: page.body.metadata.resourceVersion };
+    }
   }
 
   /**
