@@ -1,7 +1,7 @@
 // What every kimops subcommand shares: where output goes (injected, so tests need no subprocess), the
 // exit codes, and how a failure becomes one line on stderr.
 import { readProcessStdin } from '../adapters/files/manifests.js';
-import { ConfigError, ConversionError } from '../model/errors.js';
+import { ConfigError, ConversionError, TransportError } from '../model/errors.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -21,6 +21,8 @@ export const EXIT = {
   conversionFailed: 1,
   /** Missing or conflicting options, an unreadable landscape, a bad config. */
   usage: 2,
+  /** A remote (git server, forge, Kubernetes API) failed; nothing was lost, run again (sysexits EX_UNAVAILABLE). */
+  unavailable: 69,
   /** A bug in kimops (sysexits EX_SOFTWARE). */
   internal: 70,
 } as const;
@@ -30,6 +32,10 @@ export function reportFailure(error: unknown, io: CliIo): number {
   if (error instanceof ConfigError) {
     io.stderr(`error: ${error.message}\n`);
     return EXIT.usage;
+  }
+  if (error instanceof TransportError) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.unavailable;
   }
   if (error instanceof ConversionError) {
     io.stderr(`${error.message}\n`);

@@ -44,3 +44,19 @@ export class FieldError extends Error {
     super(`${field}: ${detail}`);
   }
 }
+
+/**
+ * A remote kimops depends on — the landscape repo's git server, the forge, a Kubernetes API — failed
+ * or refused. Nothing is lost: the next pass starts from what Git and the forge hold.
+ */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    /** The remote, e.g. the forge's label or the repo URL. */
+    readonly remote: string,
+    /** What failed and how to fix it. */
+    readonly detail: string,
+  ) {
+    super(`${remote}: ${detail}`);
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, parseKimopsConfig } from './kimops-config.js';
+import { DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
 kind: KimopsConfig
@@ -30,6 +30,7 @@ describe('parseKimopsConfig', () => {
       drift: 'report',
       mergePolicy: DEFAULT_MERGE_POLICY,
       massDeletion: DEFAULT_MASS_DELETION,
+      rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
     });
   });
 
@@ -42,6 +43,8 @@ mergePolicy:
   create: { mode: auto-merge }
 massDeletion:
   maxShoots: 5
+rollout:
+  waveSize: 200
 `);
     expect(config.policySet).toBe('strict');
     expect(config.drift).toBe('correct');
@@ -49,6 +52,7 @@ massDeletion:
     expect(config.mergePolicy['update-disruptive']).toEqual({ mode: 'review', approvals: 1 });
     expect(config.mergePolicy.rollout).toEqual(DEFAULT_MERGE_POLICY.rollout);
     expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
+    expect(config.rollout.waveSize).toBe(200);
   });
 
   it.each([
@@ -59,6 +63,7 @@ massDeletion:
     ['a wrong kind', minimal.replace('KimopsConfig', 'Landscape'), 'kind: must be "KimopsConfig"'],
     ['approvals on auto-merge', `${minimal}mergePolicy:\n  create: { mode: auto-merge, approvals: 2 }\n`, 'mergePolicy.create.approvals: only applies to mode: review'],
     ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
+    ['an empty wave', `${minimal}rollout: { waveSize: 0 }\n`, 'rollout.waveSize: must be >= 1'],
     ['broken YAML', 'landscape: [dev', 'kimops.yaml: line'],
   ])('rejects %s with a message naming the field', (_what, text, message) => {
     expect(problem(text)).toContain(message);

@@ -32,6 +32,8 @@ export interface KimopsConfig {
   drift: 'correct' | 'report' | 'adopt';
   mergePolicy: Record<PolicyClass, ClassPolicy>;
   massDeletion: MassDeletionGuard;
+  /** Landscape-wide changes go out this many Shoots per PR, the next wave once the last is merged. */
+  rollout: { waveSize: number };
 }
 
 /**
@@ -55,6 +57,13 @@ export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = 
  * `allowEmpty: false` guard against pruning to zero.
  */
 export const DEFAULT_MASS_DELETION: Readonly<MassDeletionGuard> = { maxShoots: 20, maxPercent: 10 };
+
+/**
+ * A first wave small enough that a bad landscape change hurts few clusters and a reviewer can read
+ * its table; later waves of the same size keep the blast radius bounded (canary first, like Argo
+ * Rollouts' steps). Landscapes with thousands of Shoots raise it in kimops.yaml.
+ */
+export const DEFAULT_ROLLOUT_WAVE_SIZE = 50;
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const CLASS_POLICY = {
@@ -87,12 +96,14 @@ const SCHEMA = {
       additionalProperties: false,
       properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
     },
+    rollout: { type: 'object', additionalProperties: false, properties: { waveSize: { type: 'integer', minimum: 1 } } },
   },
 } as const;
 
 const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
 
-type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion'> & {
+type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout'> & {
+  rollout?: { waveSize?: number };
   mergePolicy?: Partial<Record<PolicyClass, { mode: ClassPolicy['mode']; approvals?: number }>>;
   massDeletion?: Partial<MassDeletionGuard>;
 };
@@ -135,5 +146,6 @@ export function parseKimopsConfig(text: string, source = 'kimops.yaml'): KimopsC
     drift: raw.drift ?? 'report',
     mergePolicy,
     massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
+    rollout: { waveSize: raw.rollout?.waveSize ?? DEFAULT_ROLLOUT_WAVE_SIZE },
   };
 }

@@ -21,6 +21,11 @@ export const LABEL_RUNTIME_ID = 'kyma-project.io/runtime-id';
 export const LABEL_GLOBAL_ACCOUNT_ID = 'kyma-project.io/global-account-id';
 export const LABEL_SUBACCOUNT_ID = 'kyma-project.io/subaccount-id';
 
+/** DESIGN §1.1: re-render even if the generation did not change (KIM's ConfigReloadWatcher sets it). */
+export const ANNOTATION_FORCE_PATCH = 'operator.kyma-project.io/force-patch-reconciliation';
+/** DESIGN §1.1: never touch this Runtime's Shoot; wins over force. */
+export const ANNOTATION_SUSPEND_PATCH = 'operator.kyma-project.io/suspend-patch-reconciliation';
+
 export const PROVIDER_TYPES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud', 'gdch'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 

@@ -125,23 +125,23 @@ function rolloutProposals(count: number, padding = 0): ShootProposal[] {
 
 describe('renderPullRequest for a rollout wave', () => {
   it('clusters identical diffs and lists only failing checks by Shoot', () => {
-    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-k8s-1.33', proposals: rolloutProposals(5), rollout: { name: 'k8s-1.33', wave: 1, waves: 3 } });
-    expect(pr.title).toBe('[dev] rollout k8s-1.33, wave 1/3: 5 shoots');
+    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-k8s-1.33', proposals: rolloutProposals(5), rollout: { name: 'k8s-1.33', later: 1_210 } });
+    expect(pr.title).toBe('[dev] rollout k8s-1.33: 5 shoots, 1,210 in later waves');
     expect(pr.body).toContain('- `4 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
     expect(pr.body).toContain('- `1 shoot: spec.kubernetes.version 1.32.5 → 1.33.3; spec.provider.workers[a].maximum 3 → 9`');
     expect(pr.body).toContain('- ✅ 4 shoots pass every check\n- ❌ `c-0001` schema\n  - broken');
     expect(pr.body).toContain('- 5 shoots: spec.kubernetes.version 1.32.5 → 1.33.3: a new Kubernetes minor version replaces every node');
-    expect(pr.reportPath).toBe('.kimops/reports/rollout-k8s-1.33-wave-1.md');
+    expect(pr.reportPath).toBe('.kimops/reports/rollout-k8s-1.33.md');
   });
 
   it('stays under GitHub\'s limit with a huge diff, keeping summary, class and rollback', () => {
     const proposals = rolloutProposals(400, 2000);
-    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-big', proposals, rollout: { name: 'big', wave: 2, waves: 2 } });
+    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-big', proposals, rollout: { name: 'big', later: 0 } });
     expect(pr.truncated).toBe(true);
     expect(pr.fullReport.length).toBeGreaterThan(GITHUB_BODY_LIMIT * 2);
     expect(Buffer.byteLength(pr.body, 'utf8')).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
     expect(pr.body.startsWith('<!-- kimops:pr landscape=dev branch=kimops/dev/rollout-big -->\n> **This body is shortened')).toBe(true);
-    expect(pr.body).toContain('The full report is `.kimops/reports/rollout-big-wave-2.md` on branch `kimops/dev/rollout-big`.');
+    expect(pr.body).toContain('The full report is `.kimops/reports/rollout-big.md` on branch `kimops/dev/rollout-big`.');
     expect(pr.body).toContain('**Why this class**');
     expect(pr.body).toContain('- `399 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
     expect(pr.body).toMatch(/### Rollback\n\nAfter this PR is merged, revert its merge commit[^]*\n$/);

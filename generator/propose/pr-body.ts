@@ -35,8 +35,8 @@ export interface PullRequestInput {
   /** The PR's head branch; with the landscape it identifies the PR (hidden marker). */
   branch: string;
   proposals: readonly ShootProposal[];
-  /** Present for a rollout PR: one wave of a landscape-wide change. */
-  rollout?: { name: string; wave: number; waves: number };
+  /** Present for a rollout PR: one wave of a landscape-wide change, and how many Shoots wait for later waves. */
+  rollout?: { name: string; later: number };
   /** Body size limit in UTF-8 bytes; GitHub's by default. */
   maxBodySize?: number;
 }
@@ -62,9 +62,9 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
   const { landscape, branch, proposals, rollout } = input;
   const [first] = proposals;
   if (!first) throw new RangeError('renderPullRequest needs at least one proposal');
-  const reportPath = `${REPORTS_FOLDER}/${rollout ? `rollout-${rollout.name}-wave-${rollout.wave}` : first.shoot}.md`;
+  const reportPath = `${REPORTS_FOLDER}/${rollout ? `rollout-${rollout.name}` : first.shoot}.md`;
   const title = rollout
-    ? `[${landscape}] rollout ${rollout.name}, wave ${rollout.wave}/${rollout.waves}: ${formatCount(proposals.length)} ${proposals.length === 1 ? 'shoot' : 'shoots'}`
+    ? `[${landscape}] rollout ${rollout.name}: ${formatCount(proposals.length)} ${proposals.length === 1 ? 'shoot' : 'shoots'}${rollout.later > 0 ? `, ${formatCount(rollout.later)} in later waves` : ''}`
     : `[${landscape}] ${classLabel(first.classification)}: ${first.shoot}`;
   const marker = prMarker(landscape, branch);
 

@@ -55,10 +55,10 @@ export function renderRuntimes(
   registryCacheSecrets: Record<string, string> = {},
 ): RenderResult {
   const rendered: RenderedRuntime[] = [];
-  const failures: RenderFailure[] = [];
+  const { unique: renderable, failures } = withoutSharedShootNames(inputs);
   const bugs: RenderBug[] = [];
   const usedLiveShoots = new Set<string>();
-  for (const { source, runtime } of inputs) {
+  for (const { source, runtime } of renderable) {
     const shootName = runtime.spec?.shoot?.name;
     const live = typeof shootName === 'string' ? liveShoots.get(shootName) : undefined;
     if (live) usedLiveShoots.add(live.metadata.name);
@@ -73,9 +73,8 @@ export function renderRuntimes(
     if (outcome instanceof ConversionError) failures.push(failureOf(source, outcome));
     else rendered.push({ runtime: runtimeRef(runtime), source, mode: live ? 'update' : 'create', ...outcome });
   }
-  const unique = withoutSharedShootNames(rendered, failures);
   return {
-    rendered: unique.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0)),
+    rendered: rendered.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0)),
     failures,
     bugs,
     unusedLiveShoots: [...liveShoots.keys()].filter((name) => !usedLiveShoots.has(name)).sort(),
@@ -100,22 +99,25 @@ function renderOne(
   }
 }
 
-/** Two Runtimes rendering the same Shoot would overwrite each other's files: neither is rendered. */
-function withoutSharedShootNames(rendered: RenderedRuntime[], failures: RenderFailure[]): RenderedRuntime[] {
-  const byShoot = new Map<string, RenderedRuntime[]>();
-  for (const r of rendered) byShoot.set(r.shootName, [...(byShoot.get(r.shootName) ?? []), r]);
-  return rendered.filter((r) => {
-    const sharing = (byShoot.get(r.shootName) ?? []).filter((other) => other !== r);
+/**
+ * Two Runtimes asking for the same Shoot would overwrite each other's files: neither is rendered.
+ * Decided on the inputs (the converter names the Shoot after spec.shoot.name), so a caller that
+ * renders only some Runtimes still sees every clash.
+ */
+export function withoutSharedShootNames(inputs: readonly RuntimeInput[]): { unique: RuntimeInput[]; failures: RenderFailure[] } {
+  const byShoot = new Map<unknown, RuntimeInput[]>();
+  for (const input of inputs) byShoot.set(input.runtime.spec?.shoot?.name, [...(byShoot.get(input.runtime.spec?.shoot?.name) ?? []), input]);
+  const failures: RenderFailure[] = [];
+  const unique = inputs.filter((input) => {
+    const shootName = input.runtime.spec?.shoot?.name;
+    const sharing = typeof shootName === 'string' ? (byShoot.get(shootName) ?? []).filter((other) => other !== input) : [];
     if (sharing.length === 0) return true;
-    const others = sharing.map((other) => `${other.runtime} (${other.source})`).join(', ');
-    failures.push(
-      failureOf(
-        r.source,
-        new ConversionError(r.runtime, 'spec.shoot.name', `Shoot ${r.shootName} is also rendered from runtime ${others}; each Runtime needs its own shoot name`),
-      ),
-    );
+    const ref = runtimeRef(input.runtime);
+    const others = sharing.map((other) => `${runtimeRef(other.runtime)} (${other.source})`).join(', ');
+    failures.push(failureOf(input.source, new ConversionError(ref, 'spec.shoot.name', `Shoot ${String(shootName)} is also rendered from runtime ${others}; each Runtime needs its own shoot name`)));
     return false;
   });
+  return { unique, failures };
 }
 
 function failureOf(source: string, error: ConversionError): RenderFailure {

@@ -1,0 +1,55 @@
+// Where a pass reads main and how its branches reach the forge. With a local repo (the local forge)
+// the branches are already where the forge looks. With a remote repo, main is fetched before the pass,
+// and each branch is pushed after its commit: an update of an open kimops PR without force (it is a
+// merge of the new main and the old head, so a human's push in between makes ours `rejected`
+// rather than lost), a fresh proposal with force (a stale branch of a closed PR is replaced).
+import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import type { RemoteAuth } from '../adapters/git/remote.js';
+import { ConfigError, TransportError } from '../model/errors.js';
+
+export const MAIN = 'main';
+
+export interface LandscapeRemote {
+  url: string;
+  auth?: RemoteAuth;
+}
+
+/** A push the remote refused: the pass starts over from a fresh fetch. */
+export class RejectedPush extends Error {}
+
+export interface BranchSync {
+  /** The ref the pass renders against. */
+  readonly baseRef: string;
+  /** Brings main up to date (a fetch for a remote repo). */
+  refresh(): Promise<void>;
+  /** Makes sure `sha`, the head of `branch`, is in the local repo (a fetch for a remote repo). */
+  have(branch: string, sha: string): Promise<void>;
+  /** Sends the local `branch` to where the forge sees it. */
+  publish(branch: string, options: { force: boolean }): Promise<void>;
+}
+
+export function branchSync(repo: LandscapeRepo, remote: LandscapeRemote | undefined): BranchSync {
+  if (!remote) return { baseRef: MAIN, refresh: async () => undefined, have: async () => undefined, publish: async () => undefined };
+  const { url, auth } = remote;
+  const fetched = async (branch: string) => {
+    const result = await repo.fetch(url, branch, auth);
+    if (!result.ok) throw new TransportError('landscape repo', result.message);
+    return result.oid;
+  };
+  return {
+    baseRef: `refs/remotes/origin/${MAIN}`,
+    async refresh() {
+      if ((await fetched(MAIN)) === undefined) throw new ConfigError('--repo', '', `the remote repo has no ${MAIN} branch; create the landscape repo with kimops init`);
+    },
+    async have(branch, sha) {
+      if ((await repo.resolve(sha)) === undefined) await fetched(branch);
+      if ((await repo.resolve(sha)) === undefined) throw new RejectedPush(`${branch} moved past ${sha.slice(0, 12)} while kimops read it`);
+    },
+    async publish(branch, { force }) {
+      const result = await repo.push(url, branch, { force, ...(auth && { auth }) });
+      if (result.ok) return;
+      if (result.reason === 'rejected') throw new RejectedPush(result.message);
+      throw new TransportError('landscape repo', result.message);
+    },
+  };
+}

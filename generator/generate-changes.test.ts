@@ -1,0 +1,177 @@
+// Why a Shoot changes decides how it is proposed: a Runtime's own change gets the Shoot's own PR; a
+// landscape change goes out as rollout waves; a Garden-side change is adopted; suspended Runtimes are
+// left alone, forced ones re-rendered; a long-running generator renders only what may have changed.
+import { describe, expect, it } from 'vitest';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { readRuntimes } from '../adapters/files/manifests.js';
+import { localForge, type LocalForge } from '../adapters/forge/local.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, type Runtime } from '../model/runtime.js';
+import type { Shoot } from '../model/shoot.js';
+import { kimops } from '../test/helpers/cli.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { generate, rolloutBranchOf, type GenerateInput } from './generate.js';
+import { RenderMemo } from './render-memo.js';
+import { parseYaml11 } from '../model/yaml-input.js';
+
+const dir = useTempDir('generate-changes');
+const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
+const author = { name: 'kimops', email: 'kimops@localhost' };
+
+/** A dev landscape repo with the 12 example Runtimes (generation 1) created and merged. */
+async function landscape(waveSize?: number) {
+  const gitdir = `${dir.path}/repo.git`;
+  expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+  const repo = await LandscapeRepo.open(gitdir);
+  if (waveSize !== undefined) {
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace(/waveSize: \d+/, `waveSize: ${waveSize}`) as string;
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'policy', author });
+  }
+  const forge = localForge(repo);
+  const runtimes = (await readRuntimes(EXAMPLES)).runtimes.map((r) => ({ ...r, runtime: { ...r.runtime, metadata: { ...r.runtime.metadata, generation: 1 } } }));
+  const settings = conversionSettingsOf(await readLandscape('dev'));
+  const logs: string[] = [];
+  const run = (overrides: Partial<GenerateInput> = {}) =>
+    generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, log: (line) => logs.push(line), ...overrides });
+  const created = await run();
+  expect(created.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(12).fill('create auto-merge'));
+  return { repo, forge, runtimes, settings, run, logs };
+}
+
+/** The landscape turned on an API server feature gate: a change no Runtime asked for. */
+function withFeatureGate(settings: ConversionSettings): ConversionSettings {
+  const changed = structuredClone(settings);
+  const kubeApiServer = changed.config.kubernetes?.kubeApiServer;
+  changed.config.kubernetes = { ...changed.config.kubernetes, kubeApiServer: { ...kubeApiServer, featureGates: { ...kubeApiServer?.featureGates, KimopsTestGate: true } } };
+  return changed;
+}
+
+/** The Runtime for `shoot`, changed by KEB: worker maximum raised, generation bumped. */
+function changedRuntime(runtimes: GenerateInput['runtimes'], index: number, change: (runtime: Runtime) => void = () => undefined) {
+  return runtimes.map((entry, i) => {
+    if (i !== index) return entry;
+    const runtime = structuredClone(entry.runtime);
+    change(runtime);
+    return { ...entry, runtime };
+  });
+}
+
+async function openPulls(forge: LocalForge) {
+  const all = await forge.listOpenPullRequests();
+  if (!all.ok) throw new Error(all.failure.message);
+  return all.value;
+}
+
+async function approve(forge: LocalForge, number: number) {
+  const approved = await forge.approve(number, 'test-reviewer');
+  if (!approved.ok) throw new Error(approved.failure.message);
+}
+
+async function shootOnMain(repo: LandscapeRepo, name: string): Promise<Shoot> {
+  return parseYaml11((await repo.readFile('main', `shoots/${name}/shoot.yaml`)) as string, name) as Shoot;
+}
+
+describe('generate: rollouts', () => {
+  it('proposes a landscape change in waves, one reviewed PR at a time, never a PR per Shoot', async () => {
+    const { repo, forge, settings, run } = await landscape(5);
+    const changed = withFeatureGate(settings);
+
+    const first = await run({ settings: changed });
+    expect(first.rollout).toMatchObject({ shoots: 5, later: 7 });
+    expect(first.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(5).fill('rollout await-review'));
+    const [wave1, ...others] = await openPulls(forge);
+    expect(others).toEqual([]);
+    expect(wave1?.branch).toBe(rolloutBranchOf('dev', first.rollout?.name ?? ''));
+    expect(wave1?.title).toBe(`[dev] rollout ${first.rollout?.name}: 5 shoots, 7 in later waves`);
+    expect(wave1?.body).toContain('5 shoots: spec.kubernetes.kubeAPIServer.featureGates');
+
+    // The same inputs again: the same PR, nothing written.
+    const again = await run({ settings: changed });
+    expect(again.rollout?.pr).toBe(wave1?.number);
+    expect(again.proposed.map((p) => p.action)).toEqual(Array(5).fill('await-review'));
+
+    // Each approved wave is merged on the next pass, and the pass after proposes the next wave.
+    const waves: number[] = [];
+    for (let pass = 0; pass < 10; pass++) {
+      const [open] = await openPulls(forge);
+      if (!open) break;
+      waves.push(open.title.includes('in later waves') ? Number(/: (\d+) shoots/.exec(open.title)?.[1]) : -Number(/: (\d+) shoots?/.exec(open.title)?.[1]));
+      await approve(forge, open.number);
+      const merged = await run({ settings: changed });
+      expect(merged.proposed.filter((p) => p.pr === open.number).every((p) => p.action === 'auto-merge')).toBe(true);
+      await run({ settings: changed });
+    }
+    // 5 + 5 + 2: the last wave has nothing after it.
+    expect(waves).toEqual([5, 5, -2]);
+    const done = await run({ settings: changed });
+    expect(done).toMatchObject({ proposed: [], unchanged: 12 });
+    expect((await shootOnMain(repo, 'c-78fcc25')).spec.kubernetes).toMatchObject({ kubeAPIServer: { featureGates: { KimopsTestGate: true } } });
+  });
+
+  it("gives a Runtime's own change its own PR, carrying the landscape change too, and leaves that Shoot out of the rollout", async () => {
+    const { forge, runtimes, settings, run } = await landscape();
+    const changed = withFeatureGate(settings);
+    const bumped = changedRuntime(runtimes, 0, (runtime) => {
+      runtime.metadata.generation = 2;
+      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 1;
+    });
+    const shoot = bumped[0]?.runtime.spec.shoot.name as string;
+    const result = await run({ settings: changed, runtimes: bumped });
+    const own = result.proposed.find((p) => p.shoot === shoot);
+    expect(own).toMatchObject({ class: 'update', action: 'auto-merge' });
+    expect(result.rollout).toMatchObject({ shoots: 11, later: 0 });
+    expect(result.proposed.filter((p) => p.pr === result.rollout?.pr).map((p) => p.shoot)).not.toContain(shoot);
+    expect((await openPulls(forge)).map((p) => p.number)).toEqual([result.rollout?.pr]);
+  });
+});
+
+describe('generate: suspend and force (DESIGN §1.1)', () => {
+  it('proposes nothing for a suspended Runtime, even when forced, and re-renders a forced one as its own change', async () => {
+    const { runtimes, settings, run } = await landscape();
+    const changed = withFeatureGate(settings);
+    const annotated = changedRuntime(changedRuntime(runtimes, 0, (r) => (r.metadata.annotations = { ...r.metadata.annotations, [ANNOTATION_SUSPEND_PATCH]: 'true', [ANNOTATION_FORCE_PATCH]: 'true' })), 1, (r) => (r.metadata.annotations = { ...r.metadata.annotations, [ANNOTATION_FORCE_PATCH]: 'true' }));
+    const [suspended, forced] = annotated.map((r) => r.runtime.spec.shoot.name);
+    const result = await run({ settings: changed, runtimes: annotated });
+    expect(result.suspended).toEqual([suspended]);
+    expect(result.proposed.map((p) => p.shoot)).not.toContain(suspended);
+    expect(result.proposed.find((p) => p.shoot === forced)).toMatchObject({ class: 'update', action: 'auto-merge' });
+    expect(result.rollout?.shoots).toBe(10);
+  });
+});
+
+describe('generate: a long-running generator', () => {
+  it('renders only Runtimes whose inputs changed since the last pass', async () => {
+    const { runtimes, run } = await landscape();
+    const memo = new RenderMemo();
+    expect(await run({ memo })).toMatchObject({ rendered: 12, unchanged: 12, proposed: [] });
+    expect(await run({ memo })).toMatchObject({ rendered: 0, unchanged: 12, proposed: [] });
+
+    const bumped = changedRuntime(runtimes, 3, (runtime) => {
+      runtime.metadata.generation = 2;
+      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 2;
+    });
+    const changed = await run({ memo, runtimes: bumped });
+    expect(changed).toMatchObject({ rendered: 1, unchanged: 11 });
+    expect(changed.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([`${bumped[3]?.runtime.spec.shoot.name} update auto-merge`]);
+    // Main moved (the merge): that one folder's oid changed, so it is rendered once more and found equal.
+    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 1, unchanged: 12, proposed: [] });
+    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 0, unchanged: 12, proposed: [] });
+    // A status write changes nothing the converter reads.
+    const withStatus = bumped.map((entry) => ({ ...entry, runtime: { ...entry.runtime, status: { state: 'Ready' } } as Runtime }));
+    expect(await run({ memo, runtimes: withStatus })).toMatchObject({ rendered: 0, unchanged: 12 });
+  });
+});
+
+describe('generate: adopting what Gardener changed', () => {
+  it('proposes a maintenance version update seen in the Garden as an adopt PR, merged per policy', async () => {
+    const { repo, runtimes, run } = await landscape();
+    const name = runtimes[0]?.runtime.spec.shoot.name as string;
+    const live = await shootOnMain(repo, name);
+    live.spec.kubernetes.version = '1.33.9';
+    const result = await run({ gardenShoots: new Map([[name, live]]) });
+    expect(result.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([`${name} adopt auto-merge`]);
+    expect(result.rollout).toBeUndefined();
+    expect((await shootOnMain(repo, name)).spec.kubernetes.version).toBe('1.33.9');
+  });
+});

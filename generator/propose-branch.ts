@@ -1,0 +1,158 @@
+// One branch, one pull request: commit the proposed files on the branch (from main, updated in place),
+// open or update its PR with the rendered body, report the commit status and merge per kimops.yaml.
+// Used for a single Shoot's change and for a rollout wave alike. Everything needed to resume is in
+// Git and the forge: the PR body hides the head kimops wrote, so a different head was pushed by a human.
+import type { Forge, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
+import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
+import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
+import type { KimopsConfig } from '../model/kimops-config.js';
+import { TransportError } from '../model/errors.js';
+import type { BranchSync } from './branch-sync.js';
+import { MAIN } from './branch-sync.js';
+import type { ChangeClassName } from './propose/classify.js';
+import { decideMerge, type MergeAction } from './propose/merge-policy.js';
+import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
+import { SHOOTS_FOLDER } from './render/landscape-layout.js';
+
+const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/;
+const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->`;
+
+export interface BranchContext {
+  landscape: string;
+  repo: LandscapeRepo;
+  forge: Forge;
+  sync: BranchSync;
+  config: KimopsConfig;
+  author: Signature;
+  log: (line: string) => void;
+}
+
+export interface BranchProposal {
+  branch: string;
+  proposals: ShootProposal[];
+  rollout?: { name: string; later: number };
+  /** Every file of the proposed Shoots' folders (none for a delete); what else is in those folders goes. */
+  files: ReadonlyMap<string, string>;
+}
+
+export interface BranchOutcome {
+  pr: number;
+  /** merge-refused: the forge refused the auto-merge; left-to-human: someone else pushed to the branch. */
+  action: MergeAction | 'merge-refused' | 'left-to-human';
+}
+
+export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
+  const { repo, forge, landscape, sync } = context;
+  const { branch, proposals } = proposal;
+  // Room for the hidden head line appended below.
+  const pr = renderPullRequest({ landscape, branch, proposals, ...(proposal.rollout && { rollout: proposal.rollout }), maxBodySize: GITHUB_BODY_LIMIT - 100 });
+  // The full report only where the body had to be shortened: a file on the branch, merged with it.
+  const content = new Map([...proposal.files, ...(pr.truncated ? [[pr.reportPath, pr.fullReport] as const] : [])]);
+  const folders = proposals.map((p) => `${SHOOTS_FOLDER}/${p.shoot}`);
+  const prClass = pullRequestClass(proposals, proposal.rollout !== undefined);
+  const what = `${label(prClass)} ${proposal.rollout ? `rollout ${proposal.rollout.name} (${proposals.length} shoots)` : proposals.map((p) => p.shoot).join(', ')}`;
+
+  const open = unwrap(await forge.findOpenPullRequest(branch), forge);
+  if (open !== undefined && !wroteByKimops(open)) {
+    // Rewriting the branch would throw away someone's commit: they and the reviewers settle it first.
+    context.log(`${what}: #${open.number} left as is: its head ${open.headSha.slice(0, 12)} is not what kimops wrote`);
+    return { pr: open.number, action: 'left-to-human' };
+  }
+  if (open !== undefined) await sync.have(branch, open.headSha);
+
+  // Updated in place: an open PR whose head already holds these bytes needs no new commit.
+  const upToDate = open !== undefined && (await headHolds(repo, open.headSha, folders, content));
+  let head = open?.headSha as string;
+  if (!upToDate) {
+    // The tree is always main's plus this change, so the PR shows only it and merges cleanly; an open
+    // PR's old head is a second parent, so the push needs no force.
+    const commit = await repo.commitFiles({
+      branch,
+      base: sync.baseRef,
+      ...(open && { alsoParent: open.headSha }),
+      files: content,
+      deletions: folders,
+      message: `${pr.title}\n\n${proposals.flatMap((p) => p.classification.reasons).slice(0, 20).join('\n')}`,
+      author: context.author,
+    });
+    head = commit.oid as string;
+    if (commit.changed) await sync.publish(branch, { force: open === undefined });
+  }
+  const body = `${pr.body}${wroteLine(head)}\n`;
+  const labels = [`kimops:${prClass.class}`];
+  const number = open === undefined ? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge).number : open.number;
+  if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
+  if (!upToDate) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks of the model passed' }), forge);
+
+  const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
+  const checks = proposals.flatMap((p) => p.checks);
+  const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
+  const verb = open ? (upToDate ? 'unchanged' : 'updated') : 'opened';
+  if (decision.action !== 'auto-merge') {
+    context.log(`${what}: #${number} ${verb}, ${decision.action}: ${decision.reason}`);
+    return { pr: number, action: decision.action };
+  }
+  const merged = await forge.mergePullRequest(number, { sha: head, method: 'merge' });
+  context.log(`${what}: #${number} ${verb}, ${merged.ok ? 'merged' : `not merged: ${merged.failure.message}`}`);
+  return { pr: number, action: merged.ok ? 'auto-merge' : 'merge-refused' };
+}
+
+/** An open kimops PR on a branch not in `keep` is closed, unless someone else pushed to it. */
+export async function closeStalePullRequests(
+  context: Pick<BranchContext, 'forge' | 'log'>,
+  prefixes: readonly string[],
+  keep: ReadonlySet<string>,
+): Promise<{ closed: number[]; leftOpen: number[] }> {
+  const { forge } = context;
+  const result = { closed: [] as number[], leftOpen: [] as number[] };
+  for (const pr of unwrap(await forge.listOpenPullRequests(), forge)) {
+    if (!prefixes.some((prefix) => pr.branch.startsWith(prefix)) || keep.has(pr.branch)) continue;
+    if (!wroteByKimops(pr)) {
+      result.leftOpen.push(pr.number);
+      context.log(`#${pr.number} ${pr.branch}: no change left, but its head ${pr.headSha.slice(0, 12)} is not what kimops wrote; left open for whoever pushed it`);
+      continue;
+    }
+    unwrap(await forge.closePullRequest(pr.number, 'Closed by kimops: main already holds what this branch proposed, or the change is no longer wanted.'), forge);
+    result.closed.push(pr.number);
+    context.log(`#${pr.number} ${pr.branch}: closed, its change is on main already or no longer wanted`);
+  }
+  return result;
+}
+
+/** The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole. */
+function pullRequestClass(proposals: readonly ShootProposal[], rollout: boolean): { class: ChangeClassName; disruptive: boolean } {
+  const immutable = proposals.find((p) => p.classification.class === 'immutable');
+  if (immutable) return immutable.classification;
+  if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
+  const [only] = proposals;
+  return only ? only.classification : { class: 'update', disruptive: false };
+}
+
+function wroteByKimops(pr: PullRequest): boolean {
+  return WROTE.exec(pr.body)?.[1] === pr.headSha;
+}
+
+/** Whether the commit has exactly these files in the proposed folders, and the other files as given. */
+async function headHolds(repo: LandscapeRepo, head: string, folders: readonly string[], content: ReadonlyMap<string, string>): Promise<boolean> {
+  for (const folder of folders) {
+    const files = await repo.readFiles(head, folder);
+    const expected = [...content.keys()].filter((path) => path.startsWith(`${folder}/`));
+    if (files.size !== expected.length) return false;
+    for (const [path, file] of files) if (content.get(path) !== (await file.read())) return false;
+  }
+  for (const [path, text] of content) {
+    if (folders.some((folder) => path.startsWith(`${folder}/`))) continue;
+    if ((await repo.readFile(head, path)) !== text) return false;
+  }
+  return true;
+}
+
+function label({ class: name, disruptive }: { class: ChangeClassName; disruptive: boolean }): string {
+  return (name === 'update' && disruptive ? 'update (disruptive)' : name).padEnd(19);
+}
+
+/** A forge failure ends the pass: nothing is lost, the next pass starts from what Git and the forge hold. */
+export function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
+  if (result.ok) return result.value;
+  throw new TransportError(forge.label, `${result.failure.kind}: ${result.failure.message}`);
+}
