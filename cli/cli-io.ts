@@ -7,6 +7,8 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readStdin(): Promise<string>;
+  /** Ends long-running commands (generate --watch) like SIGINT does; tests use it instead of signals. */
+  signal?: AbortSignal;
 }
 
 export const processIo: CliIo = {

@@ -177,4 +177,32 @@ describe('kimops generate --once', () => {
     expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir])).code).toBe(2);
     expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', join(dir.path, 'nope'), '--once'])).code).toBe(2);
   });
+
+  it.each([
+    ['neither --once nor --watch', [], 'pass --once or --watch'],
+    ['both --once and --watch', ['--once', '--watch'], "option '--once' cannot be used with option '--watch'"],
+    ['no Runtime source', ['--once', '--no-runtimes'], 'pass --runtimes <dir> or --kcp-kubeconfig <file>'],
+    ['both Runtime sources', ['--once', '--kcp-kubeconfig', 'kcp.yaml'], "option '--runtimes <dir>' cannot be used with option '--kcp-kubeconfig <file>'"],
+    ['a missing kubeconfig', ['--once', '--no-runtimes', '--kcp-kubeconfig', '/nonexistent/kcp.yaml'], '--kcp-kubeconfig: /nonexistent/kcp.yaml does not exist'],
+    ['GitHub for a local repo', ['--once', '--forge', 'github'], '--forge: github reviews a remote repository; pass its https URL as --repo'],
+    ['the local forge for a URL', ['--once', '--forge', 'local', '--repo-url'], '--forge: the local forge keeps its pull requests in a repository on this machine'],
+    ['an ssh URL', ['--once', '--repo-ssh'], 'only local paths and http(s) URLs are supported'],
+    ['GitHub without credentials', ['--once', '--repo-url'], 'no credentials: set GITHUB_TOKEN'],
+    ['a bad interval', ['--watch', '--interval', 'soon'], '--interval: soon is not a number of seconds'],
+  ])('exits 2 with the fix for %s', async (_what, extra, message) => {
+    const { gitdir, runtimes } = await prepared();
+    const repo = extra.includes('--repo-url') ? 'https://git.example.invalid/acme/landscape-dev.git' : extra.includes('--repo-ssh') ? 'git@github.com:acme/landscape-dev.git' : gitdir;
+    const source = extra.includes('--no-runtimes') ? [] : ['--runtimes', runtimes];
+    const args = extra.filter((a) => !['--repo-url', '--repo-ssh', '--no-runtimes'].includes(a));
+    const saved = { GITHUB_TOKEN: process.env.GITHUB_TOKEN, KIMOPS_GIT_TOKEN: process.env.KIMOPS_GIT_TOKEN };
+    delete process.env.GITHUB_TOKEN;
+    delete process.env.KIMOPS_GIT_TOKEN;
+    try {
+      const result = await kimops(['generate', '--landscape', 'dev', ...source, '--repo', repo, ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
+    }
+  });
 });

@@ -1,87 +1,218 @@
-// `kimops generate --once`: one generator pass from a folder of Runtimes to pull requests on a landscape
-// repo with the embedded local forge. Wiring only: the pass itself is generator/generate.ts.
+// `kimops generate`: Runtimes (a folder, or a KCP cluster) to pull requests on a landscape repo (a local
+// bare repo with the local forge, or a remote one reviewed on GitHub), once or as a long-running
+// watcher. Wiring only: the pass is generator/generate.ts, the loop generator/watch.ts.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
-import { localForge } from '../adapters/forge/local.js';
-import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
+import { objectSource, type ObjectSource } from '../adapters/kube/object-source.js';
 import { generate, type GenerateResult } from '../generator/generate.js';
+import { RenderMemo } from '../generator/render-memo.js';
+import { watchLoop } from '../generator/watch.js';
+import type { RuntimeInput } from '../generator/render/render-runtimes.js';
 import { ConfigError } from '../model/errors.js';
-import { conversionSettingsOf } from '../model/landscape.js';
+import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
+import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
+import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { INIT_AUTHOR } from './init.js';
+import { GIT_TOKEN_ENV, GITHUB_API, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
+
+/** KEB and KIM keep Runtimes here. */
+const DEFAULT_KCP_NAMESPACE = 'kcp-system';
+/** A pass at least this often in --watch: merges and approvals on the forge arrive without a Runtime event. */
+const DEFAULT_INTERVAL_SECONDS = 60;
 
 interface GenerateOptions {
   landscape: string;
-  runtimes: string;
+  runtimes?: string;
+  kcpKubeconfig?: string;
+  kcpNamespace: string;
+  gardenKubeconfig?: string;
   repo: string;
-  forge: 'local';
+  forge?: ForgeKind;
+  cacheDir?: string;
+  githubApiUrl?: string;
+  githubRepo?: string;
   once?: boolean;
+  watch?: boolean;
+  interval: string;
   allowMassDeletion?: string;
 }
 
 const HELP = `
-Renders every Runtime, and for each Shoot whose files differ from main commits the branch
-kimops/<landscape>/<shoot> and opens or updates its pull request on the local forge (kimops pr).
-Shoots whose Runtime is gone are proposed for deletion, under kimops.yaml's mass-deletion guard.
-Pull requests are merged as kimops.yaml's mergePolicy says. Running it again with the same inputs
-writes nothing.
+Renders every Runtime, and for each Shoot whose files differ from main proposes the change as a pull
+request: a Runtime's own change on the branch kimops/<landscape>/<shoot>; a change no Runtime asked for
+(the landscape config or kimops changed) as the landscape's rollout, kimops.yaml rollout.waveSize
+Shoots per PR. Shoots whose Runtime is gone are proposed for deletion, under kimops.yaml's
+mass-deletion guard. PRs are merged as kimops.yaml's mergePolicy says. Running it again with the same
+inputs writes nothing.
 
-Exit codes: 0 done; 1 some Runtimes failed to convert (they get no PR) or deletions were refused;
-2 usage or configuration error; 70 a bug in kimops.
+Runtimes come from --runtimes (a folder of YAML) or --kcp-kubeconfig (the Runtimes in
+--kcp-namespace, listed or, with --watch, watched). With --garden-kubeconfig, update-mode renders start
+from the live Shoots in garden-<project> (read only), and what only Gardener changed is adopted.
 
-Example:
+--repo is a local bare repository (the local forge: review with kimops pr) or the https URL of a
+remote one (the GitHub forge; main is fetched into --cache-dir, branches are pushed). Credentials come
+from the environment: ${GIT_TOKEN_ENV.join(' or ')} for git, ${GITHUB_TOKEN_ENV.join(' or ')} for the GitHub API, or a
+GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) for the API with ${GIT_TOKEN_ENV[0]} for git.
+
+--once runs one pass and exits. --watch runs a pass on every Runtime change and at least every
+--interval seconds until SIGINT or SIGTERM; a failed pass is logged and retried with backoff.
+
+Exit codes (--once): 0 done; 1 some Runtimes failed to convert (they get no PR) or deletions were
+refused; 2 usage or configuration error; 69 a remote (git server, GitHub, Kubernetes API) failed, run
+again; 70 a bug in kimops.
+
+Examples:
   kimops init --landscape dev ./landscape-dev.git
-  kimops generate --landscape dev --runtimes examples/runtimes/keb --repo ./landscape-dev.git --once`;
+  kimops generate --landscape dev --runtimes examples/runtimes/keb --repo ./landscape-dev.git --once
+  GITHUB_TOKEN=… kimops generate --landscape prod --kcp-kubeconfig kcp.yaml --garden-kubeconfig garden.yaml \\
+    --repo https://github.com/acme/landscape-prod.git --watch`;
 
 export function registerGenerate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('generate')
     .description('propose the rendered Shoots as pull requests on the landscape repo')
     .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
-    .addOption(new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').makeOptionMandatory())
-    .addOption(new Option('--repo <dir>', 'the landscape repo (a bare git repository made by kimops init)').makeOptionMandatory())
-    .addOption(new Option('--forge <kind>', 'where pull requests live').choices(['local']).default('local'))
-    .option('--once', 'one pass, then exit (watch mode is not there yet)')
+    .addOption(new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').conflicts('kcpKubeconfig'))
+    .option('--kcp-kubeconfig <file>', 'read the Runtimes from this KCP cluster')
+    .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
+    .option('--garden-kubeconfig <file>', 'read live Shoots from this Garden (read only) for update-mode renders')
+    .addOption(new Option('--repo <dir|url>', 'the landscape repo: a bare repository made by kimops init, or its https URL').makeOptionMandatory())
+    .addOption(new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices(['local', 'github']))
+    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .option('--github-api-url <url>', `the GitHub API (GitHub Enterprise: https://<host>/api/v3)`, GITHUB_API)
+    .option('--github-repo <owner/name>', "the repository on GitHub (default: the URL's last two path segments)")
+    .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
+    .option('--watch', 'keep running: a pass on every Runtime change and every --interval')
+    .option('--interval <seconds>', 'with --watch: a pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
     .addHelpText('after', HELP)
     .action(async (options: GenerateOptions, command: Command) => {
-      if (!options.once) command.error('error: pass --once (watch mode is not implemented yet)', { exitCode: EXIT.usage });
+      if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
+      if (!options.runtimes && !options.kcpKubeconfig) command.error('error: pass --runtimes <dir> or --kcp-kubeconfig <file>', { exitCode: EXIT.usage });
       setExitCode(await run(options, io));
     });
 }
 
 async function run(options: GenerateOptions, io: CliIo): Promise<number> {
-  const gitdir = resolve(options.repo);
-  // LandscapeRepo.open would create a missing repo; a typo must not.
-  if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${options.repo} is not a bare git repository; create it with kimops init`);
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
   if (allowMassDeletion !== undefined && !Number.isInteger(allowMassDeletion)) throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots`);
+  const intervalMs = Number(options.interval) * 1000;
+  if (!(intervalMs > 0)) throw new ConfigError('--interval', '', `${options.interval} is not a number of seconds`);
   const landscape = await readLandscape(options.landscape);
-  const { runtimes, errors } = await readRuntimes(options.runtimes, () => io.readStdin());
-  for (const error of errors) io.stderr(`${error.message}\n`);
-  const repo = await LandscapeRepo.open(gitdir);
+  const settings = conversionSettingsOf(landscape);
+  const log = (line: string) => io.stdout(`${line}\n`);
+  const target = await openLandscapeTarget(options, log);
+  const watch = options.watch === true;
+  const runtimes = runtimeSource(options, watch, io);
+  const garden = gardenSource(options, settings, watch, io);
+  const memo = new RenderMemo();
 
-  const result = await generate({
-    landscape: landscape.name,
-    settings: conversionSettingsOf(landscape),
-    runtimes,
-    runtimesComplete: errors.length === 0,
-    repo,
-    forge: localForge(repo),
-    author: INIT_AUTHOR,
-    log: (line) => io.stdout(`${line}\n`),
-    ...(allowMassDeletion !== undefined && { allowMassDeletion }),
-  });
+  const pass = async (): Promise<number> => {
+    const { inputs, errors } = await runtimes.read();
+    for (const error of errors) io.stderr(`${error}\n`);
+    const gardenShoots = garden && new Map((await garden.items()).map((shoot) => [shoot.metadata.name, shoot]));
+    const result = await generate({
+      landscape: landscape.name,
+      settings,
+      runtimes: inputs,
+      runtimesComplete: errors.length === 0,
+      ...target,
+      ...(gardenShoots && { gardenShoots }),
+      memo,
+      author: INIT_AUTHOR,
+      log,
+      ...(allowMassDeletion !== undefined && { allowMassDeletion }),
+    });
+    for (const failure of result.failures) io.stderr(`${failure.message}\n`);
+    for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
+    if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
+    log(summary(result));
+    if (result.bugs.length > 0) return EXIT.internal;
+    return errors.length + result.failures.length > 0 || result.deletionRefused ? EXIT.conversionFailed : EXIT.ok;
+  };
 
-  for (const failure of result.failures) io.stderr(`${failure.message}\n`);
-  for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
-  if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
-  io.stdout(`${summary(result)}\n`);
-  if (result.bugs.length > 0) return EXIT.internal;
-  return errors.length + result.failures.length > 0 || result.deletionRefused ? EXIT.conversionFailed : EXIT.ok;
+  try {
+    if (!watch) return await pass();
+    await watchUntilStopped(pass, runtimes, intervalMs, io);
+    return EXIT.ok;
+  } finally {
+    await Promise.all([runtimes.stop(), garden?.stop()]);
+  }
+}
+
+/** Passes until SIGINT/SIGTERM (or the caller's signal); a failed pass is reported and retried, never fatal. */
+async function watchUntilStopped(pass: () => Promise<number>, runtimes: RuntimeSource, intervalMs: number, io: CliIo): Promise<void> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  io.signal?.addEventListener('abort', stop, { once: true });
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const loop = watchLoop({
+      pass: async () => void (await pass()),
+      intervalMs,
+      signal: controller.signal,
+      onFailure: (error, retryInMs) => {
+        reportFailure(error, io);
+        io.stderr(`the next pass starts in ${Math.round(retryInMs / 1000)} s\n`);
+      },
+    });
+    runtimes.onChange(() => loop.trigger());
+    await loop.done;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+interface RuntimeSource {
+  /** The Runtimes now, and the ones that could not be read (one line each). */
+  read(): Promise<{ inputs: RuntimeInput[]; errors: string[] }>;
+  onChange(listener: () => void): void;
+  stop(): Promise<void>;
+}
+
+function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): RuntimeSource {
+  if (options.runtimes !== undefined) {
+    const dir = options.runtimes;
+    return {
+      // A folder has no events: --watch reads it again on every pass.
+      read: async () => {
+        const { runtimes, errors } = await readRuntimes(dir, () => io.readStdin());
+        return { inputs: runtimes, errors: errors.map((e) => e.message) };
+      },
+      onChange: () => undefined,
+      stop: async () => undefined,
+    };
+  }
+  const namespace = options.kcpNamespace;
+  const source = objectSource<KubeObject & Runtime>(kubeClient(options.kcpKubeconfig as string, '--kcp-kubeconfig'), { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
+  return {
+    read: async () => ({ inputs: (await source.items()).map((runtime) => ({ source: `kcp ${namespace}/${runtime.metadata.name}`, runtime })), errors: [] }),
+    onChange: (listener) => source.onChange(listener),
+    stop: () => source.stop(),
+  };
+}
+
+/** The Garden's Shoots of the landscape's project; never triggers a pass (their status changes constantly). */
+function gardenSource(options: GenerateOptions, settings: ConversionSettings, watch: boolean, io: CliIo): ObjectSource<KubeObject & Shoot> | undefined {
+  if (options.gardenKubeconfig === undefined) return undefined;
+  const project = settings.config.gardener?.projectName;
+  if (!project) throw new ConfigError('--landscape', 'gardener.project', 'is needed to read live Shoots from the Garden');
+  return objectSource<KubeObject & Shoot>(kubeClient(options.gardenKubeconfig, '--garden-kubeconfig'), { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) });
+}
+
+function kubeClient(path: string, option: string): KubeClient {
+  if (!existsSync(path)) throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
+  try {
+    return KubeClient.fromKubeconfigFile(path);
+  } catch (error) {
+    throw new ConfigError(option, '', `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function summary(result: GenerateResult): string {
@@ -91,6 +222,8 @@ function summary(result: GenerateResult): string {
     `${result.unchanged} unchanged`,
     `${result.closed.length} closed`,
     ...(result.leftOpen.length > 0 ? [`${result.leftOpen.length} left open`] : []),
+    ...(result.rollout ? [`rollout ${result.rollout.name}: #${result.rollout.pr} with ${result.rollout.shoots} shoots, ${result.rollout.later} in later waves`] : []),
+    ...(result.suspended.length > 0 ? [`${result.suspended.length} suspended`] : []),
     `${result.failures.length + result.bugs.length} failed`,
   ].join(', ');
 }

@@ -10,16 +10,15 @@ import { readLandscape } from '../adapters/files/landscape.js';
 import { fillPlaceholders, readTemplate } from '../adapters/files/template.js';
 import { DEFAULT_BRANCH, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapters/git/new-repo.js';
-import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
+import { redacted } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
+import { gitAuthFromEnv, GIT_TOKEN_ENV, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
 const KIMOPS_YAML = 'kimops.yaml';
 
-/** Where the token for a remote landscape repo comes from, first set (non-empty) wins. */
-export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
 const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
 
 interface InitOptions {
@@ -63,10 +62,8 @@ export function registerInit(program: Command, io: CliIo, setExitCode: (code: nu
 }
 
 async function init(target: string, options: InitOptions, io: CliIo): Promise<number> {
-  const remote = /^https?:\/\//i.test(target);
-  if (!remote && looksLikeUrl(target)) {
-    throw new ConfigError('<url>', '', `${redacted(target)}: only local paths and http(s) URLs are supported; pass the https URL of the same repository`);
-  }
+  refuseOtherUrls(target, '<url>');
+  const remote = isHttpUrl(target);
   const landscape = await readLandscape(options.landscape);
   const files = await templateFiles(landscape);
   return remote ? initRemote(target, landscape, files, io) : initLocal(target, landscape, files, io);
@@ -86,7 +83,7 @@ async function initLocal(dir: string, landscape: Landscape, files: Map<string, s
 
 /** The same commit as a local init, made in a throw-away bare repo and pushed; nothing stays on disk. */
 async function initRemote(url: string, landscape: Landscape, files: Map<string, string>, io: CliIo): Promise<number> {
-  const auth = tokenFromEnv();
+  const auth = gitAuthFromEnv();
   await checkNewRemoteTarget(url, auth, AUTH_HINT);
   const scratch = await mkdtemp(join(tmpdir(), 'kimops-init-'));
   try {
@@ -129,14 +126,4 @@ function report(io: CliIo, what: string, cloneFrom: string, landscape: Landscape
   io.stdout(`commit ${oid ?? '?'} on ${DEFAULT_BRANCH} with ${files.size} files:\n`);
   for (const path of [...files.keys()].sort()) io.stdout(`  ${path}\n`);
   io.stdout(`\nclone it with:\n  git clone ${cloneFrom}\n`);
-}
-
-function tokenFromEnv(): RemoteAuth | undefined {
-  const token = GIT_TOKEN_ENV.map((name) => process.env[name]).find((value) => value !== undefined && value !== '');
-  return token === undefined ? undefined : { token };
-}
-
-/** ssh://, file:// and the like, or git's scp-like user@host:path. */
-function looksLikeUrl(target: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target) || /^[^/\\:]+@[^/\\:]+:/.test(target);
 }

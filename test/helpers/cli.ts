@@ -7,13 +7,15 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function kimops(argv: string[], stdin = ''): Promise<CliRun> {
+/** `signal` ends long-running commands (generate --watch) as SIGINT would. */
+export async function kimops(argv: string[], stdin = '', signal?: AbortSignal): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(argv, {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
     readStdin: async () => stdin,
+    ...(signal && { signal }),
   });
   return { code, stdout, stderr };
 }

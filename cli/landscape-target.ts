@@ -1,0 +1,115 @@
+// Where a landscape repo is and how kimops reaches it, shared by the commands that take --repo:
+// a local bare repository (the embedded `local` forge keeps its PRs in it), or the http(s) URL of
+// a remote one, fetched into a cache folder and reviewed on GitHub. Credentials come from the
+// environment only, never from flags (they would end up in shell history and process lists).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Forge } from '../adapters/forge/forge.js';
+import { githubForge, type GitHubAuth } from '../adapters/forge/github.js';
+import { localForge } from '../adapters/forge/local.js';
+import { withRetries } from '../adapters/forge/retrying.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
+import { ConfigError } from '../model/errors.js';
+import type { LandscapeRemote } from '../generator/branch-sync.js';
+
+/** Where the token for a remote landscape repo comes from, first set (non-empty) wins. */
+export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
+/** The GitHub API token; a GitHub App instead when its three variables are set. */
+export const GITHUB_TOKEN_ENV = ['GITHUB_TOKEN', 'KIMOPS_GIT_TOKEN'] as const;
+export const GITHUB_APP_ENV = { id: 'KIMOPS_GITHUB_APP_ID', privateKeyFile: 'KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE', installationId: 'KIMOPS_GITHUB_APP_INSTALLATION_ID' } as const;
+export const GITHUB_API = 'https://api.github.com';
+
+export type ForgeKind = 'local' | 'github';
+
+export interface TargetOptions {
+  repo: string;
+  forge?: ForgeKind;
+  cacheDir?: string;
+  githubApiUrl?: string;
+  githubRepo?: string;
+}
+
+export interface LandscapeTarget {
+  repo: LandscapeRepo;
+  remote?: LandscapeRemote;
+  forge: Forge;
+}
+
+export function isHttpUrl(target: string): boolean {
+  return /^https?:\/\//i.test(target);
+}
+
+/** ssh://, file:// and the like, or git's scp-like user@host:path: refused with the fix. */
+export function refuseOtherUrls(target: string, option: string): void {
+  if (isHttpUrl(target)) return;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target) || /^[^/\\:]+@[^/\\:]+:/.test(target)) {
+    throw new ConfigError(option, '', `${redacted(target)}: only local paths and http(s) URLs are supported; pass the https URL of the same repository`);
+  }
+}
+
+export function gitAuthFromEnv(): RemoteAuth | undefined {
+  const token = firstSet(GIT_TOKEN_ENV);
+  return token === undefined ? undefined : { token };
+}
+
+export async function openLandscapeTarget(options: TargetOptions, log: (line: string) => void): Promise<LandscapeTarget> {
+  refuseOtherUrls(options.repo, '--repo');
+  const remote = isHttpUrl(options.repo);
+  const kind = options.forge ?? (remote ? 'github' : 'local');
+  if (!remote) {
+    if (kind !== 'local') throw new ConfigError('--forge', '', `${kind} reviews a remote repository; pass its https URL as --repo, or --forge local for ${options.repo}`);
+    const gitdir = resolve(options.repo);
+    // LandscapeRepo.open would create a missing repo; a typo must not.
+    if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${options.repo} is not a bare git repository; create it with kimops init`);
+    const repo = await LandscapeRepo.open(gitdir);
+    return { repo, forge: localForge(repo) };
+  }
+  if (kind !== 'github') throw new ConfigError('--forge', '', 'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one');
+  const url = options.repo;
+  const repo = await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(url));
+  const auth = gitAuthFromEnv();
+  const forge = withRetries(
+    await githubForge({ ...githubRepoOf(url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv() }),
+    { log: (event) => log(event.message) },
+  );
+  return { repo, remote: { url, ...(auth && { auth }) }, forge };
+}
+
+/** A private clone per remote, under the user's cache; nothing in it is state: it can be deleted any time. */
+function defaultCacheDir(url: string): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'kimops', 'repos', `${createHash('sha256').update(redacted(url)).digest('hex').slice(0, 16)}.git`);
+}
+
+/** `owner/name` from --github-repo, else the URL's last two path segments (https://github.com/acme/landscape-dev.git). */
+function githubRepoOf(url: string, given: string | undefined): { owner: string; repo: string } {
+  const [owner, repo] = (given ?? new URL(url).pathname.replace(/\.git$/, '').split('/').filter(Boolean).slice(-2).join('/')).split('/');
+  if (!owner || !repo || (given !== undefined && given.split('/').length !== 2)) {
+    throw new ConfigError('--github-repo', '', `cannot tell the GitHub repository from ${given ?? redacted(url)}; pass --github-repo <owner>/<name>`);
+  }
+  return { owner, repo };
+}
+
+function githubAuthFromEnv(): GitHubAuth {
+  const appId = process.env[GITHUB_APP_ENV.id];
+  if (appId) {
+    const keyFile = process.env[GITHUB_APP_ENV.privateKeyFile];
+    const installationId = Number(process.env[GITHUB_APP_ENV.installationId]);
+    if (!keyFile || !existsSync(keyFile) || !Number.isInteger(installationId)) {
+      throw new ConfigError(GITHUB_APP_ENV.id, '', `a GitHub App also needs ${GITHUB_APP_ENV.privateKeyFile} (a readable PEM file) and ${GITHUB_APP_ENV.installationId} (a number)`);
+    }
+    return { appId, privateKey: readFileSync(keyFile, 'utf8'), installationId };
+  }
+  const token = firstSet(GITHUB_TOKEN_ENV);
+  if (token === undefined) {
+    throw new ConfigError('--forge github', '', `no credentials: set ${GITHUB_TOKEN_ENV[0]} (a token that may write pull requests, statuses and contents), or a GitHub App with ${Object.values(GITHUB_APP_ENV).join(', ')}`);
+  }
+  return { token };
+}
+
+function firstSet(names: readonly string[]): string | undefined {
+  return names.map((name) => process.env[name]).find((value) => value !== undefined && value !== '');
+}
