@@ -126,6 +126,19 @@ describe('generate: rollouts', () => {
   });
 });
 
+describe('generate: a superseded rollout', () => {
+  it('closes the open rollout PR when the landscape changes again, and proposes the new rollout instead', async () => {
+    const { forge, settings, run } = await landscape();
+    const first = await run({ settings: withFeatureGate(settings) });
+    const twice = withFeatureGate(settings);
+    twice.config.kubernetes = { ...twice.config.kubernetes, kubelet: { featureGates: { KimopsKubeletGate: true } } };
+    const second = await run({ settings: twice });
+    expect(second.rollout?.name).not.toBe(first.rollout?.name);
+    expect(second.closed).toEqual([first.rollout?.pr]);
+    expect((await openPulls(forge)).map((p) => p.number)).toEqual([second.rollout?.pr]);
+  });
+});
+
 describe('generate: suspend and force (DESIGN §1.1)', () => {
   it('proposes nothing for a suspended Runtime, even when forced, and re-renders a forced one as its own change', async () => {
     const { runtimes, settings, run } = await landscape();
