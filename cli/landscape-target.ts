@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Forge } from '../adapters/forge/forge.js';
-import { githubForge, type GitHubAuth } from '../adapters/forge/github.js';
+import { githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
 import { localForge } from '../adapters/forge/local.js';
 import { withRetries } from '../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
@@ -70,12 +70,13 @@ export async function openLandscapeTarget(options: TargetOptions, log: (line: st
   if (kind !== 'github') throw new ConfigError('--forge', '', 'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one');
   const url = options.repo;
   const repo = await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(url));
-  const auth = gitAuthFromEnv();
-  const forge = withRetries(
-    await githubForge({ ...githubRepoOf(url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv() }),
-    { log: (event) => log(event.message) },
-  );
-  return { repo, remote: { url, ...(auth && { auth }) }, forge };
+  // withRetries is the one retry layer: octokit's own would repeat a POST whose answer was lost (a
+  // second PR attempt); its throttling stays on, spacing writes as GitHub asks.
+  const github = { ...githubRepoOf(url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv(), retry: false };
+  // A git token of its own wins; otherwise git uses the API's credentials (an App's installation token).
+  const auth = gitAuthFromEnv() ?? { token: await githubGitToken(github) };
+  const forge = withRetries(await githubForge(github), { log: (event) => log(event.message) });
+  return { repo, remote: { url, auth }, forge };
 }
 
 /** A private clone per remote, under the user's cache; nothing in it is state: it can be deleted any time. */

@@ -3,6 +3,8 @@
 // GitHub's OpenAPI description) holds the PRs, and the real octokit talks to it. Branches are pushed,
 // a human's racing push is rejected rather than overwritten, and a killed pass converges.
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLandscape } from '../adapters/files/landscape.js';
@@ -28,7 +30,7 @@ let repos = 0;
 
 beforeAll(async () => {
   github = await GitHubTestServer.start({ owner: 'acme' });
-  gitServer = await startGitServer({ root: dirname(github.gitDir(await newRepoName())), token: github.token });
+  gitServer = await startGitServer({ root: dirname(github.gitDir(await newRepoName())), token: (token) => github.acceptsToken(token) });
 });
 
 afterAll(async () => {
@@ -143,5 +145,27 @@ describe('generate with a remote repo on GitHub', () => {
     expect(failure).toBeInstanceOf(TransportError);
     expect((failure as Error).message).toMatch(/landscape repo: fetch main from http:\/\/127\.0\.0\.1:9\/nowhere\.git.*check the URL/);
     expect(writes()).toBe(before);
+  });
+
+  it('runs from the command line as a GitHub App: the installation token serves the API and git alike', async () => {
+    const name = await newRepoName();
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    github.registerApp(4711, publicKey.export({ type: 'spki', format: 'pem' }).toString(), 99);
+    const keyFile = `${dir.path}/app.pem`;
+    await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    const env = { KIMOPS_GITHUB_APP_ID: '4711', KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE: keyFile, KIMOPS_GITHUB_APP_INSTALLATION_ID: '99', GITHUB_TOKEN: undefined, KIMOPS_GIT_TOKEN: undefined };
+    const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+    const set = (values: Record<string, string | undefined>) => Object.entries(values).forEach(([key, value]) => (value === undefined ? Reflect.deleteProperty(process.env, key) : (process.env[key] = value)));
+    set(env);
+    try {
+      const result = await kimops(['generate', '--landscape', 'dev', '--runtimes', `${EXAMPLES}aws.yaml`, '--repo', `${gitServer.url}/${name}.git`, '--github-api-url', github.url, '--github-repo', `acme/${name}`, '--cache-dir', `${dir.path}/cli-cache.git`, '--once']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('1 proposed (1 merged');
+    } finally {
+      set(saved);
+    }
+    expect(serverGit(name, 'ls-tree', '--name-only', 'main', 'shoots/')).toContain('shoots/c-78fcc25');
+    expect(github.requests.some((r) => r.method === 'POST' && r.path === '/app/installations/99/access_tokens' && r.status === 201)).toBe(true);
   });
 });

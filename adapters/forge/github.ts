@@ -39,6 +39,21 @@ type PullData = Awaited<ReturnType<Client['rest']['pulls']['get']>>['data'] | Aw
 
 export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
   const baseUrl = options.baseUrl ?? GITHUB_API;
+  return new GitHubForge(await githubClient(options), options.owner, options.repo, `GitHub ${baseUrl} ${options.owner}/${options.repo}`);
+}
+
+/**
+ * Where git gets a token when kimops runs as a GitHub App: the installation's token, which octokit
+ * caches and renews before its hour runs out. A personal access token serves git as it is.
+ */
+export async function githubGitToken(options: GitHubForgeOptions): Promise<string | (() => Promise<string>)> {
+  if ('token' in options.auth) return options.auth.token;
+  const client = await githubClient(options);
+  return async () => ((await client.auth({ type: 'installation' })) as { token: string }).token;
+}
+
+async function githubClient(options: GitHubForgeOptions): Promise<Client> {
+  const baseUrl = options.baseUrl ?? GITHUB_API;
   const retry = options.retry ?? true;
   const common = {
     baseUrl,
@@ -51,16 +66,11 @@ export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
         ? { enabled: retry }
         : { enabled: true, ...(retry.retries === undefined ? {} : { retries: retry.retries }), ...(retry.backoffUnitMs === undefined ? {} : { retryAfterBaseValue: retry.backoffUnitMs }) },
   };
-  let client: Client;
-  if ('token' in options.auth) {
-    client = new Octokit({ ...common, auth: options.auth.token });
-  } else {
-    // The App signs a JWT locally and exchanges it for an installation token (cached, refreshed hourly)
-    // on the first request, against the same baseUrl.
-    const app = new App({ appId: options.auth.appId, privateKey: options.auth.privateKey, Octokit: Octokit.defaults(common) });
-    client = await app.getInstallationOctokit(options.auth.installationId);
-  }
-  return new GitHubForge(client, options.owner, options.repo, `GitHub ${baseUrl} ${options.owner}/${options.repo}`);
+  if ('token' in options.auth) return new Octokit({ ...common, auth: options.auth.token });
+  // The App signs a JWT locally and exchanges it for an installation token (cached, refreshed hourly)
+  // on the first request, against the same baseUrl.
+  const app = new App({ appId: options.auth.appId, privateKey: options.auth.privateKey, Octokit: Octokit.defaults(common) });
+  return app.getInstallationOctokit(options.auth.installationId);
 }
 
 class GitHubForge implements Forge {

@@ -15,7 +15,8 @@ export const DEFAULT_REMOTE_TIMEOUT_MS = 60_000;
 /** A token for HTTP Basic auth, sent GitHub's way for tokens: user `x-access-token`, the token as password.
  * It works for personal access tokens and GitHub App installation tokens alike (and for Gitea/GitLab). */
 export interface RemoteAuth {
-  token: string;
+  /** The token, or where to get a current one (a GitHub App's installation token expires after an hour). */
+  token: string | (() => Promise<string>);
 }
 
 export type RemoteFailure = 'rejected' | 'auth' | 'not-found' | 'unreachable';
@@ -107,7 +108,7 @@ async function withDeadline(what: string, timeoutMs: number | undefined, operati
 }
 
 function onAuth(auth: RemoteAuth | undefined) {
-  return auth ? () => ({ username: 'x-access-token', password: auth.token }) : undefined;
+  return auth ? async () => ({ username: 'x-access-token', password: typeof auth.token === 'string' ? auth.token : await auth.token() }) : undefined;
 }
 
 function failure(error: unknown, what: string): RemoteResult {

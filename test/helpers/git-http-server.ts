@@ -11,7 +11,8 @@ export interface GitServer {
   stop(): Promise<void>;
 }
 
-export async function startGitServer({ root, token }: { root: string; token: string }): Promise<GitServer> {
+/** `token`: the one token accepted, or a check (a GitHub test server's `acceptsToken`, for App installation tokens). */
+export async function startGitServer({ root, token }: { root: string; token: string | ((token: string) => boolean) }): Promise<GitServer> {
   const server = createServer((req, res) => {
     const user = authorizedUser(req.headers.authorization, token);
     if (user === undefined) {
@@ -33,12 +34,13 @@ export async function startGitServer({ root, token }: { root: string; token: str
 }
 
 /** The Basic-auth user name when the token is the password or the user name, else undefined. */
-function authorizedUser(header: string | undefined, token: string): string | undefined {
+function authorizedUser(header: string | undefined, token: string | ((token: string) => boolean)): string | undefined {
   if (!header?.startsWith('Basic ')) return undefined;
   const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const [user, password] = colon < 0 ? [decoded, ''] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
-  return password === token || user === token ? user || 'token' : undefined;
+  const accepts = typeof token === 'string' ? (given: string) => given === token : token;
+  return (password !== '' && accepts(password)) || (user !== '' && accepts(user)) ? user || 'token' : undefined;
 }
 
 function serveCgi(req: IncomingMessage, res: ServerResponse, root: string, user: string): void {

@@ -330,6 +330,11 @@ export class GitHubTestServer {
     this.faults.push(...Array.from({ length: skip }, () => undefined), ...Array.from({ length: count }, () => fault));
   }
 
+  /** Whether the API would accept `token` (the PAT, or an installation token it issued): the git server asks the same. */
+  acceptsToken(token: string): boolean {
+    return this.tokens.has(token);
+  }
+
   /** A GitHub App: its JWTs (RS256, signed with the matching private key) get installation tokens. */
   registerApp(appId: number | string, publicKeyPem: string, installationId: number): void {
     this.apps.set(String(appId), { publicKey: publicKeyPem, installationId });
@@ -566,9 +571,11 @@ export class GitHubTestServer {
   }
 
   private userJson(login: string): Obj {
-    const api = `${this.url}/users/${login}`;
+    // A bot's login has brackets (`app-1[bot]`), which a URI must escape.
+    const path = encodeURIComponent(login);
+    const api = `${this.url}/users/${path}`;
     const links = Object.fromEntries(['events', 'followers', 'following', 'gists', 'organizations', 'received_events', 'repos', 'starred', 'subscriptions'].map((l) => [`${l}_url`, `${api}/${l}`]));
-    return { login, id: idOf(login), node_id: nodeId('U', idOf(login)), avatar_url: `${this.url}/avatars/${login}`, gravatar_id: '', url: api, html_url: `${this.url}/${login}`, type: login.endsWith('[bot]') ? 'Bot' : 'User', site_admin: false, ...links };
+    return { login, id: idOf(login), node_id: nodeId('U', idOf(login)), avatar_url: `${this.url}/avatars/${path}`, gravatar_id: '', url: api, html_url: `${this.url}/${path}`, type: login.endsWith('[bot]') ? 'Bot' : 'User', site_admin: false, ...links };
   }
 
   private repositoryJson(repo: Repo): Obj {
