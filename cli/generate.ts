@@ -56,7 +56,7 @@ from the live Shoots in garden-<project> (read only), and what only Gardener cha
 --repo is a local bare repository (the local forge: review with kimops pr) or the https URL of a
 remote one (the GitHub forge; main is fetched into --cache-dir, branches are pushed). Credentials come
 from the environment: ${GIT_TOKEN_ENV.join(' or ')} for git, ${GITHUB_TOKEN_ENV.join(' or ')} for the GitHub API, or a
-GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) for the API with ${GIT_TOKEN_ENV[0]} for git.
+GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) whose installation token serves both.
 
 --once runs one pass and exits. --watch runs a pass on every Runtime change and at least every
 --interval seconds until SIGINT or SIGTERM; a failed pass is logged and retried with backoff.
