@@ -22,7 +22,7 @@ import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, proposeBranch, type BranchContext, type BranchOutcome } from './propose-branch.js';
 import { filesOf } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
-import { RenderMemo, renderKey } from './render-memo.js';
+import { digestOf, RenderMemo, renderKey } from './render-memo.js';
 
 /** Until the validation issue lands, a rendered Shoot has passed the converter's schema checks. */
 const CHECKS: CheckResult[] = [{ name: VALIDATE_CONTEXT, passed: true, messages: [] }];
@@ -128,9 +128,14 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   return result;
 }
 
-/** Renders what may have changed (the memo skips the rest) and returns the Shoots whose files differ from main. */
+/**
+ * Renders what may have changed (the memo skips the rest) and returns the Shoots whose files differ from
+ * main. A Shoot main holds exactly as a create-mode render writes it needs no update-mode render: update
+ * mode on its own output gives that output back (property-tested in convert/), so main's Shoot is parsed
+ * only for the Runtimes whose create-mode render differs from main.
+ */
 async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runtimes: readonly RuntimeInput[], memo: RenderMemo, result: GenerateResult, keep: Set<string>): Promise<Change[]> {
-  const settingsKey = JSON.stringify(input.settings);
+  const settingsKey = digestOf(input.settings);
   const keys = new Map<string, string>();
   const toRender: RuntimeInput[] = [];
   for (const entry of runtimes) {
@@ -146,7 +151,9 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
       continue;
     }
     const garden = input.gardenShoots?.get(shoot);
-    const key = renderKey(entry.runtime, settingsKey, snapshot.folders.get(shoot) ?? '', garden ? JSON.stringify([garden.metadata.annotations, garden.spec]) : '');
+    // A live Shoot's spec changes bump its generation; its annotations and labels the converter reads too.
+    const gardenKey = garden ? JSON.stringify([garden.metadata.generation, garden.metadata.annotations, garden.metadata.labels]) : '';
+    const key = renderKey(entry.runtime, settingsKey, snapshot.folders.get(shoot) ?? '', gardenKey);
     if (!annotated(entry.runtime, ANNOTATION_FORCE_PATCH) && memo.isUnchanged(shoot, key)) {
       result.unchanged++;
       continue;
@@ -154,21 +161,40 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
     keys.set(shoot, key);
     toRender.push(entry);
   }
-
-  const live = new Map<string, Shoot>();
-  for (const name of keys.keys()) {
-    const shoot = input.gardenShoots?.get(name) ?? (await snapshot.shoot(name));
-    if (shoot) live.set(name, shoot);
-  }
-  const rendered = renderRuntimes(toRender, input.settings, live);
   result.rendered = toRender.length;
-  result.failures.push(...rendered.failures);
-  result.bugs.push(...rendered.bugs);
-  for (const shoot of shootsOf(toRender, [...rendered.failures, ...rendered.bugs])) keep.add(branchOf(input.landscape, shoot));
+
+  // First against the Garden's live Shoots where there are any, else in create mode.
+  const gardenLive = new Map([...keys.keys()].flatMap((name) => {
+    const shoot = input.gardenShoots?.get(name);
+    return shoot ? [[name, shoot] as const] : [];
+  }));
+  const first = renderRuntimes(toRender, input.settings, gardenLive);
+  const rendered = first.rendered.filter((r) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName));
+  const againstMain: RuntimeInput[] = [];
+  const bySource = new Map(toRender.map((entry) => [entry.source + '\0' + runtimeRef(entry.runtime), entry]));
+  for (const r of first.rendered.filter((r) => !rendered.includes(r))) {
+    if (sameFiles(await snapshot.files(r.shootName), new Map(filesOf(r.manifests).map((f) => [f.path, f.content])))) {
+      result.unchanged++;
+      memo.remember(r.shootName, keys.get(r.shootName) as string);
+    } else {
+      againstMain.push(bySource.get(r.source + '\0' + r.runtime) as RuntimeInput);
+    }
+  }
+  const mainLive = new Map<string, Shoot>();
+  for (const { runtime } of againstMain) {
+    const shoot = await snapshot.shoot(runtime.spec.shoot.name);
+    if (shoot) mainLive.set(shoot.metadata.name, shoot);
+  }
+  const second = renderRuntimes(againstMain, input.settings, mainLive);
+  rendered.push(...second.rendered);
+  for (const { failures, bugs } of [first, second]) {
+    result.failures.push(...failures);
+    result.bugs.push(...bugs);
+    for (const shoot of shootsOf(toRender, [...failures, ...bugs])) keep.add(branchOf(input.landscape, shoot));
+  }
 
   const changes: Change[] = [];
-  const bySource = new Map(toRender.map((entry) => [entry.source + '\0' + runtimeRef(entry.runtime), entry.runtime]));
-  for (const r of rendered.rendered) {
+  for (const r of rendered.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0))) {
     const files = new Map(filesOf(r.manifests).map((f) => [f.path, f.content]));
     const beforeFiles = snapshot.folders.has(r.shootName) ? await snapshot.files(r.shootName) : undefined;
     if (beforeFiles && sameFiles(beforeFiles, files)) {
@@ -176,7 +202,7 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
       memo.remember(r.shootName, keys.get(r.shootName) as string);
       continue;
     }
-    const runtime = bySource.get(r.source + '\0' + r.runtime) as Runtime;
+    const runtime = (bySource.get(r.source + '\0' + r.runtime) as RuntimeInput).runtime;
     const before = await snapshot.shoot(r.shootName);
     const after = r.manifests.at(-1)?.object as Shoot;
     // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.

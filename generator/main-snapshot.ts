@@ -31,7 +31,8 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
 
   const readFolder = async (shoot: string) => {
     const texts = new Map<string, string>();
-    for (const [path, file] of await repo.readFiles(ref, `${SHOOTS_FOLDER}/${shoot}`)) texts.set(path, await file.read());
+    const oid = folders.get(shoot);
+    if (oid) for (const [path, file] of await repo.readTreeFiles(oid, `${SHOOTS_FOLDER}/${shoot}/`)) texts.set(path, await file.read());
     return texts;
   };
   const filesOf = (shoot: string) => files.get(shoot) ?? files.set(shoot, readFolder(shoot)).get(shoot) as Promise<Map<string, string>>;

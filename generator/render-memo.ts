@@ -23,12 +23,27 @@ export class RenderMemo {
 }
 
 /**
- * The render's inputs as one digest. Of the Runtime only what the converter reads: its status and
- * resourceVersion change with every status write and must not force a render.
+ * Runtime objects seen before (an informer hands out the same object until it changes): digest once.
+ * Runtimes are values here: a caller that changes one makes a new object, as the sources do.
+ */
+const runtimeDigests = new WeakMap<Runtime, string>();
+
+/**
+ * The render's inputs as one key: a digest of the Runtime — of it only what the converter reads, since
+ * its status and resourceVersion change with every status write and must not force a render — and
+ * the other inputs' own keys (settings digest, folder oid, live Shoot), each computed once by the caller.
  */
 export function renderKey(runtime: Runtime, ...others: readonly string[]): string {
-  const { name, namespace, labels, annotations, generation } = runtime.metadata;
-  const hash = createHash('sha1').update(JSON.stringify([name, namespace, labels, annotations, generation, runtime.spec]));
-  for (const other of others) hash.update('\0').update(other);
-  return hash.digest('hex');
+  let digest = runtimeDigests.get(runtime);
+  if (digest === undefined) {
+    const { name, namespace, labels, annotations, generation } = runtime.metadata;
+    digest = createHash('sha1').update(JSON.stringify([name, namespace, labels, annotations, generation, runtime.spec])).digest('hex');
+    runtimeDigests.set(runtime, digest);
+  }
+  return [digest, ...others].join('\0');
+}
+
+/** A short digest of a value, for inputs shared by every key of a pass (the conversion settings). */
+export function digestOf(value: unknown): string {
+  return createHash('sha1').update(JSON.stringify(value)).digest('hex');
 }

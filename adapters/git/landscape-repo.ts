@@ -119,20 +119,29 @@ export class LandscapeRepo {
 
   /** Every file of the tree at `ref` (optionally only under a folder), each read lazily. Empty when `ref` is unknown. */
   async readFiles(ref: string, under = ''): Promise<Map<string, TreeFile>> {
-    const files = new Map<string, TreeFile>();
     const commit = await this.resolve(ref);
-    if (!commit) return files;
-    const walk = async (treeOid: string, prefix: string): Promise<void> => {
-      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid, cache: this.cache });
+    if (!commit) return new Map();
+    const segments = under ? checkedPath(under) : [];
+    const start = segments.length ? await this.subtree(commit, segments) : commit;
+    return start ? this.readTreeFiles(start, segments.map((s) => `${s}/`).join('')) : new Map();
+  }
+
+  /**
+   * Every file below the tree `treeOid` (e.g. a folder's oid from listFolder), paths prefixed with
+   * `prefix`. Starting from the oid skips the walk down from the commit, which for a folder of
+   * shoots/ means parsing the 10,000-entry shoots/ tree again.
+   */
+  async readTreeFiles(treeOid: string, prefix = ''): Promise<Map<string, TreeFile>> {
+    const files = new Map<string, TreeFile>();
+    const walk = async (oid: string, at: string): Promise<void> => {
+      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
       for (const entry of tree) {
-        const path = `${prefix}${entry.path}`;
+        const path = `${at}${entry.path}`;
         if (entry.type === 'tree') await walk(entry.oid, `${path}/`);
         else if (entry.type === 'blob') files.set(path, { oid: entry.oid, read: () => this.readBlob(entry.oid) });
       }
     };
-    const segments = under ? checkedPath(under) : [];
-    const start = segments.length ? await this.subtree(commit, segments) : commit;
-    if (start) await walk(start, segments.map((s) => `${s}/`).join(''));
+    await walk(treeOid, prefix);
     return files;
   }
 
