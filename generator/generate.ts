@@ -21,11 +21,14 @@ import { massDeletionGuard, type CheckResult } from './propose/merge-policy.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, proposeBranch, type BranchContext, type BranchOutcome } from './propose-branch.js';
 import { filesOf } from './render/landscape-layout.js';
-import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
+import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
 
 /** Until the validation issue lands, a rendered Shoot has passed the converter's schema checks. */
 const CHECKS: CheckResult[] = [{ name: VALIDATE_CONTEXT, passed: true, messages: [] }];
+
+/** Runtimes rendered at once: bounds a cold pass's memory to a batch of Shoot objects. */
+const RENDER_BATCH = 500;
 
 /** A rejected push starts the pass over from a fresh fetch; past this many, the pass ends and the next one tries. */
 const MAX_PASS_ATTEMPTS = 3;
@@ -163,52 +166,29 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
   }
   result.rendered = toRender.length;
 
-  // First against the Garden's live Shoots where there are any, else in create mode.
-  const gardenLive = new Map([...keys.keys()].flatMap((name) => {
-    const shoot = input.gardenShoots?.get(name);
-    return shoot ? [[name, shoot] as const] : [];
-  }));
-  const first = renderRuntimes(toRender, input.settings, gardenLive);
-  const rendered = first.rendered.filter((r) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName));
-  const againstMain: RuntimeInput[] = [];
   const bySource = new Map(toRender.map((entry) => [entry.source + '\0' + runtimeRef(entry.runtime), entry]));
-  for (const r of first.rendered.filter((r) => !rendered.includes(r))) {
-    if (sameFiles(await snapshot.files(r.shootName), new Map(filesOf(r.manifests).map((f) => [f.path, f.content])))) {
-      result.unchanged++;
-      memo.remember(r.shootName, keys.get(r.shootName) as string);
-    } else {
-      againstMain.push(bySource.get(r.source + '\0' + r.runtime) as RuntimeInput);
-    }
-  }
-  const mainLive = new Map<string, Shoot>();
-  for (const { runtime } of againstMain) {
-    const shoot = await snapshot.shoot(runtime.spec.shoot.name);
-    if (shoot) mainLive.set(shoot.metadata.name, shoot);
-  }
-  const second = renderRuntimes(againstMain, input.settings, mainLive);
-  rendered.push(...second.rendered);
-  for (const { failures, bugs } of [first, second]) {
-    result.failures.push(...failures);
-    result.bugs.push(...bugs);
-    for (const shoot of shootsOf(toRender, [...failures, ...bugs])) keep.add(branchOf(input.landscape, shoot));
+  const rendered: RenderedRuntime[] = [];
+  // In batches, so only the changed Shoots of a 10,000-Shoot pass stay in memory.
+  for (let i = 0; i < toRender.length; i += RENDER_BATCH) {
+    rendered.push(...(await renderBatch(input, snapshot, toRender.slice(i, i + RENDER_BATCH), keys, bySource, memo, result, keep)));
   }
 
   const changes: Change[] = [];
   for (const r of rendered.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0))) {
     const files = new Map(filesOf(r.manifests).map((f) => [f.path, f.content]));
-    const beforeFiles = snapshot.folders.has(r.shootName) ? await snapshot.files(r.shootName) : undefined;
-    if (beforeFiles && sameFiles(beforeFiles, files)) {
+    if (snapshot.holds(r.shootName, files)) {
       result.unchanged++;
       memo.remember(r.shootName, keys.get(r.shootName) as string);
       continue;
     }
     const runtime = (bySource.get(r.source + '\0' + r.runtime) as RuntimeInput).runtime;
+    const beforeFiles = snapshot.folders.has(r.shootName) ? await snapshot.files(r.shootName) : undefined;
     const before = await snapshot.shoot(r.shootName);
     const after = r.manifests.at(-1)?.object as Shoot;
     // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
     let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
     let landscapeDriven = before !== undefined && notAskedForByRuntime(runtime, before);
-    if (landscapeDriven && input.gardenShoots?.has(r.shootName) && before && rendersLikeMain(runtime, input.settings, before, beforeFiles)) {
+    if (landscapeDriven && input.gardenShoots?.has(r.shootName) && before && rendersLikeMain(runtime, input.settings, before, snapshot)) {
       // Rendered against main the Shoot would not change: the difference is Gardener's own (a maintenance update).
       classification = { ...classification, class: 'adopt', reasons: ['the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it', ...classification.reasons] };
       landscapeDriven = false;
@@ -226,6 +206,50 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
     changes.push({ runtime, proposal, files, landscapeDriven });
   }
   return changes;
+}
+
+/**
+ * One batch: rendered against the Garden's live Shoot where there is one, else in create mode; a Shoot
+ * whose create-mode render differs from main is rendered again against main's copy. Returns the renders
+ * that differ from main (or are new); the unchanged ones are counted and remembered.
+ */
+async function renderBatch(
+  input: GenerateInput,
+  snapshot: MainSnapshot,
+  batch: readonly RuntimeInput[],
+  keys: ReadonlyMap<string, string>,
+  bySource: ReadonlyMap<string, RuntimeInput>,
+  memo: RenderMemo,
+  result: GenerateResult,
+  keep: Set<string>,
+): Promise<RenderedRuntime[]> {
+  const gardenLive = new Map(batch.flatMap(({ runtime }) => {
+    const shoot = input.gardenShoots?.get(runtime.spec?.shoot?.name);
+    return shoot ? [[shoot.metadata.name, shoot] as const] : [];
+  }));
+  const first = renderRuntimes(batch, input.settings, gardenLive);
+  const rendered = first.rendered.filter((r) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName));
+  const againstMain: RuntimeInput[] = [];
+  for (const r of first.rendered.filter((r) => !rendered.includes(r))) {
+    if (snapshot.holds(r.shootName, new Map(filesOf(r.manifests).map((f) => [f.path, f.content])))) {
+      result.unchanged++;
+      memo.remember(r.shootName, keys.get(r.shootName) as string);
+    } else {
+      againstMain.push(bySource.get(r.source + '\0' + r.runtime) as RuntimeInput);
+    }
+  }
+  const mainLive = new Map<string, Shoot>();
+  for (const { runtime } of againstMain) {
+    const shoot = await snapshot.shoot(runtime.spec.shoot.name);
+    if (shoot) mainLive.set(shoot.metadata.name, shoot);
+  }
+  const second = renderRuntimes(againstMain, input.settings, mainLive);
+  for (const { failures, bugs } of [first, second]) {
+    result.failures.push(...failures);
+    result.bugs.push(...bugs);
+    for (const shoot of shootsOf(batch, [...failures, ...bugs])) keep.add(branchOf(input.landscape, shoot));
+  }
+  return [...rendered, ...second.rendered];
 }
 
 /**
@@ -302,9 +326,9 @@ function notAskedForByRuntime(runtime: Runtime, before: Shoot): boolean {
 }
 
 /** Whether the Runtime rendered against main's Shoot (not the Garden's) gives main's files. */
-function rendersLikeMain(runtime: Runtime, settings: ConversionSettings, before: Shoot, beforeFiles: Map<string, string> | undefined): boolean {
+function rendersLikeMain(runtime: Runtime, settings: ConversionSettings, before: Shoot, snapshot: MainSnapshot): boolean {
   const [again] = renderRuntimes([{ source: 'main', runtime }], settings, new Map([[before.metadata.name, before]])).rendered;
-  return again !== undefined && beforeFiles !== undefined && sameFiles(beforeFiles, new Map(filesOf(again.manifests).map((f) => [f.path, f.content])));
+  return again !== undefined && snapshot.holds(again.shootName, new Map(filesOf(again.manifests).map((f) => [f.path, f.content])));
 }
 
 function annotated(runtime: Runtime, annotation: string): boolean {
@@ -315,9 +339,6 @@ function outcomeOf(proposal: ShootProposal, outcome: BranchOutcome): ShootOutcom
   return { shoot: proposal.shoot, class: proposal.classification.class, disruptive: proposal.classification.disruptive, ...outcome };
 }
 
-function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  return a.size === b.size && [...a].every(([path, text]) => b.get(path) === text);
-}
 
 function companionsOnly(files: Map<string, string>, before: Map<string, string> | undefined): ChangeClass {
   const paths = [...new Set([...files.keys(), ...(before?.keys() ?? [])])].filter((p) => files.get(p) !== before?.get(p)).sort();

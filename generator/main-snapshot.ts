@@ -1,7 +1,9 @@
 // What a generator pass reads from the landscape repo's main: kimops.yaml and the Shoot folders. A
 // folder is known by its tree oid first and read only when asked, so a pass over 10,000 unchanged
-// Shoots reads one tree (render-memo.ts says which folders need reading at all).
+// Shoots reads one tree (render-memo.ts says which folders need reading at all); parsed Shoots are
+// kept for the pass, file texts are not.
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { folderOid } from '../adapters/git/objects.js';
 import { ConfigError } from '../model/errors.js';
 import { parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
@@ -16,8 +18,13 @@ export interface MainSnapshot {
   config: KimopsConfig;
   /** Shoot name → the tree oid of its folder (a folder without shoot.yaml has no `shoot()`). */
   folders: ReadonlyMap<string, string>;
-  /** The folder's files (repo path → text), read once. */
+  /** The folder's files (repo path → text), read on each call: a pass over 10,000 Shoots keeps none of them. */
   files(shoot: string): Promise<Map<string, string>>;
+  /**
+   * Whether main's folder holds exactly these files (repo path → text), decided by hashing them as git
+   * would and comparing the folder's oid: nothing is read from the repository.
+   */
+  holds(shoot: string, files: ReadonlyMap<string, string>): boolean;
   /** The folder's Shoot, parsed once; undefined when main has no such folder or it holds no shoot.yaml. */
   shoot(shoot: string): Promise<Shoot | undefined>;
 }
@@ -26,7 +33,6 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
   const config = await readConfig(repo, ref, landscape);
   const folders = new Map<string, string>();
   for (const [name, entry] of await repo.listFolder(ref, SHOOTS_FOLDER)) if (entry.type === 'tree') folders.set(name, entry.oid);
-  const files = new Map<string, Promise<Map<string, string>>>();
   const shoots = new Map<string, Promise<Shoot | undefined>>();
 
   const readFolder = async (shoot: string) => {
@@ -35,10 +41,9 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     if (oid) for (const [path, file] of await repo.readTreeFiles(oid, `${SHOOTS_FOLDER}/${shoot}/`)) texts.set(path, await file.read());
     return texts;
   };
-  const filesOf = (shoot: string) => files.get(shoot) ?? files.set(shoot, readFolder(shoot)).get(shoot) as Promise<Map<string, string>>;
   const parse = async (shoot: string): Promise<Shoot | undefined> => {
     const path = `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
-    const text = (await filesOf(shoot)).get(path);
+    const text = (await readFolder(shoot)).get(path);
     if (text === undefined) return undefined;
     const [document] = parseYamlDocuments(text, `${path} on ${ref}`);
     // A broken Shoot on main would otherwise render as a create and overwrite it: stop instead.
@@ -50,7 +55,18 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     ref,
     config,
     folders,
-    files: filesOf,
+    files: readFolder,
+    holds: (shoot, files) => {
+      const folder = `${SHOOTS_FOLDER}/${shoot}/`;
+      const names = new Map<string, string>();
+      for (const [path, text] of files) {
+        const name = path.slice(folder.length);
+        // Only files directly in the Shoot's folder make up its oid; anything else is a difference.
+        if (!path.startsWith(folder) || name === '' || name.includes('/')) return false;
+        names.set(name, text);
+      }
+      return folders.get(shoot) === folderOid(names);
+    },
     shoot: (shoot) => (folders.has(shoot) ? shoots.get(shoot) ?? shoots.set(shoot, parse(shoot)).get(shoot) as Promise<Shoot | undefined> : Promise.resolve(undefined)),
   };
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { type CommitRequest, LandscapeRepo } from './landscape-repo.js';
+import { folderOid } from './objects.js';
 
 const tmp = useTempDir('git-repo');
 const author = { name: 'kimops', email: 'kimops@example.com', timestamp: 1_790_000_000 };
@@ -142,5 +143,18 @@ describe('LandscapeRepo.commitFiles', () => {
     expect(third.changedPaths).toHaveLength(300);
     expect(await (await repo.readFiles('main')).get('shoots/s5/shoot.yaml')?.read()).toBe(rewritten['shoots/s5/shoot.yaml']);
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
+  });
+});
+
+describe('folderOid', () => {
+  it("is the oid git gives the committed folder, so equal oids mean equal files without reading any", async () => {
+    const repo = await LandscapeRepo.open(join(tmp.path, 'landscape.git'));
+    await repo.commitFiles(request(landscape));
+    const folders = await repo.listFolder('main', 'shoots');
+    const a = new Map([['shoot.yaml', landscape['shoots/a/shoot.yaml']], ['configmap-structured-auth-config-a.yaml', landscape['shoots/a/configmap-structured-auth-config-a.yaml']]]);
+    expect(folderOid(a)).toBe(folders.get('a')?.oid);
+    expect(folderOid(a)).toBe(gitCli(repo.gitdir, 'rev-parse', 'main:shoots/a').trim());
+    expect(folderOid(new Map([...a, ['shoot.yaml', 'kind: Shoot\nname: changed\n']]))).not.toBe(folders.get('a')?.oid);
+    expect(folderOid(new Map([['shoot.yaml', landscape['shoots/a/shoot.yaml']]]))).not.toBe(folders.get('a')?.oid);
   });
 });

@@ -55,6 +55,15 @@ export interface CommitResult {
 
 export type MergeResult = { merged: true; oid: string; fastForward: boolean } | { merged: false; conflicts: string[] };
 
+/** An entry directly in a folder: a file (blob) or a folder (tree), by oid. */
+export interface FolderEntry {
+  oid: string;
+  type: 'blob' | 'tree';
+}
+
+/** Listings kept: main's root and shoots/, and a branch's, with room to spare. */
+const LISTINGS_KEPT = 8;
+
 /** A file of a tree, read when asked. */
 export interface TreeFile {
   oid: string;
@@ -75,6 +84,9 @@ export interface RemoteOptions {
 export class LandscapeRepo {
   /** isomorphic-git's cache of parsed packs and indexes, shared by every call on this repo. */
   private readonly cache = {};
+
+  /** Folder listings by tree oid, the last few (see listFolder). */
+  private readonly listings = new Map<string, ReadonlyMap<string, FolderEntry>>();
 
   /** The tail of this repo's writes (see `exclusive`). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -149,14 +161,19 @@ export class LandscapeRepo {
    * The entries directly in `folder` at `ref` (the root when empty), without reading below them: a
    * caller that keys work by a subtree's oid learns what changed from one tree read. Empty when missing.
    */
-  async listFolder(ref: string, folder = ''): Promise<Map<string, { oid: string; type: 'blob' | 'tree' }>> {
-    const entries = new Map<string, { oid: string; type: 'blob' | 'tree' }>();
+  async listFolder(ref: string, folder = ''): Promise<ReadonlyMap<string, FolderEntry>> {
     const commit = await this.resolve(ref);
     const tree = commit && (folder ? await this.subtree(commit, checkedPath(folder)) : commit);
-    if (!tree) return entries;
+    if (!tree) return new Map();
+    const known = this.listings.get(tree);
+    if (known) return known;
+    const entries = new Map<string, FolderEntry>();
     for (const entry of (await git.readTree({ fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree) {
       if (entry.type === 'blob' || entry.type === 'tree') entries.set(entry.path, { oid: entry.oid, type: entry.type });
     }
+    // Trees never change under their oid: a watching generator lists shoots/ once per merge, not per pass.
+    if (this.listings.size >= LISTINGS_KEPT) this.listings.delete(this.listings.keys().next().value as string);
+    this.listings.set(tree, entries);
     return entries;
   }
 
@@ -277,13 +294,16 @@ export class LandscapeRepo {
     return Buffer.from(blob).toString('utf8');
   }
 
+  /** The oid of the tree at `segments` below the commit, parsing only the trees above it. */
   private async subtree(commit: string, segments: readonly string[]): Promise<string | undefined> {
-    try {
-      const { oid } = await git.readTree({ fs, gitdir: this.gitdir, oid: commit, filepath: segments.join('/'), cache: this.cache });
-      return oid;
-    } catch {
-      return undefined;
+    let oid = (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit.tree;
+    for (const segment of segments) {
+      const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+      const entry = tree.find((e) => e.path === segment && e.type === 'tree');
+      if (!entry) return undefined;
+      oid = entry.oid;
     }
+    return oid;
   }
 }
 

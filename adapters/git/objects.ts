@@ -54,6 +54,14 @@ export function treeBody(entries: TreeEntry[]): Buffer {
   return body;
 }
 
+/**
+ * The oid git gives a folder holding exactly these files (name → text, no subfolders, mode 100644):
+ * equal to the folder's oid in a commit means equal bytes, with nothing read from the repository.
+ */
+export function folderOid(files: ReadonlyMap<string, string>): string {
+  return objectId('tree', treeBody([...files].map(([name, text]) => ({ mode: '100644', name, oid: objectId('blob', text) }))));
+}
+
 /** Byte order of the UTF-8 encodings; JavaScript's own string order agrees with it for ASCII. */
 function compareBytes(a: string, b: string): number {
   if (/[^\x20-\x7e]/.test(a + b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
