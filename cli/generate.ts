@@ -16,7 +16,6 @@ import { conversionSettingsOf, type ConversionSettings } from '../model/landscap
 import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
-import { INIT_AUTHOR } from './init.js';
 import { GIT_TOKEN_ENV, GITHUB_API, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 
 /** KEB and KIM keep Runtimes here. */
@@ -123,7 +122,6 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
       ...target,
       ...(gardenShoots && { gardenShoots }),
       memo,
-      author: INIT_AUTHOR,
       log,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     });

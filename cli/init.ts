@@ -13,7 +13,7 @@ import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapte
 import { redacted } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
-import { parseKimopsConfig } from '../model/kimops-config.js';
+import { DEFAULT_COMMIT_AUTHOR, parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { gitAuthFromEnv, GIT_TOKEN_ENV, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
@@ -25,8 +25,6 @@ interface InitOptions {
   landscape: string;
 }
 
-/** Who makes the initial commit; fixed, so every landscape repo starts the same way. */
-export const INIT_AUTHOR = { name: 'kimops', email: 'kimops@localhost' } as const;
 
 const HELP = `
 Makes one commit on ${DEFAULT_BRANCH}: the landscape-repo template (README.md for reviewers, kimops.yaml,
@@ -116,7 +114,8 @@ async function initialCommit(repo: LandscapeRepo, landscape: Landscape, files: M
     branch: DEFAULT_BRANCH,
     files,
     message: `Landscape repo for ${landscape.name}\n\nCreated by kimops init from its repo-template/ (Gardener project ${landscape.gardener.project}).`,
-    author: INIT_AUTHOR,
+    // Fixed, so every landscape repo starts the same way; later commits follow its kimops.yaml.
+    author: DEFAULT_COMMIT_AUTHOR,
   });
   return oid;
 }

@@ -1,6 +1,7 @@
 // Why a Shoot changes decides how it is proposed: a Runtime's own change gets the Shoot's own PR; a
 // landscape change goes out as rollout waves; a Garden-side change is adopted; suspended Runtimes are
 // left alone, forced ones re-rendered; a long-running generator renders only what may have changed.
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
@@ -186,5 +187,20 @@ describe('generate: adopting what Gardener changed', () => {
     expect(result.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([`${name} adopt auto-merge`]);
     expect(result.rollout).toBeUndefined();
     expect((await shootOnMain(repo, name)).spec.kubernetes.version).toBe('1.33.9');
+  });
+});
+
+describe('generate: commit metadata', () => {
+  it("commits as kimops.yaml's commit.author", async () => {
+    const gitdir = `${dir.path}/repo.git`;
+    expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+    const repo = await LandscapeRepo.open(gitdir);
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace('author: {name: kimops, email: kimops@localhost}', 'author: {name: landscape-bot, email: bot@noreply.example.com}') as string;
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'bot author', author });
+    const runtimes = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
+    const result = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: localForge(repo), log: () => undefined });
+    expect(result.proposed).toHaveLength(1);
+    const branch = `kimops/dev/${runtimes[0]?.runtime.spec.shoot.name}`;
+    expect(execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', branch], { encoding: 'utf8' }).trim()).toBe('landscape-bot <bot@noreply.example.com>');
   });
 });

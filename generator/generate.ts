@@ -48,7 +48,8 @@ export interface GenerateInput {
   gardenShoots?: ReadonlyMap<string, Shoot>;
   /** Kept across passes by a long-running generator, so unchanged Runtimes are not rendered again. */
   memo?: RenderMemo;
-  author: Signature;
+  /** Overrides kimops.yaml's commit author (tests pin the timestamp). */
+  author?: Signature;
   /** Progress, one line each. */
   log: (line: string) => void;
   /** Deletions a human confirmed beyond the mass-deletion guard. */
@@ -105,7 +106,7 @@ export async function generate(input: GenerateInput): Promise<GenerateResult> {
 async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateResult> {
   const { landscape } = input;
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, landscape);
-  const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author, log: input.log };
+  const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author ?? snapshot.config.commit.author, log: input.log };
   const memo = input.memo ?? new RenderMemo();
   const { unique, failures } = withoutSharedShootNames(input.runtimes);
   const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], suspended: [] };

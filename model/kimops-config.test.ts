@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
+import { DEFAULT_COMMIT_AUTHOR, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
 kind: KimopsConfig
@@ -31,6 +31,7 @@ describe('parseKimopsConfig', () => {
       mergePolicy: DEFAULT_MERGE_POLICY,
       massDeletion: DEFAULT_MASS_DELETION,
       rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
+      commit: { author: DEFAULT_COMMIT_AUTHOR },
     });
   });
 
@@ -45,6 +46,8 @@ massDeletion:
   maxShoots: 5
 rollout:
   waveSize: 200
+commit:
+  author: {name: landscape-bot, email: bot@users.noreply.example.com}
 `);
     expect(config.policySet).toBe('strict');
     expect(config.drift).toBe('correct');
@@ -53,6 +56,7 @@ rollout:
     expect(config.mergePolicy.rollout).toEqual(DEFAULT_MERGE_POLICY.rollout);
     expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
     expect(config.rollout.waveSize).toBe(200);
+    expect(config.commit.author).toEqual({ name: 'landscape-bot', email: 'bot@users.noreply.example.com' });
   });
 
   it.each([
@@ -63,6 +67,7 @@ rollout:
     ['a wrong kind', minimal.replace('KimopsConfig', 'Landscape'), 'kind: must be "KimopsConfig"'],
     ['approvals on auto-merge', `${minimal}mergePolicy:\n  create: { mode: auto-merge, approvals: 2 }\n`, 'mergePolicy.create.approvals: only applies to mode: review'],
     ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
+    ['an author git would refuse', `${minimal}commit: { author: { name: "a <b>", email: x@y } }\n`, 'commit.author.name: must match pattern'],
     ['an empty wave', `${minimal}rollout: { waveSize: 0 }\n`, 'rollout.waveSize: must be >= 1'],
     ['broken YAML', 'landscape: [dev', 'kimops.yaml: line'],
   ])('rejects %s with a message naming the field', (_what, text, message) => {

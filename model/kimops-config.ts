@@ -34,7 +34,12 @@ export interface KimopsConfig {
   massDeletion: MassDeletionGuard;
   /** Landscape-wide changes go out this many Shoots per PR, the next wave once the last is merged. */
   rollout: { waveSize: number };
+  /** Who kimops's commits are by (a bot account's noreply address, so the forge links them). */
+  commit: { author: { name: string; email: string } };
 }
+
+/** The author of kimops's commits when kimops.yaml names none. */
+export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = { name: 'kimops', email: 'kimops@localhost' };
 
 /**
  * DESIGN §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
@@ -97,12 +102,26 @@ const SCHEMA = {
       properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
     },
     rollout: { type: 'object', additionalProperties: false, properties: { waveSize: { type: 'integer', minimum: 1 } } },
+    commit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        author: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'email'],
+          // git refuses angle brackets and line breaks in names and addresses.
+          properties: { name: { type: 'string', minLength: 1, pattern: '^[^<>\\n]+$' }, email: { type: 'string', minLength: 3, pattern: '^[^<>\\s]+@[^<>\\s]+$' } },
+        },
+      },
+    },
   },
 } as const;
 
 const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
 
-type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout'> & {
+type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout' | 'commit'> & {
+  commit?: { author?: { name: string; email: string } };
   rollout?: { waveSize?: number };
   mergePolicy?: Partial<Record<PolicyClass, { mode: ClassPolicy['mode']; approvals?: number }>>;
   massDeletion?: Partial<MassDeletionGuard>;
@@ -147,5 +166,6 @@ export function parseKimopsConfig(text: string, source = 'kimops.yaml'): KimopsC
     mergePolicy,
     massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
     rollout: { waveSize: raw.rollout?.waveSize ?? DEFAULT_ROLLOUT_WAVE_SIZE },
+    commit: { author: raw.commit?.author ?? { ...DEFAULT_COMMIT_AUTHOR } },
   };
 }
