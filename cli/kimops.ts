@@ -7,6 +7,7 @@ import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
 import { registerDemo } from './demo.js';
 import { registerGenerate } from './generate.js';
 import { registerInit } from './init.js';
+import { registerPolicies } from './policies.js';
 import { registerPr } from './pr.js';
 import { registerRender } from './render.js';
 
@@ -29,6 +30,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   registerGenerate(program, io, (code) => {
     exitCode = code;
   });
+  registerPolicies(program, io, (code) => (exitCode = code));
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.
   registerDemo(program, io, (argv) => main(argv, io), (code) => {
     exitCode = code;
