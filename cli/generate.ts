@@ -16,6 +16,7 @@ import { conversionSettingsOf, type ConversionSettings } from '../model/landscap
 import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
+import { policySource } from './policy-context.js';
 import { GIT_TOKEN_ENV, GITHUB_API, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 
 /** KEB and KIM keep Runtimes here. */
@@ -107,7 +108,9 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const target = await openLandscapeTarget(options, log);
   const watch = options.watch === true;
   const runtimes = runtimeSource(options, watch, io);
-  const garden = gardenSource(options, settings, watch, io);
+  const gardenClient = options.gardenKubeconfig === undefined ? undefined : kubeClient(options.gardenKubeconfig, '--garden-kubeconfig');
+  const garden = gardenClient && gardenSource(gardenClient, settings, watch, io);
+  const validation = await policySource(landscape, gardenClient);
   const memo = new RenderMemo();
 
   const pass = async (): Promise<number> => {
@@ -121,6 +124,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
       runtimesComplete: errors.length === 0,
       ...target,
       ...(gardenShoots && { gardenShoots }),
+      validation,
       memo,
       log,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
@@ -197,11 +201,10 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
 }
 
 /** The Garden's Shoots of the landscape's project; never triggers a pass (their status changes constantly). */
-function gardenSource(options: GenerateOptions, settings: ConversionSettings, watch: boolean, io: CliIo): ObjectSource<KubeObject & Shoot> | undefined {
-  if (options.gardenKubeconfig === undefined) return undefined;
+function gardenSource(client: KubeClient, settings: ConversionSettings, watch: boolean, io: CliIo): ObjectSource<KubeObject & Shoot> {
   const project = settings.config.gardener?.projectName;
   if (!project) throw new ConfigError('--landscape', 'gardener.project', 'is needed to read live Shoots from the Garden');
-  return objectSource<KubeObject & Shoot>(kubeClient(options.gardenKubeconfig, '--garden-kubeconfig'), { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) });
+  return objectSource<KubeObject & Shoot>(client, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) });
 }
 
 function kubeClient(path: string, option: string): KubeClient {

@@ -14,6 +14,7 @@ import { kimops } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { generate, rolloutBranchOf, type GenerateInput } from './generate.js';
 import { RenderMemo } from './render-memo.js';
+import { parsePolicyFile } from './validate/policy-file.js';
 import { parseYaml11 } from '../model/yaml-input.js';
 
 const dir = useTempDir('generate-changes');
@@ -202,5 +203,52 @@ describe('generate: commit metadata', () => {
     expect(result.proposed).toHaveLength(1);
     const branch = `kimops/dev/${runtimes[0]?.runtime.spec.shoot.name}`;
     expect(execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', branch], { encoding: 'utf8' }).trim()).toBe('landscape-bot <bot@noreply.example.com>');
+  });
+});
+
+describe('generate: validation', () => {
+  const policy = (name: string, severity: 'deny' | 'warn', limit: number) =>
+    parsePolicyFile(
+      `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: ${name}
+  annotations:
+    kimops.kyma-project.io/severity: ${severity}
+    kimops.kyma-project.io/landscapes: "*"
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [core.gardener.cloud]
+      apiVersions: [v1beta1]
+      resources: [shoots]
+      operations: [CREATE, UPDATE]
+  validations:
+  - expression: "object.spec.provider.workers.all(w, w.maximum <= ${limit})"
+    message: a worker pool may grow to ${limit} nodes at most
+`,
+      `${name}.yaml`,
+    );
+
+  it('blocks a change a deny policy fails, shows a warn policy, and reports both in the commit status', async () => {
+    const { forge, runtimes, run } = await landscape();
+    const validation = { policies: async () => [policy('at-most-40-nodes', 'deny', 40), policy('at-most-25-nodes', 'warn', 25)], params: () => ({}) };
+    const scaled = (maximum: number) => changedRuntime(runtimes, 0, (runtime) => {
+      runtime.metadata.generation = maximum;
+      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
+    });
+
+    const warned = await run({ runtimes: scaled(30), validation });
+    expect(warned.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(['update auto-merge']);
+
+    const denied = await run({ runtimes: scaled(50), validation });
+    expect(denied.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(['update blocked']);
+    const [open] = await openPulls(forge);
+    expect(open?.body).toContain('- ❌ at-most-40-nodes\n  - a worker pool may grow to 40 nodes at most');
+    expect(open?.body).toContain('- ⚠️ at-most-25-nodes');
+    expect(open?.body).toContain('- ✅ shoot-schema');
+    const statuses = await forge.statuses(open?.headSha as string);
+    expect(statuses.ok && statuses.value).toEqual([expect.objectContaining({ context: 'kimops/validate', state: 'failure', description: '1 of 3 checks failed: at-most-40-nodes' })]);
   });
 });

@@ -6,7 +6,6 @@
 // forge, so running it again with the same inputs writes nothing.
 import { createHash } from 'node:crypto';
 import type { Forge } from '../adapters/forge/forge.js';
-import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
@@ -17,15 +16,13 @@ import { ANNOTATION_RUNTIME_GENERATION } from './convert/extenders/metadata.js';
 import { readMainSnapshot, type MainSnapshot } from './main-snapshot.js';
 import { classifyChange, type ChangeClass } from './propose/classify.js';
 import { waves } from './propose/clusters.js';
-import { massDeletionGuard, type CheckResult } from './propose/merge-policy.js';
+import { massDeletionGuard } from './propose/merge-policy.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, proposeBranch, type BranchContext, type BranchOutcome } from './propose-branch.js';
 import { filesOf } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
-
-/** Until the validation issue lands, a rendered Shoot has passed the converter's schema checks. */
-const CHECKS: CheckResult[] = [{ name: VALIDATE_CONTEXT, passed: true, messages: [] }];
+import { checkShootChange, type ValidationContext, type ValidationSource } from './validate/checks.js';
 
 /** Runtimes rendered at once: bounds a cold pass's memory to a batch of Shoot objects. */
 const RENDER_BATCH = 500;
@@ -46,6 +43,8 @@ export interface GenerateInput {
   forge: Forge;
   /** Live Shoots from the Garden (read-only), by name: update-mode renders start from them instead of main's. */
   gardenShoots?: ReadonlyMap<string, Shoot>;
+  /** The landscape's policies and facts; without them a change is checked against the Shoot schema only. */
+  validation?: ValidationSource;
   /** Kept across passes by a long-running generator, so unchanged Runtimes are not rendered again. */
   memo?: RenderMemo;
   /** Overrides kimops.yaml's commit author (tests pin the timestamp). */
@@ -107,13 +106,18 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const { landscape } = input;
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, landscape);
   const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author ?? snapshot.config.commit.author, log: input.log };
+  const validation: ValidationContext | undefined = input.validation && {
+    policies: await input.validation.policies(snapshot.config.policySet),
+    params: input.validation.params(input.runtimesComplete ? input.runtimes.map((r) => r.runtime) : undefined),
+    landscape,
+  };
   const memo = input.memo ?? new RenderMemo();
   const { unique, failures } = withoutSharedShootNames(input.runtimes);
   const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], suspended: [] };
   // Branches whose PRs stay as they are: proposed now, suspended, or of a Runtime that failed (its change is unknown).
   const keep = new Set(shootsOf(input.runtimes, failures).map((shoot) => branchOf(landscape, shoot)));
 
-  const changes = await renderChanges(input, snapshot, unique, memo, result, keep);
+  const changes = await renderChanges(input, snapshot, unique, memo, result, keep, validation);
   const rollout = changes.filter((c) => c.landscapeDriven);
   for (const change of changes.filter((c) => !c.landscapeDriven)) {
     const branch = branchOf(landscape, change.proposal.shoot);
@@ -124,7 +128,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   if (rollout.length > 0) await proposeRolloutWave(context, input, rollout, result, keep);
 
   const requested = requestedShoots(input.runtimes);
-  result.deletionRefused = await proposeDeletions(context, input, snapshot, requested, result, keep);
+  result.deletionRefused = await proposeDeletions(context, input, snapshot, requested, result, keep, validation);
   const stale = await closeStalePullRequests(context, [branchOf(landscape, ''), rolloutBranchOf(landscape, '')], keep);
   result.closed = stale.closed;
   result.leftOpen = stale.leftOpen;
@@ -138,7 +142,15 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
  * mode on its own output gives that output back (property-tested in convert/), so main's Shoot is parsed
  * only for the Runtimes whose create-mode render differs from main.
  */
-async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runtimes: readonly RuntimeInput[], memo: RenderMemo, result: GenerateResult, keep: Set<string>): Promise<Change[]> {
+async function renderChanges(
+  input: GenerateInput,
+  snapshot: MainSnapshot,
+  runtimes: readonly RuntimeInput[],
+  memo: RenderMemo,
+  result: GenerateResult,
+  keep: Set<string>,
+  validation: ValidationContext | undefined,
+): Promise<Change[]> {
   const settingsKey = digestOf(input.settings);
   const keys = new Map<string, string>();
   const toRender: RuntimeInput[] = [];
@@ -201,7 +213,7 @@ async function renderChanges(input: GenerateInput, snapshot: MainSnapshot, runti
       runtime: { namespace, name, ...(typeof generation === 'number' && { generation }) },
       classification,
       after,
-      checks: CHECKS,
+      checks: checkShootChange(validation, { before, after }),
       ...(before && { before }),
     };
     changes.push({ runtime, proposal, files, landscapeDriven });
@@ -275,7 +287,15 @@ async function proposeRolloutWave(context: BranchContext, input: GenerateInput, 
 }
 
 /** Shoots on main whose Runtime is gone: one delete PR each, all of them under the mass-deletion guard. */
-async function proposeDeletions(context: BranchContext, input: GenerateInput, snapshot: MainSnapshot, requested: ReadonlySet<string>, result: GenerateResult, keep: Set<string>): Promise<string | undefined> {
+async function proposeDeletions(
+  context: BranchContext,
+  input: GenerateInput,
+  snapshot: MainSnapshot,
+  requested: ReadonlySet<string>,
+  result: GenerateResult,
+  keep: Set<string>,
+  validation: ValidationContext | undefined,
+): Promise<string | undefined> {
   const gone: { name: string; before: Shoot }[] = [];
   for (const name of snapshot.folders.keys()) {
     if (requested.has(name)) continue;
@@ -295,7 +315,7 @@ async function proposeDeletions(context: BranchContext, input: GenerateInput, sn
     const classification = classifyChange({ before, runtimeDeleted: true }) as ChangeClass;
     // The Runtime is gone; its id stays on the Shoot's label.
     const runtime = { namespace: 'kcp-system', name: before.metadata.labels?.[LABEL_RUNTIME_ID] ?? name };
-    const proposal: ShootProposal = { shoot: name, runtime, classification, before, checks: CHECKS };
+    const proposal: ShootProposal = { shoot: name, runtime, classification, before, checks: checkShootChange(validation, { before }) };
     result.proposed.push(outcomeOf(proposal, await proposeBranch(context, { branch: branchOf(input.landscape, name), proposals: [proposal], files: new Map() })));
   }
   return undefined;

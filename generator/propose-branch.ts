@@ -13,6 +13,7 @@ import type { ChangeClassName } from './propose/classify.js';
 import { decideMerge, type MergeAction } from './propose/merge-policy.js';
 import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
 import { SHOOTS_FOLDER } from './render/landscape-layout.js';
+import { checksSummary } from './validate/checks.js';
 
 const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/;
 const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->`;
@@ -82,10 +83,13 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const labels = [`kimops:${prClass.class}`];
   const number = open === undefined ? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge).number : open.number;
   if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
-  if (!upToDate) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks of the model passed' }), forge);
+  const checks = proposals.flatMap((p) => p.checks);
+  if (!upToDate) {
+    const state = checks.every((c) => c.passed) ? 'success' : 'failure';
+    unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
+  }
 
   const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
-  const checks = proposals.flatMap((p) => p.checks);
   const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
   const verb = open ? (upToDate ? 'unchanged' : 'updated') : 'opened';
   if (decision.action !== 'auto-merge') {

@@ -5,9 +5,12 @@ import type { ChangeClassName } from './classify.js';
 
 export interface CheckResult {
   name: string;
+  /** False stops the merge; a warning passes. */
   passed: boolean;
-  /** What failed and how to fix it (empty when passed). */
+  /** What failed (or warns) and how to fix it; empty when passed cleanly. */
   messages: string[];
+  /** Passed, but a `warn` policy failed: shown to the reviewer, never blocking. */
+  warning?: boolean;
 }
 
 export type MergeAction = 'auto-merge' | 'await-review' | 'blocked';

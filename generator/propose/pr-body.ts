@@ -149,7 +149,13 @@ function classLabel({ class: name, disruptive }: ChangeClass): string {
 function checksCell(checks: readonly CheckResult[]): string {
   if (checks.length === 0) return 'none';
   const failed = checks.filter((check) => !check.passed);
-  return failed.length === 0 ? `✅ ${checks.length}/${checks.length} passed` : `❌ ${failed.map((check) => check.name).join(', ')} failed`;
+  const warned = checks.filter((check) => check.passed && check.warning);
+  if (failed.length > 0) return `❌ ${failed.map((check) => check.name).join(', ')} failed`;
+  return `✅ ${checks.length}/${checks.length} passed${warned.length > 0 ? `, ⚠️ ${warned.map((check) => check.name).join(', ')}` : ''}`;
+}
+
+function mark(check: CheckResult): string {
+  return !check.passed ? '❌' : check.warning ? '⚠️' : '✅';
 }
 
 /** Each distinct reason once, with the Shoots it applies to when there are several. */
@@ -177,7 +183,7 @@ function validationLines(proposals: readonly ShootProposal[]): string[] {
   if (proposals.length === 1) {
     const { checks } = proposals[0] as ShootProposal;
     if (checks.length === 0) return ['- no checks ran'];
-    return checks.flatMap((check) => [`- ${check.passed ? '✅' : '❌'} ${check.name}`, ...check.messages.map((message) => `  - ${message}`)]);
+    return checks.flatMap((check) => [`- ${mark(check)} ${check.name}`, ...check.messages.map((message) => `  - ${message}`)]);
   }
   const failing = proposals.filter(({ checks }) => checks.some((check) => !check.passed));
   const passing = proposals.length - failing.length;

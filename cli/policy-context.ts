@@ -1,0 +1,37 @@
+// The landscape's validation for the commands that check Shoots (generate, validate): the policy set
+// kimops.yaml names, parsed once per set, and the landscape facts — zones from the Garden's
+// CloudProfiles when a Garden is given (Gardener checks Shoots against those), else KEB's.
+import { readKebZones } from '../adapters/files/keb-zones.js';
+import { readPolicySet } from '../adapters/files/policies.js';
+import type { KubeClient, KubeObject } from '../adapters/kube/kube-client.js';
+import type { ValidationSource } from '../generator/validate/checks.js';
+import { landscapeParams, zonesFromCloudProfiles, type ZoneCatalog } from '../generator/validate/params.js';
+import { parsePolicyFiles, type Policy } from '../generator/validate/policy-file.js';
+import { TransportError } from '../model/errors.js';
+import type { Landscape } from '../model/landscape.js';
+import { LABEL_RUNTIME_ID } from '../model/runtime.js';
+
+export async function policySource(landscape: Landscape, garden?: KubeClient): Promise<ValidationSource> {
+  const zones = garden ? await gardenZones(garden) : await readKebZones();
+  const sets = new Map<string, Promise<readonly Policy[]>>();
+  return {
+    policies: (set) => sets.get(set) ?? sets.set(set, readPolicySet(set).then(parsePolicyFiles)).get(set) as Promise<readonly Policy[]>,
+    params: (runtimes) =>
+      landscapeParams({
+        landscape,
+        zones,
+        ...(runtimes && {
+          runtimes: runtimes.flatMap((runtime) => {
+            const id = runtime.metadata.labels?.[LABEL_RUNTIME_ID];
+            return id ? [{ id, platformRegion: runtime.spec?.shoot?.platformRegion ?? '' }] : [];
+          }),
+        }),
+      }),
+  };
+}
+
+async function gardenZones(garden: KubeClient): Promise<ZoneCatalog> {
+  const profiles = await garden.listAll<KubeObject & Parameters<typeof zonesFromCloudProfiles>[0][number]>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile' });
+  if (!profiles.ok) throw new TransportError(`kubeconfig ${garden.label}`, profiles.message);
+  return zonesFromCloudProfiles(profiles.items);
+}
