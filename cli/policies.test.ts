@@ -32,7 +32,7 @@ describe('kimops policies export', () => {
     const [configMap] = docs;
     expect(configMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'kimops-policy-params', namespace: 'garden-kyma-stage' } });
     // Landscape facts from the landscape, zones from KEB's values; no Runtime inventory here.
-    expect(configMap?.data).toMatchObject({ landscape: 'stage', auditLogMandatory: 'true', minimumKubernetesVersion: '1.33.0', runtimeInventory: 'false', 'zones.aws.eu-central-1': 'eu-central-1a,eu-central-1b,eu-central-1c' });
+    expect(configMap?.data).toMatchObject({ landscape: 'stage', auditLogMandatory: 'true', minimumKubernetesVersion: '1.33.0', runtimeInventory: 'false', 'zones.gcp.me-central2': 'me-central2-a,me-central2-b,me-central2-c' });
     expect(Object.values(configMap?.data ?? {}).every((v) => typeof v === 'string')).toBe(true);
   });
 

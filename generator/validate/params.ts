@@ -113,9 +113,12 @@ export function zonesFromCloudProfiles(profiles: readonly CloudProfileLike[]): Z
  * How each provider names a zone from KEB's zone letter, as KEB and the Shoot write it
  * (aws eu-central-1a, gcp europe-west3-a, azure "1"). Same rule as scripts/testenv/garden-seed.ts.
  */
+/**
+ * KEB's provider names and how it spells zones. AWS and Azure are missing on purpose: KEB discovers
+ * their zones from the provider when it provisions (DiscoverAvailableZonesCB), so its values list only
+ * fallbacks (aws eu-west-1: "a") and would refuse the real zones it picks.
+ */
 const KEB_PROVIDERS: Record<string, { keb: string; zone: (region: string, z: string) => string }> = {
-  aws: { keb: 'aws', zone: (region, z) => `${region}${z}` },
-  azure: { keb: 'azure', zone: (_region, z) => z },
   gcp: { keb: 'gcp', zone: (region, z) => `${region}-${z}` },
   openstack: { keb: 'sap-converged-cloud', zone: (region, z) => `${region}${z}` },
   alicloud: { keb: 'alicloud', zone: (region, z) => `${region}${z}` },
@@ -124,8 +127,9 @@ const KEB_PROVIDERS: Record<string, { keb: string; zone: (region: string, z: str
 
 /**
  * Zones from KEB's plan values (`providersConfiguration.<provider>.regions.<region>.zones`): the
- * zones KEB picks from. Narrower than the CloudProfiles (a trial may use another real zone), so
- * prefer zonesFromCloudProfiles where the garden is reachable.
+ * zones KEB picks from, for the providers whose zones it does not discover. Narrower than the
+ * CloudProfiles, so prefer zonesFromCloudProfiles where the garden is reachable; a region missing
+ * from the catalogue is not checked.
  */
 export function zonesFromKeb(keb: { providersConfiguration: Record<string, { regions?: Record<string, { zones?: (string | number)[] }> }> }): ZoneCatalog {
   const catalog: ZoneCatalog = {};

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseLandscape } from '../../model/landscape-parse.js';
 import { evaluatePolicies, type PolicyInput } from './evaluate.js';
-import { landscapeParams, zonesFromKeb } from './params.js';
+import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
+import { landscapeParams, zonesFromCloudProfiles } from './params.js';
 import { parsePolicyFiles, type Operation } from './policy-file.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -81,10 +82,11 @@ describe('the default policy pack', () => {
 
   it('uses params the engine computes: examples/params.yaml equals landscapeParams() for the stage landscape', () => {
     const landscape = parseLandscape(read(new URL('landscapes/stage/landscape.yaml', ROOT)), 'landscapes/stage/landscape.yaml', 'stage');
-    const keb = parse(read(new URL('scripts/testenv/fixtures/keb/plans-and-regions.values.yaml', ROOT)), { merge: true }) as Parameters<typeof zonesFromKeb>[0];
+    // The zones as the test plane's CloudProfiles list them (the examples' Shoots are admitted there).
+    const profiles = gardenSeedObjects(loadGardenSeedInput()).filter((o) => o.kind === 'CloudProfile') as Parameters<typeof zonesFromCloudProfiles>[0];
     const computed = landscapeParams({
       landscape,
-      zones: zonesFromKeb(keb),
+      zones: zonesFromCloudProfiles(profiles),
       runtimes: Object.entries(params)
         .filter(([k]) => k.startsWith('runtime.'))
         .map(([k, platformRegion]) => ({ id: k.slice('runtime.'.length), platformRegion })),
