@@ -3,8 +3,9 @@
 import { cpus } from 'node:os';
 import { benchConvert } from './convert.js';
 import { benchGenerate } from './generate.js';
+import { benchValidate } from './validate.js';
 
-const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert, generate: benchGenerate };
+const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert, generate: benchGenerate, validate: benchValidate };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !(w in BENCHMARKS));
