@@ -1,7 +1,6 @@
 // `kimops generate`: Runtimes (a folder, or a KCP cluster) to pull requests on a landscape repo (a local
 // bare repo with the local forge, or a remote one reviewed on GitHub), once or as a long-running
 // watcher. Wiring only: the pass is generator/generate.ts, the loop generator/watch.ts.
-import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
@@ -108,7 +107,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const target = await openLandscapeTarget(options, log);
   const watch = options.watch === true;
   const runtimes = runtimeSource(options, watch, io);
-  const gardenClient = options.gardenKubeconfig === undefined ? undefined : kubeClient(options.gardenKubeconfig, '--garden-kubeconfig');
+  const gardenClient = options.gardenKubeconfig === undefined ? undefined : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, io);
   const validation = await policySource(landscape, gardenClient);
   const memo = new RenderMemo();
@@ -192,7 +191,7 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
     };
   }
   const namespace = options.kcpNamespace;
-  const source = objectSource<KubeObject & Runtime>(kubeClient(options.kcpKubeconfig as string, '--kcp-kubeconfig'), { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
+  const source = objectSource<KubeObject & Runtime>(KubeClient.fromKubeconfigOption(options.kcpKubeconfig as string, '--kcp-kubeconfig'), { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
   return {
     read: async () => ({ inputs: (await source.items()).map((runtime) => ({ source: `kcp ${namespace}/${runtime.metadata.name}`, runtime })), errors: [] }),
     onChange: (listener) => source.onChange(listener),
@@ -207,14 +206,6 @@ function gardenSource(client: KubeClient, settings: ConversionSettings, watch: b
   return objectSource<KubeObject & Shoot>(client, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) });
 }
 
-function kubeClient(path: string, option: string): KubeClient {
-  if (!existsSync(path)) throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
-  try {
-    return KubeClient.fromKubeconfigFile(path);
-  } catch (error) {
-    throw new ConfigError(option, '', `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
 
 function summary(result: GenerateResult): string {
   const count = (action: string) => result.proposed.filter((p) => p.action === action).length;

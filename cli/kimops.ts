@@ -10,6 +10,7 @@ import { registerInit } from './init.js';
 import { registerPolicies } from './policies.js';
 import { registerPr } from './pr.js';
 import { registerRender } from './render.js';
+import { registerValidate } from './validate.js';
 
 /** Runs kimops with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -31,6 +32,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     exitCode = code;
   });
   registerPolicies(program, io, (code) => (exitCode = code));
+  registerValidate(program, io, (code) => (exitCode = code));
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.
   registerDemo(program, io, (argv) => main(argv, io), (code) => {
     exitCode = code;

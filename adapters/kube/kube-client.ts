@@ -2,9 +2,11 @@
 // a kubeconfig through @kubernetes/client-node; requests are plain node:https so that any path —
 // subresources such as /status or /adminkubeconfig included — is reachable with one code path.
 // Expected failures (404, 409, 422, unreachable server) are values, not exceptions.
+import { existsSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError } from '../../model/errors.js';
 import { resourcePath, type ObjectRef } from './resources.js';
 
 /** Kubernetes' own error body. */
@@ -91,6 +93,16 @@ export class KubeClient {
     const config = new KubeConfig();
     config.loadFromFile(path);
     return new KubeClient(config, path);
+  }
+
+  /** The client for a kubeconfig a user named with `option`; a missing or broken file is a ConfigError saying so. */
+  static fromKubeconfigOption(path: string, option: string): KubeClient {
+    if (!existsSync(path)) throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
+    try {
+      return KubeClient.fromKubeconfigFile(path);
+    } catch (error) {
+      throw new ConfigError(option, '', `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** A client from a kubeconfig already in memory; `label` names it in messages. */

@@ -1,0 +1,71 @@
+// `kimops validate` as the landscape repo's workflow runs it: a real checkout (git CLI in the test), the
+// Shoots changed against the base, human and GitHub output, exit codes.
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kimops } from '../test/helpers/cli.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+
+const dir = useTempDir('validate');
+
+/** A dev landscape repo with the KEB examples merged, checked out as a workflow would. */
+async function checkout(): Promise<string> {
+  const gitdir = join(dir.path, 'landscape.git');
+  expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+  expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', 'examples/runtimes/keb', '--repo', gitdir, '--once'])).code).toBe(0);
+  const work = join(dir.path, 'work');
+  execFileSync('git', ['clone', '--quiet', gitdir, work]);
+  return work;
+}
+
+async function edit(path: string, change: (text: string) => string): Promise<void> {
+  await writeFile(path, change(await readFile(path, 'utf8')));
+}
+
+describe('kimops validate', () => {
+  it('passes a checkout kimops rendered, checking every Shoot without a base and none with it', async () => {
+    const work = await checkout();
+    const all = await kimops(['validate', work]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toBe('12 Shoots checked: 12 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+    const none = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(none.stdout).toBe('0 Shoots checked changed against origin/main (12 unchanged): 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+  });
+
+  it('denies a downgrade and a credential against the base, exit 1, as text and as GitHub annotations', async () => {
+    const work = await checkout();
+    await edit(join(work, 'shoots/c-56a4813/shoot.yaml'), (text) => text.replace('version: 1.33.3', 'version: 1.32.5'));
+    await writeFile(join(work, 'notes.md'), 'the garden token is\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n');
+    const text = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('✗ shoots/c-56a4813/shoot.yaml: kubernetes-no-downgrade: Kubernetes 1.32.5 is lower than the live 1.33.3');
+    expect(text.stdout).toContain('✗ notes.md:2: credentials (private-key): ');
+    expect(text.stdout).toMatch(/1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/);
+
+    const github = await kimops(['validate', work, '--base', 'origin/main', '--output', 'github']);
+    expect(github.code).toBe(1);
+    expect(github.stdout).toContain('::error file=shoots/c-56a4813/shoot.yaml,title=kimops kubernetes-no-downgrade::Kubernetes 1.32.5 is lower');
+    expect(github.stdout).toContain('::error file=notes.md,line=2,title=kimops credentials (private-key)::');
+  });
+
+  it('checks loose Shoot files as creates with --landscape', async () => {
+    const work = await checkout();
+    const shoot = join(work, 'shoots/c-78fcc25/shoot.yaml');
+    await edit(shoot, (text) => text.replace(/sshAccess:\n(\s+)enabled: false/, 'sshAccess:\n$1enabled: true'));
+    const result = await kimops(['validate', '--landscape', 'dev', shoot]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`✗ ${shoot}:1: ssh-access-disabled: SSH access to worker nodes is not disabled`);
+  });
+
+  it.each([
+    ['--base without a repo', (work: string) => ['validate', '--landscape', 'dev', join(work, 'shoots/c-78fcc25/shoot.yaml'), '--base', 'main'], '--base: compares a landscape repo checkout'],
+    ['files without a landscape', (work: string) => ['validate', join(work, 'shoots/c-78fcc25/shoot.yaml')], '--landscape: is needed for files outside a landscape repo'],
+    ['an unknown base', (work: string) => ['validate', work, '--base', 'origin/nope'], '--base: origin/nope is not a branch, remote branch or commit'],
+  ])('exits 2 with the fix for %s', async (_what, args, message) => {
+    const work = await checkout();
+    const result = await kimops(args(work));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});

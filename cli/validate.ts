@@ -1,0 +1,185 @@
+// `kimops validate`: the landscape repo's own check, run by its workflow on every pull request — the
+// same schema and policy checks the generator puts into its PRs, for the Shoots that changed against
+// the base, plus the credentials scan; with a Garden kubeconfig also a server-side dry-run of each
+// changed Shoot. Wiring only: the checks are generator/validate/repo-check.ts.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { readTextFile } from '../adapters/files/read-text.js';
+import { readRepoFiles } from '../adapters/files/repo-files.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { describeFailure, KubeClient, refOf, type KubeObject } from '../adapters/kube/kube-client.js';
+import { checkLandscapeFiles, checkShootFiles, type Finding, type RepoCheckReport } from '../generator/validate/repo-check.js';
+import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
+import { ConfigError, TransportError } from '../model/errors.js';
+import { parseKimopsConfig } from '../model/kimops-config.js';
+import { parseYamlDocuments } from '../model/yaml-input.js';
+import { EXIT, type CliIo } from './cli-io.js';
+import { policySource } from './policy-context.js';
+
+const KIMOPS_YAML = 'kimops.yaml';
+/** The field manager of the dry-run apply: the applier's, so the dry-run sees what its apply would. */
+const FIELD_MANAGER = 'kimops';
+
+interface ValidateOptions {
+  base?: string;
+  landscape?: string;
+  policySet?: string;
+  output: 'text' | 'github';
+  gardenKubeconfig?: string;
+}
+
+const HELP = `
+<repo-dir>: a checkout of a landscape repo (it has kimops.yaml). Its Shoot folders are checked — with
+--base only those that changed against that git ref (e.g. origin/main), each with its operation
+(create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
+kimops.yaml names, with the landscape kimops.yaml names; every file is scanned for credentials.
+<files…>: Shoot manifests outside a landscape repo, each checked as a create; needs --landscape.
+
+--garden-kubeconfig: also a server-side dry-run (apply, dryRun=All) of each created or updated Shoot and
+its companions in garden-<project>, reported beside the policies; nothing is written.
+--output github: GitHub workflow annotations (::error / ::warning with file and line) and a summary.
+
+Exit codes: 0 nothing denied (warnings allowed); 1 something denied; 2 usage or configuration error;
+69 the Garden could not be reached.
+
+Examples:
+  kimops validate . --base origin/main --output github        (the landscape repo's workflow)
+  kimops validate --landscape dev shoots/c-1/shoot.yaml`;
+
+export function registerValidate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('validate')
+    .description("check a landscape repo's Shoots (or Shoot files) against the schema, the policies and for credentials")
+    .argument('[paths...]', 'a landscape repo checkout, or Shoot files', ['.'])
+    .option('--base <ref>', 'with a repo: check only the Shoots that changed against this git ref')
+    .option('--landscape <name|dir>', "the landscape (default: the repo's kimops.yaml)")
+    .option('--policy-set <name>', "the policy set (default: the repo's kimops.yaml, else default)")
+    .addOption(new Option('--output <format>', 'text, or GitHub workflow annotations').choices(['text', 'github']).default('text'))
+    .option('--garden-kubeconfig <file>', 'also dry-run the changed Shoots against this Garden')
+    .addHelpText('after', HELP)
+    .action(async (paths: string[], options: ValidateOptions) => {
+      setExitCode(await validate(paths, options, io));
+    });
+}
+
+async function validate(paths: string[], options: ValidateOptions, io: CliIo): Promise<number> {
+  const [only] = paths;
+  const repoDir = paths.length === 1 && only !== undefined && isDirectory(only) && existsSync(join(only, KIMOPS_YAML)) ? resolve(only) : undefined;
+  if (options.base !== undefined && repoDir === undefined) throw new ConfigError('--base', '', 'compares a landscape repo checkout; pass the folder that holds kimops.yaml');
+
+  const files = repoDir ? await readRepoFiles(repoDir) : await readGivenFiles(paths);
+  const config = repoDir ? parseKimopsConfig(files.get(KIMOPS_YAML) ?? '', join(repoDir, KIMOPS_YAML)) : undefined;
+  const landscapeName = options.landscape ?? config?.landscape;
+  if (landscapeName === undefined) throw new ConfigError('--landscape', '', 'is needed for files outside a landscape repo; pass dev, stage, prod or a folder');
+  const landscape = await readLandscape(landscapeName);
+  const garden = options.gardenKubeconfig === undefined ? undefined : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  const source = await policySource(landscape, garden);
+  const context = { policies: await source.policies(options.policySet ?? config?.policySet ?? 'default'), params: source.params(undefined), landscape: landscape.name };
+
+  const report = repoDir
+    ? checkLandscapeFiles({ files, context, ...(options.base !== undefined && { base: await baseFiles(repoDir, options.base) }) })
+    : checkShootFiles(files, context);
+  if (garden) report.findings.push(...(await dryRun(garden, files, report)));
+
+  print(report, options, io);
+  return report.findings.some((f) => f.severity === 'deny') ? EXIT.conversionFailed : EXIT.ok;
+}
+
+/** The Shoot folders at the base ref, from the checkout's own git data. */
+async function baseFiles(repoDir: string, ref: string): Promise<Map<string, string>> {
+  const gitdir = join(repoDir, '.git');
+  if (!isDirectory(gitdir)) throw new ConfigError('--base', '', `${repoDir} is not a git checkout (no .git folder); check out the repo with its history (fetch-depth: 0)`);
+  const repo = await LandscapeRepo.open(gitdir);
+  const commit = (await repo.resolve(ref)) ?? (await repo.resolve(`refs/remotes/${ref}`));
+  if (commit === undefined) throw new ConfigError('--base', '', `${ref} is not a branch, remote branch or commit of ${repoDir}; fetch it (actions/checkout with fetch-depth: 0)`);
+  const files = new Map<string, string>();
+  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
+  return files;
+}
+
+async function readGivenFiles(paths: readonly string[]): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const path of paths) {
+    if (isDirectory(path)) {
+      for (const [name, text] of await readRepoFiles(path)) if (/\.(ya?ml|json)$/.test(name)) files.set(join(path, name), text);
+    } else {
+      files.set(path, await readTextFile(path, (reason) => new ConfigError('<files>', '', `${path} ${reason}`)));
+    }
+  }
+  return files;
+}
+
+/**
+ * Each created or updated Shoot applied with dryRun=All, its companions first. A dry-run creates
+ * nothing, so a Shoot whose companion the Garden does not have yet cannot pass gardener-apiserver's
+ * reference checks: it is not dry-run, and a warning says why.
+ */
+async function dryRun(garden: KubeClient, files: ReadonlyMap<string, string>, report: RepoCheckReport): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const parsed = (file: string) => {
+    const [document] = parseYamlDocuments(files.get(file) ?? '', file);
+    return document && !document.error ? (document.value as KubeObject) : undefined; // a broken file is reported by the checks
+  };
+  const refused = async (file: string, object: KubeObject) => {
+    const applied = await garden.apply(object, FIELD_MANAGER, { dryRun: true });
+    if (applied.ok) return false;
+    if (applied.status === 0) throw new TransportError(`kubeconfig ${garden.label}`, describeFailure(applied));
+    findings.push({ path: file, check: 'dry-run', severity: 'deny', message: `the Garden refuses it: ${describeFailure(applied)}` });
+    return true;
+  };
+  for (const { path, operation } of report.shoots) {
+    const shoot = operation === 'DELETE' ? undefined : parsed(path);
+    if (!shoot) continue;
+    const folder = path.slice(0, path.lastIndexOf('/') + 1);
+    const missing: string[] = [];
+    for (const file of [...files.keys()].filter((p) => p.startsWith(folder) && p !== path && p.endsWith('.yaml')).sort()) {
+      const companion = parsed(file);
+      if (!companion || (await refused(file, companion))) continue;
+      const existing = await garden.get(refOf(companion));
+      if (!existing.ok && existing.status === 404) missing.push(`${companion.kind} ${companion.metadata.name}`);
+    }
+    if (missing.length > 0) {
+      findings.push({ path, check: 'dry-run', severity: 'warn', message: `not checked by the Garden: it refers to ${missing.join(', ')}, which the Garden gets only when the applier creates it (a dry-run creates nothing)` });
+      continue;
+    }
+    await refused(path, shoot);
+  }
+  return findings;
+}
+
+function print(report: RepoCheckReport, options: ValidateOptions, io: CliIo): void {
+  const denied = report.findings.filter((f) => f.severity === 'deny').length;
+  const warned = report.findings.length - denied;
+  for (const finding of report.findings) {
+    if (options.output === 'github') {
+      const line = finding.line === undefined ? '' : `,line=${finding.line}`;
+      io.stdout(`::${finding.severity === 'deny' ? 'error' : 'warning'} file=${property(finding.path)}${line},title=${property(`kimops ${finding.check}`)}::${data(finding.message)}\n`);
+    } else {
+      io.stdout(`${finding.severity === 'deny' ? '✗' : '!'} ${finding.path}${finding.line === undefined ? '' : `:${finding.line}`}: ${finding.check}: ${finding.message}\n`);
+    }
+  }
+  const changed = options.base === undefined ? '' : ` changed against ${options.base} (${report.unchanged} unchanged)`;
+  const operations = report.shoots.map((s) => s.operation.toLowerCase());
+  const counts = ['create', 'update', 'delete'].map((op) => `${operations.filter((o) => o === op).length} ${op}`).join(', ');
+  io.stdout(`${report.shoots.length} Shoots checked${changed}: ${counts}; ${denied} denied, ${warned} ${warned === 1 ? 'warning' : 'warnings'}\n`);
+}
+
+/** GitHub workflow command escaping (actions/toolkit): data escapes %, CR, LF; properties also : and ,. */
+function data(text: string): string {
+  return text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+}
+
+function property(text: string): string {
+  return data(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
+}
+
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { readRuntimes } from '../../adapters/files/manifests.js';
+import { readLandscape } from '../../adapters/files/landscape.js';
+import { conversionSettingsOf } from '../../model/landscape.js';
+import { renderRuntimes } from '../render/render-runtimes.js';
+import { filesOf } from '../render/landscape-layout.js';
+import { parsePolicyFile } from './policy-file.js';
+import { checkLandscapeFiles } from './repo-check.js';
+
+const EXAMPLES = new URL('../../examples/runtimes/keb/', import.meta.url).pathname;
+
+/** The dev landscape repo's files for the aws and gcp examples, as the generator writes them. */
+async function landscapeFiles(): Promise<Map<string, string>> {
+  const settings = conversionSettingsOf(await readLandscape('dev'));
+  const runtimes = [...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes, ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes];
+  const files = new Map<string, string>([['kimops.yaml', 'landscape: dev\n']]);
+  for (const rendered of renderRuntimes(runtimes, settings).rendered) for (const f of filesOf(rendered.manifests)) files.set(f.path, f.content);
+  return files;
+}
+
+const maxNodes = parsePolicyFile(
+  `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: at-most-30-nodes
+  annotations: {kimops.kyma-project.io/severity: deny, kimops.kyma-project.io/landscapes: "*"}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [core.gardener.cloud], apiVersions: [v1beta1], resources: [shoots], operations: [CREATE, UPDATE]}]
+  validations:
+  - expression: "object.spec.provider.workers.all(w, w.maximum <= 30)"
+    message: a worker pool may grow to 30 nodes at most
+`,
+  'at-most-30-nodes.yaml',
+);
+const context = { policies: [maxNodes], params: {}, landscape: 'dev' };
+
+describe('checkLandscapeFiles', () => {
+  it('checks every Shoot without a base, and finds nothing in a repo kimops rendered', async () => {
+    const files = await landscapeFiles();
+    const report = checkLandscapeFiles({ files, context });
+    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-56a4813/shoot.yaml CREATE 2', 'shoots/c-78fcc25/shoot.yaml CREATE 2']);
+    expect(report.findings).toEqual([]);
+  });
+
+  it('checks only the Shoots that changed against the base, with their operation, and names what fails', async () => {
+    const base = await landscapeFiles();
+    const files = new Map(base);
+    files.set('shoots/c-78fcc25/shoot.yaml', (base.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 40'));
+    files.delete('shoots/c-56a4813/shoot.yaml');
+    files.set('shoots/c-new/shoot.yaml', 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: {name: c-new}\nspec: {}\n');
+    const report = checkLandscapeFiles({ files, base, context });
+    expect(report.unchanged).toBe(0);
+    expect(report.shoots.map((s) => `${s.path} ${s.operation}`)).toEqual(['shoots/c-56a4813/shoot.yaml DELETE', 'shoots/c-78fcc25/shoot.yaml UPDATE', 'shoots/c-new/shoot.yaml CREATE']);
+    expect(report.findings).toContainEqual({ path: 'shoots/c-78fcc25/shoot.yaml', check: 'at-most-30-nodes', severity: 'deny', message: 'a worker pool may grow to 30 nodes at most' });
+    // The new Shoot lacks required fields: the schema says which.
+    expect(report.findings.filter((f) => f.path === 'shoots/c-new/shoot.yaml' && f.check === 'shoot-schema').length).toBeGreaterThan(0);
+    // A policy with an expression that cannot evaluate on it is a failure of that policy, not a crash.
+    expect(report.findings).toContainEqual(expect.objectContaining({ path: 'shoots/c-new/shoot.yaml', check: 'at-most-30-nodes', severity: 'deny' }));
+  });
+
+  it('reports an unreadable Shoot and credentials with file and line, and skips unchanged folders', async () => {
+    const base = await landscapeFiles();
+    const files = new Map(base);
+    files.set('shoots/c-78fcc25/shoot.yaml', 'kind: Shoot\nspec: [unclosed\n');
+    files.set('notes/admin.kubeconfig', 'users:\n- name: admin\n  user:\n    client-key-data: LS0tLS1CRUdJTi\n');
+    const report = checkLandscapeFiles({ files, base, context });
+    expect(report.unchanged).toBe(1);
+    expect(report.findings.map((f) => `${f.path}${f.line ? `:${f.line}` : ''} ${f.check} ${f.severity}`)).toEqual([
+      'shoots/c-78fcc25/shoot.yaml yaml deny',
+      'notes/admin.kubeconfig:4 credentials (kubeconfig-client-key) deny',
+    ]);
+  });
+});
