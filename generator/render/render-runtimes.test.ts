@@ -18,6 +18,20 @@ function example(plan: string, edit: (runtime: Runtime) => void = () => undefine
 }
 
 describe('renderRuntimes', () => {
+  it("refuses what the Runtime CRD's schema refuses, naming the field: a misspelt one would be pruned by the API server", () => {
+    const typo = example('aws', (runtime) => {
+      (runtime.spec.shoot.provider.workers[0] as unknown as Record<string, unknown>).maximun = 40;
+    });
+    const result = renderRuntimes([typo, example('gcp')], settings);
+    expect(result.rendered.map((r) => r.shootName)).toEqual(['c-56a4813']);
+    expect(result.failures).toEqual([
+      expect.objectContaining({
+        field: 'spec.shoot.provider.workers[0].maximun',
+        message: expect.stringMatching(/^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: spec\.shoot\.provider\.workers\[0\]\.maximun: unknown field "maximun".*did you mean "maximum".*\(the Runtime CRD's schema\)$/),
+      }),
+    ]);
+  });
+
   it('sorts by Shoot name whatever the input order, companions before each Shoot', () => {
     const inputs = [example('gcp'), example('aws'), example('azure')];
     const forward = renderRuntimes(inputs, settings);

@@ -4,6 +4,7 @@ import { convertRuntime } from '../convert/index.js';
 import { ConfigError, ConversionError } from '../../model/errors.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { runtimeRef, type Runtime } from '../../model/runtime.js';
+import { validateRuntimeSchema } from '../../model/schemas/runtime-schema.js';
 import type { Shoot } from '../../model/shoot.js';
 import { shootManifests, type Manifest } from './landscape-layout.js';
 
@@ -88,6 +89,9 @@ function renderOne(
   registryCacheSecrets: Record<string, string>,
 ): { shootName: string; manifests: Manifest[] } | ConversionError {
   const ref = runtimeRef(runtime);
+  // What the KCP API server would refuse (or silently prune: a misspelt field from a file) is refused here.
+  const [problem] = validateRuntimeSchema(runtime);
+  if (problem) return new ConversionError(ref, problem.path, `${problem.message}${problem.fix ? `; ${problem.fix}` : ''} (the Runtime CRD's schema)`);
   const result = convertRuntime({ runtime, settings, registryCacheSecrets, ...(live && { live }) });
   if (!result.ok) return result.error;
   try {
