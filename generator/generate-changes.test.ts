@@ -252,3 +252,35 @@ spec:
     expect(statuses.ok && statuses.value).toEqual([expect.objectContaining({ context: 'kimops/validate', state: 'failure', description: '1 of 3 checks failed: at-most-40-nodes' })]);
   });
 });
+
+describe('generate: a pass that dies while updating a PR', () => {
+  it('knows its own head and posts the missing status on the next pass', async () => {
+    const { repo, forge, runtimes, run } = await landscape();
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}') as string;
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author });
+    const scaled = (maximum: number) => changedRuntime(runtimes, 0, (runtime) => {
+      runtime.metadata.generation = maximum;
+      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
+    });
+    expect((await run({ runtimes: scaled(21) })).proposed.map((p) => p.action)).toEqual(['await-review']);
+
+    // The next change is committed (and, for a remote, pushed), then the process dies before the status.
+    const dying: typeof forge = new Proxy(forge, {
+      get(target, property, receiver) {
+        if (property === 'setCommitStatus') return () => Promise.reject(new Error('killed'));
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    await expect(run({ runtimes: scaled(22), forge: dying })).rejects.toThrow('killed');
+
+    const resumed = await run({ runtimes: scaled(22) });
+    expect(resumed.proposed.map((p) => p.action)).toEqual(['await-review']);
+    const [open] = await openPulls(forge);
+    const statuses = await forge.statuses(open?.headSha as string);
+    expect(statuses.ok && statuses.value.map((s) => `${s.context} ${s.state}`)).toEqual(['kimops/validate success']);
+    // And a pass after that writes nothing more.
+    const head = await repo.resolve('kimops/pulls');
+    await run({ runtimes: scaled(22) });
+    expect(await repo.resolve('kimops/pulls')).toBe(head);
+  });
+});

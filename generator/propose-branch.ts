@@ -15,8 +15,17 @@ import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './prop
 import { SHOOTS_FOLDER } from './render/landscape-layout.js';
 import { checksSummary } from './validate/checks.js';
 
-const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/;
-const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->`;
+/**
+ * Hidden in the PR body: the heads kimops wrote (a head that is none of them was pushed by someone
+ * else), and the commit status kimops posted for the head (so a pass that died before posting it posts
+ * it on the next one, and one that posted it writes nothing again).
+ */
+const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/g;
+const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->\n`;
+/** Room in the body for those markers: the status line and two heads while a push is under way. */
+const MARKERS_RESERVE = 300;
+const STATUS = /<!-- kimops:status ([0-9a-f]{40}) (\w+) -->/;
+const statusLine = (sha: string, state: string) => `<!-- kimops:status ${sha} ${state} -->\n`;
 
 export interface BranchContext {
   landscape: string;
@@ -45,8 +54,7 @@ export interface BranchOutcome {
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
   const { repo, forge, landscape, sync } = context;
   const { branch, proposals } = proposal;
-  // Room for the hidden head line appended below.
-  const pr = renderPullRequest({ landscape, branch, proposals, ...(proposal.rollout && { rollout: proposal.rollout }), maxBodySize: GITHUB_BODY_LIMIT - 100 });
+  const pr = renderPullRequest({ landscape, branch, proposals, ...(proposal.rollout && { rollout: proposal.rollout }), maxBodySize: GITHUB_BODY_LIMIT - MARKERS_RESERVE });
   // The full report only where the body had to be shortened: a file on the branch, merged with it.
   const content = new Map([...proposal.files, ...(pr.truncated ? [[pr.reportPath, pr.fullReport] as const] : [])]);
   const folders = proposals.map((p) => `${SHOOTS_FOLDER}/${p.shoot}`);
@@ -77,17 +85,22 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
       author: context.author,
     });
     head = commit.oid as string;
-    if (commit.changed) await sync.publish(branch, { force: open === undefined });
+    if (commit.changed) {
+      // Named in the body before it is pushed: a pass that dies right after the push still knows the
+      // head for its own, instead of taking it for a human's and leaving the PR alone for good.
+      if (open) unwrap(await forge.updatePullRequest(open.number, { body: `${open.body}${wroteLine(head)}` }), forge);
+      await sync.publish(branch, { force: open === undefined });
+    }
   }
-  const body = `${pr.body}${wroteLine(head)}\n`;
+  // The status before the PR (whose body records it): a branch protection that requires it sees it at once.
+  const checks = proposals.flatMap((p) => p.checks);
+  const state = checks.every((c) => c.passed) ? 'success' : 'failure';
+  const posted = open !== undefined && STATUS.exec(open.body)?.slice(1).join(' ') === `${head} ${state}`;
+  if (!posted) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
+  const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}`;
   const labels = [`kimops:${prClass.class}`];
   const number = open === undefined ? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge).number : open.number;
   if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
-  const checks = proposals.flatMap((p) => p.checks);
-  if (!upToDate) {
-    const state = checks.every((c) => c.passed) ? 'success' : 'failure';
-    unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
-  }
 
   const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
   const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
@@ -133,7 +146,7 @@ function pullRequestClass(proposals: readonly ShootProposal[], rollout: boolean)
 }
 
 function wroteByKimops(pr: PullRequest): boolean {
-  return WROTE.exec(pr.body)?.[1] === pr.headSha;
+  return [...pr.body.matchAll(WROTE)].some((match) => match[1] === pr.headSha);
 }
 
 /** Whether the commit has exactly these files in the proposed folders, and the other files as given. */
