@@ -138,7 +138,8 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
 
   try {
     if (!watch) return await pass();
-    await watchUntilStopped(pass, runtimes, intervalMs, io);
+    // Stopping the sources at once ends a pass still waiting for a first list (an API that never answered).
+    await watchUntilStopped(pass, runtimes, intervalMs, io, () => void Promise.all([runtimes.stop(), garden?.stop()]));
     return EXIT.ok;
   } finally {
     await Promise.all([runtimes.stop(), garden?.stop()]);
@@ -146,9 +147,12 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
 }
 
 /** Passes until SIGINT/SIGTERM (or the caller's signal); a failed pass is reported and retried, never fatal. */
-async function watchUntilStopped(pass: () => Promise<number>, runtimes: RuntimeSource, intervalMs: number, io: CliIo): Promise<void> {
+async function watchUntilStopped(pass: () => Promise<number>, runtimes: RuntimeSource, intervalMs: number, io: CliIo, stopSources: () => void): Promise<void> {
   const controller = new AbortController();
-  const stop = () => controller.abort();
+  const stop = () => {
+    controller.abort();
+    stopSources();
+  };
   io.signal?.addEventListener('abort', stop, { once: true });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -158,6 +162,7 @@ async function watchUntilStopped(pass: () => Promise<number>, runtimes: RuntimeS
       intervalMs,
       signal: controller.signal,
       onFailure: (error, retryInMs) => {
+        if (controller.signal.aborted) return; // the pass ended because we stop
         reportFailure(error, io);
         io.stderr(`the next pass starts in ${Math.round(retryInMs / 1000)} s\n`);
       },

@@ -105,4 +105,17 @@ describe('kimops generate --kcp-kubeconfig', () => {
     expect(result.stderr).toContain(`kubeconfig ${broken}`);
     expect(result.stderr).toContain("check that the API server runs and the kubeconfig's server address");
   });
+
+  it('--watch against a KCP API that never answers stops on the signal, having said why it waits', async () => {
+    const { args } = await setup();
+    const broken = await dir.write('broken.kubeconfig', readFileSync(kcpKubeconfig(), 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:9'));
+    const controller = new AbortController();
+    const running = kimops([...args.map((a) => (a === kcpKubeconfig() ? broken : a)), '--watch'], '', controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    controller.abort();
+    const result = await running;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('https://127.0.0.1:9');
+    expect(result.stderr).not.toContain('internal error');
+  });
 });
