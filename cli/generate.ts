@@ -60,9 +60,10 @@ GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) whose installation toke
 --once runs one pass and exits. --watch runs a pass on every Runtime change and at least every
 --interval seconds until SIGINT or SIGTERM; a failed pass is logged and retried with backoff.
 
-Exit codes (--once): 0 done; 1 some Runtimes failed to convert (they get no PR) or deletions were
-refused; 2 usage or configuration error; 69 a remote (git server, GitHub, Kubernetes API) failed, run
-again; 70 a bug in kimops.
+Exit codes (--once): 0 done; 1 some Runtimes failed to convert (they get no PR), the forge refused a
+PR (a 404/409/422, named), or deletions were refused; 2 usage or configuration error (refused forge
+credentials included); 69 a remote (git server, GitHub, Kubernetes API) could not be reached or rate
+limited the pass, run again; 70 a bug in kimops.
 
 Examples:
   kimops init --landscape dev ./landscape-dev.git
@@ -131,9 +132,10 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
     for (const failure of result.failures) io.stderr(`${failure.message}\n`);
     for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
     if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
+    for (const refused of result.refused) io.stderr(`${refused.branch}: the forge refused it: ${refused.message}\n`);
     log(summary(result));
     if (result.bugs.length > 0) return EXIT.internal;
-    return errors.length + result.failures.length > 0 || result.deletionRefused ? EXIT.conversionFailed : EXIT.ok;
+    return errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused ? EXIT.conversionFailed : EXIT.ok;
   };
 
   try {
@@ -221,6 +223,7 @@ function summary(result: GenerateResult): string {
     ...(result.leftOpen.length > 0 ? [`${result.leftOpen.length} left open`] : []),
     ...(result.rollout ? [`rollout ${result.rollout.name}: #${result.rollout.pr} with ${result.rollout.shoots} shoots, ${result.rollout.later} in later waves`] : []),
     ...(result.suspended.length > 0 ? [`${result.suspended.length} suspended`] : []),
+    ...(result.refused.length > 0 ? [`${result.refused.length} refused by the forge`] : []),
     `${result.failures.length + result.bugs.length} failed`,
   ].join(', ');
 }

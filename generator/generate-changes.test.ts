@@ -7,6 +7,7 @@ import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { localForge, type LocalForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
@@ -282,5 +283,38 @@ describe('generate: a pass that dies while updating a PR', () => {
     const head = await repo.resolve('kimops/pulls');
     await run({ runtimes: scaled(22) });
     expect(await repo.resolve('kimops/pulls')).toBe(head);
+  });
+});
+
+describe('generate: a forge that refuses one PR', () => {
+  it("fails that proposal only and says why; the other Shoots' PRs go on", async () => {
+    const gitdir = `${dir.path}/repo.git`;
+    expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+    const repo = await LandscapeRepo.open(gitdir);
+    const forge = localForge(repo);
+    const refusing: typeof forge = new Proxy(forge, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'openPullRequest') return value;
+        return (request: { branch: string }) =>
+          request.branch === 'kimops/dev/c-78fcc25' ? Promise.resolve({ ok: false, failure: { kind: 'invalid', message: 'Validation Failed: head sha can not be blank' } }) : (value as (r: unknown) => unknown).call(target, request);
+      },
+    });
+    const runtimes = [...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes, ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes];
+    const result = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: refusing, log: () => undefined });
+    expect(result.refused).toEqual([{ branch: 'kimops/dev/c-78fcc25', message: expect.stringContaining('invalid: Validation Failed: head sha can not be blank') }]);
+    expect(result.proposed.map((p) => `${p.shoot} ${p.action}`)).toEqual(['c-56a4813 auto-merge']);
+  });
+
+  it('ends the pass with a configuration error naming the forge when it refuses the credentials', async () => {
+    const gitdir = `${dir.path}/repo.git`;
+    expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
+    const repo = await LandscapeRepo.open(gitdir);
+    const forge = localForge(repo);
+    const locked: typeof forge = { ...forge, label: forge.label, findOpenPullRequest: async () => ({ ok: false, failure: { kind: 'unauthorized', message: 'Bad credentials' } }) };
+    const runtimes = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
+    const failure = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: locked, log: () => undefined }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as Error).message).toContain('credentials: Bad credentials; renew the token');
   });
 });

@@ -18,7 +18,7 @@ import { classifyChange, type ChangeClass } from './propose/classify.js';
 import { waves } from './propose/clusters.js';
 import { massDeletionGuard } from './propose/merge-policy.js';
 import type { ShootProposal } from './propose/pr-body.js';
-import { closeStalePullRequests, proposeBranch, type BranchContext, type BranchOutcome } from './propose-branch.js';
+import { closeStalePullRequests, ForgeRefusal, proposeBranch, type BranchContext, type BranchOutcome, type BranchProposal } from './propose-branch.js';
 import { filesOf } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
@@ -77,6 +77,8 @@ export interface GenerateResult {
   rollout?: { name: string; pr: number; shoots: number; later: number };
   /** The mass-deletion guard's message when deletions were refused. */
   deletionRefused?: string;
+  /** Proposals the forge refused (a 404/409/422 on that PR), each with the forge's reason; the others went on. */
+  refused: { branch: string; message: string }[];
 }
 
 /** A rendered Shoot whose files differ from main. */
@@ -113,7 +115,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   };
   const memo = input.memo ?? new RenderMemo();
   const { unique, failures } = withoutSharedShootNames(input.runtimes);
-  const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], suspended: [] };
+  const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], suspended: [], refused: [] };
   // Branches whose PRs stay as they are: proposed now, suspended, or of a Runtime that failed (its change is unknown).
   const keep = new Set(shootsOf(input.runtimes, failures).map((shoot) => branchOf(landscape, shoot)));
 
@@ -122,8 +124,8 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   for (const change of changes.filter((c) => !c.landscapeDriven)) {
     const branch = branchOf(landscape, change.proposal.shoot);
     keep.add(branch);
-    const outcome = await proposeBranch(context, { branch, proposals: [change.proposal], files: change.files });
-    result.proposed.push(outcomeOf(change.proposal, outcome));
+    const outcome = await proposeOrRefuse(context, result, { branch, proposals: [change.proposal], files: change.files });
+    if (outcome) result.proposed.push(outcomeOf(change.proposal, outcome));
   }
   if (rollout.length > 0) await proposeRolloutWave(context, input, rollout, result, keep);
 
@@ -281,7 +283,8 @@ async function proposeRolloutWave(context: BranchContext, input: GenerateInput, 
   const branch = rolloutBranchOf(input.landscape, name);
   keep.add(branch);
   const later = changes.length - wave.length;
-  const outcome = await proposeBranch(context, { branch, proposals, rollout: { name, later }, files });
+  const outcome = await proposeOrRefuse(context, result, { branch, proposals, rollout: { name, later }, files });
+  if (!outcome) return;
   result.proposed.push(...proposals.map((p) => outcomeOf(p, outcome)));
   result.rollout = { name, pr: outcome.pr, shoots: wave.length, later };
 }
@@ -316,9 +319,22 @@ async function proposeDeletions(
     // The Runtime is gone; its id stays on the Shoot's label.
     const runtime = { namespace: 'kcp-system', name: before.metadata.labels?.[LABEL_RUNTIME_ID] ?? name };
     const proposal: ShootProposal = { shoot: name, runtime, classification, before, checks: checkShootChange(validation, { before }) };
-    result.proposed.push(outcomeOf(proposal, await proposeBranch(context, { branch: branchOf(input.landscape, name), proposals: [proposal], files: new Map() })));
+    const outcome = await proposeOrRefuse(context, result, { branch: branchOf(input.landscape, name), proposals: [proposal], files: new Map() });
+    if (outcome) result.proposed.push(outcomeOf(proposal, outcome));
   }
   return undefined;
+}
+
+/** One branch's proposal; a forge that refuses it for good fails that proposal, not the pass. */
+async function proposeOrRefuse(context: BranchContext, result: GenerateResult, proposal: BranchProposal): Promise<BranchOutcome | undefined> {
+  try {
+    return await proposeBranch(context, proposal);
+  } catch (error) {
+    if (!(error instanceof ForgeRefusal)) throw error;
+    result.refused.push({ branch: proposal.branch, message: error.message });
+    context.log(`${proposal.branch}: the forge refused it: ${error.message}; the next pass tries again`);
+    return undefined;
+  }
 }
 
 export function branchOf(landscape: string, shoot: string): string {

@@ -6,7 +6,7 @@ import type { Forge, ForgeResult, PullRequest } from '../adapters/forge/forge.js
 import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
-import { TransportError } from '../model/errors.js';
+import { ConfigError, TransportError } from '../model/errors.js';
 import type { BranchSync } from './branch-sync.js';
 import { MAIN } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
@@ -129,7 +129,13 @@ export async function closeStalePullRequests(
       context.log(`#${pr.number} ${pr.branch}: no change left, but its head ${pr.headSha.slice(0, 12)} is not what kimops wrote; left open for whoever pushed it`);
       continue;
     }
-    unwrap(await forge.closePullRequest(pr.number, 'Closed by kimops: main already holds what this branch proposed, or the change is no longer wanted.'), forge);
+    try {
+      unwrap(await forge.closePullRequest(pr.number, 'Closed by kimops: main already holds what this branch proposed, or the change is no longer wanted.'), forge);
+    } catch (error) {
+      if (!(error instanceof ForgeRefusal)) throw error;
+      context.log(`#${pr.number} ${pr.branch}: could not be closed: ${error.message}; the next pass tries again`);
+      continue;
+    }
     result.closed.push(pr.number);
     context.log(`#${pr.number} ${pr.branch}: closed, its change is on main already or no longer wanted`);
   }
@@ -168,8 +174,21 @@ function label({ class: name, disruptive }: { class: ChangeClassName; disruptive
   return (name === 'update' && disruptive ? 'update (disruptive)' : name).padEnd(19);
 }
 
-/** A forge failure ends the pass: nothing is lost, the next pass starts from what Git and the forge hold. */
+/**
+ * The forge refused one branch's PR for good (a 404, 409 or 422: the branch, the PR or the merge is not
+ * what kimops expected). It fails that proposal only; the pass goes on with the others.
+ */
+export class ForgeRefusal extends TransportError {}
+
+/**
+ * A forge failure as the error that says what to do: refused credentials are configuration (exit 2);
+ * an unreachable or rate-limited forge ends the pass (nothing is lost, the next pass starts from what
+ * Git and the forge hold); anything else the forge refused fails the one proposal (ForgeRefusal).
+ */
 export function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
   if (result.ok) return result.value;
-  throw new TransportError(forge.label, `${result.failure.kind}: ${result.failure.message}`);
+  const { kind, message } = result.failure;
+  if (kind === 'unauthorized') throw new ConfigError(forge.label, 'credentials', `${message}; renew the token or the App's key, and check it may write pull requests, statuses and contents`);
+  if (kind === 'transport' || kind === 'rate-limited') throw new TransportError(forge.label, `${kind}: ${message}`);
+  throw new ForgeRefusal(forge.label, `${kind}: ${message}`);
 }
