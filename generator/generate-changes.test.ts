@@ -318,3 +318,22 @@ describe('generate: a forge that refuses one PR', () => {
     expect((failure as Error).message).toContain('credentials: Bad credentials; renew the token');
   });
 });
+
+describe('generate: a broken Shoot file on main', () => {
+  it('proposes nothing for that Shoot, says how to fix it, and goes on with the others', async () => {
+    const { repo, runtimes, run } = await landscape();
+    const broken = runtimes[0]?.runtime.spec.shoot.name as string;
+    await repo.commitFiles({ branch: 'main', files: new Map([[`shoots/${broken}/shoot.yaml`, 'kind: Shoot\nspec: [unclosed\n']]), message: 'a bad hand edit', author });
+    const bumped = changedRuntime(runtimes, 1, (runtime) => {
+      runtime.metadata.generation = 2;
+      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 1;
+    });
+    const result = await run({ runtimes: bumped });
+    expect(result.failures).toEqual([expect.objectContaining({ field: `shoots/${broken}/shoot.yaml`, message: expect.stringContaining(`restore the file on main (git revert the commit that broke it): kimops proposes nothing for ${broken} meanwhile`) })]);
+    expect(result.proposed.map((p) => `${p.shoot} ${p.class}`)).toEqual([`${bumped[1]?.runtime.spec.shoot.name} update`]);
+    // Gone from the Runtimes too: still not proposed for deletion while unreadable.
+    const withoutIt = await run({ runtimes: bumped.slice(1) });
+    expect(withoutIt.proposed).toEqual([]);
+    expect(withoutIt.failures.map((f) => f.field)).toEqual([`shoots/${broken}/shoot.yaml`]);
+  });
+});

@@ -19,7 +19,7 @@ import { waves } from './propose/clusters.js';
 import { massDeletionGuard } from './propose/merge-policy.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, ForgeRefusal, proposeBranch, type BranchContext, type BranchOutcome, type BranchProposal } from './propose-branch.js';
-import { filesOf } from './render/landscape-layout.js';
+import { filesOf, SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
 import { checkShootChange, type ValidationContext, type ValidationSource } from './validate/checks.js';
@@ -199,6 +199,7 @@ async function renderChanges(
     const runtime = (bySource.get(r.source + '\0' + r.runtime) as RuntimeInput).runtime;
     const beforeFiles = snapshot.folders.has(r.shootName) ? await snapshot.files(r.shootName) : undefined;
     const before = await snapshot.shoot(r.shootName);
+    if (brokenOnMain(input, snapshot, r.shootName, result, keep, bySource.get(r.source + '\0' + r.runtime))) continue;
     const after = r.manifests.at(-1)?.object as Shoot;
     // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
     let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
@@ -254,11 +255,14 @@ async function renderBatch(
     }
   }
   const mainLive = new Map<string, Shoot>();
-  for (const { runtime } of againstMain) {
-    const shoot = await snapshot.shoot(runtime.spec.shoot.name);
+  const readable: RuntimeInput[] = [];
+  for (const entry of againstMain) {
+    const shoot = await snapshot.shoot(entry.runtime.spec.shoot.name);
+    if (brokenOnMain(input, snapshot, entry.runtime.spec.shoot.name, result, keep, entry)) continue;
+    readable.push(entry);
     if (shoot) mainLive.set(shoot.metadata.name, shoot);
   }
-  const second = renderRuntimes(againstMain, input.settings, mainLive);
+  const second = renderRuntimes(readable, input.settings, mainLive);
   for (const { failures, bugs } of [first, second]) {
     result.failures.push(...failures);
     result.bugs.push(...bugs);
@@ -303,6 +307,7 @@ async function proposeDeletions(
   for (const name of snapshot.folders.keys()) {
     if (requested.has(name)) continue;
     const before = await snapshot.shoot(name);
+    if (brokenOnMain(input, snapshot, name, result, keep)) continue;
     if (before) gone.push({ name, before });
   }
   if (gone.length === 0) return undefined;
@@ -323,6 +328,23 @@ async function proposeDeletions(
     if (outcome) result.proposed.push(outcomeOf(proposal, outcome));
   }
   return undefined;
+}
+
+/**
+ * A Shoot whose file on main cannot be read gets nothing proposed this pass — not rendered as a create
+ * over it, not deleted — and is reported with the fix; its open PR stays as it is.
+ */
+function brokenOnMain(input: GenerateInput, snapshot: MainSnapshot, shoot: string, result: GenerateResult, keep: Set<string>, entry?: RuntimeInput): boolean {
+  const error = snapshot.broken.get(shoot);
+  if (error === undefined) return false;
+  result.failures.push({
+    source: entry?.source ?? snapshot.ref,
+    runtime: entry ? runtimeRef(entry.runtime) : '(none)',
+    field: `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`,
+    message: `${error.message}; restore the file on main (git revert the commit that broke it): kimops proposes nothing for ${shoot} meanwhile`,
+  });
+  keep.add(branchOf(input.landscape, shoot));
+  return true;
 }
 
 /** One branch's proposal; a forge that refuses it for good fails that proposal, not the pass. */

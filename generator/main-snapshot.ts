@@ -25,8 +25,10 @@ export interface MainSnapshot {
    * would and comparing the folder's oid: nothing is read from the repository.
    */
   holds(shoot: string, files: ReadonlyMap<string, string>): boolean;
-  /** The folder's Shoot, parsed once; undefined when main has no such folder or it holds no shoot.yaml. */
+  /** The folder's Shoot, parsed once; undefined when main has no such folder, no shoot.yaml, or a broken one. */
   shoot(shoot: string): Promise<Shoot | undefined>;
+  /** Shoots whose shoot.yaml on main could not be read, found so far by `shoot()`. */
+  broken: ReadonlyMap<string, ConfigError>;
 }
 
 export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landscape: string): Promise<MainSnapshot> {
@@ -34,6 +36,7 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
   const folders = new Map<string, string>();
   for (const [name, entry] of await repo.listFolder(ref, SHOOTS_FOLDER)) if (entry.type === 'tree') folders.set(name, entry.oid);
   const shoots = new Map<string, Promise<Shoot | undefined>>();
+  const broken = new Map<string, ConfigError>();
 
   const readFolder = async (shoot: string) => {
     const texts = new Map<string, string>();
@@ -46,9 +49,10 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     const text = (await readFolder(shoot)).get(path);
     if (text === undefined) return undefined;
     const [document] = parseYamlDocuments(text, `${path} on ${ref}`);
-    // A broken Shoot on main would otherwise render as a create and overwrite it: stop instead.
-    if (!document || document.error) throw document?.error ?? new ConfigError(`${path} on ${ref}`, '', 'is empty; restore it with git revert');
-    return document.value as Shoot;
+    // A broken Shoot on main must not render as a create that overwrites it: it is reported instead.
+    if (document && !document.error) return document.value as Shoot;
+    broken.set(shoot, document?.error ?? new ConfigError(`${path} on ${ref}`, '', 'is empty'));
+    return undefined;
   };
 
   return {
@@ -56,6 +60,7 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     config,
     folders,
     files: readFolder,
+    broken,
     holds: (shoot, files) => {
       const folder = `${SHOOTS_FOLDER}/${shoot}/`;
       const names = new Map<string, string>();
