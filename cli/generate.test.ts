@@ -189,6 +189,8 @@ describe('kimops generate --once', () => {
     ['an ssh URL', ['--once', '--repo-ssh'], 'only local paths and http(s) URLs are supported'],
     ['GitHub without credentials', ['--once', '--repo-url'], 'no credentials: set GITHUB_TOKEN'],
     ['a bad interval', ['--watch', '--interval', 'soon'], '--interval: soon is not a number of seconds'],
+    ['an interval past a day', ['--watch', '--interval', '3000000'], '--interval: 3000000 is not a number of seconds between 1 and 86400'],
+    ['a negative deletion allowance', ['--once', '--allow-mass-deletion', '-3'], '--allow-mass-deletion: -3 is not a number of Shoots (0 or more)'],
   ])('exits 2 with the fix for %s', async (_what, extra, message) => {
     const { gitdir, runtimes } = await prepared();
     const repo = extra.includes('--repo-url') ? 'https://git.example.invalid/acme/landscape-dev.git' : extra.includes('--repo-ssh') ? 'git@github.com:acme/landscape-dev.git' : gitdir;

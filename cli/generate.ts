@@ -22,6 +22,8 @@ import { GIT_TOKEN_ENV, GITHUB_API, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandsc
 const DEFAULT_KCP_NAMESPACE = 'kcp-system';
 /** A pass at least this often in --watch: merges and approvals on the forge arrive without a Runtime event. */
 const DEFAULT_INTERVAL_SECONDS = 60;
+/** A day: longer intervals overflow Node's timers (~24.8 days) and would mean no resync at all. */
+const MAX_INTERVAL_SECONDS = 86_400;
 
 interface GenerateOptions {
   landscape: string;
@@ -99,9 +101,13 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
 
 async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
-  if (allowMassDeletion !== undefined && !Number.isInteger(allowMassDeletion)) throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots`);
+  if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
+    throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
+  }
   const intervalMs = Number(options.interval) * 1000;
-  if (!(intervalMs > 0)) throw new ConfigError('--interval', '', `${options.interval} is not a number of seconds`);
+  if (!(intervalMs >= 1000 && intervalMs <= MAX_INTERVAL_SECONDS * 1000)) {
+    throw new ConfigError('--interval', '', `${options.interval} is not a number of seconds between 1 and ${MAX_INTERVAL_SECONDS}`);
+  }
   const landscape = await readLandscape(options.landscape);
   const settings = conversionSettingsOf(landscape);
   const log = (line: string) => io.stdout(`${line}\n`);

@@ -14,8 +14,14 @@ import { LABEL_RUNTIME_ID } from '../model/runtime.js';
 export async function policySource(landscape: Landscape, garden?: KubeClient): Promise<ValidationSource> {
   const zones = garden ? await gardenZones(garden) : await readKebZones();
   const sets = new Map<string, Promise<readonly Policy[]>>();
+  const policies = (set: string) => {
+    const read = readPolicySet(set).then(parsePolicyFiles);
+    // A set that could not be read is read again next time (kimops.yaml on main may be fixed meanwhile).
+    read.catch(() => sets.delete(set));
+    return read;
+  };
   return {
-    policies: (set) => sets.get(set) ?? sets.set(set, readPolicySet(set).then(parsePolicyFiles)).get(set) as Promise<readonly Policy[]>,
+    policies: (set) => sets.get(set) ?? sets.set(set, policies(set)).get(set) as Promise<readonly Policy[]>,
     params: (runtimes) =>
       landscapeParams({
         landscape,

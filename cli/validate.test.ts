@@ -69,3 +69,17 @@ describe('kimops validate', () => {
     expect(result.stderr).toContain(message);
   });
 });
+
+describe('kimops validate --base', () => {
+  it("takes the rules from the base: a pull request that points kimops.yaml at another policy set does not escape them", async () => {
+    const work = await checkout();
+    await edit(join(work, 'kimops.yaml'), (text) => text.replace('policySet: default', 'policySet: lenient'));
+    await edit(join(work, 'shoots/c-56a4813/shoot.yaml'), (text) => text.replace('version: 1.33.3', 'version: 1.32.5'));
+    const result = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('kubernetes-no-downgrade');
+    // Without a base the checkout's own kimops.yaml is all there is, and its unknown set is refused.
+    expect((await kimops(['validate', work])).stderr).toContain('no policy set "lenient" ships with kimops');
+  });
+});

@@ -34,7 +34,8 @@ const HELP = `
 <repo-dir>: a checkout of a landscape repo (it has kimops.yaml). Its Shoot folders are checked — with
 --base only those that changed against that git ref (e.g. origin/main), each with its operation
 (create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
-kimops.yaml names, with the landscape kimops.yaml names; every file is scanned for credentials.
+kimops.yaml names, with the landscape kimops.yaml names (the base's kimops.yaml when --base is given,
+so a pull request cannot pick its own rules); every file is scanned for credentials.
 <files…>: Shoot manifests outside a landscape repo, each checked as a create; needs --landscape.
 
 --garden-kubeconfig: also a server-side dry-run (apply, dryRun=All) of each created or updated Shoot and
@@ -70,7 +71,9 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   if (options.base !== undefined && repoDir === undefined) throw new ConfigError('--base', '', 'compares a landscape repo checkout; pass the folder that holds kimops.yaml');
 
   const files = repoDir ? await readRepoFiles(repoDir) : await readGivenFiles(paths);
-  const config = repoDir ? parseKimopsConfig(files.get(KIMOPS_YAML) ?? '', join(repoDir, KIMOPS_YAML)) : undefined;
+  const base = repoDir && options.base !== undefined ? await readBase(repoDir, options.base) : undefined;
+  // The rules come from the base when there is one: a pull request must not choose its own.
+  const config = repoDir ? parseKimopsConfig(base?.kimopsYaml ?? files.get(KIMOPS_YAML) ?? '', base ? `${KIMOPS_YAML} at ${options.base}` : join(repoDir, KIMOPS_YAML)) : undefined;
   const landscapeName = options.landscape ?? config?.landscape;
   if (landscapeName === undefined) throw new ConfigError('--landscape', '', 'is needed for files outside a landscape repo; pass dev, stage, prod or a folder');
   const landscape = await readLandscape(landscapeName);
@@ -79,7 +82,7 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   const context = { policies: await source.policies(options.policySet ?? config?.policySet ?? 'default'), params: source.params(undefined), landscape: landscape.name };
 
   const report = repoDir
-    ? checkLandscapeFiles({ files, context, ...(options.base !== undefined && { base: await baseFiles(repoDir, options.base) }) })
+    ? checkLandscapeFiles({ files, context, ...(base && { base: base.shoots }) })
     : checkShootFiles(files, context);
   if (garden) report.findings.push(...(await dryRun(garden, files, report)));
 
@@ -87,16 +90,16 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   return report.findings.some((f) => f.severity === 'deny') ? EXIT.conversionFailed : EXIT.ok;
 }
 
-/** The Shoot folders at the base ref, from the checkout's own git data. */
-async function baseFiles(repoDir: string, ref: string): Promise<Map<string, string>> {
+/** kimops.yaml and the Shoot folders at the base ref, from the checkout's own git data. */
+async function readBase(repoDir: string, ref: string): Promise<{ kimopsYaml: string | undefined; shoots: Map<string, string> }> {
   const gitdir = join(repoDir, '.git');
   if (!isDirectory(gitdir)) throw new ConfigError('--base', '', `${repoDir} is not a git checkout (no .git folder); check out the repo with its history (fetch-depth: 0)`);
   const repo = await LandscapeRepo.open(gitdir);
   const commit = (await repo.resolve(ref)) ?? (await repo.resolve(`refs/remotes/${ref}`));
   if (commit === undefined) throw new ConfigError('--base', '', `${ref} is not a branch, remote branch or commit of ${repoDir}; fetch it (actions/checkout with fetch-depth: 0)`);
-  const files = new Map<string, string>();
-  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
-  return files;
+  const shoots = new Map<string, string>();
+  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) shoots.set(path, await file.read());
+  return { kimopsYaml: await repo.readFile(commit, KIMOPS_YAML), shoots };
 }
 
 async function readGivenFiles(paths: readonly string[]): Promise<Map<string, string>> {

@@ -22,8 +22,10 @@ describe('landscapeParams', () => {
     expect(data.runtimeInventory).toBe('true');
   });
 
-  it('refuses a fact whose key is not a valid ConfigMap key', () => {
-    expect(() => landscapeParams({ landscape: stage, zones: {}, runtimes: [{ id: 'not/valid' }] })).toThrow(ConfigError);
+  it('refuses a zone fact whose key is not a valid ConfigMap key, and leaves such a Runtime out of the inventory', () => {
+    expect(() => landscapeParams({ landscape: stage, zones: { aws: { 'eu/central': ['a'] } } })).toThrow(ConfigError);
+    const data = landscapeParams({ landscape: stage, zones: {}, runtimes: [{ id: 'not/valid' }, { id: 'r-1', platformRegion: 'cf-eu10' }] });
+    expect(Object.keys(data).filter((k) => k.startsWith('runtime.'))).toEqual(['runtime.r-1']);
   });
 });
 

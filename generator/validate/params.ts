@@ -69,7 +69,10 @@ export function landscapeParams({ landscape, zones, runtimes }: LandscapeFactsIn
     }
   }
   for (const runtime of runtimes ?? []) {
-    put(`${PARAM_KEYS.runtime}${runtime.id}`, runtime.platformRegion ?? '', `runtime id ${runtime.id}`);
+    const key = `${PARAM_KEYS.runtime}${runtime.id}`;
+    // A Runtime id no ConfigMap key can hold is no Runtime kimops can propose for (its conversion fails
+    // on the id): it is left out of the inventory rather than failing the landscape's facts.
+    if (CONFIG_MAP_KEY.test(key) && key.length <= MAX_KEY_LENGTH) data[key] = runtime.platformRegion ?? '';
   }
   return data;
 }
