@@ -16,7 +16,8 @@ import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
-import { GIT_TOKEN_ENV, GITHUB_API, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
+import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
+import { GITHUB_API } from '../adapters/forge/github.js';
 
 /** KEB and KIM keep Runtimes here. */
 const DEFAULT_KCP_NAMESPACE = 'kcp-system';

@@ -13,11 +13,10 @@ import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapte
 import { redacted } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
-import { DEFAULT_COMMIT_AUTHOR, parseKimopsConfig } from '../model/kimops-config.js';
+import { DEFAULT_COMMIT_AUTHOR, KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { gitAuthFromEnv, GIT_TOKEN_ENV, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
-const KIMOPS_YAML = 'kimops.yaml';
 
 const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
 

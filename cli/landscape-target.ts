@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Forge } from '../adapters/forge/forge.js';
-import { githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
+import { GITHUB_API, githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
 import { localForge } from '../adapters/forge/local.js';
 import { withRetries } from '../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
@@ -20,7 +20,6 @@ export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
 /** The GitHub API token; a GitHub App instead when its three variables are set. */
 export const GITHUB_TOKEN_ENV = ['GITHUB_TOKEN', 'KIMOPS_GIT_TOKEN'] as const;
 export const GITHUB_APP_ENV = { id: 'KIMOPS_GITHUB_APP_ID', privateKeyFile: 'KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE', installationId: 'KIMOPS_GITHUB_APP_INSTALLATION_ID' } as const;
-export const GITHUB_API = 'https://api.github.com';
 
 export type ForgeKind = 'local' | 'github';
 

@@ -13,12 +13,11 @@ import { describeFailure, KubeClient, refOf, type KubeObject } from '../adapters
 import { checkLandscapeFiles, checkShootFiles, type Finding, type RepoCheckReport } from '../generator/validate/repo-check.js';
 import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
 import { ConfigError, TransportError } from '../model/errors.js';
-import { parseKimopsConfig } from '../model/kimops-config.js';
+import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
 
-const KIMOPS_YAML = 'kimops.yaml';
 /** The field manager of the dry-run apply: the applier's, so the dry-run sees what its apply would. */
 const FIELD_MANAGER = 'kimops';
 

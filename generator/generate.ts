@@ -19,7 +19,7 @@ import { waves } from './propose/clusters.js';
 import { massDeletionGuard } from './propose/merge-policy.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, ForgeRefusal, proposeBranch, type BranchContext, type BranchOutcome, type BranchProposal } from './propose-branch.js';
-import { filesOf, SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
+import { fileMapOf, SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
 import { checkShootChange, type ValidationContext, type ValidationSource } from './validate/checks.js';
@@ -190,7 +190,7 @@ async function renderChanges(
 
   const changes: Change[] = [];
   for (const r of rendered.sort((a, b) => (a.shootName < b.shootName ? -1 : a.shootName > b.shootName ? 1 : 0))) {
-    const files = new Map(filesOf(r.manifests).map((f) => [f.path, f.content]));
+    const files = fileMapOf(r.manifests);
     if (snapshot.holds(r.shootName, files)) {
       result.unchanged++;
       memo.remember(r.shootName, keys.get(r.shootName) as string);
@@ -244,10 +244,11 @@ async function renderBatch(
     return shoot ? [[shoot.metadata.name, shoot] as const] : [];
   }));
   const first = renderRuntimes(batch, input.settings, gardenLive);
-  const rendered = first.rendered.filter((r) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName));
+  const isFinal = (r: RenderedRuntime) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName);
+  const rendered = first.rendered.filter(isFinal);
   const againstMain: RuntimeInput[] = [];
-  for (const r of first.rendered.filter((r) => !rendered.includes(r))) {
-    if (snapshot.holds(r.shootName, new Map(filesOf(r.manifests).map((f) => [f.path, f.content])))) {
+  for (const r of first.rendered.filter((r) => !isFinal(r))) {
+    if (snapshot.holds(r.shootName, fileMapOf(r.manifests))) {
       result.unchanged++;
       memo.remember(r.shootName, keys.get(r.shootName) as string);
     } else {
@@ -387,7 +388,7 @@ function notAskedForByRuntime(runtime: Runtime, before: Shoot): boolean {
 /** Whether the Runtime rendered against main's Shoot (not the Garden's) gives main's files. */
 function rendersLikeMain(runtime: Runtime, settings: ConversionSettings, before: Shoot, snapshot: MainSnapshot): boolean {
   const [again] = renderRuntimes([{ source: 'main', runtime }], settings, new Map([[before.metadata.name, before]])).rendered;
-  return again !== undefined && snapshot.holds(again.shootName, new Map(filesOf(again.manifests).map((f) => [f.path, f.content])));
+  return again !== undefined && snapshot.holds(again.shootName, fileMapOf(again.manifests));
 }
 
 function annotated(runtime: Runtime, annotation: string): boolean {

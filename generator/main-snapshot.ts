@@ -5,12 +5,11 @@
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { folderOid } from '../adapters/git/objects.js';
 import { ConfigError } from '../model/errors.js';
-import { parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
+import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 
-export const KIMOPS_YAML = 'kimops.yaml';
 
 export interface MainSnapshot {
   /** The ref the pass renders against: `main`, or `refs/remotes/origin/main` for a remote repo. */

@@ -8,17 +8,18 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('watchLoop', () => {
-  it('passes at once, again on a trigger after the debounce, and on the interval; stops when aborted', async () => {
+  it('passes at once, then once for a burst of triggers spread over the debounce window; stops when aborted', async () => {
     const controller = new AbortController();
     const passes: number[] = [];
-    const loop = watchLoop({ pass: async () => void passes.push(Date.now()), intervalMs: 60_000, debounceMs: 20, signal: controller.signal, onFailure: () => undefined });
+    const loop = watchLoop({ pass: async () => void passes.push(Date.now()), intervalMs: 60_000, debounceMs: 80, signal: controller.signal, onFailure: () => undefined });
     await until(() => passes.length === 1);
-    // A burst of three changes costs one pass.
-    loop.trigger();
-    loop.trigger();
-    loop.trigger();
+    // Changes arriving 20 ms apart, all within the 80 ms the first one waits: one pass after the last.
+    for (let i = 0; i < 3; i++) {
+      loop.trigger();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await until(() => passes.length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 150));
     expect(passes).toHaveLength(2);
     controller.abort();
     await loop.done;

@@ -7,6 +7,9 @@ import { parseYaml11 } from './yaml-input.js';
 
 export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
 
+/** The file at the landscape repo's root. */
+export const KIMOPS_YAML = 'kimops.yaml';
+
 /** The change classes a landscape sets a policy for; `immutable` is always blocked and has none. */
 export const POLICY_CLASSES = ['create', 'delete', 'update', 'update-disruptive', 'rollout', 'adopt', 'metadata-only'] as const;
 export type PolicyClass = (typeof POLICY_CLASSES)[number];
@@ -128,7 +131,7 @@ type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'r
 };
 
 /** `kimops.yaml` text → a complete config with DESIGN §1.5 defaults; one ConfigError listing every problem. */
-export function parseKimopsConfig(text: string, source = 'kimops.yaml'): KimopsConfig {
+export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsConfig {
   const data = parseYaml11(text, source);
   if (!validate(data)) {
     const problems = (validate.errors ?? []).map((error) => {

@@ -28,7 +28,7 @@ export interface GitHubForgeOptions {
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-const GITHUB_API = 'https://api.github.com';
+export const GITHUB_API = 'https://api.github.com';
 /** GitHub rejects longer commit status descriptions with a 422. */
 const STATUS_DESCRIPTION_LIMIT = 140;
 /** No retry-after and no reset time: GitHub's guidance for secondary limits is to wait at least a minute. */

@@ -72,6 +72,11 @@ export function filesOf(manifests: readonly Manifest[]): RenderedFile[] {
   return manifests.map(({ path, object }) => ({ path, content: toCanonicalYaml(object) }));
 }
 
+/** The same as repo path → text. */
+export function fileMapOf(manifests: readonly Manifest[]): Map<string, string> {
+  return new Map(filesOf(manifests).map((f) => [f.path, f.content]));
+}
+
 /** A copy without `status` and without server-set metadata. */
 export function withoutServerFields<T extends KubeObject>(object: T): T {
   const copy = { ...object, metadata: Object.fromEntries(Object.entries(object.metadata).filter(([key]) => !SERVER_SET_METADATA.has(key))) };
