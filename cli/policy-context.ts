@@ -11,8 +11,13 @@ import { TransportError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
 import { LABEL_RUNTIME_ID } from '../model/runtime.js';
 
+/**
+ * With a Garden, its CloudProfiles are listed for every pass (a few objects), so a zone Gardener adds
+ * is known to a long-running generator without a restart.
+ */
 export async function policySource(landscape: Landscape, garden?: KubeClient): Promise<ValidationSource> {
-  const zones = garden ? await gardenZones(garden) : await readKebZones();
+  const kebZones = garden ? undefined : await readKebZones();
+  const zonesNow = async () => kebZones ?? gardenZones(garden as KubeClient);
   const sets = new Map<string, Promise<readonly Policy[]>>();
   const policies = (set: string) => {
     const read = readPolicySet(set).then(parsePolicyFiles);
@@ -22,10 +27,10 @@ export async function policySource(landscape: Landscape, garden?: KubeClient): P
   };
   return {
     policies: (set) => sets.get(set) ?? sets.set(set, policies(set)).get(set) as Promise<readonly Policy[]>,
-    params: (runtimes) =>
+    params: async (runtimes) =>
       landscapeParams({
         landscape,
-        zones,
+        zones: await zonesNow(),
         ...(runtimes && {
           runtimes: runtimes.flatMap((runtime) => {
             const id = runtime.metadata.labels?.[LABEL_RUNTIME_ID];

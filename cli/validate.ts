@@ -78,7 +78,7 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   const landscape = await readLandscape(landscapeName);
   const garden = options.gardenKubeconfig === undefined ? undefined : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   const source = await policySource(landscape, garden);
-  const context = { policies: await source.policies(options.policySet ?? config?.policySet ?? 'default'), params: source.params(undefined), landscape: landscape.name };
+  const context = { policies: await source.policies(options.policySet ?? config?.policySet ?? 'default'), params: await source.params(undefined), landscape: landscape.name };
 
   const report = repoDir
     ? checkLandscapeFiles({ files, context, ...(base && { base: base.shoots }) })

@@ -234,7 +234,7 @@ spec:
 
   it('blocks a change a deny policy fails, shows a warn policy, and reports both in the commit status', async () => {
     const { forge, runtimes, run } = await landscape();
-    const validation = { policies: async () => [policy('at-most-40-nodes', 'deny', 40), policy('at-most-25-nodes', 'warn', 25)], params: () => ({}) };
+    const validation = { policies: async () => [policy('at-most-40-nodes', 'deny', 40), policy('at-most-25-nodes', 'warn', 25)], params: async () => ({}) };
     const scaled = (maximum: number) => changedRuntime(runtimes, 0, (runtime) => {
       runtime.metadata.generation = maximum;
       (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;

@@ -110,7 +110,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author ?? snapshot.config.commit.author, log: input.log };
   const validation: ValidationContext | undefined = input.validation && {
     policies: await input.validation.policies(snapshot.config.policySet),
-    params: input.validation.params(input.runtimesComplete ? input.runtimes.map((r) => r.runtime) : undefined),
+    params: await input.validation.params(input.runtimesComplete ? input.runtimes.map((r) => r.runtime) : undefined),
     landscape,
   };
   const memo = input.memo ?? new RenderMemo();

@@ -26,7 +26,7 @@ export interface ValidationContext {
 export interface ValidationSource {
   policies(set: string): Promise<readonly Policy[]>;
   /** `runtimes` is absent when some could not be read: then no inventory is claimed. */
-  params(runtimes: readonly Runtime[] | undefined): Record<string, string>;
+  params(runtimes: readonly Runtime[] | undefined): Promise<Record<string, string>>;
 }
 
 export interface ShootChange {
