@@ -2,27 +2,20 @@
 // verdict its file name promises: pass-* passes, fail-* fails (an evaluation error is not a pass
 // and not a clean failure either: it means the policy is broken). `<name>.old.yaml` beside an
 // example is the live Shoot (UPDATE); `<name>.deleted.yaml` is a Shoot being deleted (DELETE).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseLandscape } from '../../model/landscape-parse.js';
-import { evaluatePolicies, type PolicyInput } from './evaluate.js';
 import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
+import { EXAMPLES, packExamples, packParams, packPolicies } from '../../test/helpers/policy-pack.js';
+import { evaluatePolicies, type PolicyInput } from './evaluate.js';
 import { landscapeParams, zonesFromCloudProfiles } from './params.js';
-import { parsePolicyFiles, type Operation } from './policy-file.js';
 
 const ROOT = new URL('../../', import.meta.url);
-const PACK = new URL('policies/default/', ROOT);
-const EXAMPLES = new URL('examples/', PACK);
 
 const read = (url: URL) => readFileSync(url, 'utf8');
-const policies = parsePolicyFiles(
-  readdirSync(PACK)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .map((f) => ({ path: `policies/default/${f}`, text: read(new URL(f, PACK)) })),
-);
-const params = (parse(read(new URL('params.yaml', EXAMPLES))) as { data: Record<string, string> }).data;
+const policies = packPolicies;
+const params = packParams;
 
 interface Example {
   policy: string;
@@ -32,29 +25,7 @@ interface Example {
 }
 
 function examples(): Example[] {
-  const result: Example[] = [];
-  for (const policy of readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
-    const dir = new URL(`${policy}/`, EXAMPLES);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.old.yaml')).sort()) {
-      const shoot = parse(read(new URL(file, dir))) as unknown;
-      const oldFile = file.replace(/\.yaml$/, '.old.yaml');
-      let operation: Operation = 'CREATE';
-      let object: unknown = shoot;
-      let oldObject: unknown = null;
-      if (file.endsWith('.deleted.yaml')) {
-        operation = 'DELETE';
-        object = null;
-        oldObject = shoot;
-      } else if (existsSync(new URL(oldFile, dir))) {
-        operation = 'UPDATE';
-        oldObject = parse(read(new URL(oldFile, dir)));
-      }
-      const expected = file.startsWith('pass-') ? 'passed' : file.startsWith('fail-') ? 'failed' : undefined;
-      if (!expected) throw new Error(`policies/default/examples/${policy}/${file}: name it pass-* or fail-*`);
-      result.push({ policy, file, expected, input: { object, oldObject, operation, params, landscape: 'stage' } });
-    }
-  }
-  return result;
+  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({ policy, file, expected, input: { object, oldObject, operation, params, landscape: 'stage' } }));
 }
 
 const cases = examples();

@@ -10,14 +10,15 @@
 // (as its annotations: see testExport for why). CREATE is a dry-run create, UPDATE a dry-run replace of a live object, DELETE a dry-run
 // delete of a live object. Denied ↔ kimops failed/error; allowed ↔ passed/not-applicable.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { KubeObject, KubeResult } from '../../adapters/kube/kube-client.js';
 import { evaluatePolicies, type PolicyResult } from '../../generator/validate/evaluate.js';
 import { exportPolicies, type ExportedObject } from '../../generator/validate/export.js';
-import { parsePolicyFiles, type Operation, type Policy } from '../../generator/validate/policy-file.js';
+import type { Operation, Policy } from '../../generator/validate/policy-file.js';
+import { EXAMPLES, packExamples, packParams, packPolicies } from '../helpers/policy-pack.js';
 import { createTestNamespace } from '../helpers/projects.js';
 import { connect, eventually } from '../helpers/testenv.js';
 
@@ -25,8 +26,6 @@ const env = connect(inject('testenvStateDir'));
 const client = env.garden;
 
 const ROOT = new URL('../../', import.meta.url);
-const PACK = new URL('policies/default/', ROOT);
-const EXAMPLES = new URL('examples/', PACK);
 const CRD_FILE = new URL('test/fixtures/policy-differential/shoots.policytest.kimops.io.yaml', ROOT);
 
 const GARDENER_GROUP = 'core.gardener.cloud';
@@ -42,13 +41,8 @@ const BINDING_TIMEOUT_MS = 20_000;
 type Shoot = KubeObject & { spec: Record<string, unknown> };
 
 const read = (url: URL) => readFileSync(url, 'utf8');
-const policies = parsePolicyFiles(
-  readdirSync(PACK)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .map((f) => ({ path: `policies/default/${f}`, text: read(new URL(f, PACK)) })),
-);
-const params = (parse(read(new URL('params.yaml', EXAMPLES))) as { data: Record<string, string> }).data;
+const policies = packPolicies;
+const params = packParams;
 
 // ---------------------------------------------------------------------------------------------
 // The corpus.
@@ -67,20 +61,7 @@ interface Case {
 }
 
 function exampleCases(): Case[] {
-  const cases: Case[] = [];
-  for (const policy of readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
-    const dir = new URL(`${policy}/`, EXAMPLES);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.old.yaml')).sort()) {
-      const shoot = parse(read(new URL(file, dir))) as Shoot;
-      const oldFile = new URL(file.replace(/\.yaml$/, '.old.yaml'), dir);
-      const expected = file.startsWith('pass-') ? 'passed' : 'failed';
-      const id = `${policy}/${file}`;
-      if (file.endsWith('.deleted.yaml')) cases.push({ id, operation: 'DELETE', object: null, oldObject: shoot, policy, expected });
-      else if (existsSync(oldFile)) cases.push({ id, operation: 'UPDATE', object: shoot, oldObject: parse(read(oldFile)) as Shoot, policy, expected });
-      else cases.push({ id, operation: 'CREATE', object: shoot, oldObject: null, policy, expected });
-    }
-  }
-  return cases;
+  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({ id: `${policy}/${file}`, operation, object: object as Shoot | null, oldObject: oldObject as Shoot | null, policy, expected }));
 }
 
 const AWS = parse(read(new URL('ssh-access-disabled/pass-rendered.yaml', EXAMPLES))) as Shoot;
