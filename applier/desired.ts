@@ -1,0 +1,163 @@
+// The desired state of one commit of the landscape repo: each `shoots/<name>/shoot.yaml` with its companions
+// (DESIGN §1.4, the layout generator/render/landscape-layout.ts writes). Pure: the caller reads the files.
+// Every problem is a value naming the file and the fix; a folder with a problem is reported by name, so the
+// plan holds that Shoot back instead of taking it for deleted.
+import { ConfigError } from '../model/errors.js';
+import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
+import { parseYamlDocuments } from '../model/yaml-input.js';
+import { SHOOTS_FOLDER, SHOOT_FILE } from '../generator/render/landscape-layout.js';
+
+/** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
+export interface DesiredCompanion {
+  path: string;
+  object: ConfigMap;
+}
+
+export interface DesiredShoot {
+  /** The folder name, equal to `metadata.name`. */
+  name: string;
+  /** `shoots/<name>/shoot.yaml`. */
+  path: string;
+  shoot: Shoot;
+  /** Sorted by path: the order they are applied in, all before the Shoot. */
+  companions: DesiredCompanion[];
+}
+
+export interface DesiredProblem {
+  /** The Shoot folder the problem is in, when there is one: the plan neither applies nor deletes that Shoot. */
+  shoot?: string;
+  error: ConfigError;
+}
+
+export interface DesiredState {
+  /** Sorted by name. */
+  shoots: DesiredShoot[];
+  problems: DesiredProblem[];
+}
+
+/**
+ * The kinds a companion may have. Today the generator writes only the structured-auth ConfigMap
+ * `structured-auth-config-<shoot>` (generator/render/landscape-layout.ts, generator/convert/structured-auth.ts).
+ */
+export const COMPANION_KINDS: readonly { apiVersion: string; kind: string }[] = [{ apiVersion: 'v1', kind: 'ConfigMap' }];
+
+const YAML_SUFFIX = '.yaml';
+
+/**
+ * `files` is repo path → text for one commit (LandscapeRepo.readFiles). Files outside `shoots/` and files
+ * not ending in `.yaml` are not desired state and are skipped.
+ */
+export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredState {
+  const folders = new Map<string, string[]>();
+  const problems: DesiredProblem[] = [];
+  for (const path of [...files.keys()].sort(byCodeUnit)) {
+    const parts = path.split('/');
+    if (parts[0] !== SHOOTS_FOLDER || parts.length < 2 || !path.endsWith(YAML_SUFFIX)) continue;
+    if (parts.length !== 3) {
+      const shoot = parts.length > 3 ? parts[1] : undefined;
+      problems.push(problem(path, '', `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ or out of ${SHOOTS_FOLDER}/`, shoot));
+      continue;
+    }
+    const folder = parts[1] as string;
+    folders.set(folder, [...(folders.get(folder) ?? []), path]);
+  }
+  const shoots: DesiredShoot[] = [];
+  for (const [name, paths] of [...folders].sort(([a], [b]) => byCodeUnit(a, b))) {
+    const read = readFolder(name, paths, files);
+    problems.push(...read.problems);
+    if (read.shoot) shoots.push(read.shoot);
+  }
+  // A problem anywhere under a Shoot's folder holds that Shoot back, so the plan neither applies nor deletes it.
+  const held = new Set(problems.map((p) => p.shoot));
+  return { shoots: shoots.filter((shoot) => !held.has(shoot.name)), problems };
+}
+
+function readFolder(name: string, paths: string[], files: ReadonlyMap<string, string>): { shoot?: DesiredShoot; problems: DesiredProblem[] } {
+  const problems: DesiredProblem[] = [];
+  const shootPath = `${SHOOTS_FOLDER}/${name}/${SHOOT_FILE}`;
+  let shoot: Shoot | undefined;
+  const companions: DesiredCompanion[] = [];
+  for (const path of paths) {
+    const value = readOne(path, files.get(path) ?? '', name, problems);
+    if (value === undefined) continue;
+    if (path === shootPath) {
+      shoot = checkedShoot(value, path, name, problems);
+      continue;
+    }
+    const companion = checkedCompanion(value, path, name, problems);
+    if (companion) companions.push({ path, object: companion });
+  }
+  if (!paths.includes(shootPath)) {
+    problems.push(problem(`${SHOOTS_FOLDER}/${name}/`, '', `has no ${SHOOT_FILE}: add the Shoot manifest, or remove the folder to delete the Shoot`, name));
+  }
+  if (!shoot || problems.length > 0) return { problems };
+  return { shoot: { name, path: shootPath, shoot, companions }, problems };
+}
+
+/** The one document of a file; anything else is a problem. */
+function readOne(path: string, text: string, shoot: string, problems: DesiredProblem[]): unknown {
+  const documents = parseYamlDocuments(text, path);
+  const broken = documents.find((document) => document.error);
+  if (broken?.error) {
+    problems.push({ shoot, error: new ConfigError(path, broken.error.field, `${broken.error.detail}: fix the YAML (kimops writes one object per file)`) });
+    return undefined;
+  }
+  if (documents.length !== 1) {
+    const what = documents.length === 0 ? 'holds no YAML document' : `holds ${documents.length} YAML documents`;
+    problems.push(problem(path, '', `${what}: each file under ${SHOOTS_FOLDER}/ holds exactly one object`, shoot));
+    return undefined;
+  }
+  return documents[0]?.value;
+}
+
+function checkedShoot(value: unknown, path: string, folder: string, problems: DesiredProblem[]): Shoot | undefined {
+  if (!isMap(value) || value.kind !== 'Shoot' || value.apiVersion !== SHOOT_API_VERSION) {
+    problems.push(problem(path, 'kind', `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}: put companions in their own files`, folder));
+    return undefined;
+  }
+  const metadata = value.metadata;
+  const name = isMap(metadata) ? metadata.name : undefined;
+  if (name !== folder) {
+    problems.push(
+      problem(path, 'metadata.name', `is ${JSON.stringify(name)} but the folder is ${SHOOTS_FOLDER}/${folder}/: a Shoot lives in the folder of its name; rename one to match`, folder),
+    );
+    return undefined;
+  }
+  if (!isMap(value.spec)) {
+    problems.push(problem(path, 'spec', 'is missing: a Shoot manifest needs its spec', folder));
+    return undefined;
+  }
+  return value as unknown as Shoot;
+}
+
+function checkedCompanion(value: unknown, path: string, folder: string, problems: DesiredProblem[]): ConfigMap | undefined {
+  const expected = COMPANION_KINDS.some((k) => isMap(value) && value.kind === k.kind && value.apiVersion === k.apiVersion);
+  if (!expected) {
+    const kinds = COMPANION_KINDS.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
+    problems.push(problem(path, 'kind', `is ${describeKind(value)}, but a Shoot's companions can only be ${kinds}: remove the file or move it out of ${SHOOTS_FOLDER}/`, folder));
+    return undefined;
+  }
+  const metadata = (value as { metadata?: unknown }).metadata;
+  if (!isMap(metadata) || typeof metadata.name !== 'string' || metadata.name === '') {
+    problems.push(problem(path, 'metadata.name', 'is missing: a companion needs a name', folder));
+    return undefined;
+  }
+  return value as unknown as ConfigMap;
+}
+
+function problem(path: string, field: string, detail: string, shoot: string | undefined): DesiredProblem {
+  return { ...(shoot !== undefined ? { shoot } : {}), error: new ConfigError(path, field, detail) };
+}
+
+function describeKind(value: unknown): string {
+  if (!isMap(value)) return 'no Kubernetes object';
+  return `${typeof value.apiVersion === 'string' ? value.apiVersion : '<no apiVersion>'} ${typeof value.kind === 'string' ? value.kind : '<no kind>'}`;
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

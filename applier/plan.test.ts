@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../generator/render/landscape-layout.js';
+import { testShoot, worker } from '../generator/propose/test-shoot.js';
+import type { ConfigMap, Shoot } from '../model/shoot.js';
+import type { DesiredShoot, DesiredState } from './desired.js';
+import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
+import { ConfigError } from '../model/errors.js';
+
+const COMMIT = 'c0ffee';
+const POLICY = { maxShoots: 2, maxPercent: 50 };
+
+function shoot(name: string, edit: (s: Shoot) => void = () => {}): Shoot {
+  const s = testShoot();
+  s.metadata.name = name;
+  edit(s);
+  return s;
+}
+const configMap = (name: string, data = { k: 'v' }): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'garden-kyma-dev' }, data });
+const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
+  name: s.metadata.name,
+  path: `shoots/${s.metadata.name}/shoot.yaml`,
+  shoot: s,
+  companions: companions.map((object) => ({ path: `shoots/${s.metadata.name}/configmap-${object.metadata.name}.yaml`, object })),
+});
+
+/** What the API server holds after kimops applied `s` at an earlier commit: label, annotation, defaults, status, managedFields. */
+function applied<T extends KubeObject>(s: T, extra: (o: T & Record<string, unknown>) => void = () => {}, companionOf?: string): T {
+  const live = structuredClone(s) as T & Record<string, unknown>;
+  live.metadata.labels = { ...live.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}) };
+  live.metadata.annotations = { ...live.metadata.annotations, [APPLIED_COMMIT_ANNOTATION]: 'old-commit', 'gardener.cloud/created-by': 'someone' };
+  Object.assign(live.metadata, { uid: 'u-1', resourceVersion: '42', generation: 3, creationTimestamp: '2026-01-01T00:00:00Z' });
+  live.metadata.managedFields = [{ manager: 'gardener-apiserver', operation: 'Update', fieldsV1: { 'f:spec': {} } }];
+  if (live.kind === 'Shoot') {
+    const sh = live as unknown as Shoot;
+    sh.status = { observedGeneration: 3, lastOperation: { type: 'Reconcile', state: 'Succeeded' } };
+    // Gardener's defaults: fields the manifest does not set.
+    sh.spec.provider.workers.forEach((w) => Object.assign(w, { cri: { name: 'containerd' }, maxSurge: 1, maxUnavailable: 0, machine: { ...w.machine, architecture: 'amd64' } }));
+    sh.spec.extensions?.forEach((e) => Object.assign(e, { disabled: false }));
+    sh.spec.systemComponents = { coreDNS: { autoscaling: { mode: 'horizontal' } } };
+    sh.spec.kubernetes.kubeProxy = { mode: 'IPTables' };
+  }
+  extra(live);
+  return live;
+}
+
+function plan(desired: DesiredShoot[], live: Shoot[], more: Partial<PlanInput> = {}) {
+  const state: DesiredState = { shoots: desired, problems: [] };
+  return planSync({ desired: state, live, liveCompanions: [], commit: COMMIT, massDeletion: POLICY, ...more });
+}
+
+describe('planSync', () => {
+  it('plans nothing for a Shoot whose live object only adds status, server metadata and Gardener defaults', () => {
+    const result = plan([want(shoot('a'))], [applied(shoot('a'))]);
+    expect(result.entries).toMatchObject([{ shoot: 'a', action: 'unchanged', reasons: [] }]);
+    expect(result.counts).toMatchObject({ unchanged: 1, update: 0, create: 0, delete: 0 });
+  });
+
+  it.each<[string, (s: Shoot) => void, string[]]>([
+    ['a worker maximum', (s) => { worker(s, 'b').maximum = 9; }, ['spec.provider.workers[b].maximum']],
+    ['a new worker', (s) => { s.spec.provider.workers.push({ ...worker(s, 'a'), name: 'c' }); }, ['spec.provider.workers[c]']],
+    ['a new zone', (s) => { worker(s, 'a').zones = ['z1', 'z2', 'z3']; }, ['spec.provider.workers[a].zones[z3]']],
+    ['an extension toggled', (s) => { s.spec.extensions = [...(s.spec.extensions ?? []), { type: 'shoot-cert-service' }]; }, ['spec.extensions[shoot-cert-service]']],
+    ['an extension set to the value Gardener defaulted', (s) => { s.spec.extensions?.forEach((e) => { e.disabled = false; }); }, []],
+    ['the kubernetes version', (s) => { s.spec.kubernetes.version = '1.33.3'; }, ['spec.kubernetes.version']],
+    ['a label', (s) => { s.metadata.labels = { ...s.metadata.labels, team: 'x' }; }, ['metadata.labels.team']],
+  ])('plans an update for %s, naming the field paths', (_what, edit, paths) => {
+    const result = plan([want(shoot('a', edit))], [applied(shoot('a'))]);
+    const entry = result.entries[0];
+    expect(entry?.action).toBe(paths.length > 0 ? 'update' : 'unchanged');
+    expect(entry?.object.changes.map((c) => c.path)).toEqual(paths);
+    expect(entry?.reasons).toHaveLength(paths.length);
+  });
+
+  it('sees a field removed from Git when kimops applied it before (managedFields), and not otherwise', () => {
+    const withHibernation = shoot('a', (s) => { s.spec.hibernation = { enabled: true }; });
+    const ownedBy = (manager: string) => applied(withHibernation, (live) => {
+      (live.metadata.managedFields as unknown[]).push({ manager, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:hibernation': { 'f:enabled': {} } } } });
+    });
+    expect(plan([want(shoot('a'))], [ownedBy('kimops')]).entries[0]).toMatchObject({ action: 'update', object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] } });
+    expect(plan([want(shoot('a'))], [ownedBy('someone-else')]).entries[0]?.action).toBe('unchanged');
+    expect(plan([want(shoot('a'))], [ownedBy('kim')], { fieldManager: 'kim' }).entries[0]?.action).toBe('update');
+  });
+
+  it('sees a worker removed from Git only when kimops applied that worker (merge-keyed list)', () => {
+    const live = (manager: string) => applied(shoot('a'), (l) => {
+      (l.metadata.managedFields as unknown[]).push({ manager, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:provider': { 'f:workers': { 'k:{"name":"b"}': { '.': {}, 'f:name': {} } } } } } });
+    });
+    const withoutB = shoot('a', (s) => { s.spec.provider.workers = s.spec.provider.workers.filter((w) => w.name !== 'b'); });
+    expect(plan([want(withoutB)], [live('kimops')]).entries[0]?.object.changes.map((c) => c.path)).toEqual(['spec.provider.workers[b]']);
+    expect(plan([want(withoutB)], [live('other')]).entries[0]?.action).toBe('unchanged');
+  });
+
+  it('sees an extension removed from Git (atomic list: the apply replaces it whole)', () => {
+    const fewer = shoot('a', (s) => { s.spec.extensions = s.spec.extensions?.slice(0, 1); });
+    expect(plan([want(fewer)], [applied(shoot('a'))]).entries[0]?.object.changes.map((c) => c.path)).toEqual(['spec.extensions[shoot-dns-service]']);
+  });
+
+  it('never compares the applied-commit annotation, but writes it with every write', () => {
+    const result = plan([want(shoot('a')), want(shoot('b', (s) => { s.spec.kubernetes.version = '1.33.3'; }))], [applied(shoot('a')), applied(shoot('b'))]);
+    expect(result.entries.map((e) => e.action)).toEqual(['unchanged', 'update']);
+    expect(result.entries[1]?.object.manifest?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBe(COMMIT);
+    expect(result.entries[1]?.object.manifest?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
+  });
+
+  it('creates what is not live, deletes what is owned and gone from Git, ignores unowned Shoots it does not want', () => {
+    const unowned = structuredClone(shoot('kim-only'));
+    const result = plan([want(shoot('new'))], [applied(shoot('gone')), unowned]);
+    expect(result.entries.map((e) => [e.shoot, e.action])).toEqual([['gone', 'delete'], ['new', 'create']]);
+    expect(result.entries[1]?.object.manifest?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
+  });
+
+  it('takes over a desired Shoot that is live without the ownership label, even when nothing else differs', () => {
+    const kimShoot = applied(shoot('a'), (l) => { delete l.metadata.labels?.[OWNERSHIP_LABEL]; });
+    const entry = plan([want(shoot('a'))], [kimShoot]).entries[0];
+    expect(entry?.action).toBe('take-over');
+    expect(entry?.object.changes.map((c) => c.path)).toEqual([`metadata.labels["${OWNERSHIP_LABEL}"]`]);
+    expect(entry?.reasons[0]).toMatch(/takes it over as field manager kimops/);
+  });
+
+  it('holds back a Shoot whose files have problems: neither applied nor deleted', () => {
+    const state: DesiredState = { shoots: [], problems: [{ shoot: 'a', error: new ConfigError('shoots/a/shoot.yaml', '', 'broken') }] };
+    const result = planSync({ desired: state, live: [applied(shoot('a'))], liveCompanions: [], commit: COMMIT, massDeletion: POLICY });
+    expect(result.entries).toMatchObject([{ shoot: 'a', action: 'blocked', reasons: ['shoots/a/shoot.yaml: broken'] }]);
+    expect(result.counts.delete).toBe(0);
+  });
+
+  it('blocks a desired Shoot that Gardener is deleting, and does not count a running deletion against the guard', () => {
+    const deleting = (name: string) => applied(shoot(name), (l) => { l.metadata.deletionTimestamp = '2026-01-02T00:00:00Z'; });
+    const result = plan([want(shoot('a'))], [deleting('a'), deleting('b'), deleting('c'), deleting('d')]);
+    expect(result.entries.map((e) => [e.shoot, e.action, e.alreadyDeleting ?? false])).toEqual([['a', 'blocked', false], ['b', 'delete', true], ['c', 'delete', true], ['d', 'delete', true]]);
+    expect(result.refused).toBeUndefined();
+  });
+
+  it('plans companions first, with their own changes, and prunes those Git no longer has', () => {
+    const liveCompanions = [applied(configMap('auth', { k: 'old' }), () => {}, 'a'), applied(configMap('stale'), () => {}, 'a'), applied(configMap('of-b'), () => {}, 'b')];
+    const result = plan([want(shoot('a'), [configMap('auth', { k: 'new' }), configMap('fresh')])], [applied(shoot('a'))], { liveCompanions });
+    const entry = result.entries[0];
+    expect(entry?.action).toBe('update');
+    expect(entry?.companions.map((c) => [c.name, c.action])).toEqual([['auth', 'update'], ['fresh', 'create'], ['stale', 'delete']]);
+    expect(entry?.companions[0]?.changes.map((c) => c.path)).toEqual(['data.k']);
+    expect(entry?.companions[1]?.manifest?.metadata.labels?.[COMPANION_OF_LABEL]).toBe('a');
+  });
+
+  it('lists the companions of a deleted Shoot for deletion after it', () => {
+    const liveCompanions = [applied(configMap('auth'), () => {}, 'gone'), configMap('unowned')];
+    const entry = plan([], [applied(shoot('gone'))], { liveCompanions }).entries[0];
+    expect(entry?.companions.map((c) => [c.name, c.action])).toEqual([['auth', 'delete']]);
+  });
+
+  describe('mass-deletion guard (generator/propose/merge-policy.ts)', () => {
+    const inventory = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => applied(shoot(n)));
+    it.each<[string, string[], number | undefined, boolean]>([
+      ['within the limit', ['a', 'b', 'c', 'd', 'e'], undefined, false],
+      ['over maxShoots', ['a', 'b', 'c'], undefined, true],
+      ['over maxShoots, override covers it', ['a', 'b', 'c'], 3, false],
+      ['over maxShoots, override too small', ['a', 'b', 'c'], 2, true],
+    ])('%s', (_what, keep, override, refused) => {
+      const result = plan(keep.map((n) => want(shoot(n))), inventory, override !== undefined ? { allowMassDeletion: override } : {});
+      expect(result.refused !== undefined).toBe(refused);
+      if (refused) expect(result.refused?.message).toMatch(/--allow-mass-deletion 3/);
+    });
+  });
+});

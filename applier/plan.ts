@@ -1,0 +1,351 @@
+// What one sync of one commit would do, Shoot by Shoot, before anything is written (Flux's change-set as a
+// value). Pure: the desired state of the commit, the live objects of garden-<project>, and the policy in; the
+// plan out. The applier executes it; `--dry-run` prints it.
+import type { MassDeletionGuard } from '../model/kimops-config.js';
+import type { Shoot } from '../model/shoot.js';
+import type { KubeObject } from '../generator/render/landscape-layout.js';
+import { massDeletionGuard } from '../generator/propose/merge-policy.js';
+import { type FieldChange, semanticDiff } from '../generator/propose/semantic-diff.js';
+import { describeChange } from '../generator/propose/change-text.js';
+import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
+
+/**
+ * The label that makes a live Shoot (and a companion) kimops's: the inventory is every Shoot in garden-<project>
+ * carrying it with OWNERSHIP_VALUE. The applier adds it on every apply (it is part of the manifest it applies),
+ * so a Shoot kimops created or took over is found again after a restart — no state outside the API.
+ */
+export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
+export const OWNERSHIP_VALUE = 'kimops';
+/** On a companion: the Shoot it belongs to, so the companions of a deleted Shoot can be found and deleted after it. */
+export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
+/**
+ * The commit a Shoot was last written from. Written only with a write that happens anyway, and never compared:
+ * otherwise every commit would rewrite every Shoot, and a no-op sync must write nothing.
+ */
+export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit';
+/** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
+export const DEFAULT_FIELD_MANAGER = 'kimops';
+/** KIM's field manager for its Shoot applies and updates (contracts/runtime-status.md §3). */
+export const KIM_FIELD_MANAGER = 'kim';
+
+/**
+ * - `create`: desired, not live.
+ * - `update`: desired and in the inventory, and a server-side apply would change a field (`changes`).
+ * - `take-over`: desired and live but without the ownership label (e.g. created by KIM): always a write, which
+ *   adds the label; `changes` shows what the apply would change besides. (Not `adopt`: that change class means
+ *   Git following Gardener, DESIGN §1.5.)
+ * - `delete`: in the inventory, not desired (its folder is gone from the commit).
+ * - `unchanged`: no write at all.
+ * - `blocked`: the commit's files for this Shoot have problems, or the live Shoot is being deleted while still
+ *   desired; nothing is applied or deleted for it.
+ */
+export type PlanAction = 'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked';
+
+export type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
+
+export interface ObjectPlan {
+  kind: string;
+  name: string;
+  /** The repo path; absent for an object that is no longer in the commit. */
+  path?: string;
+  action: ObjectAction;
+  changes: FieldChange[];
+  /** What to server-side apply (create/update): the desired object plus the ownership label. */
+  manifest?: KubeObject;
+}
+
+export interface PlanEntry {
+  shoot: string;
+  action: PlanAction;
+  /** For a human, one line each: field paths that differ, why it is blocked, that a deletion is under way. */
+  reasons: string[];
+  /** The Shoot itself. */
+  object: ObjectPlan;
+  /** In apply order (sorted by path), all before the Shoot; for a delete, those to delete after the Shoot is gone. */
+  companions: ObjectPlan[];
+  /** A delete whose deletion Gardener is already carrying out: no DELETE to send, only the companions to clean up. */
+  alreadyDeleting?: boolean;
+}
+
+export interface SyncPlan {
+  commit: string;
+  fieldManager: string;
+  /** Sorted by Shoot name. */
+  entries: PlanEntry[];
+  counts: Record<PlanAction, number>;
+  /** Problems of the commit outside any Shoot folder (they block nothing, but are reported). */
+  problems: DesiredProblem[];
+  /** Set when the mass-deletion guard refused the plan: then nothing of it may be applied. */
+  refused?: { message: string };
+}
+
+export interface PlanInput {
+  desired: DesiredState;
+  /**
+   * Every Shoot in garden-<project>, from one LIST. Those carrying OWNERSHIP_LABEL=OWNERSHIP_VALUE are the
+   * inventory; the others matter only when desired (take-over) and are otherwise never touched.
+   */
+  live: readonly Shoot[];
+  /** The ConfigMaps in garden-<project> (those of the desired companions' names, and those with COMPANION_OF_LABEL). */
+  liveCompanions: readonly KubeObject[];
+  commit: string;
+  fieldManager?: string;
+  massDeletion: MassDeletionGuard;
+  /** The number of deletions a human approved for this commit (`--allow-mass-deletion N`). */
+  allowMassDeletion?: number;
+}
+
+/** The live Shoots kimops owns. */
+export function inventoryOf(live: readonly Shoot[]): Shoot[] {
+  return live.filter(isOwned);
+}
+
+export function planSync({ desired, live, liveCompanions, commit, fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion }: PlanInput): SyncPlan {
+  const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
+  const companionsByName = new Map(liveCompanions.map((object) => [`${object.kind}/${object.metadata.name}`, object]));
+  const blockedBy = new Map<string, DesiredProblem[]>();
+  const unplaced: DesiredProblem[] = [];
+  for (const problem of desired.problems) {
+    if (problem.shoot === undefined) unplaced.push(problem);
+    else blockedBy.set(problem.shoot, [...(blockedBy.get(problem.shoot) ?? []), problem]);
+  }
+  const entries: PlanEntry[] = [];
+  const desiredNames = new Set(desired.shoots.map((d) => d.name));
+  for (const wanted of desired.shoots) {
+    entries.push(planDesired(wanted, liveByName.get(wanted.name), liveCompanions, companionsByName, commit, fieldManager));
+  }
+  for (const [name, problems] of blockedBy) {
+    if (desiredNames.has(name)) continue;
+    const liveShoot = liveByName.get(name);
+    entries.push({
+      shoot: name,
+      action: 'blocked',
+      reasons: problems.map((p) => p.error.message),
+      object: { kind: 'Shoot', name, action: 'unchanged', changes: [] },
+      companions: [],
+      ...(liveShoot && isDeleting(liveShoot) ? { alreadyDeleting: true } : {}),
+    });
+  }
+  for (const shoot of inventoryOf(live)) {
+    const name = shoot.metadata.name;
+    if (desiredNames.has(name) || blockedBy.has(name)) continue;
+    entries.push(planDelete(shoot, liveCompanions));
+  }
+  entries.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
+  const counts = { create: 0, update: 0, 'take-over': 0, delete: 0, unchanged: 0, blocked: 0 } satisfies Record<PlanAction, number>;
+  for (const entry of entries) counts[entry.action]++;
+  const deleting = entries.filter((entry) => entry.action === 'delete' && !entry.alreadyDeleting).length;
+  const guard = massDeletionGuard({
+    deleting,
+    total: inventoryOf(live).length,
+    policy: massDeletion,
+    ...(allowMassDeletion !== undefined ? { override: allowMassDeletion } : {}),
+  });
+  return { commit, fieldManager, entries, counts, problems: unplaced, ...(guard.allowed ? {} : { refused: { message: guard.message } }) };
+}
+
+function planDesired(
+  wanted: DesiredShoot,
+  liveShoot: Shoot | undefined,
+  liveCompanions: readonly KubeObject[],
+  companionsByName: ReadonlyMap<string, KubeObject>,
+  commit: string,
+  fieldManager: string,
+): PlanEntry {
+  const name = wanted.name;
+  if (liveShoot && isDeleting(liveShoot)) {
+    return {
+      shoot: name,
+      action: 'blocked',
+      reasons: ['the live Shoot is being deleted; it is created again from this commit once Gardener has removed it'],
+      object: { kind: 'Shoot', name, path: wanted.path, action: 'unchanged', changes: [] },
+      companions: [],
+    };
+  }
+  const companions: ObjectPlan[] = wanted.companions.map(({ path, object }) => {
+    const manifest = owned(object, commit, name);
+    return planObject(manifest, path, companionsByName.get(`${object.kind}/${object.metadata.name}`), fieldManager);
+  });
+  const wantedNames = new Set(wanted.companions.map(({ object }) => `${object.kind}/${object.metadata.name}`));
+  for (const stale of companionsOf(name, liveCompanions)) {
+    if (!wantedNames.has(`${stale.kind}/${stale.metadata.name}`)) companions.push(deleteObject(stale));
+  }
+  const object = planObject(owned(wanted.shoot, commit), wanted.path, liveShoot, fieldManager);
+  const takeOver = liveShoot !== undefined && !isOwned(liveShoot);
+  const companionWrites = companions.filter((c) => c.action !== 'unchanged');
+  const action: PlanAction = !liveShoot ? 'create' : takeOver ? 'take-over' : object.action !== 'unchanged' || companionWrites.length > 0 ? 'update' : 'unchanged';
+  const reasons = [
+    ...(takeOver ? [`live Shoot has no ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE} label (created by KIM or by hand): kimops takes it over as field manager ${fieldManager}`] : []),
+    ...(action === 'create' ? ['not live: created from this commit'] : []),
+    ...(liveShoot ? object.changes.map(describeChange) : []),
+    ...companionWrites.map((c) => `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`),
+  ];
+  return { shoot: name, action, reasons, object, companions };
+}
+
+function planDelete(shoot: Shoot, liveCompanions: readonly KubeObject[]): PlanEntry {
+  const name = shoot.metadata.name;
+  const alreadyDeleting = isDeleting(shoot);
+  return {
+    shoot: name,
+    action: 'delete',
+    reasons: [alreadyDeleting ? 'Gardener is already deleting it; its companions are deleted once it is gone' : 'no longer in the commit: deleted with confirmation, its companions after it'],
+    object: deleteObject(shoot),
+    companions: companionsOf(name, liveCompanions).map(deleteObject),
+    ...(alreadyDeleting ? { alreadyDeleting } : {}),
+  };
+}
+
+function planObject(manifest: KubeObject, path: string, live: KubeObject | undefined, fieldManager: string): ObjectPlan {
+  const base = { kind: manifest.kind, name: manifest.metadata.name, path, manifest };
+  if (!live) return { ...base, action: 'create', changes: semanticDiff(undefined, comparable(manifest) as Shoot) };
+  const changes = applyChanges(manifest, live, fieldManager);
+  return { ...base, action: changes.length > 0 ? 'update' : 'unchanged', changes };
+}
+
+function deleteObject(live: KubeObject): ObjectPlan {
+  return { kind: live.kind, name: live.metadata.name, action: 'delete', changes: [] };
+}
+
+/**
+ * What a server-side apply of `manifest` as `fieldManager` would change on `live`: the manifest is compared
+ * with the live object cut down to the fields the manifest sets, plus the fields `fieldManager` applied
+ * before (managedFields) — those an apply removes when the manifest no longer sets them. Everything else on
+ * the live object (status, server-set metadata, Gardener's defaults, other managers' fields) is not kimops's
+ * and never makes a write. The applied-commit annotation is left out on both sides.
+ */
+export function applyChanges(manifest: KubeObject, live: KubeObject, fieldManager: string): FieldChange[] {
+  const wanted = comparable(manifest);
+  const owned = ownedFields(live, fieldManager);
+  const projected = project(comparable(live), wanted, owned, '') as KubeObject;
+  return semanticDiff(projected as unknown as Shoot, wanted as unknown as Shoot);
+}
+
+/**
+ * Lists the gardener-apiserver merges by a key under server-side apply (`+patchMergeKey` in Gardener's
+ * pkg/apis/core/v1beta1/types_shoot.go). Every other list is atomic: the apply replaces it whole.
+ */
+const MERGE_KEYS: Record<string, string> = {
+  'spec.provider.workers': 'name',
+  'spec.tolerations': 'key',
+};
+/**
+ * Atomic lists whose items are still matched by a field when cutting the live list down (so Gardener's
+ * defaults inside an item are not mistaken for changes); the same keys as semantic-diff.ts.
+ */
+const ITEM_KEYS: Record<string, string> = {
+  'spec.extensions': 'type',
+  'spec.resources': 'name',
+  'spec.accessRestrictions': 'name',
+};
+
+/** The live value cut down to what the desired value sets, plus what the field manager owns. */
+function project(live: unknown, wanted: unknown, owned: Owned, pattern: string): unknown {
+  if (isMap(live) && isMap(wanted)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(live)) {
+      const childPattern = pattern ? `${pattern}.${key}` : key;
+      if (key in wanted && wanted[key] !== undefined) out[key] = project(value, wanted[key], owned?.[`f:${key}`] as Owned, childPattern);
+      else if (owned && `f:${key}` in owned) out[key] = value;
+    }
+    return out;
+  }
+  if (Array.isArray(live) && Array.isArray(wanted)) {
+    const mergeKey = MERGE_KEYS[pattern];
+    const itemKey = mergeKey ?? ITEM_KEYS[pattern];
+    if (itemKey === undefined || !hasUniqueKeys(live, itemKey) || !hasUniqueKeys(wanted, itemKey)) {
+      return live.map((item, i) => (i < wanted.length ? project(item, wanted[i], undefined, `${pattern}[]`) : item));
+    }
+    const wantedByKey = new Map(wanted.map((item) => [(item as Record<string, unknown>)[itemKey], item]));
+    const out: unknown[] = [];
+    for (const item of live) {
+      const key = (item as Record<string, unknown>)[itemKey];
+      const match = wantedByKey.get(key);
+      const itemOwned = mergeKey !== undefined ? ownedItem(owned, mergeKey, key) : undefined;
+      if (match !== undefined) out.push(project(item, match, itemOwned, `${pattern}[]`));
+      // An atomic list is replaced whole; a merged list loses only the items this manager applied before.
+      else if (mergeKey === undefined || itemOwned !== undefined) out.push(item);
+    }
+    return out;
+  }
+  return live;
+}
+
+/** A managedFields `fieldsV1` subtree: `f:<field>` for fields, `k:{"name":"a"}` for items of a keyed list. */
+type Owned = Record<string, unknown> | undefined;
+
+/** The union of the fields `fieldManager` applied (operation Apply; Update entries are never removed by an apply). */
+function ownedFields(live: KubeObject, fieldManager: string): Owned {
+  const entries = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as unknown[]) : [];
+  let merged: Owned;
+  for (const entry of entries) {
+    if (!isMap(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply' || !isMap(entry.fieldsV1)) continue;
+    merged = mergeFields(merged, entry.fieldsV1);
+  }
+  return merged;
+}
+
+function mergeFields(a: Owned, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(a ?? {}) };
+  for (const [key, value] of Object.entries(b)) out[key] = isMap(out[key]) && isMap(value) ? mergeFields(out[key] as Owned, value) : value;
+  return out;
+}
+
+function ownedItem(owned: Owned, mergeKey: string, value: unknown): Owned {
+  if (!owned) return undefined;
+  for (const [key, fields] of Object.entries(owned)) {
+    if (!key.startsWith('k:')) continue;
+    try {
+      const item: unknown = JSON.parse(key.slice(2));
+      if (isMap(item) && item[mergeKey] === value) return isMap(fields) ? fields : {};
+    } catch {
+      // Not a key kimops can read: not an item it can claim.
+    }
+  }
+  return undefined;
+}
+
+/** The manifest kimops applies: the desired object with the ownership label (and companion link) and the applied commit. */
+function owned<T extends KubeObject>(object: T, commit: string, companionOf?: string): T {
+  const labels = { ...object.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}) };
+  const annotations = { ...object.metadata.annotations, [APPLIED_COMMIT_ANNOTATION]: commit };
+  return { ...object, metadata: { ...object.metadata, labels, annotations } };
+}
+
+/** Without the applied-commit annotation (and without an annotations map it leaves empty). */
+function comparable(object: KubeObject): KubeObject {
+  const annotations = object.metadata.annotations as Record<string, string> | undefined;
+  if (!annotations || !(APPLIED_COMMIT_ANNOTATION in annotations)) return object;
+  const rest = Object.fromEntries(Object.entries(annotations).filter(([key]) => key !== APPLIED_COMMIT_ANNOTATION));
+  const metadata: Record<string, unknown> = { ...object.metadata, annotations: rest };
+  if (Object.keys(rest).length === 0) delete metadata.annotations;
+  return { ...object, metadata: metadata as KubeObject['metadata'] };
+}
+
+function companionsOf(shoot: string, liveCompanions: readonly KubeObject[]): KubeObject[] {
+  return liveCompanions
+    .filter((object) => object.metadata.labels?.[COMPANION_OF_LABEL] === shoot && object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE)
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+}
+
+function isOwned(object: KubeObject): boolean {
+  return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE;
+}
+
+function isDeleting(object: KubeObject): boolean {
+  return typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp !== '';
+}
+
+function hasUniqueKeys(items: unknown[], key: string): boolean {
+  const seen = new Set<unknown>();
+  for (const item of items) {
+    const value = isMap(item) ? item[key] : undefined;
+    if (typeof value !== 'string' || seen.has(value)) return false;
+    seen.add(value);
+  }
+  return true;
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
