@@ -54,28 +54,36 @@ export function gitAuthFromEnv(): RemoteAuth | undefined {
   return token === undefined ? undefined : { token };
 }
 
-export async function openLandscapeTarget(options: TargetOptions, log: (line: string) => void): Promise<LandscapeTarget> {
+/**
+ * The landscape repo alone, for commands that only read it (apply): a local bare repository, or an
+ * https URL's cache (the same folder generate uses) with git credentials from the environment.
+ */
+export async function openLandscapeRepo(options: Pick<TargetOptions, 'repo' | 'cacheDir'>): Promise<{ repo: LandscapeRepo; remote?: LandscapeRemote }> {
   refuseOtherUrls(options.repo, '--repo');
-  const remote = isHttpUrl(options.repo);
-  const kind = options.forge ?? (remote ? 'github' : 'local');
-  if (!remote) {
-    if (kind !== 'local') throw new ConfigError('--forge', '', `${kind} reviews a remote repository; pass its https URL as --repo, or --forge local for ${options.repo}`);
+  if (!isHttpUrl(options.repo)) {
     const gitdir = resolve(options.repo);
     // LandscapeRepo.open would create a missing repo; a typo must not.
     if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${options.repo} is not a bare git repository; create it with kimops init`);
-    const repo = await LandscapeRepo.open(gitdir);
-    return { repo, forge: localForge(repo) };
+    return { repo: await LandscapeRepo.open(gitdir) };
   }
-  if (kind !== 'github') throw new ConfigError('--forge', '', 'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one');
-  const url = options.repo;
-  const repo = await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(url));
+  const auth = gitAuthFromEnv();
+  return { repo: await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(options.repo)), remote: { url: options.repo, ...(auth && { auth }) } };
+}
+
+export async function openLandscapeTarget(options: TargetOptions, log: (line: string) => void): Promise<LandscapeTarget> {
+  const remote = isHttpUrl(options.repo);
+  const kind = options.forge ?? (remote ? 'github' : 'local');
+  if (!remote && kind !== 'local') throw new ConfigError('--forge', '', `${kind} reviews a remote repository; pass its https URL as --repo, or --forge local for ${options.repo}`);
+  if (remote && kind !== 'github') throw new ConfigError('--forge', '', 'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one');
+  const { repo, remote: target } = await openLandscapeRepo(options);
+  if (!target) return { repo, forge: localForge(repo) };
   // withRetries is the one retry layer: octokit's own would repeat a POST whose answer was lost (a
   // second PR attempt); its throttling stays on, spacing writes as GitHub asks.
-  const github = { ...githubRepoOf(url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv(), retry: false };
+  const github = { ...githubRepoOf(target.url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv(), retry: false };
   // A git token of its own wins; otherwise git uses the API's credentials (an App's installation token).
-  const auth = gitAuthFromEnv() ?? { token: await githubGitToken(github) };
+  const auth = target.auth ?? { token: await githubGitToken(github) };
   const forge = withRetries(await githubForge(github), { log: (event) => log(event.message) });
-  return { repo, remote: { url, auth }, forge };
+  return { repo, remote: { url: target.url, auth }, forge };
 }
 
 /** A private clone per remote, under the user's cache; nothing in it is state: it can be deleted any time. */

@@ -1,0 +1,227 @@
+// Executes one sync plan (plan.ts) against the Garden: companions before their Shoot, the Shoot by
+// server-side apply, deletions confirmed first and their companions only once the Shoot is gone. The
+// outcome is a value (what was applied, skipped, failed), rendered once by the CLI. I/O only through the
+// narrow GardenWriter; one Shoot's failure never stops the others.
+import type { ApiStatus, KubeObject as ApiObject, KubeResult } from '../adapters/kube/kube-client.js';
+import { describeFailure } from '../adapters/kube/kube-client.js';
+import type { ObjectRef } from '../adapters/kube/resources.js';
+import type { KubeObject } from '../generator/render/landscape-layout.js';
+import { SHOOT_API_VERSION } from '../model/shoot.js';
+import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
+
+/** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
+export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
+
+/** What sync needs of the Garden API: KubeClient has it; unit tests pass a fake. */
+export interface GardenWriter {
+  apply<T extends ApiObject>(object: T, fieldManager: string, options?: { force?: boolean }): Promise<KubeResult<T>>;
+  patch<T extends ApiObject>(ref: ObjectRef, patch: unknown): Promise<KubeResult<T>>;
+  delete(ref: ObjectRef): Promise<KubeResult<unknown>>;
+  get<T extends ApiObject>(ref: ObjectRef): Promise<KubeResult<T>>;
+}
+
+export interface SyncInput {
+  plan: SyncPlan;
+  garden: GardenWriter;
+  /** garden-<project>: every object is written there; a manifest naming another namespace fails. */
+  namespace: string;
+  /**
+   * Companions labelled for a Shoot that is neither live nor desired (their Shoot finished deleting after an
+   * earlier sync left them): deleted now. From `orphanedCompanions`.
+   */
+  orphans?: readonly KubeObject[];
+}
+
+/** What happened to one Shoot; `lines` say it for a human (field paths, the server's message and the fix). */
+export interface ShootOutcome {
+  shoot: string;
+  action: PlanAction;
+  lines: string[];
+}
+
+export interface SyncResult {
+  commit: string;
+  /** The mass-deletion guard's message: nothing was written. */
+  refused?: string;
+  /** Shoots with at least one write that succeeded and none that failed. */
+  applied: ShootOutcome[];
+  /** Unchanged (no request at all) and blocked Shoots. */
+  skipped: ShootOutcome[];
+  failed: ShootOutcome[];
+  /** Orphaned companions deleted (or failed to delete: those are in `failed` under their Shoot's name). */
+  cleaned: string[];
+  /** Some request never reached the Garden (status 0): run again once it is back. */
+  unreachable: boolean;
+}
+
+/** A write that failed: why, in one line, for the Shoot's outcome. */
+class WriteFailed extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function executePlan({ plan, garden, namespace, orphans = [] }: SyncInput): Promise<SyncResult> {
+  const result: SyncResult = { commit: plan.commit, applied: [], skipped: [], failed: [], cleaned: [], unreachable: false };
+  if (plan.refused) return { ...result, refused: plan.refused.message };
+  const writer = new Writer(garden, namespace, plan.fieldManager);
+  for (const entry of plan.entries) {
+    if (entry.action === 'unchanged' || entry.action === 'blocked') {
+      result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
+      continue;
+    }
+    const lines: string[] = [];
+    try {
+      if (entry.action === 'delete') await deleteShoot(entry, writer, lines);
+      else await applyShoot(entry, writer, lines);
+      result.applied.push({ shoot: entry.shoot, action: entry.action, lines });
+    } catch (error) {
+      if (!(error instanceof WriteFailed)) throw error;
+      if (error.status === 0) result.unreachable = true;
+      result.failed.push({ shoot: entry.shoot, action: entry.action, lines: [...lines, error.message] });
+    }
+  }
+  for (const orphan of orphans) {
+    const shoot = orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? '';
+    try {
+      await writer.remove(orphan.kind, orphan.metadata.name, orphan.apiVersion);
+      result.cleaned.push(`${orphan.kind} ${orphan.metadata.name} (its Shoot ${shoot} is gone)`);
+    } catch (error) {
+      if (!(error instanceof WriteFailed)) throw error;
+      if (error.status === 0) result.unreachable = true;
+      result.failed.push({ shoot, action: 'delete', lines: [error.message] });
+    }
+  }
+  return result;
+}
+
+/** Companions first (a Shoot's structured-auth ConfigMap must exist before the Shoot), then the Shoot, then stale companions. */
+async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Promise<void> {
+  for (const companion of entry.companions) {
+    if (companion.action === 'create' || companion.action === 'update') {
+      await writer.apply(companion);
+      lines.push(`${companion.action === 'create' ? 'created' : 'updated'} ${companion.kind} ${companion.name}`);
+    }
+  }
+  // A take-over is a write even when no field changes: it adds the ownership label.
+  if (entry.action === 'create' || entry.action === 'take-over' || entry.object.action !== 'unchanged') {
+    await writer.apply(entry.object);
+    const verb = entry.action === 'create' ? 'created' : entry.action === 'take-over' ? 'took over' : 'updated';
+    lines.push(`${verb} Shoot ${entry.shoot}${entry.action === 'create' ? '' : entry.reasons.length > 0 ? `: ${entry.reasons.join('; ')}` : ''}`);
+  }
+  for (const companion of entry.companions) {
+    if (companion.action === 'delete') {
+      await writer.remove(companion.kind, companion.name);
+      lines.push(`deleted ${companion.kind} ${companion.name} (no longer in the commit)`);
+    }
+  }
+}
+
+/**
+ * Confirmation, DELETE, and the companions once the Shoot is gone. Gardener deletes asynchronously (its
+ * finalizer stays until the cluster is torn down): a Shoot still there keeps its companions until a later sync
+ * finds it gone (the companions are then orphans, see orphanedCompanions).
+ */
+async function deleteShoot(entry: PlanEntry, writer: Writer, lines: string[]): Promise<void> {
+  const ref = writer.shootRef(entry.shoot);
+  if (!entry.alreadyDeleting) {
+    const confirmed = await writer.confirmDeletion(ref);
+    if (confirmed) {
+      await writer.removeRef(ref);
+      lines.push(`deletion of Shoot ${entry.shoot} confirmed and requested`);
+    }
+  }
+  if (await writer.exists(ref)) {
+    const left = entry.companions.map((c) => `${c.kind} ${c.name}`);
+    lines.push(`Gardener is deleting Shoot ${entry.shoot}${left.length > 0 ? `; ${left.join(', ')} left for a sync after it is gone` : ''}`);
+    return;
+  }
+  for (const companion of entry.companions) {
+    await writer.remove(companion.kind, companion.name);
+    lines.push(`deleted ${companion.kind} ${companion.name}`);
+  }
+  lines.push(`Shoot ${entry.shoot} is gone`);
+}
+
+/**
+ * Companions kimops labelled for a Shoot that is not live and not in the plan: left behind when their Shoot was
+ * still being deleted at an earlier sync. Pure.
+ */
+export function orphanedCompanions(plan: SyncPlan, liveShootNames: ReadonlySet<string>, liveCompanions: readonly KubeObject[]): KubeObject[] {
+  const planned = new Set(plan.entries.map((entry) => entry.shoot));
+  return liveCompanions.filter((object) => {
+    const shoot = object.metadata.labels?.[COMPANION_OF_LABEL];
+    return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE && typeof shoot === 'string' && !planned.has(shoot) && !liveShootNames.has(shoot);
+  });
+}
+
+/** The requests of a sync, each failure turned into one line naming the object, the server's message and the fix. */
+class Writer {
+  constructor(
+    private readonly garden: GardenWriter,
+    private readonly namespace: string,
+    private readonly fieldManager: string,
+  ) {}
+
+  shootRef(name: string): ObjectRef {
+    return { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: this.namespace, name };
+  }
+
+  /** Server-side apply with force: kimops's manifest wins over other managers for the fields it sets. */
+  async apply(object: ObjectPlan): Promise<void> {
+    const manifest = object.manifest;
+    if (!manifest) throw new Error(`plan for ${object.kind} ${object.name} has no manifest to apply`);
+    const given = manifest.metadata.namespace;
+    if (given !== undefined && given !== this.namespace) {
+      // Not sent (status -1): writing into another project's namespace is never what a landscape means.
+      throw new WriteFailed(`${object.kind} ${object.name}: ${object.path ?? 'its manifest'} names namespace ${given}, but this landscape's Shoots live in ${this.namespace}: fix metadata.namespace in the landscape repo`, -1);
+    }
+    const result = await this.garden.apply({ ...manifest, metadata: { ...manifest.metadata, namespace: this.namespace } }, this.fieldManager, { force: true });
+    if (!result.ok) throw failure('apply', object.kind, object.name, result);
+  }
+
+  /** A companion (COMPANION_KINDS: v1 ConfigMaps only today). */
+  async remove(kind: string, name: string, apiVersion = 'v1'): Promise<void> {
+    await this.removeRef({ apiVersion, kind, namespace: this.namespace, name });
+  }
+
+  /** DELETE; an object already gone is what was wanted. */
+  async removeRef(ref: ObjectRef): Promise<void> {
+    const result = await this.garden.delete(ref);
+    if (!result.ok && result.status !== 404) throw failure('delete', ref.kind, ref.name ?? '', result);
+  }
+
+  /** Sets the confirmation annotation; false when the Shoot is already gone. */
+  async confirmDeletion(ref: ObjectRef): Promise<boolean> {
+    const result = await this.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } });
+    if (result.ok) return true;
+    if (result.status === 404) return false;
+    throw failure(`set ${DELETION_CONFIRMATION_ANNOTATION} on`, ref.kind, ref.name ?? '', result);
+  }
+
+  async exists(ref: ObjectRef): Promise<boolean> {
+    const result = await this.garden.get(ref);
+    if (result.ok) return true;
+    if (result.status === 404) return false;
+    throw failure('read', ref.kind, ref.name ?? '', result);
+  }
+}
+
+function failure(verb: string, kind: string, name: string, result: { status: number; error: ApiStatus }): WriteFailed {
+  return new WriteFailed(`${verb} ${kind} ${name}: ${describeFailure(result)} — ${writeFix(result.status, kind)}`, result.status);
+}
+
+/** What a user can do about a failed write, by HTTP status. */
+export function writeFix(status: number, kind: string): string {
+  if (status === 0) return "the Garden did not answer: check that it runs and the kubeconfig's server address, then run kimops apply again";
+  if (status === 401) return "the Garden rejected the kubeconfig's credentials: renew its token or client certificate";
+  if (status === 403) return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : 'configmaps'} in the project namespace`;
+  if (status === 404) return 'the project namespace or the API is missing: check the landscape\'s Gardener project';
+  if (status === 409) return 'another writer changed the object at the same time: the next sync applies it again';
+  if (status === 422 || status === 400) return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
+  if (status === 429 || status >= 500) return 'the Garden is overloaded or failing: the next sync retries (no backoff within a sync yet)';
+  return 'see the server\'s message';
+}

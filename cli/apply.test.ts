@@ -1,0 +1,59 @@
+// `kimops apply` without a Garden: options, configuration errors and an unreachable Garden, each a clear
+// line and its exit code. The syncs themselves run against the real control plane in
+// test/integration/apply.test.ts.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kimops } from '../test/helpers/cli.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+
+const dir = useTempDir('apply');
+
+/** A kubeconfig for a server nothing listens on. */
+const UNREACHABLE_KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters: [{ name: garden, cluster: { server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true } }]
+users: [{ name: garden, user: { token: t } }]
+contexts: [{ name: garden, context: { cluster: garden, user: garden } }]
+current-context: garden
+`;
+
+async function repoAndKubeconfig(landscape = 'dev'): Promise<{ gitdir: string; kubeconfig: string }> {
+  const gitdir = join(dir.path, 'landscape.git');
+  expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+  return { gitdir, kubeconfig: await dir.write('garden.kubeconfig', UNREACHABLE_KUBECONFIG) };
+}
+
+describe('kimops apply', () => {
+  it('needs --once (the only mode so far)', async () => {
+    const { gitdir, kubeconfig } = await repoAndKubeconfig();
+    const result = await kimops(['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('pass --once (--watch is not implemented yet)');
+  });
+
+  it.each([
+    [['--allow-mass-deletion', 'many'], '--allow-mass-deletion: many is not a number of Shoots (0 or more)'],
+    [['--garden-kubeconfig', '/nonexistent/garden.yaml'], '--garden-kubeconfig: /nonexistent/garden.yaml does not exist; pass the path of a kubeconfig file'],
+    [['--repo', '/nonexistent/repo.git'], '--repo: /nonexistent/repo.git is not a bare git repository; create it with kimops init'],
+    [['--repo', 'ssh://git@example.com/landscape.git'], 'only local paths and http(s) URLs are supported'],
+    [['--landscape', 'stage'], 'holds landscape dev, not stage; pass the matching landscape or repo'],
+  ])('refuses %j with exit 2 and the fix', async (override, message) => {
+    const { gitdir, kubeconfig } = await repoAndKubeconfig();
+    const options: Record<string, string> = { '--landscape': 'dev', '--repo': gitdir, '--garden-kubeconfig': kubeconfig };
+    for (let i = 0; i < override.length; i += 2) options[override[i] as string] = override[i + 1] as string;
+    const result = await kimops(['apply', ...Object.entries(options).flat(), '--once']);
+    expect(result.stderr).toContain(message);
+    expect(result.code).toBe(2);
+  });
+
+  it('exits 69 naming the kubeconfig and the fix when the Garden cannot be reached, in dry-run too', async () => {
+    const { gitdir, kubeconfig } = await repoAndKubeconfig();
+    for (const extra of [[], ['--dry-run']]) {
+      const result = await kimops(['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig, '--once', ...extra]);
+      expect(result.code).toBe(69);
+      expect(result.stderr).toContain(`kubeconfig ${kubeconfig}`);
+      expect(result.stderr).toContain("check that the API server runs and the kubeconfig's server address");
+      expect(result.stdout).toBe('');
+    }
+  });
+});

@@ -1,0 +1,164 @@
+// `kimops apply`: one sync of the landscape repo's main to the Garden (issue 6, first slice: --once).
+// Wiring only: the desired state is applier/desired.ts, the plan applier/plan.ts, the writes applier/sync.ts;
+// this file reads the inputs (one commit, one LIST of Shoots, one of companions) and renders the outcome.
+import { Option, type Command } from 'commander';
+import { readLandscape } from '../adapters/files/landscape.js';
+import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { KubeClient } from '../adapters/kube/kube-client.js';
+import { desiredFromFiles } from '../applier/desired.js';
+import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanAction, type SyncPlan } from '../applier/plan.js';
+import { executePlan, orphanedCompanions, type SyncResult } from '../applier/sync.js';
+import { branchSync, MAIN } from '../generator/branch-sync.js';
+import type { KubeObject } from '../generator/render/landscape-layout.js';
+import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
+import { ConfigError, TransportError } from '../model/errors.js';
+import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
+import { conversionSettingsOf } from '../model/landscape.js';
+import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+import { EXIT, type CliIo } from './cli-io.js';
+import { GIT_TOKEN_ENV, openLandscapeRepo } from './landscape-target.js';
+
+interface ApplyOptions {
+  landscape: string;
+  repo: string;
+  gardenKubeconfig: string;
+  cacheDir?: string;
+  once?: boolean;
+  dryRun?: boolean;
+  allowMassDeletion?: string;
+}
+
+const HELP = `
+Syncs one commit of the landscape repo's main to the Garden: every Shoot under shoots/ (its companions,
+the structured-auth ConfigMaps, first) is server-side applied to garden-<project> as field manager
+kimops, labelled ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE} and annotated with the commit. A Shoot
+whose apply would change nothing gets no request. A labelled Shoot whose folder is gone from main is
+deleted: confirmation.gardener.cloud/deletion first, then DELETE, its companions once Gardener has
+removed it (a later sync cleans them up if it has not yet). kimops.yaml's massDeletion guard refuses a
+commit that deletes too many Shoots at once: then nothing is written.
+
+--repo is a local bare repository (made by kimops init) or the https URL of a remote one (main is
+fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or ')}).
+
+--dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
+
+Exit codes: 0 in sync; 1 some Shoots failed (each named with the server's message and the fix), were
+held back by problems in the repo, or the mass-deletion guard refused the commit; 2 usage or
+configuration error; 69 the Garden or the git server could not be reached, run again.
+
+Examples:
+  kimops apply --landscape dev --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --once --dry-run
+  kimops apply --landscape dev --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --once`;
+
+export function registerApply(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('apply')
+    .description("sync the landscape repo's main to the Shoots in the Garden")
+    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
+    .addOption(new Option('--repo <dir|url>', 'the landscape repo: a bare repository made by kimops init, or its https URL').makeOptionMandatory())
+    .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
+    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .option('--once', 'one sync, then exit (the only mode so far)')
+    .option('--dry-run', 'print the plan, write nothing')
+    .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
+    .addHelpText('after', HELP)
+    .action(async (options: ApplyOptions, command: Command) => {
+      if (!options.once) command.error('error: pass --once (--watch is not implemented yet)', { exitCode: EXIT.usage });
+      setExitCode(await run(options, io));
+    });
+}
+
+async function run(options: ApplyOptions, io: CliIo): Promise<number> {
+  const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
+  if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
+    throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
+  }
+  const landscape = await readLandscape(options.landscape);
+  const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
+  const namespace = `garden-${project}`;
+  const garden = KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  const { repo, ref } = await openMain(options);
+  const commit = await repo.resolve(ref);
+  if (commit === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${MAIN} branch; create the landscape repo with kimops init`);
+
+  const configText = await repo.readFile(commit, KIMOPS_YAML);
+  if (configText === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${KIMOPS_YAML} on ${MAIN}; create the landscape repo with kimops init`);
+  const config = parseKimopsConfig(configText, `${KIMOPS_YAML} at ${commit.slice(0, 12)}`);
+  if (config.landscape !== landscape.name) {
+    throw new ConfigError('--landscape', '', `${options.repo} holds landscape ${config.landscape}, not ${landscape.name}; pass the matching landscape or repo`);
+  }
+  if (config.gardener.project !== project) {
+    throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape.name} writes to project ${project}: make them the same`);
+  }
+
+  const files = new Map<string, string>();
+  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
+  const desired = desiredFromFiles(files);
+
+  const shoots = await garden.listAll({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
+  if (!shoots.ok) throw new TransportError('Garden', shoots.message);
+  const companions = await garden.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
+  if (!companions.ok) throw new TransportError('Garden', companions.message);
+  const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
+  // A LIST leaves apiVersion and kind off its items.
+  const live = shoots.items.map((s) => ({ ...s, apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }) as unknown as Shoot);
+
+  const plan = planSync({ desired, live, liveCompanions, commit, massDeletion: config.massDeletion, ...(allowMassDeletion !== undefined && { allowMassDeletion }) });
+  const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
+  for (const problem of desired.problems) io.stderr(`${problem.error.message}\n`);
+
+  if (options.dryRun) {
+    io.stdout(planText(plan, namespace, orphans));
+    if (plan.refused) io.stderr(`${plan.refused.message}\n`);
+    return plan.refused || desired.problems.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+  }
+  const result = await executePlan({ plan, garden, namespace, orphans });
+  io.stdout(resultText(result));
+  if (result.refused) io.stderr(`${result.refused}\n`);
+  for (const failed of result.failed) for (const line of failed.lines) io.stderr(`${failed.shoot}: ${line}\n`);
+  if (result.unreachable) return EXIT.unavailable;
+  return result.refused || result.failed.length > 0 || desired.problems.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+}
+
+/** main at one commit: the local repo's branch, or a remote's fetched into the cache generate uses. */
+async function openMain(options: ApplyOptions): Promise<{ repo: LandscapeRepo; ref: string }> {
+  const { repo, remote } = await openLandscapeRepo(options);
+  const sync = branchSync(repo, remote);
+  await sync.refresh();
+  return { repo, ref: sync.baseRef };
+}
+
+const PAST: Record<PlanAction, string> = { create: 'created', update: 'drifted', 'take-over': 'taken over', delete: 'deleted', unchanged: 'unchanged', blocked: 'blocked' };
+
+/** The plan as `flux diff` shows one: an object per line with what would happen, the field paths under it. */
+export function planText(plan: SyncPlan, namespace: string, orphans: readonly KubeObject[] = []): string {
+  const lines: string[] = [];
+  for (const entry of plan.entries) {
+    if (entry.action === 'unchanged') continue;
+    lines.push(`► Shoot/${namespace}/${entry.shoot} ${PAST[entry.action]}`);
+    for (const reason of entry.reasons) lines.push(`    ${reason}`);
+    if (entry.action === 'delete') for (const c of entry.companions) lines.push(`    ${c.kind} ${c.name}: delete once the Shoot is gone`);
+  }
+  for (const orphan of orphans) lines.push(`► ${orphan.kind}/${namespace}/${orphan.metadata.name} deleted (its Shoot ${orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? ''} is gone)`);
+  const c = plan.counts;
+  lines.push(
+    `dry run of ${MAIN} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function resultText(result: SyncResult): string {
+  const lines: string[] = [];
+  for (const outcome of result.applied) for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${line}`);
+  for (const outcome of result.skipped) if (outcome.action === 'blocked') for (const line of outcome.lines) lines.push(`${outcome.shoot}: blocked: ${line}`);
+  for (const cleaned of result.cleaned) lines.push(`deleted ${cleaned}`);
+  const unchanged = result.skipped.filter((o) => o.action === 'unchanged').length;
+  const blocked = result.skipped.length - unchanged;
+  const at = `${MAIN} at ${result.commit.slice(0, 12)}`;
+  lines.push(
+    result.refused
+      ? `${at}: refused by the mass-deletion guard, nothing written`
+      : `${at}: ${result.applied.length} applied, ${unchanged} unchanged, ${blocked} blocked, ${result.failed.length} failed`,
+  );
+  return `${lines.join('\n')}\n`;
+}

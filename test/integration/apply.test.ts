@@ -1,0 +1,124 @@
+// `kimops apply --once` against the real gardener-apiserver, with the gardenlet simulator playing Gardener's
+// controllers: KEB's Runtimes generated into a landscape repo, then synced — create with companions first, a
+// no-op sync that writes nothing, a worker change, a deletion with confirmation — and --dry-run writing nothing.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../applier/plan.js';
+import { DELETION_CONFIRMATION_ANNOTATION } from '../../applier/sync.js';
+import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import type { Shoot } from '../../model/shoot.js';
+import { kimops } from '../helpers/cli.js';
+import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { useTestProject } from '../helpers/projects.js';
+import { deleteShoot, getShoot } from '../helpers/shoots.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+import { connect, eventually } from '../helpers/testenv.js';
+
+const env = connect(inject('testenvStateDir'));
+const project = useTestProject(env, 'stage');
+const dir = useTempDir('apply');
+const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
+/** The Shoot names of KEB's example Runtimes. */
+const AWS = 'c-78fcc25';
+const GCP = 'c-56a4813';
+
+beforeAll(() => simulator.start());
+afterAll(() => simulator.stop());
+
+async function companionsOf(shoot: string): Promise<KubeObject[]> {
+  const listed = await env.garden.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace }, `${COMPANION_OF_LABEL}=${shoot}`);
+  if (!listed.ok) throw new Error(`list ConfigMaps: ${listed.error.message}`);
+  return listed.body.items;
+}
+
+const resourceVersions = async () => Promise.all([AWS, GCP].map(async (name) => (await getShoot(env.garden, project.namespace, name))?.metadata.resourceVersion));
+const settled = (shoot: Shoot | undefined) => shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
+const main = (gitdir: string) => readFileSync(join(gitdir, 'refs/heads/main'), 'utf8').trim();
+
+describe('kimops apply --once', () => {
+  it('creates, leaves alone, updates and deletes Shoots as main says; --dry-run writes nothing', async () => {
+    const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const gitdir = join(dir.path, 'repo.git');
+    const runtimes = join(dir.path, 'runtimes');
+    for (const file of ['aws.yaml', 'gcp.yaml']) await dir.write(`runtimes/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
+    expect((await kimops(generate)).code).toBe(0);
+    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--once'];
+    try {
+      // Dry run first: the plan, and no Shoot.
+      const dry = await kimops([...apply, '--dry-run']);
+      expect(dry.stderr).toBe('');
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain(`► Shoot/${project.namespace}/${AWS} created\n    not live: created from this commit\n    ConfigMap structured-auth-config-${AWS}: create\n`);
+      expect(dry.stdout).toContain('2 create, 0 update, 0 take-over, 0 delete, 0 unchanged, 0 blocked; nothing written');
+      expect(await getShoot(env.garden, project.namespace, AWS)).toBeUndefined();
+      expect(await companionsOf(AWS)).toEqual([]);
+
+      // Create: the Shoots and their structured-auth ConfigMaps, owned and annotated with the commit.
+      const created = await kimops(apply);
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      expect(created.stdout).toContain('2 applied, 0 unchanged, 0 blocked, 0 failed');
+      const commit = main(gitdir);
+      for (const name of [AWS, GCP]) {
+        const shoot = await getShoot(env.garden, project.namespace, name);
+        expect(shoot?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
+        expect(shoot?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBe(commit);
+        const companions = await companionsOf(name);
+        expect(companions.map((c) => c.metadata.name)).toEqual([`structured-auth-config-${name}`]);
+        expect((companions[0]?.metadata.labels as Record<string, string>)[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
+      }
+
+      // A second sync writes nothing (once the simulator has stopped writing status).
+      await eventually('the Shoots to be created', async () => ((await Promise.all([AWS, GCP].map((n) => getShoot(env.garden, project.namespace, n)))).every(settled) ? true : undefined));
+      const before = await resourceVersions();
+      const again = await kimops(apply);
+      expect(again.stderr).toBe('');
+      expect(again.stdout).toContain('0 applied, 2 unchanged, 0 blocked, 0 failed');
+      expect(await resourceVersions()).toEqual(before);
+
+      // A Runtime's worker maximum changes: generate merges the update, apply writes it.
+      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 25'));
+      expect((await kimops(generate)).code).toBe(0);
+      const dryUpdate = await kimops([...apply, '--dry-run']);
+      expect(dryUpdate.stdout).toContain(`► Shoot/${project.namespace}/${AWS} drifted`);
+      expect(dryUpdate.stdout).toMatch(/maximum/);
+      const updated = await kimops(apply);
+      expect(updated.stderr).toBe('');
+      expect(updated.stdout).toContain('1 applied, 1 unchanged, 0 blocked, 0 failed');
+      const aws = await getShoot(env.garden, project.namespace, AWS);
+      expect(aws?.spec.provider.workers[0]?.maximum).toBe(25);
+      expect(aws?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBe(main(gitdir));
+
+      // A Runtime is removed: generate auto-merges the delete, apply confirms and deletes; the companion follows
+      // once Gardener (the simulator) has removed the Shoot.
+      rmSync(join(runtimes, 'gcp.yaml'));
+      expect((await kimops(generate)).code).toBe(0);
+      const deleted = await kimops(apply);
+      expect(deleted.stderr).toBe('');
+      expect(deleted.code).toBe(0);
+      expect(deleted.stdout).toContain(`${GCP}: deletion of Shoot ${GCP} confirmed and requested`);
+      expect(deleted.stdout).toMatch(new RegExp(`${GCP}: (Gardener is deleting Shoot ${GCP}; ConfigMap structured-auth-config-${GCP} left for a sync after it is gone|Shoot ${GCP} is gone)`));
+      const deleting = await getShoot(env.garden, project.namespace, GCP);
+      if (deleting) {
+        expect(deleting.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION]).toBe('true');
+        expect(deleting.metadata.deletionTimestamp).toBeTruthy();
+      }
+      await eventually(`${GCP} to be gone`, async () => ((await getShoot(env.garden, project.namespace, GCP)) ? undefined : true));
+      const cleaned = await kimops(apply);
+      expect(cleaned.stderr).toBe('');
+      expect(cleaned.code).toBe(0);
+      expect(await companionsOf(GCP)).toEqual([]);
+      expect(await companionsOf(AWS)).toHaveLength(1);
+      expect(cleaned.stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
+      // Left over only when the Shoot was still there at the deleting sync.
+      if (deleting) expect(cleaned.stdout).toContain(`deleted ConfigMap structured-auth-config-${GCP} (its Shoot ${GCP} is gone)`);
+    } finally {
+      for (const name of [AWS, GCP]) await deleteShoot(env.garden, project.namespace, name);
+      await eventually('the Shoots to be gone', async () => ((await resourceVersions()).every((v) => v === undefined) ? true : undefined));
+    }
+  }, 120_000);
+});
