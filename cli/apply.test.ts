@@ -24,11 +24,18 @@ async function repoAndKubeconfig(landscape = 'dev'): Promise<{ gitdir: string; k
 }
 
 describe('kimops apply', () => {
-  it('needs --once (the only mode so far)', async () => {
+  it('needs --once or --watch, and refuses a bad --watch setup before it starts looping', async () => {
     const { gitdir, kubeconfig } = await repoAndKubeconfig();
-    const result = await kimops(['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('pass --once (--watch is not implemented yet)');
+    const base = ['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig];
+    const neither = await kimops(base);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('pass --once or --watch');
+    const interval = await kimops([...base, '--watch', '--interval', '0']);
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toContain('--interval: 0 is not a number of seconds between 1 and 86400');
+    const landscape = await kimops([...base.map((a) => (a === 'dev' ? 'nowhere' : a)), '--watch']);
+    expect(landscape.code).toBe(2);
+    expect(landscape.stderr).toContain('no landscape "nowhere" ships with kimops');
   });
 
   it.each([

@@ -17,6 +17,7 @@ import { conversionSettingsOf } from '../model/landscape.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { GIT_TOKEN_ENV, openLandscapeRepo } from './landscape-target.js';
+import { intervalMsOf, runUntilStopped } from './until-stopped.js';
 
 interface ApplyOptions {
   landscape: string;
@@ -24,9 +25,14 @@ interface ApplyOptions {
   gardenKubeconfig: string;
   cacheDir?: string;
   once?: boolean;
+  watch?: boolean;
+  interval: string;
   dryRun?: boolean;
   allowMassDeletion?: string;
 }
+
+/** Flux polls its sources every minute by default; a merge reaches Gardener within that. */
+const DEFAULT_INTERVAL_SECONDS = 60;
 
 const HELP = `
 Syncs one commit of the landscape repo's main to the Garden: every Shoot under shoots/ (its companions,
@@ -41,8 +47,10 @@ commit that deletes too many Shoots at once: then nothing is written.
 fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or ')}).
 
 --dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
+--watch syncs every --interval seconds (each sync works on main's newest commit and writes nothing when
+it is in sync) until SIGINT or SIGTERM; a failed sync is reported and retried with backoff.
 
-Exit codes: 0 in sync; 1 some Shoots failed (each named with the server's message and the fix), were
+Exit codes (--once): 0 in sync; 1 some Shoots failed (each named with the server's message and the fix), were
 held back by problems in the repo, or the mass-deletion guard refused the commit; 2 usage or
 configuration error; 69 the Garden or the git server could not be reached, run again.
 
@@ -58,13 +66,24 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .addOption(new Option('--repo <dir|url>', 'the landscape repo: a bare repository made by kimops init, or its https URL').makeOptionMandatory())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
     .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
-    .option('--once', 'one sync, then exit (the only mode so far)')
+    .addOption(new Option('--once', 'one sync, then exit').conflicts('watch'))
+    .option('--watch', 'sync every --interval until stopped')
+    .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))
     .option('--dry-run', 'print the plan, write nothing')
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
-      if (!options.once) command.error('error: pass --once (--watch is not implemented yet)', { exitCode: EXIT.usage });
-      setExitCode(await run(options, io));
+      if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
+      if (!options.watch) {
+        setExitCode(await run(options, io));
+        return;
+      }
+      // What no later sync can fix is refused now, not retried forever.
+      const intervalMs = intervalMsOf(options.interval);
+      await readLandscape(options.landscape);
+      KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+      await runUntilStopped({ pass: () => run(options, io), intervalMs, io });
+      setExitCode(EXIT.ok);
     });
 }
 

@@ -8,7 +8,6 @@ import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
 import { objectSource, type ObjectSource } from '../adapters/kube/object-source.js';
 import { generate, type GenerateResult } from '../generator/generate.js';
 import { RenderMemo } from '../generator/render-memo.js';
-import { watchLoop } from '../generator/watch.js';
 import type { RuntimeInput } from '../generator/render/render-runtimes.js';
 import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
@@ -16,6 +15,7 @@ import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
+import { intervalMsOf, runUntilStopped } from './until-stopped.js';
 import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 import { GITHUB_API } from '../adapters/forge/github.js';
 
@@ -23,8 +23,6 @@ import { GITHUB_API } from '../adapters/forge/github.js';
 const DEFAULT_KCP_NAMESPACE = 'kcp-system';
 /** A pass at least this often in --watch: merges and approvals on the forge arrive without a Runtime event. */
 const DEFAULT_INTERVAL_SECONDS = 60;
-/** A day: longer intervals overflow Node's timers (~24.8 days) and would mean no resync at all. */
-const MAX_INTERVAL_SECONDS = 86_400;
 
 interface GenerateOptions {
   landscape: string;
@@ -105,10 +103,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
     throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
   }
-  const intervalMs = Number(options.interval) * 1000;
-  if (!(intervalMs >= 1000 && intervalMs <= MAX_INTERVAL_SECONDS * 1000)) {
-    throw new ConfigError('--interval', '', `${options.interval} is not a number of seconds between 1 and ${MAX_INTERVAL_SECONDS}`);
-  }
+  const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
   const settings = conversionSettingsOf(landscape);
   const log = (line: string) => io.stdout(`${line}\n`);
@@ -147,42 +142,20 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
 
   try {
     if (!watch) return await pass();
-    // Stopping the sources at once ends a pass still waiting for a first list (an API that never answered).
-    await watchUntilStopped(pass, runtimes, intervalMs, io, () => void Promise.all([runtimes.stop(), garden?.stop()]));
+    await runUntilStopped({
+      pass,
+      intervalMs,
+      io,
+      started: (loop) => runtimes.onChange(() => loop.trigger()),
+      // Stopping the sources at once ends a pass still waiting for a first list (an API that never answered).
+      stopping: () => void Promise.all([runtimes.stop(), garden?.stop()]),
+    });
     return EXIT.ok;
   } finally {
     await Promise.all([runtimes.stop(), garden?.stop()]);
   }
 }
 
-/** Passes until SIGINT/SIGTERM (or the caller's signal); a failed pass is reported and retried, never fatal. */
-async function watchUntilStopped(pass: () => Promise<number>, runtimes: RuntimeSource, intervalMs: number, io: CliIo, stopSources: () => void): Promise<void> {
-  const controller = new AbortController();
-  const stop = () => {
-    controller.abort();
-    stopSources();
-  };
-  io.signal?.addEventListener('abort', stop, { once: true });
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    const loop = watchLoop({
-      pass: async () => void (await pass()),
-      intervalMs,
-      signal: controller.signal,
-      onFailure: (error, retryInMs) => {
-        if (controller.signal.aborted) return; // the pass ended because we stop
-        reportFailure(error, io);
-        io.stderr(`the next pass starts in ${Math.round(retryInMs / 1000)} s\n`);
-      },
-    });
-    runtimes.onChange(() => loop.trigger());
-    await loop.done;
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
-}
 
 interface RuntimeSource {
   /** The Runtimes now, and the ones that could not be read (one line each). */

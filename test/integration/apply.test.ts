@@ -122,3 +122,34 @@ describe('kimops apply --once', () => {
     }
   }, 120_000);
 });
+
+describe('kimops apply --watch', () => {
+  it('syncs every commit main gets until it is stopped', async () => {
+    const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const gitdir = join(dir.path, 'repo.git');
+    const runtimes = join(dir.path, 'runtimes');
+    await dir.write('runtimes/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8'));
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
+    expect((await kimops(generate)).code).toBe(0);
+    const controller = new AbortController();
+    const watching = kimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1'], '', controller.signal);
+    try {
+      await eventually(`${AWS} created`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? true : undefined));
+      // A new commit on main (a worker maximum raised, merged by generate) reaches the Garden on a later sync.
+      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'));
+      expect((await kimops(generate)).code).toBe(0);
+      await eventually(`${AWS} scaled`, async () => {
+        const shoot = await getShoot(env.garden, project.namespace, AWS);
+        return shoot?.spec.provider.workers[0]?.maximum === 23 ? true : undefined;
+      });
+    } finally {
+      controller.abort();
+      const result = await watching;
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      await deleteShoot(env.garden, project.namespace, AWS);
+      await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
+    }
+  }, 60_000);
+});
