@@ -56,13 +56,16 @@ function fakeGarden(failures: Record<string, { status: number; message: string }
   return { garden, calls };
 }
 
+/** No waiting in unit tests: transient failures are retried at once. */
+const NO_WAIT = { sleep: async () => undefined };
+
 describe('executePlan', () => {
   it('applies companions before their Shoot, with the ownership label and the commit', async () => {
     const plan = planSync({ desired: { shoots: [want(shoot('a'), [configMap('auth-a')])], problems: [] }, live: [], liveCompanions: [], commit: 'c1', massDeletion: POLICY });
     const applied: KubeObject[] = [];
     const { garden, calls } = fakeGarden();
     const recording: GardenWriter = { ...garden, apply: async (object, manager, options) => (applied.push(object), garden.apply(object, manager, options)) };
-    const result = await executePlan({ plan, garden: recording, namespace: NS });
+    const result = await executePlan({ plan, garden: recording, namespace: NS, pacing: NO_WAIT });
     expect(calls).toEqual(['APPLY ConfigMap/auth-a', 'APPLY Shoot/a']);
     expect(applied[0]?.metadata.labels).toMatchObject({ [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, [COMPANION_OF_LABEL]: 'a' });
     expect(applied[1]?.metadata).toMatchObject({ labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE }, annotations: { 'kimops.kyma-project.io/applied-commit': 'c1' } });
@@ -76,12 +79,12 @@ describe('executePlan', () => {
     live.metadata.annotations = { ...live.metadata.annotations, 'kimops.kyma-project.io/applied-commit': 'old' };
     const unchanged = planSync({ desired: { shoots: [want(shoot('a'))], problems: [] }, live: [live], liveCompanions: [], commit: 'c2', massDeletion: POLICY });
     const quiet = fakeGarden();
-    expect((await executePlan({ plan: unchanged, garden: quiet.garden, namespace: NS })).skipped).toMatchObject([{ shoot: 'a', action: 'unchanged' }]);
+    expect((await executePlan({ plan: unchanged, garden: quiet.garden, namespace: NS, pacing: NO_WAIT })).skipped).toMatchObject([{ shoot: 'a', action: 'unchanged' }]);
     expect(quiet.calls).toEqual([]);
 
     const refused = planSync({ desired: { shoots: [], problems: [] }, live: [owned('a'), owned('b')], liveCompanions: [], commit: 'c2', massDeletion: POLICY });
     const none = fakeGarden();
-    const result = await executePlan({ plan: refused, garden: none.garden, namespace: NS });
+    const result = await executePlan({ plan: refused, garden: none.garden, namespace: NS, pacing: NO_WAIT });
     expect(result.refused).toContain('refusing to propose deleting 2 of 2 shoots');
     expect(none.calls).toEqual([]);
   });
@@ -89,9 +92,10 @@ describe('executePlan', () => {
   it('reports a failed Shoot with the server message and the fix, and goes on with the others', async () => {
     const plan = planSync({ desired: { shoots: [want(shoot('a'), [configMap('auth-a')]), want(shoot('b'))], problems: [] }, live: [], liveCompanions: [], commit: 'c1', massDeletion: POLICY });
     const { garden, calls } = fakeGarden({ 'APPLY ConfigMap/auth-a': { status: 409, message: 'conflict' } });
-    const result = await executePlan({ plan, garden, namespace: NS });
-    // The Shoot of a companion that failed is not applied: Gardener would refuse it without its ConfigMap.
-    expect(calls).toEqual(['APPLY ConfigMap/auth-a', 'APPLY Shoot/b']);
+    const result = await executePlan({ plan, garden, namespace: NS, pacing: NO_WAIT });
+    // A conflict is tried four times; the Shoot of a companion that still failed is not applied: Gardener
+    // would refuse it without its ConfigMap.
+    expect(calls).toEqual([...Array(4).fill('APPLY ConfigMap/auth-a'), 'APPLY Shoot/b']);
     expect(result.failed).toEqual([{ shoot: 'a', action: 'create', lines: ['apply ConfigMap auth-a: 409: conflict — another writer changed the object at the same time: the next sync applies it again'] }]);
     expect(result.applied.map((o) => o.shoot)).toEqual(['b']);
     expect(result.unreachable).toBe(false);
@@ -101,12 +105,12 @@ describe('executePlan', () => {
     const companions = [configMap('auth-a', 'a')];
     const plan = planSync({ desired: { shoots: [want(shoot('keep'))], problems: [] }, live: [owned('a'), owned('keep')], liveCompanions: companions, commit: 'c3', massDeletion: POLICY });
     const gone = fakeGarden();
-    const done = await executePlan({ plan, garden: gone.garden, namespace: NS });
+    const done = await executePlan({ plan, garden: gone.garden, namespace: NS, pacing: NO_WAIT });
     expect(gone.calls).toEqual(['PATCH Shoot/a', 'DELETE Shoot/a', 'GET Shoot/a', 'DELETE ConfigMap/auth-a']);
     expect(done.applied[0]?.lines).toEqual(['deletion of Shoot a confirmed and requested', 'deleted ConfigMap auth-a', 'Shoot a is gone']);
 
     const still = fakeGarden({}, new Set(['a']));
-    const pending = await executePlan({ plan, garden: still.garden, namespace: NS });
+    const pending = await executePlan({ plan, garden: still.garden, namespace: NS, pacing: NO_WAIT });
     expect(still.calls.filter((c) => c.includes('/a'))).toEqual(['PATCH Shoot/a', 'DELETE Shoot/a', 'GET Shoot/a']);
     expect(pending.applied[0]?.lines.at(-1)).toBe('Gardener is deleting Shoot a; ConfigMap auth-a left for a sync after it is gone');
   });
@@ -117,8 +121,8 @@ describe('executePlan', () => {
     const orphans = orphanedCompanions(plan, new Set(['c']), live);
     expect(orphans.map((o) => o.metadata.name)).toEqual(['auth-a']);
     const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 0, message: 'cannot reach' } });
-    const result = await executePlan({ plan, garden, namespace: NS, orphans });
-    expect(calls).toEqual(['APPLY Shoot/b', 'DELETE ConfigMap/auth-a']);
+    const result = await executePlan({ plan, garden, namespace: NS, orphans, pacing: NO_WAIT });
+    expect(calls).toEqual([...Array(4).fill('APPLY Shoot/b'), 'DELETE ConfigMap/auth-a']);
     expect(result.cleaned).toEqual(['ConfigMap auth-a (its Shoot a is gone)']);
     expect(result.unreachable).toBe(true);
   });

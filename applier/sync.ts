@@ -7,6 +7,7 @@ import { describeFailure } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
+import { pacedWriter, type Pacing } from './paced-writer.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
 
 /** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
@@ -30,6 +31,8 @@ export interface SyncInput {
    * earlier sync left them): deleted now. From `orphanedCompanions`.
    */
   orphans?: readonly KubeObject[];
+  /** How requests are paced and retried (paced-writer.ts); KIM's 5 QPS / burst 5 and 4 tries when absent. */
+  pacing?: Pacing;
 }
 
 /** What happened to one Shoot; `lines` say it for a human (field paths, the server's message and the fix). */
@@ -64,10 +67,10 @@ class WriteFailed extends Error {
   }
 }
 
-export async function executePlan({ plan, garden, namespace, orphans = [] }: SyncInput): Promise<SyncResult> {
+export async function executePlan({ plan, garden, namespace, orphans = [], pacing }: SyncInput): Promise<SyncResult> {
   const result: SyncResult = { commit: plan.commit, applied: [], skipped: [], failed: [], cleaned: [], unreachable: false };
   if (plan.refused) return { ...result, refused: plan.refused.message };
-  const writer = new Writer(garden, namespace, plan.fieldManager);
+  const writer = new Writer(pacedWriter(garden, pacing), namespace, plan.fieldManager);
   for (const entry of plan.entries) {
     if (entry.action === 'unchanged' || entry.action === 'blocked') {
       result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });

@@ -1,0 +1,73 @@
+// The Garden as the applier writes to it: requests paced by a token bucket (KIM's client limits, so the
+// applier is no harder on gardener-apiserver than the controller it replaces) and transient failures —
+// a conflict, throttling, a 5xx, a dropped connection — retried with exponential backoff before they
+// count as the Shoot's failure. A 4xx that will not change (400, 403, 404, 422) is returned at once.
+import type { KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
+import type { ObjectRef } from '../adapters/kube/resources.js';
+import type { GardenWriter } from './sync.js';
+
+/** KIM's Gardener client: QPS 5, burst 5 (the issue's default; client-go's own defaults are the same). */
+export const DEFAULT_QPS = 5;
+export const DEFAULT_BURST = 5;
+/** Tries per request, the first included; with the delays below a transient failure gets ~3.5 s to pass. */
+export const DEFAULT_ATTEMPTS = 4;
+export const DEFAULT_BASE_DELAY_MS = 500;
+export const DEFAULT_MAX_DELAY_MS = 10_000;
+
+export interface Pacing {
+  qps?: number;
+  burst?: number;
+  attempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Injectable for tests; a real timer when absent. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/** 0: unreachable; 409: the object changed under us; 429: the server throttles; 5xx: it failed. */
+export function isTransient(status: number): boolean {
+  return status === 0 || status === 409 || status === 429 || status >= 500;
+}
+
+export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWriter {
+  const qps = pacing.qps ?? DEFAULT_QPS;
+  const burst = pacing.burst ?? DEFAULT_BURST;
+  const attempts = Math.max(1, pacing.attempts ?? DEFAULT_ATTEMPTS);
+  const base = pacing.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  const max = pacing.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  const sleep = pacing.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = pacing.now ?? Date.now;
+  let tokens = burst;
+  let refilled = now();
+
+  /** Waits for a token: the bucket holds `burst` and refills at `qps` per second. */
+  const token = async () => {
+    for (;;) {
+      const t = now();
+      tokens = Math.min(burst, tokens + ((t - refilled) / 1000) * qps);
+      refilled = t;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return;
+      }
+      await sleep(Math.ceil(((1 - tokens) / qps) * 1000));
+    }
+  };
+
+  const paced = async <T>(call: () => Promise<KubeResult<T>>): Promise<KubeResult<T>> => {
+    for (let attempt = 1; ; attempt++) {
+      await token();
+      const result = await call();
+      if (result.ok || !isTransient(result.status) || attempt >= attempts) return result;
+      await sleep(Math.min(max, base * 2 ** (attempt - 1)));
+    }
+  };
+
+  return {
+    apply: <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => paced(() => garden.apply(object, fieldManager, options)),
+    patch: <T extends KubeObject>(ref: ObjectRef, patch: unknown) => paced(() => garden.patch<T>(ref, patch)),
+    delete: (ref: ObjectRef) => paced(() => garden.delete(ref)),
+    get: <T extends KubeObject>(ref: ObjectRef) => paced(() => garden.get<T>(ref)),
+  };
+}
