@@ -2,7 +2,8 @@
 // line and its exit code. The syncs themselves run against the real control plane in
 // test/integration/apply.test.ts.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { kimops } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 
@@ -36,6 +37,36 @@ describe('kimops apply', () => {
     const landscape = await kimops([...base.map((a) => (a === 'dev' ? 'nowhere' : a)), '--watch']);
     expect(landscape.code).toBe(2);
     expect(landscape.stderr).toContain('no landscape "nowhere" ships with kimops');
+  });
+
+  it('refuses --webhook-port without KIMOPS_WEBHOOK_SECRET, without --watch, or on a port it cannot have, before looping', async () => {
+    const { gitdir, kubeconfig } = await repoAndKubeconfig();
+    const base = ['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig];
+    vi.stubEnv('KIMOPS_WEBHOOK_SECRET', '');
+    try {
+      const noSecret = await kimops([...base, '--watch', '--webhook-port', '0']);
+      expect(noSecret.code).toBe(2);
+      expect(noSecret.stderr).toContain('KIMOPS_WEBHOOK_SECRET: is not set');
+      vi.stubEnv('KIMOPS_WEBHOOK_SECRET', 's3cret');
+      const once = await kimops([...base, '--once', '--webhook-port', '0']);
+      expect(once.code).toBe(2);
+      expect(once.stderr).toContain('--webhook-port needs --watch');
+      const notAPort = await kimops([...base, '--watch', '--webhook-port', '70000']);
+      expect(notAPort.code).toBe(2);
+      expect(notAPort.stderr).toContain('--webhook-port: 70000 is not a port');
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = String((taken.address() as { port: number }).port);
+        const inUse = await kimops([...base, '--watch', '--webhook-port', port]);
+        expect(inUse.code).toBe(2);
+        expect(inUse.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+      } finally {
+        await new Promise<void>((resolve) => taken.close(() => resolve()));
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it.each([

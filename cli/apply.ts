@@ -5,6 +5,7 @@ import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
+import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { desiredFromFiles } from '../applier/desired.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanAction, type SyncPlan } from '../applier/plan.js';
 import { executePlan, orphanedCompanions, type SyncResult } from '../applier/sync.js';
@@ -18,6 +19,7 @@ import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { GIT_TOKEN_ENV, openLandscapeRepo } from './landscape-target.js';
 import { intervalMsOf, runUntilStopped } from './until-stopped.js';
+import type { WatchLoop } from '../generator/watch.js';
 
 interface ApplyOptions {
   landscape: string;
@@ -29,7 +31,12 @@ interface ApplyOptions {
   interval: string;
   dryRun?: boolean;
   allowMassDeletion?: string;
+  webhookPort?: string;
+  webhookHost: string;
 }
+
+/** The webhook's shared secret: from the environment only, never an option (it would show in `ps`). */
+export const WEBHOOK_SECRET_ENV = 'KIMOPS_WEBHOOK_SECRET';
 
 /** Flux polls its sources every minute by default; a merge reaches Gardener within that. */
 const DEFAULT_INTERVAL_SECONDS = 60;
@@ -49,6 +56,10 @@ fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or '
 --dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
 --watch syncs every --interval seconds (each sync works on main's newest commit and writes nothing when
 it is in sync) until SIGINT or SIGTERM; a failed sync is reported and retried with backoff.
+--webhook-port (with --watch) also listens for GitHub webhook deliveries (content type application/json,
+the push event) on --webhook-host (default ${DEFAULT_HOST}): a push to main whose X-Hub-Signature-256
+matches the secret in ${WEBHOOK_SECRET_ENV} starts a sync at once; polling goes on. The receiver speaks plain
+HTTP: put a reverse proxy or ingress that terminates TLS in front of it.
 
 Exit codes (--once): 0 in sync; 1 some Shoots failed (each named with the server's message and the fix), were
 held back by problems in the repo, or the mass-deletion guard refused the commit; 2 usage or
@@ -71,10 +82,13 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))
     .option('--dry-run', 'print the plan, write nothing')
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
+    .option('--webhook-port <port>', `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`)
+    .option('--webhook-host <address>', 'with --webhook-port: the address to listen on (TLS is terminated in front of it)', DEFAULT_HOST)
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
       if (!options.watch) {
+        if (options.webhookPort !== undefined) command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
         setExitCode(await run(options, io));
         return;
       }
@@ -82,9 +96,40 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       const intervalMs = intervalMsOf(options.interval);
       await readLandscape(options.landscape);
       KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
-      await runUntilStopped({ pass: () => run(options, io), intervalMs, io });
+      // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
+      let loop: WatchLoop | undefined;
+      const webhook = await webhookOf(options, io, () => loop?.trigger());
+      try {
+        await runUntilStopped({ pass: () => run(options, io), intervalMs, io, started: (l) => (loop = l) });
+      } finally {
+        await webhook?.close();
+      }
       setExitCode(EXIT.ok);
     });
+}
+
+/** The webhook receiver `--webhook-port` asks for, or none. */
+async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): Promise<WebhookReceiver | undefined> {
+  if (options.webhookPort === undefined) return undefined;
+  const port = Number(options.webhookPort);
+  if (!/^\d+$/.test(options.webhookPort) || port > 65_535) throw new ConfigError('--webhook-port', '', `${options.webhookPort} is not a port (0-65535)`);
+  const secret = process.env[WEBHOOK_SECRET_ENV] ?? '';
+  if (secret === '') {
+    throw new ConfigError(WEBHOOK_SECRET_ENV, '', "is not set: export the webhook's secret (the one configured on GitHub) in it to use --webhook-port");
+  }
+  try {
+    const receiver = await startWebhookReceiver({
+      port,
+      host: options.webhookHost,
+      secret,
+      onPush,
+      log: (o) => io.stderr(`webhook ${o.status}${o.event ? ` ${o.event}` : ''}${o.delivery ? ` ${o.delivery}` : ''}: ${o.message}\n`),
+    });
+    io.stderr(`webhook receiver listening on ${receiver.url}\n`);
+    return receiver;
+  } catch (error) {
+    throw new ConfigError('--webhook-port', '', `cannot listen on ${options.webhookHost}:${options.webhookPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`);
+  }
 }
 
 async function run(options: ApplyOptions, io: CliIo): Promise<number> {

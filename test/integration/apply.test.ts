@@ -1,9 +1,11 @@
 // `kimops apply --once` against the real gardener-apiserver, with the gardenlet simulator playing Gardener's
 // controllers: KEB's Runtimes generated into a landscape repo, then synced — create with companions first, a
 // no-op sync that writes nothing, a worker change, a deletion with confirmation — and --dry-run writing nothing.
+import { createHmac } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../applier/plan.js';
 import { DELETION_CONFIRMATION_ANNOTATION } from '../../applier/sync.js';
 import type { KubeObject } from '../../adapters/kube/kube-client.js';
@@ -152,4 +154,71 @@ describe('kimops apply --watch', () => {
       await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
     }
   }, 60_000);
+
+  it('syncs at once on a signed GitHub push delivery although the interval is an hour', async () => {
+    const secret = 'webhook-secret';
+    const landscape = await dir.write('landscape-hook/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const gitdir = join(dir.path, 'repo-hook.git');
+    const runtimes = join(dir.path, 'runtimes-hook');
+    await dir.write('runtimes-hook/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8'));
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
+    expect((await kimops(generate)).code).toBe(0);
+    const port = await freePort();
+    vi.stubEnv('KIMOPS_WEBHOOK_SECRET', secret);
+    const controller = new AbortController();
+    const watching = kimops(
+      ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '3600', '--webhook-port', String(port)],
+      '',
+      controller.signal,
+    );
+    try {
+      await eventually(`${AWS} created`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? true : undefined));
+      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'));
+      expect((await kimops(generate)).code).toBe(0);
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: main(gitdir) });
+      const response = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-github-delivery': 'd1',
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+        },
+        body,
+      });
+      expect(response.status).toBe(202);
+      await eventually(
+        `${AWS} scaled`,
+        async () => {
+          const shoot = await getShoot(env.garden, project.namespace, AWS);
+          return shoot?.spec.provider.workers[0]?.maximum === 23 ? true : undefined;
+        },
+        20_000,
+      );
+    } finally {
+      controller.abort();
+      vi.unstubAllEnvs();
+      const result = await watching;
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
+      expect(result.stderr).toContain('webhook 202 push d1: push to refs/heads/main');
+      await deleteShoot(env.garden, project.namespace, AWS);
+      await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
+    }
+    // The receiver is closed with the loop: its port is free again.
+    expect(await freePort(port)).toBe(port);
+  }, 60_000);
 });
+
+/** A port nothing listens on (or `port`, if it is free): listen on it, read it, close it. */
+function freePort(port = 0): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => {
+      const { port: found } = probe.address() as { port: number };
+      probe.close(() => resolve(found));
+    });
+  });
+}
