@@ -1,17 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { toYamlStream } from '../render/canonical-yaml.js';
 import { bindingName, exportFileName, exportPolicies, PARAMS_CONFIG_MAP, type ExportedObject } from './export.js';
+import { packPolicies } from '../../test/helpers/policy-pack.js';
 import { parsePolicyFile, parsePolicyFiles, type Policy } from './policy-file.js';
 
-const PACK = new URL('../../policies/default/', import.meta.url);
-const pack = parsePolicyFiles(
-  readdirSync(PACK)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .map((f) => ({ path: `policies/default/${f}`, text: readFileSync(new URL(f, PACK), 'utf8') })),
-);
+const pack = packPolicies;
 
 /** A small policy of its own, restricted to `landscapes`, with the given severity. */
 function policy(name: string, severity: 'deny' | 'warn', landscapes: string, params = false): Policy {

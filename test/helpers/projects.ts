@@ -1,11 +1,13 @@
 // Per-test isolation on the shared plane: a fresh Gardener Project (with the bindings, Secrets and
 // ConfigMaps a landscape's Shoots reference) or a fresh KCP namespace, removed again afterwards.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { describeFailure, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
 import { DELETION_CONFIRMATION, landscapeSettings } from './shoots.js';
+import type { TempDir } from './temp-dir.js';
 import type { Testenv } from './testenv.js';
 
 /** Kinds a project namespace holds for a landscape's Shoots to be admitted. */
@@ -96,4 +98,15 @@ export async function createTestNamespace(kcp: KubeClient, prefix = 'kcp-test-')
   const name = uniqueName(prefix, prefix.length + 8);
   await applyEach(kcp, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }]);
   return name;
+}
+
+/**
+ * A landscape folder for a test project: the shipped landscape's file with its Gardener project replaced,
+ * so `kimops … --landscape <folder>` writes into the project the test owns. Returns the file's path.
+ */
+export async function landscapeForProject(dir: TempDir, folder: string, landscape: string, project: { readonly namespace: string }): Promise<string> {
+  const shipped = readFileSync(`landscapes/${landscape}/landscape.yaml`, 'utf8');
+  const replaced = shipped.replace(/^(\s+project:) \S+$/m, `$1 ${project.namespace.slice('garden-'.length)}`);
+  if (replaced === shipped) throw new Error(`landscapes/${landscape}/landscape.yaml names no gardener project to replace`);
+  return dir.write(`${folder}/landscape.yaml`, replaced);
 }

@@ -12,7 +12,7 @@ import type { KubeObject } from '../../adapters/kube/kube-client.js';
 import type { Shoot } from '../../model/shoot.js';
 import { kimops } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { useTestProject } from '../helpers/projects.js';
+import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect, eventually } from '../helpers/testenv.js';
@@ -41,7 +41,7 @@ const main = (gitdir: string) => readFileSync(join(gitdir, 'refs/heads/main'), '
 
 describe('kimops apply --once', () => {
   it('creates, leaves alone, updates and deletes Shoots as main says; --dry-run writes nothing', async () => {
-    const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
     const gitdir = join(dir.path, 'repo.git');
     const runtimes = join(dir.path, 'runtimes');
     for (const file of ['aws.yaml', 'gcp.yaml']) await dir.write(`runtimes/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
@@ -127,7 +127,7 @@ describe('kimops apply --once', () => {
 
 describe('kimops apply --watch', () => {
   it('syncs every commit main gets until it is stopped', async () => {
-    const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
     const gitdir = join(dir.path, 'repo.git');
     const runtimes = join(dir.path, 'runtimes');
     await dir.write('runtimes/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8'));
@@ -157,7 +157,7 @@ describe('kimops apply --watch', () => {
 
   it('syncs at once on a signed GitHub push delivery although the interval is an hour', async () => {
     const secret = 'webhook-secret';
-    const landscape = await dir.write('landscape-hook/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+    const landscape = await landscapeForProject(dir, 'landscape-hook', 'stage', project);
     const gitdir = join(dir.path, 'repo-hook.git');
     const runtimes = join(dir.path, 'runtimes-hook');
     await dir.write('runtimes-hook/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8'));

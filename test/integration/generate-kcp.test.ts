@@ -10,7 +10,7 @@ import { RUNTIME_API_VERSION } from '../../model/runtime.js';
 import type { Shoot } from '../../model/shoot.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
-import { createTestNamespace, useTestProject } from '../helpers/projects.js';
+import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { createRendered, exampleRuntime, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect, eventually } from '../helpers/testenv.js';
@@ -23,7 +23,7 @@ const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 
 /** The stage landscape (credentials bindings, which Kubernetes 1.34 requires) pointed at this file's Gardener project, a landscape repo for it, and a KCP namespace. */
 async function setup() {
-  const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+  const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
   const gitdir = join(dir.path, 'repo.git');
   expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
   const namespace = await createTestNamespace(env.kcp, 'kcp-gen-');

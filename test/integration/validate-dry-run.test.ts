@@ -1,14 +1,13 @@
 // `kimops validate --garden-kubeconfig`: each changed Shoot (and its companions) applied with dryRun=All
 // against the real gardener-apiserver, whose verdict is reported beside the policies; nothing written.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { KubeObject } from '../../adapters/kube/kube-client.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
-import { useTestProject } from '../helpers/projects.js';
+import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect } from '../helpers/testenv.js';
@@ -19,7 +18,7 @@ const dir = useTempDir('validate-dry-run');
 
 /** A stage landscape repo for this file's project, the aws example merged, checked out. */
 async function checkout(): Promise<{ work: string; landscape: string }> {
-  const landscape = await dir.write('landscape/landscape.yaml', readFileSync('landscapes/stage/landscape.yaml', 'utf8').replace(/project: kyma-stage/, `project: ${project.namespace.slice('garden-'.length)}`));
+  const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
   const gitdir = join(dir.path, 'landscape.git');
   expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
   expect((await kimops(['generate', '--landscape', landscape, '--runtimes', 'examples/runtimes/keb/aws.yaml', '--repo', gitdir, '--once'])).code).toBe(0);
