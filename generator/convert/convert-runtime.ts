@@ -6,6 +6,7 @@ import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
 import { auditLogTenantFor } from './audit-log-tenant.js';
 import type { ConverterContext, ExtenderInput } from './context.js';
+import { keepCreateOnlyFields } from './live-rules.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
 import { validateLiveShoot } from './validate-live-shoot.js';
@@ -87,21 +88,6 @@ function runPipeline(runtime: Runtime, ctx: ConverterContext, live?: Shoot): { s
   for (const extend of live ? UPDATE_EXTENDERS : CREATE_EXTENDERS) extend(draft, input);
   if (live) keepCreateOnlyFields(draft, live);
   return { shoot: draft, companions: [structuredAuthConfigMap(input, namespace)] };
-}
-
-/**
- * Gardener fixes these at creation; KIM's patch leaves them out and server-side apply keeps the
- * live values. A Git manifest must state them, so update mode copies them from the live Shoot.
- */
-function keepCreateOnlyFields(draft: Shoot, live: Shoot): void {
-  if (live.spec.tolerations) draft.spec.tolerations = structuredClone(live.spec.tolerations);
-  const liveServiceAccount = live.spec.kubernetes?.kubeAPIServer?.serviceAccountConfig;
-  if (liveServiceAccount) {
-    draft.spec.kubernetes.kubeAPIServer = { ...draft.spec.kubernetes.kubeAPIServer, serviceAccountConfig: structuredClone(liveServiceAccount) };
-  }
-  const { ipFamilies, providerConfig } = live.spec.networking ?? {};
-  if (ipFamilies) draft.spec.networking.ipFamilies = [...ipFamilies];
-  if (providerConfig) draft.spec.networking.providerConfig = structuredClone(providerConfig);
 }
 
 /** Production Shoots only, and only where the landscape has a window for the region (KIM's rule). */

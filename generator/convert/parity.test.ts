@@ -2,14 +2,13 @@
 // converter — create cases in create mode, patch cases in update mode, unit cases through the
 // named helper. A case we deliberately do not follow must be listed in DEVIATIONS with its ADR,
 // and is then asserted to differ, so the list cannot go stale.
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeKimConfig, lookupAuditLogTenant, aclFromConfigMap } from '../../model/kim-config.js';
-import type { AuditLogTenant, ConverterConfig } from '../../model/converter-config.js';
+import { decodeKimConfig, lookupAuditLogTenant } from '../../model/kim-config.js';
+import type { ConverterConfig } from '../../model/converter-config.js';
 import { FieldError } from '../../model/errors.js';
 import type { JsonObject, Shoot } from '../../model/shoot.js';
-import { checkMatcher, type Matcher } from '../../test/helpers/json-pointer.js';
-import type { ConverterContext } from './context.js';
+import { checkMatcher } from '../../test/helpers/json-pointer.js';
+import { contextOf, loadCases, type ParityCase } from '../../test/helpers/parity-cases.js';
 import { convertWithContext } from './convert-runtime.js';
 import { ensureNetRawDefault } from './extenders/gvisor.js';
 import { aws, awsZones } from './providers/aws.js';
@@ -18,42 +17,8 @@ import { gdch, gdchZones, subnetShiftForZoneCount } from './providers/gdch.js';
 import { applyTotalMaxPodsCap, maxPodsFromCidr } from './support/max-pods.js';
 import { compareVersions } from './support/semver.js';
 
-interface ParityCase {
-  id: string;
-  source: string;
-  kind: 'create' | 'patch' | 'unit';
-  given: Record<string, unknown>;
-  expect: Matcher[];
-}
-
-const FIXTURES = new URL('../../test/fixtures/parity/', import.meta.url);
-
 /** Cases where kimops differs from KIM on purpose: id → the ADR that says why. */
 const DEVIATIONS: Record<string, string> = {};
-
-function loadCases(): { topic: string; cases: ParityCase[] }[] {
-  return readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(new URL(f, FIXTURES), 'utf8')) as { topic: string; cases: ParityCase[] });
-}
-
-function contextOf(given: Record<string, unknown>): ConverterContext {
-  const config = ((given.config as { converter?: ConverterConfig } | undefined)?.converter ?? {}) as ConverterConfig;
-  const flags = given.flags as ConverterContext['flags'];
-  const audit = given.auditLogData as AuditLogTenant | undefined;
-  const aclName = config.kubernetes?.kubeApiServer?.acl?.configMapName;
-  const aclMap = ((given.kcpConfigMaps ?? []) as { metadata: { name: string } }[]).find((cm) => cm.metadata.name === aclName);
-  return {
-    config,
-    flags,
-    // KIM compares the audit data with its zero value: all-empty means none.
-    auditLog: audit && (audit.tenantID || audit.serviceURL || audit.secretName) ? audit : undefined,
-    maintenanceWindow: given.maintenanceTimeWindow as ConverterContext['maintenanceWindow'],
-    acl: aclMap ? aclFromConfigMap(aclMap, `ConfigMap kcp-system/${aclName}`) : undefined,
-    registryCacheSecrets: given.registryCacheGardenSecretNames as Record<string, string> | undefined,
-  };
-}
 
 const noMaxPods = (v: unknown) => (typeof v === 'number' ? v : undefined);
 

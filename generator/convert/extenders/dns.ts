@@ -2,6 +2,7 @@
 // landscape configures none.
 import type { ConverterConfig } from '../../../model/converter-config.js';
 import type { Extender } from '../context.js';
+import { keepsLiveDns } from '../live-rules.js';
 
 export function externalDns(config: ConverterConfig): { secretName: string; domainPrefix: string; providerType: string } | undefined {
   const dns = config.dns;
@@ -32,9 +33,8 @@ export const createDns: Extender = (draft, { runtime, ctx }) => {
 
 /** A live Shoot on internal (or legacy) DNS keeps it: Gardener cannot move a Shoot's domain. */
 export const patchDns: Extender = (draft, input) => {
-  const liveDns = input.live?.spec.dns;
-  if (liveDns && (liveDns.providers ?? []).length === 0) {
-    draft.spec.dns = structuredClone(liveDns);
+  if (keepsLiveDns(input.live)) {
+    draft.spec.dns = structuredClone(input.live?.spec.dns);
     return;
   }
   createDns(draft, input);

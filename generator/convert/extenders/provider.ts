@@ -2,11 +2,11 @@
 // Create renders them from the Runtime; update aligns them with the live Shoot so that nothing
 // Gardener would refuse or a customer would feel (lost zones, downgraded images) is proposed.
 import { FieldError } from '../../../model/errors.js';
-import { asJsonObject, isJsonObject } from '../../../model/json.js';
+import { isJsonObject } from '../../../model/json.js';
 import type { Runtime } from '../../../model/runtime.js';
-import type { JsonObject, Shoot, Worker } from '../../../model/shoot.js';
+import type { Shoot, Worker } from '../../../model/shoot.js';
 import { cloneJson } from '../support/clone.js';
-import { neverDowngrade } from '../support/semver.js';
+import { keepsLiveProviderConfigs, workersAlignedWithLive, zonesAdded } from '../live-rules.js';
 import type { ConverterContext, Extender } from '../context.js';
 import { providerModule } from '../providers/index.js';
 import type { ProviderModule } from '../providers/provider.js';
@@ -55,45 +55,13 @@ export const createProvider: Extender = (draft, { runtime, ctx }) => {
   };
 };
 
-/**
- * A Runtime worker adjusted to its live counterpart: live zones keep their order and are never
- * removed (Gardener rejects removing a zone), new zones are appended; a higher live image
- * version of the same image wins (no downgrade); the live update strategy is inherited.
- */
-function alignWithLive(worker: Worker, live: Worker | undefined): Worker {
-  if (!live) return worker;
-  const liveZones = live.zones ?? [];
-  const aligned: Worker = { ...worker, zones: [...liveZones, ...(worker.zones ?? []).filter((z) => !liveZones.includes(z))] };
-  const image = worker.machine.image;
-  const liveImage = live.machine.image;
-  if (image && liveImage?.name && liveImage.name === image.name && liveImage.version) {
-    aligned.machine = { ...worker.machine, image: { ...image, version: neverDowngrade(image.version ?? '', liveImage.version) } };
-  }
-  if (aligned.updateStrategy === undefined && live.updateStrategy !== undefined) aligned.updateStrategy = live.updateStrategy;
-  return aligned;
-}
-
-/** Live workers keep their position; workers new to the Shoot follow, in Runtime order. See ADR 0002. */
-function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
-  const position = (w: Worker) => {
-    const index = live.findIndex((l) => l.name === w.name);
-    return index < 0 ? live.length : index;
-  };
-  return workers.map((w, i) => ({ w, i })).sort((a, b) => position(a.w) - position(b.w) || a.i - b.i).map(({ w }) => w);
-}
-
-function zonesOfConfig(config: JsonObject): unknown[] {
-  const { zones } = asJsonObject(config.networks);
-  return Array.isArray(zones) ? zones : [];
-}
-
 export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
   const liveProvider = (live as Shoot).spec.provider;
   const type = runtime.spec.shoot.provider.type;
   const provider = providerModule(type);
   const liveWorkers = liveProvider.workers ?? [];
-  const workers = inLiveOrder(
-    runtimeWorkers(runtime).map((w) => alignWithLive(withDefaultImage(w, ctx.config), liveWorkers.find((l) => l.name === w.name))),
+  const workers = workersAlignedWithLive(
+    runtimeWorkers(runtime).map((w) => withDefaultImage(w, ctx.config)),
     liveWorkers,
   );
 
@@ -101,16 +69,14 @@ export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
   if (!liveInfra) {
     throw new FieldError('live Shoot spec.provider.infrastructureConfig', 'is missing; the live Shoot cannot be updated safely — check it in Gardener');
   }
-  const liveZones = uniqueZones(liveWorkers);
-  const addedZones = uniqueZones(workers).filter((z) => !liveZones.includes(z));
-  const azureLite = type === 'azure' && zonesOfConfig(liveInfra).length === 0;
+  const addedZones = zonesAdded(workers, liveWorkers);
   let infrastructureConfig = cloneJson(liveInfra);
   let controlPlaneConfig = cloneJson(liveProvider.controlPlaneConfig);
-  if (addedZones.length > 0 && !azureLite) {
+  if (!keepsLiveProviderConfigs(type, liveInfra, addedZones)) {
     // Dual-stack is decided at creation. KIM regenerates without it, which drops a dual-stack AWS
     // Shoot's load-balancer controller; kimops keeps what the live config says (ADR 0002).
     const liveDualStack = isJsonObject(liveInfra.dualStack) && liveInfra.dualStack.enabled === true;
-    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...liveZones, ...addedZones], dualStack: liveDualStack, config: ctx.config };
+    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...uniqueZones(liveWorkers), ...addedZones], dualStack: liveDualStack, config: ctx.config };
     const generated = provider.infrastructureConfig(input);
     infrastructureConfig = provider.mergeInfrastructureConfig ? provider.mergeInfrastructureConfig(generated, liveInfra) : generated;
     controlPlaneConfig = provider.controlPlaneConfig(input);
