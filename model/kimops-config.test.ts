@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { DEFAULT_COMMIT_AUTHOR, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
+import { DEFAULT_APPLY, DEFAULT_COMMIT_AUTHOR, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
 kind: KimopsConfig
@@ -32,6 +32,7 @@ describe('parseKimopsConfig', () => {
       massDeletion: DEFAULT_MASS_DELETION,
       rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
       commit: { author: DEFAULT_COMMIT_AUTHOR },
+      apply: DEFAULT_APPLY,
     });
   });
 
@@ -48,6 +49,11 @@ rollout:
   waveSize: 200
 commit:
   author: {name: landscape-bot, email: bot@users.noreply.example.com}
+apply:
+  fieldManager: kim
+  forceDeletion: true
+  timeouts: {update: 1h30m}
+  concurrency: 8
 `);
     expect(config.policySet).toBe('strict');
     expect(config.drift).toBe('correct');
@@ -57,6 +63,7 @@ commit:
     expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
     expect(config.rollout.waveSize).toBe(200);
     expect(config.commit.author).toEqual({ name: 'landscape-bot', email: 'bot@users.noreply.example.com' });
+    expect(config.apply).toEqual({ ...DEFAULT_APPLY, fieldManager: 'kim', forceDeletion: true, concurrency: 8, timeouts: { ...DEFAULT_APPLY.timeouts, update: 5_400_000 } });
   });
 
   it.each([
@@ -69,6 +76,10 @@ commit:
     ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
     ['an author git would refuse', `${minimal}commit: { author: { name: "a <b>", email: x@y } }\n`, 'commit.author.name: must match pattern'],
     ['an empty wave', `${minimal}rollout: { waveSize: 0 }\n`, 'rollout.waveSize: must be >= 1'],
+    ['a timeout that is no duration', `${minimal}apply: { timeouts: { create: 60 } }\n`, 'apply.timeouts.create: must be string'],
+    ['a timeout in the wrong unit', `${minimal}apply: { timeouts: { delete: 1d } }\n`, 'apply.timeouts.delete: must match pattern'],
+    ['a timeout under a second', `${minimal}apply: { timeouts: { delete: 10ms } }\n`, 'apply.timeouts.delete: 10ms is not a duration of a second or more'],
+    ['no concurrency', `${minimal}apply: { concurrency: 0 }\n`, 'apply.concurrency: must be >= 1'],
     ['broken YAML', 'landscape: [dev', 'kimops.yaml: line'],
   ])('rejects %s with a message naming the field', (_what, text, message) => {
     expect(problem(text)).toContain(message);

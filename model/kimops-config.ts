@@ -3,6 +3,7 @@
 // caller reads the file and passes its text.
 import { Ajv } from 'ajv';
 import { ConfigError } from './errors.js';
+import { parseGoDuration } from './go-duration.js';
 import { parseYaml11 } from './yaml-input.js';
 
 export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
@@ -39,7 +40,36 @@ export interface KimopsConfig {
   rollout: { waveSize: number };
   /** Who kimops's commits are by (a bot account's noreply address, so the forge links them). */
   commit: { author: { name: string; email: string } };
+  apply: ApplySettings;
 }
+
+/** How the applier writes to the Garden. */
+export interface ApplySettings {
+  /** Server-side apply field manager: `kimops`, or KIM's `kim` for a take-over that removes KIM's leftovers (applier/README.md). */
+  fieldManager: string;
+  /** Whether a deletion stuck on Gardener's force-deletable error codes gets `confirmation.gardener.cloud/force-deletion`. */
+  forceDeletion: boolean;
+  /** How long a Shoot operation may run before it counts as failed (for the backfiller), in milliseconds; polling goes on. */
+  timeouts: { create: number; update: number; delete: number };
+  /** Requests per second to the Garden and the burst above it (KIM's --gardener-ratelimiter-qps/-burst). */
+  qps: number;
+  burst: number;
+  /** Shoots written at the same time within those limits. */
+  concurrency: number;
+}
+
+/**
+ * KIM's client limits (5 QPS, burst 5); KEB gives provisioning and deprovisioning 60 minutes, so an
+ * operation running longer has failed for KEB whatever Gardener still tries.
+ */
+export const DEFAULT_APPLY: Readonly<ApplySettings> = {
+  fieldManager: 'kimops',
+  forceDeletion: false,
+  timeouts: { create: 3_600_000, update: 3_600_000, delete: 3_600_000 },
+  qps: 5,
+  burst: 5,
+  concurrency: 4,
+};
 
 /** The author of kimops's commits when kimops.yaml names none. */
 export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = { name: 'kimops', email: 'kimops@localhost' };
@@ -74,6 +104,8 @@ export const DEFAULT_MASS_DELETION: Readonly<MassDeletionGuard> = { maxShoots: 2
 export const DEFAULT_ROLLOUT_WAVE_SIZE = 50;
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** A positive Go duration such as 90m or 1h30m (parsed by parseGoDuration). */
+const GO_DURATION = '^([0-9]+(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$';
 const CLASS_POLICY = {
   type: 'object',
   additionalProperties: false,
@@ -105,6 +137,23 @@ const SCHEMA = {
       properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
     },
     rollout: { type: 'object', additionalProperties: false, properties: { waveSize: { type: 'integer', minimum: 1 } } },
+    apply: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        // A field manager is any name up to 128 characters (apimachinery's ValidateFieldManager).
+        fieldManager: { type: 'string', minLength: 1, maxLength: 128 },
+        forceDeletion: { type: 'boolean' },
+        timeouts: {
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(['create', 'update', 'delete'].map((op) => [op, { type: 'string', pattern: GO_DURATION }])),
+        },
+        qps: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+        burst: { type: 'integer', minimum: 1, maximum: 1000 },
+        concurrency: { type: 'integer', minimum: 1, maximum: 64 },
+      },
+    },
     commit: {
       type: 'object',
       additionalProperties: false,
@@ -123,7 +172,8 @@ const SCHEMA = {
 
 const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
 
-type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout' | 'commit'> & {
+type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout' | 'commit' | 'apply'> & {
+  apply?: Partial<Omit<ApplySettings, 'timeouts'>> & { timeouts?: Partial<Record<keyof ApplySettings['timeouts'], string>> };
   commit?: { author?: { name: string; email: string } };
   rollout?: { waveSize?: number };
   mergePolicy?: Partial<Record<PolicyClass, { mode: ClassPolicy['mode']; approvals?: number }>>;
@@ -170,5 +220,17 @@ export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsCon
     massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
     rollout: { waveSize: raw.rollout?.waveSize ?? DEFAULT_ROLLOUT_WAVE_SIZE },
     commit: { author: raw.commit?.author ?? { ...DEFAULT_COMMIT_AUTHOR } },
+    apply: applySettingsOf(raw.apply, source),
   };
+}
+
+function applySettingsOf(raw: RawConfig['apply'], source: string): ApplySettings {
+  const { timeouts, ...rest } = raw ?? {};
+  const parsed = { ...DEFAULT_APPLY.timeouts };
+  for (const [op, text] of Object.entries(timeouts ?? {}) as [keyof ApplySettings['timeouts'], string][]) {
+    const nanos = parseGoDuration(text);
+    if (nanos === undefined || nanos < 1e9) throw new ConfigError(source, `apply.timeouts.${op}`, `${text} is not a duration of a second or more, e.g. 90m or 1h30m`);
+    parsed[op] = Math.round(nanos / 1e6);
+  }
+  return { ...DEFAULT_APPLY, ...rest, timeouts: parsed };
 }
