@@ -25,7 +25,8 @@ export interface ShootHealthInput {
   status?: ShootStatus;
 }
 
-// Gardener's error codes (pkg/apis/core/v1beta1/types_common.go), the ones the rules below name.
+// Gardener's error codes (pkg/apis/core/v1beta1/types_common.go), the ones kimops's rules name (here and in
+// force-deletion.ts).
 export const ERR_INFRA_UNAUTHENTICATED = 'ERR_INFRA_UNAUTHENTICATED';
 export const ERR_INFRA_UNAUTHORIZED = 'ERR_INFRA_UNAUTHORIZED';
 export const ERR_INFRA_QUOTA_EXCEEDED = 'ERR_INFRA_QUOTA_EXCEEDED';
@@ -33,6 +34,7 @@ export const ERR_INFRA_RATE_LIMITS_EXCEEDED = 'ERR_INFRA_RATE_LIMITS_EXCEEDED';
 export const ERR_INFRA_DEPENDENCIES = 'ERR_INFRA_DEPENDENCIES';
 export const ERR_CONFIGURATION_PROBLEM = 'ERR_CONFIGURATION_PROBLEM';
 export const ERR_PROBLEMATIC_WEBHOOK = 'ERR_PROBLEMATIC_WEBHOOK';
+export const ERR_CLEANUP_CLUSTER_RESOURCES = 'ERR_CLEANUP_CLUSTER_RESOURCES';
 
 /**
  * KIM `IsRetryable` (kyma-infrastructure-manager `pkg/gardener/gardener_error_handler.go`, HEAD f271b80a as
@@ -122,7 +124,8 @@ export function shootHealth(shoot: ShootHealthInput): ShootHealth {
   }
 }
 
-function codesOf(lastErrors: readonly LastError[]): string[] {
+/** Every error code of `lastErrors`, in order, without repeats. */
+export function codesOf(lastErrors: readonly LastError[]): string[] {
   return [...new Set(lastErrors.flatMap((error) => error.codes ?? []))];
 }
 

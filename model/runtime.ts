@@ -37,6 +37,8 @@ export interface ObjectMeta {
   generation?: number;
   uid?: string;
   resourceVersion?: string;
+  /** Set by the API server once a DELETE was accepted; the object stays until its finalizers are gone. */
+  deletionTimestamp?: string;
   [key: string]: unknown;
 }
 

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../adapters/kube/kube-client.js';
 import { conversionSettingsOf, type Landscape } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
 import type { Runtime } from '../../model/runtime.js';
+import type { GardenerCondition, SeedStatus } from '../../model/seed.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const FIXTURES = new URL('fixtures/', import.meta.url);
@@ -256,6 +257,31 @@ function seed(type: string, region: string): KubeObject {
       networks: { nodes: '10.240.0.0/16', pods: '10.241.0.0/16', services: '10.242.0.0/16' },
       settings: { scheduling: { visible: true } },
     },
+  };
+}
+
+/**
+ * What a gardenlet reports for a healthy Seed. No gardenlet runs in the test garden, so the seeding writes it
+ * through the status subresource: KIM's seed check (applier/seeds.ts) counts a Seed only once it was reconciled
+ * (`lastOperation`) and its gardenlet is ready. These Seeds have no `spec.backup`, so `BackupBucketsReady` is
+ * not needed. `at` is an RFC 3339 time in seconds, as Kubernetes writes it.
+ */
+export function readySeedStatus(at: string): SeedStatus {
+  return {
+    conditions: [gardenletReadyCondition(true, at)],
+    lastOperation: { type: 'Reconcile', state: 'Succeeded', progress: 100, description: 'Seed reconciled (test garden seeding).', lastUpdateTime: at },
+  };
+}
+
+/** The condition a gardenlet keeps up to date on its Seed while it runs (and Gardener sets Unknown when it stops). */
+export function gardenletReadyCondition(ready: boolean, at: string): GardenerCondition {
+  return {
+    type: 'GardenletReady',
+    status: ready ? 'True' : 'False',
+    reason: ready ? 'GardenletReady' : 'GardenletNotReady',
+    message: ready ? 'Gardenlet is posting ready status (test garden).' : 'Gardenlet is not ready (set by a test).',
+    lastTransitionTime: at,
+    lastUpdateTime: at,
   };
 }
 

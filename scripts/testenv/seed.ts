@@ -1,9 +1,9 @@
 // Seeds a running test control plane: the KCP side (kcp-system, the Runtime and GardenerCluster
 // CRDs) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
-// again (server-side apply). Usage: tsx scripts/testenv/seed.ts <state dir>
+// again (server-side apply; the Seeds' status is written again). Usage: tsx scripts/testenv/seed.ts <state dir>
 import { join } from 'node:path';
-import { describeFailure, KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
-import { gardenSeedObjects, kcpSeedObjects, loadGardenSeedInput } from './garden-seed.js';
+import { CONTENT_TYPE, describeFailure, KubeClient, refOf, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { gardenSeedObjects, kcpSeedObjects, loadGardenSeedInput, readySeedStatus } from './garden-seed.js';
 
 /**
  * Kinds that must exist before others can be admitted (a binding's Secret, a Seed's DNS provider
@@ -31,6 +31,19 @@ export async function applyAll(client: KubeClient, objects: KubeObject[]): Promi
   }
 }
 
+/**
+ * Writes a ready status onto each Seed, as its gardenlet would. Gardener drops `status` from writes to the Seed
+ * itself, hence the status subresource; a merge patch replaces the whole condition list, so seeding again also
+ * undoes a test that left a Seed not ready.
+ */
+async function markSeedsReady(client: KubeClient, seeds: KubeObject[]): Promise<void> {
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  for (const seed of seeds) {
+    const result = await client.patch(refOf(seed), { status: readySeedStatus(at) }, CONTENT_TYPE.mergePatch, 'status');
+    if (!result.ok) throw new Error(`seeding the status of Seed ${seed.metadata.name}: ${describeFailure(result)}`);
+  }
+}
+
 /** Waits until the Runtime CRD is served, so the first test can create Runtimes. */
 async function waitForRuntimeCrd(kcp: KubeClient): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -53,4 +66,6 @@ await applyAll(kcp, kcpObjects);
 await waitForRuntimeCrd(kcp);
 const gardenObjects = gardenSeedObjects(loadGardenSeedInput());
 await applyAll(garden, gardenObjects);
-console.log(`testenv: seeded ${kcpObjects.length} KCP and ${gardenObjects.length} Garden objects in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+const seeds = gardenObjects.filter((object) => object.kind === 'Seed');
+await markSeedsReady(garden, seeds);
+console.log(`testenv: seeded ${kcpObjects.length} KCP and ${gardenObjects.length} Garden objects (${seeds.length} Seeds ready) in ${((Date.now() - started) / 1000).toFixed(1)}s`);
