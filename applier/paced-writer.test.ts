@@ -12,7 +12,7 @@ function scripted(statuses: number[]): { garden: GardenWriter; calls: () => numb
     const status = statuses[Math.min(calls++, statuses.length - 1)] as number;
     return Promise.resolve(status >= 200 && status < 300 ? { ok: true, status, body: {} as T } : { ok: false, status, error: { message: `HTTP ${status}` } });
   };
-  return { garden: { apply: answer, patch: answer, delete: answer, get: answer }, calls: () => calls };
+  return { garden: { apply: answer, create: answer, patch: answer, delete: answer, get: answer }, calls: () => calls };
 }
 
 /** A clock that only moves when the writer sleeps. */

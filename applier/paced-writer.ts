@@ -4,11 +4,9 @@
 // count as the Shoot's failure. A 4xx that will not change (400, 403, 404, 422) is returned at once.
 import type { KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
+import { DEFAULT_APPLY } from '../model/kimops-config.js';
 import type { GardenWriter } from './sync.js';
 
-/** KIM's Gardener client: QPS 5, burst 5 (the default; client-go's own defaults are the same). */
-export const DEFAULT_QPS = 5;
-export const DEFAULT_BURST = 5;
 /** Tries per request, the first included; with the delays below a transient failure gets ~3.5 s to pass. */
 export const DEFAULT_ATTEMPTS = 4;
 export const DEFAULT_BASE_DELAY_MS = 500;
@@ -31,8 +29,8 @@ export function isTransient(status: number): boolean {
 }
 
 export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWriter {
-  const qps = pacing.qps ?? DEFAULT_QPS;
-  const burst = pacing.burst ?? DEFAULT_BURST;
+  const qps = pacing.qps ?? DEFAULT_APPLY.qps;
+  const burst = pacing.burst ?? DEFAULT_APPLY.burst;
   const attempts = Math.max(1, pacing.attempts ?? DEFAULT_ATTEMPTS);
   const base = pacing.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
   const max = pacing.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
@@ -66,6 +64,7 @@ export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWr
 
   return {
     apply: <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => paced(() => garden.apply(object, fieldManager, options)),
+    create: <T extends KubeObject>(object: T) => paced(() => garden.create(object)),
     patch: <T extends KubeObject>(ref: ObjectRef, patch: unknown) => paced(() => garden.patch<T>(ref, patch)),
     delete: (ref: ObjectRef) => paced(() => garden.delete(ref)),
     get: <T extends KubeObject>(ref: ObjectRef) => paced(() => garden.get<T>(ref)),

@@ -7,6 +7,7 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { massDeletionGuard } from '../generator/propose/merge-policy.js';
 import { type FieldChange, semanticDiff } from '../generator/propose/semantic-diff.js';
 import { describeChange } from '../generator/propose/change-text.js';
+import { keepLive, type KeptLive } from '../generator/convert/live-rules.js';
 import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
 
 /**
@@ -38,8 +39,9 @@ export const KIM_FIELD_MANAGER = 'kim';
  * - `unchanged`: no write at all.
  * - `blocked`: the commit's files for this Shoot have problems, or the live Shoot is being deleted while still
  *   desired; nothing is applied or deleted for it.
+ * - `drifted`: an `update` that is drift (drift.ts) under kimops.yaml `drift: report` or `adopt`: no write.
  */
-export type PlanAction = 'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked';
+export type PlanAction = 'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked' | 'drifted';
 
 export type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
 
@@ -65,6 +67,14 @@ export interface PlanEntry {
   companions: ObjectPlan[];
   /** A delete whose deletion Gardener is already carrying out: no DELETE to send, only the companions to clean up. */
   alreadyDeleting?: boolean;
+  /** Where the live Shoot's value won over main's (live-rules.ts): never a downgrade, a removed zone, a changed create-only field. */
+  kept?: KeptLive[];
+  /** The commit the live Shoot was last applied from (its APPLIED_COMMIT_ANNOTATION). */
+  appliedCommit?: string;
+  /** Set by drift.ts: the difference is the live Shoot's, not Git's. */
+  drift?: boolean;
+  /** The live Shoot, for what a sync reads besides the plan (health, force-deletion); absent when not live. */
+  live?: Shoot;
 }
 
 export interface SyncPlan {
@@ -132,7 +142,7 @@ export function planSync({ desired, live, liveCompanions, commit, fieldManager =
     entries.push(planDelete(shoot, liveCompanions));
   }
   entries.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
-  const counts = { create: 0, update: 0, 'take-over': 0, delete: 0, unchanged: 0, blocked: 0 } satisfies Record<PlanAction, number>;
+  const counts = { create: 0, update: 0, 'take-over': 0, delete: 0, unchanged: 0, blocked: 0, drifted: 0 } satisfies Record<PlanAction, number>;
   for (const entry of entries) counts[entry.action]++;
   const deleting = entries.filter((entry) => entry.action === 'delete' && !entry.alreadyDeleting).length;
   const guard = massDeletionGuard({
@@ -160,6 +170,7 @@ function planDesired(
       reasons: ['the live Shoot is being deleted; it is created again from this commit once Gardener has removed it'],
       object: { kind: 'Shoot', name, path: wanted.path, action: 'unchanged', changes: [] },
       companions: [],
+      live: liveShoot,
     };
   }
   const companions: ObjectPlan[] = wanted.companions.map(({ path, object }) => {
@@ -170,7 +181,20 @@ function planDesired(
   for (const stale of companionsOf(name, liveCompanions)) {
     if (!wantedNames.has(`${stale.kind}/${stale.metadata.name}`)) companions.push(deleteObject(stale));
   }
-  const object = planObject(owned(wanted.shoot, commit), wanted.path, liveShoot, fieldManager);
+  let held: { shoot: Shoot; kept: KeptLive[] } = { shoot: wanted.shoot, kept: [] };
+  try {
+    if (liveShoot) held = keepLive(wanted.shoot, liveShoot);
+  } catch (error) {
+    return {
+      shoot: name,
+      action: 'blocked',
+      reasons: [`${wanted.path} cannot be held against the live Shoot (${error instanceof Error ? error.message : String(error)}): it is not a complete Shoot; run kimops validate on it and merge a fix`],
+      object: { kind: 'Shoot', name, path: wanted.path, action: 'unchanged', changes: [] },
+      companions: [],
+      live: liveShoot,
+    };
+  }
+  const object = planObject(owned(held.shoot, commit), wanted.path, liveShoot, fieldManager);
   const takeOver = liveShoot !== undefined && !isOwned(liveShoot);
   const companionWrites = companions.filter((c) => c.action !== 'unchanged');
   const action: PlanAction = !liveShoot ? 'create' : takeOver ? 'take-over' : object.action !== 'unchanged' || companionWrites.length > 0 ? 'update' : 'unchanged';
@@ -180,7 +204,17 @@ function planDesired(
     ...(liveShoot ? object.changes.map(describeChange) : []),
     ...companionWrites.map((c) => `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`),
   ];
-  return { shoot: name, action, reasons, object, companions };
+  const appliedCommit = liveShoot?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
+  return {
+    shoot: name,
+    action,
+    reasons,
+    object,
+    companions,
+    ...(held.kept.length > 0 && { kept: held.kept }),
+    ...(appliedCommit !== undefined && { appliedCommit }),
+    ...(liveShoot && { live: liveShoot }),
+  };
 }
 
 function planDelete(shoot: Shoot, liveCompanions: readonly KubeObject[]): PlanEntry {
@@ -192,6 +226,7 @@ function planDelete(shoot: Shoot, liveCompanions: readonly KubeObject[]): PlanEn
     reasons: [alreadyDeleting ? 'Gardener is already deleting it; its companions are deleted once it is gone' : 'no longer in the commit: deleted with confirmation, its companions after it'],
     object: deleteObject(shoot),
     companions: companionsOf(name, liveCompanions).map(deleteObject),
+    live: shoot,
     ...(alreadyDeleting ? { alreadyDeleting } : {}),
   };
 }

@@ -32,6 +32,7 @@ const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
 /** Records every request; answers from `failures` (by "VERB kind/name") or with success; `present` Shoots exist for GET. */
 function fakeGarden(failures: Record<string, { status: number; message: string }> = {}, present = new Set<string>()) {
   const calls: string[] = [];
+  const patches: { name: string; patch: unknown }[] = [];
   const answer = <T>(call: string, body: T): KubeResult<T> => {
     calls.push(call);
     const failure = failures[call];
@@ -43,8 +44,9 @@ function fakeGarden(failures: Record<string, { status: number; message: string }
       expect(options?.force).toBe(true);
       return answer(`APPLY ${object.kind}/${object.metadata.name}`, object);
     },
+    create: async <T extends KubeObject>(object: T) => answer(`CREATE ${object.kind}/${object.metadata.name}`, object),
     patch: async <T extends KubeObject>(ref: ObjectRef, patch: unknown) => {
-      expect(patch).toEqual({ metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } });
+      patches.push({ name: ref.name ?? '', patch });
       return answer(`PATCH ${ref.kind}/${ref.name}`, {} as T);
     },
     delete: async (ref: ObjectRef) => answer(`DELETE ${ref.kind}/${ref.name}`, {}),
@@ -53,7 +55,7 @@ function fakeGarden(failures: Record<string, { status: number; message: string }
       return present.has(ref.name ?? '') ? { ok: true, status: 200, body: {} as T } : { ok: false, status: 404, error: { message: 'not found' } };
     },
   };
-  return { garden, calls };
+  return { garden, calls, patches };
 }
 
 /** No waiting in unit tests: transient failures are retried at once. */
@@ -107,6 +109,7 @@ describe('executePlan', () => {
     const gone = fakeGarden();
     const done = await executePlan({ plan, garden: gone.garden, namespace: NS, pacing: NO_WAIT });
     expect(gone.calls).toEqual(['PATCH Shoot/a', 'DELETE Shoot/a', 'GET Shoot/a', 'DELETE ConfigMap/auth-a']);
+    expect(gone.patches).toEqual([{ name: 'a', patch: { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } } }]);
     expect(done.applied[0]?.lines).toEqual(['deletion of Shoot a confirmed and requested', 'deleted ConfigMap auth-a', 'Shoot a is gone']);
 
     const still = fakeGarden({}, new Set(['a']));
@@ -120,10 +123,42 @@ describe('executePlan', () => {
     const live = [configMap('auth-a', 'a'), configMap('auth-b', 'b'), configMap('auth-c', 'c'), configMap('unlabelled')];
     const orphans = orphanedCompanions(plan, new Set(['c']), live);
     expect(orphans.map((o) => o.metadata.name)).toEqual(['auth-a']);
-    const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 0, message: 'cannot reach' } });
+    const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 503, message: 'overloaded' } });
     const result = await executePlan({ plan, garden, namespace: NS, orphans, pacing: NO_WAIT });
     expect(calls).toEqual([...Array(4).fill('APPLY Shoot/b'), 'DELETE ConfigMap/auth-a']);
     expect(result.cleaned).toEqual(['ConfigMap auth-a (its Shoot a is gone)']);
+    expect(result.failed.map((f) => f.shoot)).toEqual(['b']);
+    expect(result.unreachable).toBe(false);
+  });
+
+  it('stops at the first request that cannot reach the Garden instead of trying every other Shoot', async () => {
+    const plan = planSync({ desired: { shoots: [want(shoot('b')), want(shoot('c'))], problems: [] }, live: [], liveCompanions: [], commit: 'c5', massDeletion: POLICY });
+    const orphans = [configMap('auth-a', 'a')];
+    const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 0, message: 'cannot reach' } });
+    const result = await executePlan({ plan, garden, namespace: NS, orphans, pacing: NO_WAIT, concurrency: 1 });
+    expect(calls).toEqual(Array(4).fill('APPLY Shoot/b'));
     expect(result.unreachable).toBe(true);
+    expect(result.failed).toEqual([{ shoot: 'b', action: 'create', lines: ['apply Shoot b: unreachable: cannot reach'] }]);
+    expect(result.notAttempted).toBe(2);
+  });
+
+  it('writes several Shoots at once within the limit, and reports them in name order', async () => {
+    const names = ['e', 'd', 'c', 'b', 'a'];
+    const plan = planSync({ desired: { shoots: names.map((n) => want(shoot(n))), problems: [] }, live: [], liveCompanions: [], commit: 'c6', massDeletion: POLICY });
+    let running = 0;
+    let most = 0;
+    const { garden } = fakeGarden();
+    const slow = {
+      ...garden,
+      apply: async <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+        return garden.apply(object, fieldManager, options);
+      },
+    };
+    const result = await executePlan({ plan, garden: slow, namespace: NS, pacing: { ...NO_WAIT, qps: 1000, burst: 1000 }, concurrency: 3 });
+    expect(most).toBe(3);
+    expect(result.applied.map((a) => a.shoot)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 });

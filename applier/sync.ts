@@ -16,6 +16,7 @@ export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/del
 /** What sync needs of the Garden API: KubeClient has it; unit tests pass a fake. */
 export interface GardenWriter {
   apply<T extends ApiObject>(object: T, fieldManager: string, options?: { force?: boolean }): Promise<KubeResult<T>>;
+  create<T extends ApiObject>(object: T): Promise<KubeResult<T>>;
   patch<T extends ApiObject>(ref: ObjectRef, patch: unknown): Promise<KubeResult<T>>;
   delete(ref: ObjectRef): Promise<KubeResult<unknown>>;
   get<T extends ApiObject>(ref: ObjectRef): Promise<KubeResult<T>>;
@@ -33,6 +34,21 @@ export interface SyncInput {
   orphans?: readonly KubeObject[];
   /** How requests are paced and retried (paced-writer.ts); KIM's 5 QPS / burst 5 and 4 tries when absent. */
   pacing?: Pacing;
+  /** Shoots written at the same time, within the pacing (kimops.yaml apply.concurrency). */
+  concurrency?: number;
+  /**
+   * Merge patches of a live Shoot's annotations after the plan (force-deletion, operation timeouts): a
+   * value of null removes the annotation. `line` says what it means for the report.
+   */
+  annotations?: readonly ShootAnnotation[];
+  /** Events to record (drift): created once under a name derived from their content; an existing one is left. */
+  events?: readonly ApiObject[];
+}
+
+export interface ShootAnnotation {
+  shoot: string;
+  annotations: Record<string, string | null>;
+  line: string;
 }
 
 /** What happened to one Shoot; `lines` say it for a human (field paths, the server's message and the fix). */
@@ -53,8 +69,17 @@ export interface SyncResult {
   failed: ShootOutcome[];
   /** Orphaned companions deleted (or failed to delete: those are in `failed` under their Shoot's name). */
   cleaned: string[];
-  /** Some request never reached the Garden (status 0): run again once it is back. */
+  /**
+   * Some request never reached the Garden (status 0, after its retries): the sync stopped there rather than
+   * try every other Shoot against a Garden that is gone; run again once it is back.
+   */
   unreachable: boolean;
+  /** Shoots (and orphans, annotations, Events) not tried because the Garden became unreachable. */
+  notAttempted: number;
+  /** The annotation patches written, as their lines. */
+  annotated: string[];
+  /** Events recorded (new ones; one that already existed is not counted). */
+  events: number;
 }
 
 /** A write that failed: why, in one line, for the Shoot's outcome. */
@@ -67,14 +92,19 @@ class WriteFailed extends Error {
   }
 }
 
-export async function executePlan({ plan, garden, namespace, orphans = [], pacing }: SyncInput): Promise<SyncResult> {
-  const result: SyncResult = { commit: plan.commit, applied: [], skipped: [], failed: [], cleaned: [], unreachable: false };
+export async function executePlan({ plan, garden, namespace, orphans = [], pacing, concurrency = 1, annotations = [], events = [] }: SyncInput): Promise<SyncResult> {
+  const result: SyncResult = { commit: plan.commit, applied: [], skipped: [], failed: [], cleaned: [], unreachable: false, notAttempted: 0, annotated: [], events: 0 };
   if (plan.refused) return { ...result, refused: plan.refused.message };
   const writer = new Writer(pacedWriter(garden, pacing), namespace, plan.fieldManager);
-  for (const entry of plan.entries) {
-    if (entry.action === 'unchanged' || entry.action === 'blocked') {
+  const failed = (shoot: string, action: PlanAction, lines: string[], error: unknown) => {
+    if (!(error instanceof WriteFailed)) throw error;
+    if (error.status === 0) result.unreachable = true;
+    result.failed.push({ shoot, action, lines: [...lines, error.message] });
+  };
+  await inParallel(plan.entries, concurrency, async (entry) => {
+    if (entry.action === 'unchanged' || entry.action === 'blocked' || entry.action === 'drifted') {
       result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
-      continue;
+      return;
     }
     const lines: string[] = [];
     try {
@@ -82,23 +112,56 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
       else await applyShoot(entry, writer, lines);
       result.applied.push({ shoot: entry.shoot, action: entry.action, lines });
     } catch (error) {
-      if (!(error instanceof WriteFailed)) throw error;
-      if (error.status === 0) result.unreachable = true;
-      result.failed.push({ shoot: entry.shoot, action: entry.action, lines: [...lines, error.message] });
+      failed(entry.shoot, entry.action, lines, error);
     }
-  }
-  for (const orphan of orphans) {
+  }, result);
+  await inParallel(orphans, concurrency, async (orphan) => {
     const shoot = orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? '';
     try {
       await writer.remove(orphan.kind, orphan.metadata.name, orphan.apiVersion);
       result.cleaned.push(`${orphan.kind} ${orphan.metadata.name} (its Shoot ${shoot} is gone)`);
     } catch (error) {
+      failed(shoot, 'delete', [], error);
+    }
+  }, result);
+  await inParallel(annotations, concurrency, async ({ shoot, annotations: patch, line }) => {
+    try {
+      await writer.annotate(shoot, patch);
+      result.annotated.push(`${shoot}: ${line}`);
+    } catch (error) {
+      failed(shoot, 'update', [], error);
+    }
+  }, result);
+  await inParallel(events, concurrency, async (event) => {
+    try {
+      if (await writer.record(event)) result.events++;
+    } catch (error) {
+      // An Event is a courtesy to humans: one that cannot be written is reported, never a Shoot's failure.
       if (!(error instanceof WriteFailed)) throw error;
       if (error.status === 0) result.unreachable = true;
-      result.failed.push({ shoot, action: 'delete', lines: [error.message] });
+      result.annotated.push(`Event ${event.metadata.name ?? ''} not recorded: ${error.message}`);
     }
-  }
+  }, result);
+  for (const list of [result.applied, result.skipped, result.failed]) list.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
+  result.cleaned.sort();
+  result.annotated.sort();
   return result;
+}
+
+/**
+ * Runs `work` on every item, at most `limit` at a time (the writes stay paced by the shared writer); once
+ * `stopped()` says so, the items not yet started are counted in `notAttempted` instead.
+ */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>, result: SyncResult): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      if (result.unreachable) result.notAttempted++;
+      else await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
 /** Companions first (a Shoot's structured-auth ConfigMap must exist before the Shoot), then the Shoot, then stale companions. */
@@ -114,6 +177,7 @@ async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Pr
     await writer.apply(entry.object);
     const verb = entry.action === 'create' ? 'created' : entry.action === 'take-over' ? 'took over' : 'updated';
     lines.push(`${verb} Shoot ${entry.shoot}${entry.action === 'create' ? '' : entry.reasons.length > 0 ? `: ${entry.reasons.join('; ')}` : ''}`);
+    for (const kept of entry.kept ?? []) lines.push(`kept ${kept.path}: ${kept.why}`);
   }
   for (const companion of entry.companions) {
     if (companion.action === 'delete') {
@@ -205,6 +269,21 @@ class Writer {
     throw failure(`set ${DELETION_CONFIRMATION_ANNOTATION} on`, ref.kind, ref.name ?? '', result);
   }
 
+  /** A merge patch of the Shoot's annotations (null removes one). */
+  async annotate(shoot: string, annotations: Record<string, string | null>): Promise<void> {
+    const ref = this.shootRef(shoot);
+    const result = await this.garden.patch(ref, { metadata: { annotations } });
+    if (!result.ok) throw failure('annotate', ref.kind, shoot, result);
+  }
+
+  /** Creates an Event; false when one of that name exists already (the same drift, recorded before). */
+  async record(event: ApiObject): Promise<boolean> {
+    const result = await this.garden.create({ ...event, metadata: { ...event.metadata, namespace: this.namespace } });
+    if (result.ok) return true;
+    if (result.status === 409) return false;
+    throw failure('record', 'Event', event.metadata.name ?? '', result);
+  }
+
   async exists(ref: ObjectRef): Promise<boolean> {
     const result = await this.garden.get(ref);
     if (result.ok) return true;
@@ -214,17 +293,22 @@ class Writer {
 }
 
 function failure(verb: string, kind: string, name: string, result: { status: number; error: ApiStatus }): WriteFailed {
-  return new WriteFailed(`${verb} ${kind} ${name}: ${describeFailure(result)} — ${writeFix(result.status, kind)}`, result.status);
+  // Status 0: KubeClient's message already says how to reach the Garden.
+  const fix = result.status === 0 ? '' : ` — ${writeFix(result.status, kind, result.error.message)}`;
+  return new WriteFailed(`${verb} ${kind} ${name}: ${describeFailure(result)}${fix}`, result.status);
 }
 
-/** What a user can do about a failed write, by HTTP status. */
-export function writeFix(status: number, kind: string): string {
-  if (status === 0) return "the Garden did not answer: check that it runs and the kubeconfig's server address, then run kimops apply again";
+/**
+ * What a user can do about a failed write, by HTTP status. A 403 is RBAC's only when the server says the
+ * identity "cannot" do the verb; Gardener's admission plugins answer 403 too, for a Shoot they refuse.
+ */
+function writeFix(status: number, kind: string, message = ''): string {
+  if (status === 403 && !/ cannot \w+ resource /.test(message)) return 'Gardener refused the object: fix it in the landscape repo (its message says what) and merge the fix';
   if (status === 401) return "the Garden rejected the kubeconfig's credentials: renew its token or client certificate";
-  if (status === 403) return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : 'configmaps'} in the project namespace`;
+  if (status === 403) return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : kind === 'Event' ? 'events (create)' : 'configmaps'} in the project namespace`;
   if (status === 404) return 'the project namespace or the API is missing: check the landscape\'s Gardener project';
   if (status === 409) return 'another writer changed the object at the same time: the next sync applies it again';
   if (status === 422 || status === 400) return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
-  if (status === 429 || status >= 500) return 'the Garden is overloaded or failing: the next sync retries (no backoff within a sync yet)';
+  if (status === 429 || status >= 500) return 'the Garden is overloaded or failing: retried with backoff within this sync, and the next sync tries again';
   return 'see the server\'s message';
 }

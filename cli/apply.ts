@@ -6,16 +6,14 @@ import { readLandscape } from '../adapters/files/landscape.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
-import { desiredFromFiles } from '../applier/desired.js';
-import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanAction, type SyncPlan } from '../applier/plan.js';
-import { executePlan, orphanedCompanions, type SyncResult } from '../applier/sync.js';
+import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
+import { syncCommit, type SyncReport } from '../applier/sync-commit.js';
+import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
-import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { conversionSettingsOf } from '../model/landscape.js';
-import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { GIT_TOKEN_ENV, openLandscapeRepo } from './landscape-target.js';
 import { intervalMsOf, runUntilStopped } from './until-stopped.js';
@@ -30,6 +28,7 @@ interface ApplyOptions {
   watch?: boolean;
   interval: string;
   dryRun?: boolean;
+  shadow?: boolean;
   allowMassDeletion?: string;
   webhookPort?: string;
   webhookHost: string;
@@ -81,6 +80,7 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .option('--watch', 'sync every --interval until stopped')
     .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))
     .option('--dry-run', 'print the plan, write nothing')
+    .option('--shadow', 'compute and report every sync like --dry-run, write nothing; with --watch, for running beside KIM before the take-over')
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
     .option('--webhook-port <port>', `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`)
     .option('--webhook-host <address>', 'with --webhook-port: the address to listen on (TLS is terminated in front of it)', DEFAULT_HOST)
@@ -100,7 +100,11 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       let loop: WatchLoop | undefined;
       const webhook = await webhookOf(options, io, () => loop?.trigger());
       try {
-        await runUntilStopped({ pass: () => run(options, io), intervalMs, io, started: (l) => (loop = l) });
+        // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
+        const pass = async () => {
+          if ((await run(options, io)) === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
+        };
+        await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l) });
       } finally {
         await webhook?.close();
       }
@@ -155,33 +159,43 @@ async function run(options: ApplyOptions, io: CliIo): Promise<number> {
     throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape.name} writes to project ${project}: make them the same`);
   }
 
-  const files = new Map<string, string>();
-  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
-  const desired = desiredFromFiles(files);
-
-  const shoots = await garden.listAll({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
-  if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
-  if (!companions.ok) throw new TransportError('Garden', companions.message);
-  const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
-  // A LIST leaves apiVersion and kind off its items.
-  const live = shoots.items.map((s) => ({ ...s, apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }) as unknown as Shoot);
-
-  const plan = planSync({ desired, live, liveCompanions, commit, massDeletion: config.massDeletion, ...(allowMassDeletion !== undefined && { allowMassDeletion }) });
-  const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
-  for (const problem of desired.problems) io.stderr(`${problem.error.message}\n`);
-
-  if (options.dryRun) {
-    io.stdout(planText(plan, namespace, orphans));
+  const report = await syncCommit({
+    repo,
+    commit,
+    garden,
+    namespace,
+    config,
+    write: !options.dryRun && !options.shadow,
+    ...(allowMassDeletion !== undefined && { allowMassDeletion }),
+  });
+  const { plan, result } = report;
+  for (const problem of plan.problems) io.stderr(`${problem.error.message}\n`);
+  for (const stuck of report.stuckDeletions) io.stderr(`${stuck}\n`);
+  // A Shoot held back by its files or a missing Seed is a failure to report; one waiting for Gardener to finish deleting it is not.
+  const heldBack = plan.problems.length > 0 || plan.entries.some((e) => e.action === 'blocked' && !e.live?.metadata.deletionTimestamp);
+  if (!result) {
+    io.stdout(planText(plan, namespace, report.orphans, options.shadow ? 'shadow' : 'dry run') + reportTail(report, false));
     if (plan.refused) io.stderr(`${plan.refused.message}\n`);
-    return plan.refused || desired.problems.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+    return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
-  const result = await executePlan({ plan, garden, namespace, orphans });
-  io.stdout(resultText(result));
+  io.stdout(resultText(result) + reportTail(report, true));
   if (result.refused) io.stderr(`${result.refused}\n`);
   for (const failed of result.failed) for (const line of failed.lines) io.stderr(`${failed.shoot}: ${line}\n`);
   if (result.unreachable) return EXIT.unavailable;
-  return result.refused || result.failed.length > 0 || desired.problems.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+  return result.refused || result.failed.length > 0 || heldBack ? EXIT.conversionFailed : EXIT.ok;
+}
+
+/** What the plan does not show: values the live Shoot kept, annotations, and the inventory's health. */
+function reportTail(report: SyncReport, written: boolean): string {
+  const lines: string[] = [];
+  const quiet = report.plan.entries.filter((e) => e.kept && e.action === 'unchanged');
+  if (quiet.length > 0) {
+    lines.push(`${quiet.length} Shoot(s) keep live values newer than ${MAIN} (e.g. ${quiet[0]?.shoot}: ${quiet[0]?.kept?.map((k) => k.path).join(', ')}); nothing to write — with --garden-kubeconfig the generator proposes them as an adopt pull request`);
+  }
+  if (!written) for (const a of report.annotations) lines.push(`${a.shoot}: would annotate: ${a.line}`);
+  const h = report.health;
+  lines.push(`inventory health: ${h.healthy} healthy, ${h.progressing} progressing, ${h.failed} failed, ${h.unknown} unknown`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** main at one commit: the local repo's branch, or a remote's fetched into the cache generate uses. */
@@ -192,21 +206,22 @@ async function openMain(options: ApplyOptions): Promise<{ repo: LandscapeRepo; r
   return { repo, ref: sync.baseRef };
 }
 
-const PAST: Record<PlanAction, string> = { create: 'created', update: 'drifted', 'take-over': 'taken over', delete: 'deleted', unchanged: 'unchanged', blocked: 'blocked' };
+const PAST: Record<PlanAction, string> = { create: 'created', update: 'configured', 'take-over': 'taken over', delete: 'deleted', unchanged: 'unchanged', blocked: 'blocked', drifted: 'drifted (not corrected)' };
 
 /** The plan as `flux diff` shows one: an object per line with what would happen, the field paths under it. */
-export function planText(plan: SyncPlan, namespace: string, orphans: readonly KubeObject[] = []): string {
+export function planText(plan: SyncPlan, namespace: string, orphans: readonly KubeObject[] = [], mode: 'dry run' | 'shadow' = 'dry run'): string {
   const lines: string[] = [];
   for (const entry of plan.entries) {
     if (entry.action === 'unchanged') continue;
     lines.push(`► Shoot/${namespace}/${entry.shoot} ${PAST[entry.action]}`);
     for (const reason of entry.reasons) lines.push(`    ${reason}`);
+    for (const kept of entry.kept ?? []) lines.push(`    kept ${kept.path}: ${kept.why}`);
     if (entry.action === 'delete') for (const c of entry.companions) lines.push(`    ${c.kind} ${c.name}: delete once the Shoot is gone`);
   }
   for (const orphan of orphans) lines.push(`► ${orphan.kind}/${namespace}/${orphan.metadata.name} deleted (its Shoot ${orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? ''} is gone)`);
   const c = plan.counts;
   lines.push(
-    `dry run of ${MAIN} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
+    `${mode} of ${MAIN} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.drifted > 0 ? `${c.drifted} drifted, ` : ''}${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -214,15 +229,18 @@ export function planText(plan: SyncPlan, namespace: string, orphans: readonly Ku
 export function resultText(result: SyncResult): string {
   const lines: string[] = [];
   for (const outcome of result.applied) for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${line}`);
-  for (const outcome of result.skipped) if (outcome.action === 'blocked') for (const line of outcome.lines) lines.push(`${outcome.shoot}: blocked: ${line}`);
+  for (const outcome of result.skipped) {
+    if (outcome.action === 'blocked' || outcome.action === 'drifted') for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${outcome.action}: ${line}`);
+  }
   for (const cleaned of result.cleaned) lines.push(`deleted ${cleaned}`);
-  const unchanged = result.skipped.filter((o) => o.action === 'unchanged').length;
-  const blocked = result.skipped.length - unchanged;
+  for (const annotated of result.annotated) lines.push(annotated);
+  if (result.notAttempted > 0) lines.push(`${result.notAttempted} not attempted: the Garden stopped answering; the next sync carries on from there`);
+  const count = (action: PlanAction) => result.skipped.filter((o) => o.action === action).length;
   const at = `${MAIN} at ${result.commit.slice(0, 12)}`;
   lines.push(
     result.refused
       ? `${at}: refused by the mass-deletion guard, nothing written`
-      : `${at}: ${result.applied.length} applied, ${unchanged} unchanged, ${blocked} blocked, ${result.failed.length} failed`,
+      : `${at}: ${result.applied.length} applied, ${count('unchanged')} unchanged, ${count('drifted') > 0 ? `${count('drifted')} drifted, ` : ''}${count('blocked')} blocked, ${result.failed.length} failed${result.events > 0 ? `; ${result.events} drift Event(s) recorded` : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -86,15 +86,34 @@ describe('keepLive on a manifest older than the live Shoot (a revert, or mainten
     expect(kept.map((k) => k.path)).toEqual([`spec.provider.workers[${worker.name}].machine.image.version`]);
   });
 
-  it('keeps create-only fields at their live values', () => {
+  it('keeps create-only fields at their live values, and says so where main states another value', () => {
     const live = liveFrom((s) => {
       s.spec.tolerations = [{ key: 'live-only' }];
       s.spec.networking.ipFamilies = ['IPv4', 'IPv6'];
     });
-    const { shoot, kept } = keepLive(manifest, live);
+    const stating = { ...manifest, spec: { ...manifest.spec, tolerations: [{ key: 'from-git' }] } };
+    const { shoot, kept } = keepLive(stating, live);
     expect(shoot.spec.tolerations).toEqual([{ key: 'live-only' }]);
     expect(shoot.spec.networking.ipFamilies).toEqual(['IPv4', 'IPv6']);
-    expect(kept.map((k) => k.path).sort()).toEqual(['spec.networking.ipFamilies', 'spec.tolerations']);
+    expect(kept.map((k) => k.path)).toEqual(['spec.tolerations']);
+  });
+
+  it('takes what main leaves out from the live Shoot without a note (Gardener defaults)', () => {
+    const live = liveFrom((s) => {
+      (s.spec.provider.workers[0] as Worker).updateStrategy = 'AutoRollingUpdate';
+      s.spec.networking.ipFamilies = ['IPv4'];
+    });
+    const { shoot, kept } = keepLive(manifest, live);
+    expect((shoot.spec.provider.workers[0] as Worker).updateStrategy).toBe('AutoRollingUpdate');
+    expect(kept).toEqual([]);
+  });
+
+  it('compares configs by content, not key order', () => {
+    const live = liveFrom((s) => {
+      const config = s.spec.provider.infrastructureConfig ?? {};
+      s.spec.provider.infrastructureConfig = Object.fromEntries(Object.entries(config).reverse());
+    });
+    expect(keepLive(manifest, live).kept).toEqual([]);
   });
 
   it('lets through what Gardener allows to change back (a worker maximum)', () => {

@@ -5,6 +5,7 @@
 // versions.ts, dns.ts, convert-runtime.ts) and the applier, which holds main's manifest against the
 // live Shoot right before it applies (`keepLive`), so a revert or a stale manifest cannot ask
 // Gardener for what it forbids. Pure.
+import { stringify } from 'safe-stable-stringify';
 import { asJsonObject } from '../../model/json.js';
 import type { JsonObject, Shoot, Worker } from '../../model/shoot.js';
 import { cloneJson } from './support/clone.js';
@@ -102,8 +103,10 @@ export interface KeptLive {
 export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: KeptLive[] } {
   const shoot = cloneJson(desired);
   const kept: KeptLive[] = [];
+  // Only where main states a value and the live one differs: a field main leaves out takes the live value
+  // (Gardener's default, an inherited setting) without anything worth telling.
   const note = (path: string, before: unknown, after: unknown, why: string) => {
-    if (JSON.stringify(before) !== JSON.stringify(after)) kept.push({ path, why });
+    if (before !== undefined && stringify(before) !== stringify(after)) kept.push({ path, why });
   };
 
   const version = shoot.spec.kubernetes?.version;

@@ -108,7 +108,9 @@ export class GardenletSimulator {
     if (!last || (isFinal(last.state) && specChanged) || last.state === 'Error' || last.state === 'Aborted') {
       if (last && isRetryPending(last.state) && this.faults.has(key(shoot)) && !specChanged) return undefined; // a stuck fault stays
       const type = !last || (last.type === 'Create' && last.state !== 'Succeeded') ? 'Create' : 'Reconcile';
-      return this.setStatus(shoot, { ...this.baseStatus(shoot), lastOperation: operation(type, 'Pending', 0), lastErrors: null });
+      // Like gardenlet, a new generation starts a new retry cycle; retries of the same one keep its start.
+      const cycle = !last || specChanged ? { retryCycleStartTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } : {};
+      return this.setStatus(shoot, { ...this.baseStatus(shoot), ...cycle, lastOperation: operation(type, 'Pending', 0), lastErrors: null });
     }
     if (last.state === 'Pending' || last.state === 'Processing') {
       const next = this.nextProgress(last.progress ?? 0);
@@ -154,6 +156,9 @@ export class GardenletSimulator {
       }
       return this.setStatus(shoot, { lastOperation: operation('Delete', 'Succeeded', 100) });
     }
+    // Force-deletion (gardener-apiserver admits the annotation only on a stuck deletion): Gardener skips the cleanup.
+    const forced = shoot.metadata.annotations?.['confirmation.gardener.cloud/force-deletion'] === 'true';
+    if (forced && last.state !== 'Succeeded') return this.setStatus(shoot, { lastOperation: operation('Delete', 'Succeeded', 100), lastErrors: null });
     if (last.state === 'Succeeded' && finalizers.includes(GARDENER_FINALIZER)) {
       return this.patch(shoot, { metadata: { finalizers: finalizers.filter((f) => f !== GARDENER_FINALIZER), resourceVersion: shoot.metadata.resourceVersion } });
     }

@@ -86,7 +86,7 @@ describe('kimops apply --once', () => {
       writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 25'));
       expect((await kimops(generate)).code).toBe(0);
       const dryUpdate = await kimops([...apply, '--dry-run']);
-      expect(dryUpdate.stdout).toContain(`► Shoot/${project.namespace}/${AWS} drifted`);
+      expect(dryUpdate.stdout).toContain(`► Shoot/${project.namespace}/${AWS} configured`);
       expect(dryUpdate.stdout).toMatch(/maximum/);
       const updated = await kimops(apply);
       expect(updated.stderr).toBe('');

@@ -1,0 +1,167 @@
+// One sync of one commit, end to end: read the commit's Shoot folders, LIST the Garden once, plan
+// (plan.ts, with the live Shoot's say from live-rules), tell drift from Git changes (drift.ts), check
+// Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
+// Gardener's state asks for (force-deletion.ts, timeouts.ts). I/O only through the repo and Garden
+// adapters passed in; the report is a value the CLI renders.
+import type { ListAllResult, KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
+import type { ObjectRef } from '../adapters/kube/resources.js';
+import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import type { KubeObject } from '../generator/render/landscape-layout.js';
+import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
+import { TransportError } from '../model/errors.js';
+import type { KimopsConfig } from '../model/kimops-config.js';
+import type { Seed } from '../model/seed.js';
+import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+import { desiredFromFiles } from './desired.js';
+import { driftCandidates, isDrift, withDrift } from './drift.js';
+import { driftEvent } from './events.js';
+import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
+import { shootHealth, type ShootHealthState } from './health.js';
+import { COMPANION_OF_LABEL, inventoryOf, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type SyncPlan } from './plan.js';
+import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
+import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
+import { OPERATION_TIMED_OUT_ANNOTATION, timeoutChanges } from './timeouts.js';
+
+/** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
+export interface GardenApi extends GardenWriter {
+  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: { labelSelector?: string }): Promise<ListAllResult<T>>;
+}
+
+export interface SyncCommitInput {
+  repo: LandscapeRepo;
+  commit: string;
+  garden: GardenApi;
+  /** garden-<project>. */
+  namespace: string;
+  config: KimopsConfig;
+  /** `--allow-mass-deletion N`. */
+  allowMassDeletion?: number;
+  /** false: plan and report only (dry-run, shadow): not one write. */
+  write: boolean;
+  now?: Date;
+  /** Test seam for the writes' pacing (sleep, clock); QPS and burst come from kimops.yaml. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SyncReport {
+  plan: SyncPlan;
+  orphans: KubeObject[];
+  /** Annotations the Garden's state asks for (force-deletion, operation timeouts), written or (without write) only reported. */
+  annotations: ShootAnnotation[];
+  /** Deletions stuck on a force-deletable code that the landscape does not let kimops force: the SRE's to handle. */
+  stuckDeletions: string[];
+  /** The inventory's health by Gardener's rules (health.ts), counted. */
+  health: Record<ShootHealthState, number>;
+  /** Absent when nothing was to be written. */
+  result?: SyncResult;
+}
+
+export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
+  const { repo, commit, garden, namespace, config } = input;
+  const files = new Map<string, string>();
+  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
+  const desired = desiredFromFiles(files);
+
+  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
+  if (!shoots.ok) throw new TransportError('Garden', shoots.message);
+  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
+  if (!companions.ok) throw new TransportError('Garden', companions.message);
+  // A LIST leaves apiVersion and kind off its items.
+  const live = shoots.items.map((s) => ({ ...s, apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }) as unknown as Shoot);
+  const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
+
+  let plan = planSync({
+    desired,
+    live,
+    liveCompanions,
+    commit,
+    fieldManager: config.apply.fieldManager,
+    massDeletion: config.massDeletion,
+    ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
+  });
+  plan = withDrift(plan, await driftedShoots(repo, commit, plan), config.drift);
+  plan = await withSeedChecks(plan, garden);
+  const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
+
+  const inventory = inventoryOf(live);
+  const stuckDeletions: string[] = [];
+  const annotations: ShootAnnotation[] = [];
+  for (const entry of plan.entries) {
+    if (entry.action !== 'delete' || !entry.live) continue;
+    const decision = forceDeletionDecision(entry.live, config.apply.forceDeletion);
+    if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
+    if (decision.action === 'report') stuckDeletions.push(decision.message);
+  }
+  for (const entry of plan.entries) {
+    // A deletion interrupted between confirmation and DELETE, whose folder came back (a revert): the
+    // confirmation must not stay, or anyone's plain DELETE would go through.
+    const shoot = entry.live;
+    if (entry.action === 'delete' || !shoot || shoot.metadata.deletionTimestamp || shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] !== 'true') continue;
+    if (entry.action === 'create' || !entry.object.manifest) continue;
+    annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line: `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${commit.slice(0, 12)} again` });
+  }
+  for (const change of timeoutChanges(inventory, config.apply.timeouts, input.now ?? new Date())) {
+    annotations.push(
+      'set' in change
+        ? { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set }, line: `operation timed out: ${change.set}` }
+        : { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: null }, line: 'operation no longer timed out: annotation removed' },
+    );
+  }
+  const health = { progressing: 0, healthy: 0, failed: 0, unknown: 0 };
+  for (const shoot of inventory) health[shootHealth(shoot).state]++;
+
+  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health };
+  if (!input.write) return report;
+  const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, input.now ?? new Date()));
+  const result = await executePlan({
+    plan,
+    garden,
+    namespace,
+    orphans,
+    annotations,
+    events,
+    concurrency: config.apply.concurrency,
+    pacing: { qps: config.apply.qps, burst: config.apply.burst, ...(input.sleep && { sleep: input.sleep }) },
+  });
+  return { ...report, result };
+}
+
+/**
+ * The Shoots whose planned update is drift: their folder at the commit they were last applied from is
+ * their folder now (tree oids; nothing is read). Each applied commit's shoots/ listing is read once.
+ */
+async function driftedShoots(repo: LandscapeRepo, commit: string, plan: SyncPlan): Promise<Set<string>> {
+  const candidates = driftCandidates(plan);
+  if (candidates.length === 0) return new Set();
+  const now = await repo.listFolder(commit, SHOOTS_FOLDER);
+  const drifted = new Set<string>();
+  for (const { shoot, appliedCommit } of candidates) {
+    // listFolder answers an unknown commit with an empty listing: Git changed, as far as kimops can tell.
+    const then = (await repo.resolve(appliedCommit)) ? await repo.listFolder(appliedCommit, SHOOTS_FOLDER) : new Map();
+    if (isDrift(now.get(shoot)?.oid, then.get(shoot)?.oid)) drifted.add(shoot);
+  }
+  return drifted;
+}
+
+/**
+ * KIM's seed check before a create whose Runtime enforces the seed location: one LIST of Seeds when some
+ * create needs it; a create without a usable Seed is blocked with KIM's SeedNotFound message (and with
+ * KIM's GardenerErr message when the LIST fails), so nothing is created that Gardener could not schedule.
+ */
+async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPlan> {
+  const creates = plan.entries.filter((entry) => entry.action === 'create' && needsSeedCheck(entry.object.manifest as Shoot));
+  if (creates.length === 0) return plan;
+  const seeds = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
+  const blocked = new Map<string, string>();
+  for (const entry of creates) {
+    const shoot = entry.object.manifest as Shoot;
+    const check = seeds.ok ? seedCheck(shoot, seeds.items as unknown as Seed[]) : seedListFailure(shoot);
+    if (!check.ok) blocked.set(entry.shoot, `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`);
+  }
+  if (blocked.size === 0) return plan;
+  const entries = plan.entries.map((entry) => {
+    const reason = blocked.get(entry.shoot);
+    return reason === undefined ? entry : { ...entry, action: 'blocked' as const, reasons: [`not created: ${reason}`] };
+  });
+  return { ...plan, entries, counts: { ...plan.counts, create: plan.counts.create - blocked.size, blocked: plan.counts.blocked + blocked.size } };
+}

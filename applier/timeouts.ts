@@ -1,0 +1,61 @@
+// Per-operation timeouts (kimops.yaml apply.timeouts). Gardener retries an operation for a long time
+// (its retry window), but KEB gives a provisioning 60 minutes: an operation running longer must surface
+// as failed for the backfiller while Gardener, and the applier's polling, go on. Surfacing means an
+// annotation on the Shoot, so the verdict survives restarts without state outside the API; it is set once
+// per operation and removed when the operation ends. Pure: the caller lists the Shoots and patches.
+import type { ApplySettings } from '../model/kimops-config.js';
+import type { Shoot } from '../model/shoot.js';
+import { formatGoDuration } from '../model/go-duration.js';
+import { shootHealth } from './health.js';
+
+/** Present while the Shoot's current operation has run past its timeout: what, since when, for how long. */
+export const OPERATION_TIMED_OUT_ANNOTATION = 'kimops.kyma-project.io/operation-timed-out';
+
+export type TimeoutChange =
+  | { shoot: string; set: string }
+  /** The operation ended (or another began): the annotation goes. */
+  | { shoot: string; clear: true };
+
+/**
+ * When the Shoot's current operation began: its creation for a Create, its deletion for a Delete, else
+ * Gardener's `status.retryCycleStartTime` (gardenlet resets it when it starts a new generation, not on
+ * retries). Undefined when none of these is known.
+ */
+export function operationStart(shoot: Shoot): { type: string; since: string } | undefined {
+  const type = shoot.metadata.deletionTimestamp ? 'Delete' : (shoot.status?.lastOperation?.type ?? 'Create');
+  const since =
+    type === 'Delete' ? shoot.metadata.deletionTimestamp
+    : type === 'Create' ? shoot.metadata.creationTimestamp
+    : (shoot.status?.retryCycleStartTime as string | undefined);
+  return typeof since === 'string' && since !== '' ? { type, since } : undefined;
+}
+
+function timeoutFor(type: string, timeouts: ApplySettings['timeouts']): number {
+  return type === 'Create' ? timeouts.create : type === 'Delete' ? timeouts.delete : timeouts.update;
+}
+
+/**
+ * The annotation changes for `shoots` at `now`: set on a Shoot whose operation is still in progress past
+ * its timeout (once: an equal value is not written again), cleared from a Shoot whose operation is no
+ * longer in progress or is a newer one. A Shoot that is done or within its time gets nothing.
+ */
+export function timeoutChanges(shoots: readonly Shoot[], timeouts: ApplySettings['timeouts'], now: Date): TimeoutChange[] {
+  const changes: TimeoutChange[] = [];
+  for (const shoot of shoots) {
+    const name = shoot.metadata.name;
+    const current = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+    // `unknown` is a Shoot Gardener has not reported on yet: its Create has begun all the same.
+    const state = shootHealth(shoot).state;
+    const progressing = shoot.metadata.deletionTimestamp !== undefined || state === 'progressing' || state === 'unknown';
+    const start = progressing ? operationStart(shoot) : undefined;
+    const limit = start && timeoutFor(start.type, timeouts);
+    const overdue = start !== undefined && limit !== undefined && now.getTime() - Date.parse(start.since) > limit;
+    if (overdue) {
+      const value = `${start.type} started ${start.since} has no result after ${formatGoDuration(limit * 1e6)} (kimops.yaml apply.timeouts); Gardener goes on trying`;
+      if (current !== value) changes.push({ shoot: name, set: value });
+    } else if (current !== undefined) {
+      changes.push({ shoot: name, clear: true });
+    }
+  }
+  return changes;
+}

@@ -1,0 +1,263 @@
+// Issue 6's acceptance for what makes the applier a GitOps tool, against the real gardener-apiserver with the
+// gardenlet simulator: rollback by `git revert` (except what Gardener forbids, which is reported, not forced),
+// another field manager changing a kimops-owned field under each drift mode, Gardener's own version update
+// kept, KIM's seed check, a take-over of KIM's Shoot in shadow mode and then as field manager `kim`, a stuck
+// deletion force-deleted where the landscape allows it, an operation past its timeout annotated, and the
+// confirmation of an interrupted deletion removed once the Shoot is desired again.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FORCE_DELETION_ANNOTATION } from '../../applier/force-deletion.js';
+import { DRIFT_REASON } from '../../applier/events.js';
+import { OWNERSHIP_LABEL } from '../../applier/plan.js';
+import { DELETION_CONFIRMATION_ANNOTATION } from '../../applier/sync.js';
+import { OPERATION_TIMED_OUT_ANNOTATION } from '../../applier/timeouts.js';
+import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
+import { kimops } from '../helpers/cli.js';
+import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { landscapeForProject, useTestProject } from '../helpers/projects.js';
+import { deleteShoot, getShoot } from '../helpers/shoots.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+import { connect, eventually } from '../helpers/testenv.js';
+
+const env = connect(inject('testenvStateDir'));
+const project = useTestProject(env, 'stage');
+const dir = useTempDir('apply-gitops');
+const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+/** The Shoot of KEB's AWS example Runtime. */
+const AWS = 'c-78fcc25';
+const SHOOT_FILE = `shoots/${AWS}/shoot.yaml`;
+
+beforeAll(() => simulator.start());
+afterAll(() => simulator.stop());
+afterEach(async () => {
+  simulator.heal(project.namespace, AWS);
+  await deleteShoot(env.garden, project.namespace, AWS);
+  await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true), 30_000);
+});
+
+let repos = 0;
+/** A landscape repo with the AWS example generated onto main, and a clone to commit to main with git itself. */
+async function landscapeRepo(): Promise<{ apply: string[]; work: string; git: (...args: string[]) => string; edit: (path: string, change: (text: string) => string, message: string) => void }> {
+  const n = ++repos;
+  const landscape = await landscapeForProject(dir, `landscape-${n}`, 'stage', project);
+  const gitdir = join(dir.path, `repo-${n}.git`);
+  expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+  expect((await kimops(['generate', '--landscape', landscape, '--runtimes', 'examples/runtimes/keb/aws.yaml', '--repo', gitdir, '--once'])).code).toBe(0);
+  const work = join(dir.path, `work-${n}`);
+  execFileSync('git', ['clone', '--quiet', gitdir, work]);
+  const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], { encoding: 'utf8' });
+  const edit = (path: string, change: (text: string) => string, message: string) => {
+    const file = join(work, path);
+    const before = readFileSync(file, 'utf8');
+    const after = change(before);
+    expect(after).not.toBe(before);
+    writeFileSync(file, after);
+    git('commit', '--quiet', '-am', message);
+    git('push', '--quiet', 'origin', 'main');
+  };
+  return { apply: ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'], work, git, edit };
+}
+
+const live = async () => {
+  const shoot = await getShoot(env.garden, project.namespace, AWS);
+  if (!shoot) throw new Error(`${AWS} is not live`);
+  return shoot;
+};
+const maximum = (shoot: Shoot) => shoot.spec.provider.workers[0]?.maximum;
+const settled = async () =>
+  eventually(`${AWS} reconciled`, async () => {
+    const shoot = await getShoot(env.garden, project.namespace, AWS);
+    return shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation ? shoot : undefined;
+  });
+/** What another field manager does: a server-side apply of one field, as `kubectl apply --server-side` would. */
+async function applyAs(manager: string, spec: Record<string, unknown>): Promise<void> {
+  const result = await env.garden.apply({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', metadata: { name: AWS, namespace: project.namespace }, spec } as KubeObject, manager, { force: true });
+  if (!result.ok) throw new Error(`apply as ${manager}: ${result.error.message}`);
+}
+const workers = (shoot: Shoot, change: Record<string, unknown>) => ({ provider: { workers: shoot.spec.provider.workers.map((w) => ({ name: w.name, ...change })) } });
+
+describe('rollback by git revert', () => {
+  it('returns the live Shoot to the previous spec, keeping (and reporting) the Kubernetes version Gardener will not downgrade', async () => {
+    const repo = await landscapeRepo();
+    const first = await kimops(repo.apply);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const before = await settled();
+    expect(before.spec.kubernetes.version).toBe('1.33.3');
+
+    repo.edit(SHOOT_FILE, (t) => t.replace('maximum: 20', 'maximum: 25').replace('version: 1.33.3', 'version: 1.34.1'), 'scale out and upgrade');
+    const changed = await kimops(repo.apply);
+    expect(changed.stderr).toBe('');
+    expect(changed.code).toBe(0);
+    const upgraded = await live();
+    expect([maximum(upgraded), upgraded.spec.kubernetes.version]).toEqual([25, '1.34.1']);
+    await settled();
+
+    repo.git('revert', '--no-edit', 'HEAD');
+    repo.git('push', '--quiet', 'origin', 'main');
+    const reverted = await kimops(repo.apply);
+    expect(reverted.stderr).toBe('');
+    expect(reverted.code).toBe(0);
+    expect(reverted.stdout).toContain(`${AWS}: kept spec.kubernetes.version: live 1.34.1 kept over 1.33.3: Gardener never downgrades a Kubernetes version`);
+    const back = await live();
+    expect([maximum(back), back.spec.kubernetes.version]).toEqual([20, '1.34.1']);
+    // Everything else is the previous spec again.
+    expect({ ...back.spec, kubernetes: { ...back.spec.kubernetes, version: '1.33.3' } }).toEqual(before.spec);
+  }, 90_000);
+});
+
+describe('an interrupted deletion', () => {
+  it('loses its confirmation when the Shoot is desired again, so no plain DELETE can remove it', async () => {
+    const repo = await landscapeRepo();
+    expect((await kimops(repo.apply)).code).toBe(0);
+    // What a sync killed between its confirmation PATCH and its DELETE leaves behind.
+    const confirmed = await env.garden.patch({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: project.namespace, name: AWS }, { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } });
+    expect(confirmed.ok).toBe(true);
+    const result = await kimops(repo.apply);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`${AWS}: removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion`);
+    expect((await live()).metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION]).toBeUndefined();
+    const refused = await env.garden.delete({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: project.namespace, name: AWS });
+    expect(refused.ok).toBe(false);
+  }, 60_000);
+});
+
+describe('drift: another field manager changes a field kimops applies', () => {
+  it('is reported with an Event and left alone under report, corrected under correct', async () => {
+    const repo = await landscapeRepo();
+    expect((await kimops(repo.apply)).code).toBe(0);
+    await settled();
+    await applyAs('sre-by-hand', workers(await live(), { maximum: 30 }));
+
+    const reported = await kimops(repo.apply);
+    expect(reported.stderr).toBe('');
+    expect(reported.code).toBe(0);
+    expect(reported.stdout).toMatch(new RegExp(`${AWS}: drifted: drifted from Git, left as it is \\(kimops.yaml drift: report.*maximum`));
+    expect(reported.stdout).toContain('0 applied, 0 unchanged, 1 drifted, 0 blocked, 0 failed; 1 drift Event(s) recorded');
+    expect(maximum(await live())).toBe(30);
+    const events = await env.garden.list<KubeObject & { reason: string; involvedObject: { name: string } }>({ apiVersion: 'v1', kind: 'Event', namespace: project.namespace });
+    if (!events.ok) throw new Error(events.error.message);
+    expect(events.body.items.filter((e) => e.reason === DRIFT_REASON && e.involvedObject.name === AWS)).toHaveLength(1);
+    // The same drift again: no second Event.
+    expect((await kimops(repo.apply)).stdout).not.toContain('Event(s) recorded');
+
+    // kimops.yaml's drift mode changes on main: the Shoot's folder did not, so it is still drift, now corrected.
+    repo.edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: correct'), 'correct drift');
+    const corrected = await kimops(repo.apply);
+    expect(corrected.stderr).toBe('');
+    expect(corrected.stdout).toMatch(new RegExp(`${AWS}: updated Shoot ${AWS}: drift corrected \\(kimops.yaml drift: correct\\)`));
+    const after = await live();
+    expect(maximum(after)).toBe(20);
+    // kimops owns the field again; the other manager no longer does.
+    const owners = (after.metadata.managedFields as { manager: string; fieldsV1: unknown }[]).filter((m) => JSON.stringify(m.fieldsV1).includes('"f:maximum"')).map((m) => m.manager);
+    expect(owners).toEqual(['kimops']);
+  }, 90_000);
+
+  it('keeps a version Gardener raised (maintenance) under every mode: no write, and it is said', async () => {
+    const repo = await landscapeRepo();
+    repo.edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: correct'), 'correct drift');
+    expect((await kimops(repo.apply)).code).toBe(0);
+    await settled();
+    await applyAs('gardener-maintenance', { kubernetes: { version: '1.34.1' } });
+    const { resourceVersion } = (await settled()).metadata;
+    const result = await kimops(repo.apply);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
+    expect(result.stdout).toContain(`1 Shoot(s) keep live values newer than main (e.g. ${AWS}: spec.kubernetes.version)`);
+    expect((await live()).metadata.resourceVersion).toBe(resourceVersion);
+  }, 60_000);
+});
+
+describe('seeds', () => {
+  it('creates nothing for a Runtime that enforces its seed location where no Seed is ready, with KIM\'s SeedNotFound', async () => {
+    const repo = await landscapeRepo();
+    const selector = (region: string) => (t: string) => t.replace('spec:\n', `spec:\n  seedSelector:\n    matchLabels:\n      seed.gardener.cloud/region: ${region}\n`);
+    repo.edit(SHOOT_FILE, selector('sa-east-1'), 'enforce a seed location without a seed');
+    const refused = await kimops(repo.apply);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/c-78fcc25: blocked: not created: SeedNotFound: Cannot find available seed for the region sa-east-1\. The followig regions have seeds ready: \[[a-z0-9 -]*eu-central-1[a-z0-9 -]*\]\./);
+    expect(await getShoot(env.garden, project.namespace, AWS)).toBeUndefined();
+
+    repo.git('revert', '--no-edit', 'HEAD');
+    repo.edit(SHOOT_FILE, selector('eu-central-1'), 'enforce a seed location with a seed');
+    const created = await kimops(repo.apply);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect((await live()).spec.seedSelector).toEqual({ matchLabels: { 'seed.gardener.cloud/region': 'eu-central-1' } });
+  }, 60_000);
+});
+
+describe('migration from KIM', () => {
+  it('reports a take-over in shadow mode without writing, then takes the Shoot over as field manager kim', async () => {
+    const repo = await landscapeRepo();
+    // KIM's Shoot: the same manifest applied by KIM's field manager, without kimops's label.
+    const manifest = (await import('yaml')).parse(readFileSync(join(repo.work, SHOOT_FILE), 'utf8')) as Shoot;
+    const byKim = await env.garden.apply({ ...manifest, metadata: { ...manifest.metadata, namespace: project.namespace } } as unknown as KubeObject, 'kim', { force: true });
+    expect(byKim.ok).toBe(true);
+    await settled();
+    const { resourceVersion } = (await live()).metadata;
+
+    const shadow = await kimops([...repo.apply, '--shadow']);
+    expect(shadow.stderr).toBe('');
+    expect(shadow.code).toBe(0);
+    expect(shadow.stdout).toContain(`► Shoot/${project.namespace}/${AWS} taken over`);
+    expect(shadow.stdout).toContain('shadow of main');
+    expect((await live()).metadata.resourceVersion).toBe(resourceVersion);
+
+    repo.edit('kimops.yaml', (t) => t.replace('fieldManager: kimops', 'fieldManager: kim'), 'take over as kim');
+    const taken = await kimops(repo.apply);
+    expect(taken.stderr).toBe('');
+    expect(taken.stdout).toContain(`${AWS}: took over Shoot ${AWS}`);
+    const after = await live();
+    expect(after.metadata.labels?.[OWNERSHIP_LABEL]).toBe('kimops');
+    const appliers = (after.metadata.managedFields as { manager: string; operation: string }[]).filter((m) => m.operation === 'Apply').map((m) => m.manager);
+    expect(appliers).toEqual(['kim']);
+  }, 60_000);
+});
+
+describe('what Gardener\'s state asks of the applier', () => {
+  it('force-deletes a deletion stuck on ERR_CLEANUP_CLUSTER_RESOURCES only where kimops.yaml allows it', async () => {
+    const repo = await landscapeRepo();
+    expect((await kimops(repo.apply)).code).toBe(0);
+    await settled();
+    simulator.inject(project.namespace, AWS, { state: 'Failed', codes: ['ERR_CLEANUP_CLUSTER_RESOURCES'], description: 'cannot clean up' });
+    repo.git('rm', '--quiet', '-r', `shoots/${AWS}`);
+    repo.git('commit', '--quiet', '-m', 'deprovision');
+    repo.git('push', '--quiet', 'origin', 'main');
+    expect((await kimops(repo.apply)).code).toBe(0);
+    await eventually('the deletion to be stuck', async () => ((await live()).status?.lastErrors?.[0]?.codes?.includes('ERR_CLEANUP_CLUSTER_RESOURCES') ? true : undefined));
+
+    const reported = await kimops(repo.apply);
+    expect(reported.stderr).toContain(`is stuck in deletion (ERR_CLEANUP_CLUSTER_RESOURCES)`);
+    expect((await live()).metadata.annotations?.[FORCE_DELETION_ANNOTATION]).toBeUndefined();
+
+    repo.edit('kimops.yaml', (t) => t.replace('forceDeletion: false', 'forceDeletion: true'), 'allow force-deletion');
+    const forced = await kimops(repo.apply);
+    expect(forced.stderr).toBe('');
+    expect(forced.stdout).toContain(`kimops annotates it ${FORCE_DELETION_ANNOTATION}=true`);
+    // gardener-apiserver accepted it: it checks the deletion timestamp and the error code itself.
+    expect((await live()).metadata.annotations?.[FORCE_DELETION_ANNOTATION]).toBe('true');
+  }, 90_000);
+
+  it('annotates an operation running past its timeout and removes the mark once it is done', async () => {
+    const repo = await landscapeRepo();
+    repo.edit('kimops.yaml', (t) => t.replace(/timeouts: \{[^}]*\}/, 'timeouts: {create: 1s, update: 1s, delete: 1s}'), 'short timeouts');
+    simulator.inject(project.namespace, AWS, { state: 'Error', codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'], description: 'throttled' });
+    expect((await kimops(repo.apply)).code).toBe(0);
+    await eventually('Gardener to be retrying', async () => ((await live()).status?.lastOperation?.state === 'Error' ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const late = await kimops(repo.apply);
+    expect(late.stderr).toBe('');
+    expect(late.stdout).toContain(`${AWS}: operation timed out: Create started`);
+    expect((await live()).metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION]).toMatch(/^Create started .* has no result after 1s/);
+
+    simulator.heal(project.namespace, AWS);
+    await settled();
+    const done = await kimops(repo.apply);
+    expect(done.stdout).toContain(`${AWS}: operation no longer timed out: annotation removed`);
+    expect((await live()).metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION]).toBeUndefined();
+  }, 60_000);
+});
