@@ -20,7 +20,7 @@ import { shootHealth, type ShootHealthState } from './health.js';
 import { COMPANION_OF_LABEL, inventoryOf, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type SyncPlan } from './plan.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
-import { OPERATION_TIMED_OUT_ANNOTATION, timeoutChanges } from './timeouts.js';
+import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
@@ -52,6 +52,8 @@ export interface SyncReport {
   stuckDeletions: string[];
   /** The inventory's health by Gardener's rules (health.ts), counted. */
   health: Record<ShootHealthState, number>;
+  /** Shoots whose operation runs past its timeout (kimops.yaml apply.timeouts). */
+  overdue: string[];
   /** Absent when nothing was to be written. */
   result?: SyncResult;
 }
@@ -100,7 +102,8 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     if (entry.action === 'create' || !entry.object.manifest) continue;
     annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line: `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${commit.slice(0, 12)} again` });
   }
-  for (const change of timeoutChanges(inventory, config.apply.timeouts, input.now ?? new Date())) {
+  const overdue = overdueOperations(inventory, config.apply.timeouts, input.now ?? new Date());
+  for (const change of timeoutChanges(inventory, overdue)) {
     annotations.push(
       'set' in change
         ? { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set }, line: `operation timed out: ${change.set}` }
@@ -110,7 +113,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const health = { progressing: 0, healthy: 0, failed: 0, unknown: 0 };
   for (const shoot of inventory) health[shootHealth(shoot).state]++;
 
-  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health };
+  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health, overdue: [...overdue.keys()] };
   if (!input.write) return report;
   const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, input.now ?? new Date()));
   const result = await executePlan({

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_APPLY } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
-import { OPERATION_TIMED_OUT_ANNOTATION, operationStart, timeoutChanges } from './timeouts.js';
+import { OPERATION_TIMED_OUT_ANNOTATION, operationStart, overdueOperations, timeoutChanges as changesFor } from './timeouts.js';
+
+const timeoutChanges = (shoots: Shoot[], timeouts: typeof DEFAULT_APPLY.timeouts, now: Date) => changesFor(shoots, overdueOperations(shoots, timeouts, now));
 
 const HOUR = 3_600_000;
 const created = '2026-11-29T10:00:00Z';

@@ -34,28 +34,34 @@ function timeoutFor(type: string, timeouts: ApplySettings['timeouts']): number {
   return type === 'Create' ? timeouts.create : type === 'Delete' ? timeouts.delete : timeouts.update;
 }
 
-/**
- * The annotation changes for `shoots` at `now`: set on a Shoot whose operation is still in progress past
- * its timeout (once: an equal value is not written again), cleared from a Shoot whose operation is no
- * longer in progress or is a newer one. A Shoot that is done or within its time gets nothing.
- */
-export function timeoutChanges(shoots: readonly Shoot[], timeouts: ApplySettings['timeouts'], now: Date): TimeoutChange[] {
-  const changes: TimeoutChange[] = [];
+/** The Shoots whose operation is still in progress past its timeout at `now`: name → the annotation's value. */
+export function overdueOperations(shoots: readonly Shoot[], timeouts: ApplySettings['timeouts'], now: Date): Map<string, string> {
+  const overdue = new Map<string, string>();
   for (const shoot of shoots) {
-    const name = shoot.metadata.name;
-    const current = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
     // `unknown` is a Shoot Gardener has not reported on yet: its Create has begun all the same.
     const state = shootHealth(shoot).state;
     const progressing = shoot.metadata.deletionTimestamp !== undefined || state === 'progressing' || state === 'unknown';
     const start = progressing ? operationStart(shoot) : undefined;
-    const limit = start && timeoutFor(start.type, timeouts);
-    const overdue = start !== undefined && limit !== undefined && now.getTime() - Date.parse(start.since) > limit;
-    if (overdue) {
-      const value = `${start.type} started ${start.since} has no result after ${formatGoDuration(limit * 1e6)} (kimops.yaml apply.timeouts); Gardener goes on trying`;
-      if (current !== value) changes.push({ shoot: name, set: value });
-    } else if (current !== undefined) {
-      changes.push({ shoot: name, clear: true });
-    }
+    if (!start) continue;
+    const limit = timeoutFor(start.type, timeouts);
+    if (now.getTime() - Date.parse(start.since) <= limit) continue;
+    overdue.set(shoot.metadata.name, `${start.type} started ${start.since} has no result after ${formatGoDuration(limit * 1e6)} (kimops.yaml apply.timeouts); Gardener goes on trying`);
+  }
+  return overdue;
+}
+
+/**
+ * The annotation changes `overdue` asks for: set on an overdue Shoot (once: an equal value is not written
+ * again), cleared from a Shoot whose operation is no longer in progress or is a newer one.
+ */
+export function timeoutChanges(shoots: readonly Shoot[], overdue: ReadonlyMap<string, string>): TimeoutChange[] {
+  const changes: TimeoutChange[] = [];
+  for (const shoot of shoots) {
+    const name = shoot.metadata.name;
+    const current = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+    const value = overdue.get(name);
+    if (value !== undefined && current !== value) changes.push({ shoot: name, set: value });
+    else if (value === undefined && current !== undefined) changes.push({ shoot: name, clear: true });
   }
   return changes;
 }

@@ -2,10 +2,13 @@
 // Wiring only: the desired state is applier/desired.ts, the plan applier/plan.ts, the writes applier/sync.ts;
 // this file reads the inputs (one commit, one LIST of Shoots, one of companions) and renders the outcome.
 import { Option, type Command } from 'commander';
+import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
+import { startMetricsServer, type MetricsServer } from '../adapters/metrics/server.js';
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
+import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
 import { syncCommit, type SyncReport } from '../applier/sync-commit.js';
 import type { SyncResult } from '../applier/sync.js';
@@ -32,6 +35,8 @@ interface ApplyOptions {
   allowMassDeletion?: string;
   webhookPort?: string;
   webhookHost: string;
+  metricsPort?: string;
+  metricsHost: string;
 }
 
 /** The webhook's shared secret: from the environment only, never an option (it would show in `ps`). */
@@ -84,32 +89,68 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
     .option('--webhook-port <port>', `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`)
     .option('--webhook-host <address>', 'with --webhook-port: the address to listen on (TLS is terminated in front of it)', DEFAULT_HOST)
+    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics on this port')
+    .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
       if (!options.watch) {
         if (options.webhookPort !== undefined) command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
+        if (options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
         setExitCode(await run(options, io));
         return;
       }
       // What no later sync can fix is refused now, not retried forever.
       const intervalMs = intervalMsOf(options.interval);
-      await readLandscape(options.landscape);
+      const landscape = await readLandscape(options.landscape);
       KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
       // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
       let loop: WatchLoop | undefined;
-      const webhook = await webhookOf(options, io, () => loop?.trigger());
+      const registry = new Registry();
+      const metrics = applierMetrics(registry, landscape.name);
+      const metricsServer = await metricsServerOf(options, io, registry);
+      const webhook = await webhookOf(options, io, () => loop?.trigger()).catch(async (error: unknown) => {
+        await metricsServer?.close();
+        throw error;
+      });
       try {
         // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
         const pass = async () => {
-          if ((await run(options, io)) === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
+          const started = performance.now();
+          const seconds = () => (performance.now() - started) / 1000;
+          let code: number;
+          try {
+            code = await run(options, io, (report) => metrics.synced(report, seconds()));
+          } catch (error) {
+            metrics.failed(seconds());
+            throw error;
+          }
+          if (code === EXIT.unavailable) {
+            metrics.failed(seconds());
+            throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
+          }
         };
         await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l) });
       } finally {
         await webhook?.close();
+        await metricsServer?.close();
       }
       setExitCode(EXIT.ok);
     });
+}
+
+/** The scrape endpoint `--metrics-port` asks for, or none. */
+async function metricsServerOf(options: ApplyOptions, io: CliIo, registry: Registry): Promise<MetricsServer | undefined> {
+  if (options.metricsPort === undefined) return undefined;
+  const port = Number(options.metricsPort);
+  if (!/^\d+$/.test(options.metricsPort) || port > 65_535) throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
+  try {
+    const server = await startMetricsServer({ port, host: options.metricsHost, registry });
+    io.stderr(`metrics at ${server.url}\n`);
+    return server;
+  } catch (error) {
+    throw new ConfigError('--metrics-port', '', `cannot listen on ${options.metricsHost}:${options.metricsPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`);
+  }
 }
 
 /** The webhook receiver `--webhook-port` asks for, or none. */
@@ -136,7 +177,7 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
   }
 }
 
-async function run(options: ApplyOptions, io: CliIo): Promise<number> {
+async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
   if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
     throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
@@ -168,6 +209,7 @@ async function run(options: ApplyOptions, io: CliIo): Promise<number> {
     write: !options.dryRun && !options.shadow,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
   });
+  reported(report);
   const { plan, result } = report;
   for (const problem of plan.problems) io.stderr(`${problem.error.message}\n`);
   for (const stuck of report.stuckDeletions) io.stderr(`${stuck}\n`);

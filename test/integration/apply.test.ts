@@ -135,9 +135,19 @@ describe('kimops apply --watch', () => {
     const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
     expect((await kimops(generate)).code).toBe(0);
     const controller = new AbortController();
-    const watching = kimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1'], '', controller.signal);
+    const metricsPort = await freePort();
+    const watching = kimops(
+      ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1', '--metrics-port', String(metricsPort)],
+      '',
+      controller.signal,
+    );
     try {
       await eventually(`${AWS} created`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? true : undefined));
+      // The next syncs find it in place; the scrape endpoint says so.
+      await eventually('the metrics of a sync in place', async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return text.includes('kimops_applier_shoots{landscape="stage",action="unchanged"} 1') && /kimops_applier_sync_duration_seconds_count\{landscape="stage",outcome="ok"\} [1-9]/.test(text) ? true : undefined;
+      });
       // A new commit on main (a worker maximum raised, merged by generate) reaches the Garden on a later sync.
       writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'));
       expect((await kimops(generate)).code).toBe(0);
@@ -149,7 +159,7 @@ describe('kimops apply --watch', () => {
       controller.abort();
       const result = await watching;
       expect(result.code).toBe(0);
-      expect(result.stderr).toBe('');
+      expect(result.stderr).toBe(`metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
       await deleteShoot(env.garden, project.namespace, AWS);
       await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
     }
