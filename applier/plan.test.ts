@@ -102,6 +102,20 @@ describe('planSync', () => {
     expect(result.entries[1]?.object.manifest?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
   });
 
+  it('holds main against the live Shoot: a higher live version is kept and said, nothing written for it', () => {
+    const result = plan([want(shoot('a'))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
+    expect(result.entries[0]).toMatchObject({ action: 'unchanged', kept: [{ path: 'spec.kubernetes.version' }], appliedCommit: 'old-commit' });
+    const scaled = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
+    expect(scaled.entries[0]?.action).toBe('update');
+    expect(scaled.entries[0]?.object.manifest?.spec).toMatchObject({ kubernetes: { version: '1.33.3' } });
+  });
+
+  it('blocks a manifest that cannot be held against the live Shoot, naming the file', () => {
+    const broken = shoot('a', (s) => delete (s.spec as Partial<Shoot['spec']>).provider);
+    const result = plan([want(broken)], [applied(shoot('a'))]);
+    expect(result.entries[0]).toMatchObject({ action: 'blocked', reasons: [expect.stringContaining('shoots/a/shoot.yaml cannot be held against the live Shoot') as string] });
+  });
+
   it('creates what is not live, deletes what is owned and gone from Git, ignores unowned Shoots it does not want', () => {
     const unowned = structuredClone(shoot('kim-only'));
     const result = plan([want(shoot('new'))], [applied(shoot('gone')), unowned]);
