@@ -1,5 +1,5 @@
 // Issue 6's acceptance for what makes the applier a GitOps tool, against the real gardener-apiserver with the
-// gardenlet simulator: rollback by `git revert` (except what Gardener forbids, which is reported, not forced),
+// gardenlet simulator: updates (a new zone through a reviewed PR, an extension toggled), rollback by `git revert` (except what Gardener forbids, which is reported, not forced),
 // another field manager changing a kimops-owned field under each drift mode, Gardener's own version update
 // kept, KIM's seed check, a take-over of KIM's Shoot in shadow mode and then as field manager `kim`, a stuck
 // deletion force-deleted where the landscape allows it, an operation past its timeout annotated, and the
@@ -78,6 +78,52 @@ async function applyAs(manager: string, spec: Record<string, unknown>): Promise<
   if (!result.ok) throw new Error(`apply as ${manager}: ${result.error.message}`);
 }
 const workers = (shoot: Shoot, change: Record<string, unknown>) => ({ provider: { workers: shoot.spec.provider.workers.map((w) => ({ name: w.name, ...change })) } });
+
+describe('updates', () => {
+  it('adds a zone a Runtime gained (infrastructure config regenerated, zones appended) and toggles an extension', async () => {
+    const landscape = await landscapeForProject(dir, 'landscape-zones', 'stage', project);
+    const gitdir = join(dir.path, 'repo-zones.git');
+    const runtime = await dir.write('runtimes-zones/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8').replace('        - eu-central-1b\n        - eu-central-1c\n', ''));
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const generate = ['generate', '--landscape', landscape, '--runtimes', runtime, '--repo', gitdir, '--once'];
+    expect((await kimops(generate)).code).toBe(0);
+    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'];
+    expect((await kimops(apply)).code).toBe(0);
+    const before = await settled();
+    expect(before.spec.provider.workers[0]?.zones).toEqual(['eu-central-1a']);
+
+    writeFileSync(runtime, readFileSync(runtime, 'utf8').replace('        - eu-central-1a\n', '        - eu-central-1a\n        - eu-central-1b\n'));
+    expect((await kimops(generate)).code).toBe(0);
+    // A new zone is disruptive: its pull request waits for a reviewer, who approves and merges it.
+    const open = (await kimops(['pr', 'list', '--repo', gitdir])).stdout.split('\n').filter((line) => line.includes(AWS));
+    expect(open).toHaveLength(1);
+    const number = (open[0] ?? '').split('\t')[0] ?? '';
+    expect((await kimops(['pr', 'approve', number, '--repo', gitdir, '--as', 'sre'])).code).toBe(0);
+    expect((await kimops(['pr', 'merge', number, '--repo', gitdir, '--as', 'sre'])).code).toBe(0);
+    const zoned = await kimops(apply);
+    expect(zoned.stderr).toBe('');
+    expect(zoned.code).toBe(0);
+    const after = await live();
+    expect(after.spec.provider.workers[0]?.zones).toEqual(['eu-central-1a', 'eu-central-1b']);
+    const infraZones = (after.spec.provider.infrastructureConfig as { networks: { zones: { name: string }[] } }).networks.zones.map((z) => z.name);
+    expect(infraZones).toEqual(['eu-central-1a', 'eu-central-1b']);
+    await settled();
+
+    const work = join(dir.path, 'work-zones');
+    execFileSync('git', ['clone', '--quiet', gitdir, work]);
+    const file = join(work, SHOOT_FILE);
+    const text = readFileSync(file, 'utf8');
+    const toggled = text.replace('  - type: shoot-networking-filter\n    disabled: false\n', '  - type: shoot-networking-filter\n    disabled: true\n');
+    expect(toggled).not.toBe(text);
+    writeFileSync(file, toggled);
+    execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', 'commit', '--quiet', '-am', 'networking filter off']);
+    execFileSync('git', ['-C', work, 'push', '--quiet', 'origin', 'main']);
+    const extension = await kimops(apply);
+    expect(extension.stderr).toBe('');
+    expect(extension.stdout).toContain('spec.extensions[shoot-networking-filter].disabled');
+    expect((await live()).spec.extensions?.find((e) => e.type === 'shoot-networking-filter')?.disabled).toBe(true);
+  }, 90_000);
+});
 
 describe('rollback by git revert', () => {
   it('returns the live Shoot to the previous spec, keeping (and reporting) the Kubernetes version Gardener will not downgrade', async () => {
