@@ -9,6 +9,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts', 'test/helpers/**/*.test.ts'],
+          // Some unit tests push to a loopback git server; 2 busy cores can take them past vitest's 5 s default.
+          testTimeout: 20_000,
         },
       },
       {
