@@ -27,6 +27,14 @@ describe('desiredFromFiles', () => {
     expect(shoots[0]?.companions[1]?.object).toEqual(configMap('structured-auth-config-c-1'));
   });
 
+  it('holds back a Shoot whose folder defines one companion twice', () => {
+    const copy = repo().get('shoots/c-1/configmap-a-first.yaml') ?? '';
+    const { shoots, problems } = desiredFromFiles(repo({ 'shoots/c-1/configmap-z-copy.yaml': copy }));
+    expect(shoots).toEqual([]);
+    expect(problems.map((p) => p.error.message)).toEqual([expect.stringContaining('ConfigMap a-first is also defined in shoots/c-1/configmap-a-first.yaml: keep one of the two files') as string]);
+    expect(problems[0]?.shoot).toBe('c-1');
+  });
+
   it('sorts Shoots by name and skips files that are not .yaml', () => {
     const other = repo();
     for (const [path, text] of repo()) if (path.startsWith('shoots/c-1/shoot.yaml')) other.set('shoots/a-0/shoot.yaml', text.replace('name: c-1', 'name: a-0'));

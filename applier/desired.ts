@@ -85,7 +85,10 @@ function readFolder(name: string, paths: string[], files: ReadonlyMap<string, st
       continue;
     }
     const companion = checkedCompanion(value, path, name, problems);
-    if (companion) companions.push({ path, object: companion });
+    const twin = companion && companions.find((c) => c.object.kind === companion.kind && c.object.metadata.name === companion.metadata.name);
+    // Two files for one object would be applied in turn, the later one winning, on every sync.
+    if (twin) problems.push(problem(path, 'metadata.name', `${companion.kind} ${companion.metadata.name} is also defined in ${twin.path}: keep one of the two files`, name));
+    else if (companion) companions.push({ path, object: companion });
   }
   if (!paths.includes(shootPath)) {
     problems.push(problem(`${SHOOTS_FOLDER}/${name}/`, '', `has no ${SHOOT_FILE}: add the Shoot manifest, or remove the folder to delete the Shoot`, name));

@@ -1,15 +1,13 @@
 // Drift: a live Shoot that differs, on the fields kimops applies, from the very files it was last applied
 // from. A plan's `update` is either Git moving on (a merge: always applied) or the live Shoot moving away
-// from Git (drift: handled per the landscape's kimops.yaml `drift` mode). Which one is told by the commit
-// the Shoot was last written from (its applied-commit annotation): if its folder there is the folder now,
-// Git has not changed since, and every difference is drift. Pure.
+// from Git (drift: handled per the landscape's kimops.yaml `drift` mode). Which one is told by the git tree
+// of the Shoot's folder recorded on the live Shoot (plan.ts APPLIED_TREE_ANNOTATION, kept current even when
+// a Git change needs no write to the Shoot): if it is the folder's tree now, Git has not changed since, and
+// every difference is drift. Pure.
 import type { KimopsConfig } from '../model/kimops-config.js';
 import type { PlanEntry, SyncPlan } from './plan.js';
 
 export type DriftMode = KimopsConfig['drift'];
-
-/** Shoot name → the commit its live object was last applied from (absent: never applied by kimops). */
-export type AppliedCommits = ReadonlyMap<string, string>;
 
 /**
  * The plan with drift marked: `update` entries of `drifted` Shoots keep their write under `correct`, and
@@ -32,18 +30,7 @@ function driftText(mode: Exclude<DriftMode, 'correct'>): string {
     : 'drifted from Git, left for the generator (kimops.yaml drift: adopt: what Gardener changed legitimately comes back as an adopt pull request; anything else stays reported)';
 }
 
-/**
- * The `update` entries whose difference may be drift: the live Shoot names the commit it was applied
- * from. The caller decides with the repo whether that commit's folder is the current one (`isDrift`).
- */
-export function driftCandidates(plan: SyncPlan): { shoot: string; appliedCommit: string }[] {
-  return plan.entries.flatMap((entry) => (entry.action === 'update' && entry.appliedCommit !== undefined ? [{ shoot: entry.shoot, appliedCommit: entry.appliedCommit }] : []));
-}
-
-/**
- * Whether a Shoot's folder at the applied commit is its folder now (tree oids, so nothing is read). An
- * applied commit the repo does not know (history rewritten) counts as a Git change: Git is applied.
- */
-export function isDrift(folderNow: string | undefined, folderThen: string | undefined): boolean {
-  return folderNow !== undefined && folderThen === folderNow;
+/** The `update` entries that are drift: the live Shoot was applied from the folder's tree as it is now. */
+export function driftedShoots(plan: SyncPlan): Set<string> {
+  return new Set(plan.entries.filter((entry) => entry.action === 'update' && entry.tree !== undefined && entry.appliedTree === entry.tree).map((entry) => entry.shoot));
 }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Shoot } from '../model/shoot.js';
 import { FORCE_DELETABLE_CODES, FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 
-function shoot(options: { deleting?: boolean; codes?: string[][]; annotations?: Record<string, string> } = {}): Shoot {
+/** Just after the deletion began: within the delete timeout, so only a Failed deletion counts as stuck. */
+const SOON = { now: new Date('2026-01-02T00:05:00Z'), deleteTimeoutMs: 3_600_000 };
+
+function shoot(options: { deleting?: boolean; codes?: string[][]; annotations?: Record<string, string>; state?: string } = {}): Shoot {
   return {
     apiVersion: 'core.gardener.cloud/v1beta1',
     kind: 'Shoot',
@@ -14,13 +17,22 @@ function shoot(options: { deleting?: boolean; codes?: string[][]; annotations?: 
     },
     spec: { region: 'eu-central-1', networking: {}, kubernetes: {}, provider: { type: 'aws', workers: [] } },
     status: {
-      lastOperation: { type: 'Delete', state: 'Failed' },
+      lastOperation: { type: 'Delete', state: options.state ?? 'Failed' },
       lastErrors: (options.codes ?? [['ERR_INFRA_UNAUTHORIZED']]).map((codes, i) => ({ description: `error ${i}`, codes })),
     },
   };
 }
 
 describe('forceDeletionDecision', () => {
+  it('leaves a deletion Gardener is still retrying alone until it runs past the delete timeout', () => {
+    const retrying = shoot({ codes: [['ERR_INFRA_DEPENDENCIES']], state: 'Error' });
+    expect(forceDeletionDecision(retrying, true, SOON)).toEqual({ action: 'none' });
+    expect(forceDeletionDecision(retrying, false, SOON)).toEqual({ action: 'none' });
+    const late = { ...SOON, now: new Date('2026-01-02T01:00:01Z') };
+    expect(forceDeletionDecision(retrying, true, late)).toMatchObject({ action: 'force', codes: ['ERR_INFRA_DEPENDENCIES'] });
+    expect(forceDeletionDecision(retrying, false, late)).toMatchObject({ action: 'report' });
+  });
+
   it('names the annotation and the five codes Gardener accepts it for', () => {
     expect(FORCE_DELETION_ANNOTATION).toBe('confirmation.gardener.cloud/force-deletion');
     expect([...FORCE_DELETABLE_CODES].sort()).toEqual([
@@ -33,7 +45,7 @@ describe('forceDeletionDecision', () => {
   });
 
   it.each(FORCE_DELETABLE_CODES)('forces a deleting Shoot with %s where the landscape allows it', (code) => {
-    const decision = forceDeletionDecision(shoot({ codes: [[code]] }), true);
+    const decision = forceDeletionDecision(shoot({ codes: [[code]] }), true, SOON);
     expect(decision).toMatchObject({ action: 'force', codes: [code] });
     if (decision.action !== 'force') return;
     expect(decision.message).toContain(`Shoot garden-kyma/c-1 is stuck in deletion (${code})`);
@@ -41,7 +53,7 @@ describe('forceDeletionDecision', () => {
   });
 
   it('reports instead where the landscape does not allow it, telling the SRE both ways out', () => {
-    const decision = forceDeletionDecision(shoot({ codes: [['ERR_CLEANUP_CLUSTER_RESOURCES']] }), false);
+    const decision = forceDeletionDecision(shoot({ codes: [['ERR_CLEANUP_CLUSTER_RESOURCES']] }), false, SOON);
     expect(decision).toMatchObject({ action: 'report', codes: ['ERR_CLEANUP_CLUSTER_RESOURCES'] });
     if (decision.action !== 'report') return;
     expect(decision.message).toContain('Shoot garden-kyma/c-1 is stuck in deletion (ERR_CLEANUP_CLUSTER_RESOURCES)');
@@ -51,7 +63,7 @@ describe('forceDeletionDecision', () => {
 
   it('keeps only the force-deletable codes, each once, in the order Gardener reports them', () => {
     const codes = [['ERR_INFRA_QUOTA_EXCEEDED', 'ERR_INFRA_DEPENDENCIES'], ['ERR_CONFIGURATION_PROBLEM', 'ERR_INFRA_DEPENDENCIES']];
-    const decision = forceDeletionDecision(shoot({ codes }), true);
+    const decision = forceDeletionDecision(shoot({ codes }), true, SOON);
     expect(decision).toMatchObject({ action: 'force', codes: ['ERR_INFRA_DEPENDENCIES', 'ERR_CONFIGURATION_PROBLEM'] });
     if (decision.action === 'force') expect(decision.message).toContain('(ERR_INFRA_DEPENDENCIES, ERR_CONFIGURATION_PROBLEM)');
   });
@@ -64,17 +76,17 @@ describe('forceDeletionDecision', () => {
     ['a Shoot already force-deleted', shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'true' } })],
     ['a Shoot force-deleted with another spelling Go reads as true', shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'True' } })],
   ])('does nothing for %s', (_what, subject) => {
-    expect(forceDeletionDecision(subject, true)).toEqual({ action: 'none' });
-    expect(forceDeletionDecision(subject, false)).toEqual({ action: 'none' });
+    expect(forceDeletionDecision(subject, true, SOON)).toEqual({ action: 'none' });
+    expect(forceDeletionDecision(subject, false, SOON)).toEqual({ action: 'none' });
   });
 
   it('still acts when the annotation is there but not true (Gardener does not force-delete then)', () => {
-    expect(forceDeletionDecision(shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'false' } }), true)).toMatchObject({ action: 'force' });
+    expect(forceDeletionDecision(shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'false' } }), true, SOON)).toMatchObject({ action: 'force' });
   });
 
   it('does nothing for a deleting Shoot without any status', () => {
     const withoutStatus = shoot();
     delete withoutStatus.status;
-    expect(forceDeletionDecision(withoutStatus, true)).toEqual({ action: 'none' });
+    expect(forceDeletionDecision(withoutStatus, true, SOON)).toEqual({ action: 'none' });
   });
 });

@@ -32,14 +32,19 @@ export type ForceDeletionDecision =
   | { action: 'report'; codes: string[]; message: string };
 
 /**
- * `force` or `report` (by `allowed`) for a Shoot that is being deleted, reports a force-deletable code and is not
- * force-deleted yet; `none` otherwise. `codes` are the force-deletable codes found, in the order Gardener reports
+ * `force` or `report` (by `allowed`) for a Shoot that is being deleted, reports a force-deletable code, is stuck
+ * (its deletion Failed, or runs past `deleteTimeoutMs`) and is not force-deleted yet; `none` otherwise. `codes` are the force-deletable codes found, in the order Gardener reports
  * them.
  */
-export function forceDeletionDecision(shoot: Shoot, allowed: boolean): ForceDeletionDecision {
+export function forceDeletionDecision(shoot: Shoot, allowed: boolean, { now, deleteTimeoutMs }: { now: Date; deleteTimeoutMs: number }): ForceDeletionDecision {
   if (!shoot.metadata.deletionTimestamp || isForceDeletionConfirmed(shoot)) return { action: 'none' };
   const codes = codesOf(shoot.status?.lastErrors ?? []).filter((code) => FORCE_DELETABLE_CODES.includes(code));
   if (codes.length === 0) return { action: 'none' };
+  // Stuck, not merely retrying: Gardener gave up (Failed), or the deletion ran past its timeout. Codes such as
+  // ERR_INFRA_DEPENDENCIES often pass on a retry; forcing then would leave cloud resources behind for nothing.
+  const gaveUp = shoot.status?.lastOperation?.state === 'Failed';
+  const overdue = now.getTime() - Date.parse(shoot.metadata.deletionTimestamp) > deleteTimeoutMs;
+  if (!gaveUp && !overdue) return { action: 'none' };
   const stuck = `Shoot ${shoot.metadata.namespace ?? ''}/${shoot.metadata.name} is stuck in deletion (${codes.join(', ')})`;
   if (allowed) {
     return {

@@ -9,7 +9,7 @@ import type { SyncReport } from './sync-commit.js';
 export interface ApplierMetrics {
   /** A sync that got as far as a report (written or not), and how long it took. */
   synced(report: SyncReport, seconds: number): void;
-  /** A sync that ended in an error (the Garden or git unreachable, a configuration error). */
+  /** A sync that ended in an error before its report (the Garden or git unreachable at the start, a configuration error). */
   failed(seconds: number): void;
 }
 
@@ -31,7 +31,7 @@ export function applierMetrics(registry: Registry, landscape: string): ApplierMe
     buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers,
   });
-  const failures = new Counter({ name: 'kimops_applier_sync_failures_total', help: 'Syncs that ended in an error', labelNames: ['landscape'], registers });
+  const failures = new Counter({ name: 'kimops_applier_sync_failures_total', help: 'Syncs that ended in an error or were cut short by an unreachable Garden', labelNames: ['landscape'], registers });
   const last = new Gauge({ name: 'kimops_applier_last_sync_timestamp_seconds', help: 'When the last sync finished (with or without writes)', labelNames: ['landscape'], registers });
 
   return {
@@ -41,7 +41,9 @@ export function applierMetrics(registry: Registry, landscape: string): ApplierMe
       for (const entry of report.plan.entries) if (entry.drift) drifted.inc({ landscape, handling: entry.action === 'drifted' ? 'left' : 'corrected' });
       for (const [state, count] of Object.entries(report.health)) health.set({ landscape, state }, count);
       timedOut.set({ landscape }, report.overdue.length);
-      duration.observe({ landscape, outcome: report.result && report.result.failed.length > 0 ? 'failed' : 'ok' }, seconds);
+      const outcome = report.result?.unreachable ? 'unreachable' : report.result && report.result.failed.length > 0 ? 'failed' : 'ok';
+      duration.observe({ landscape, outcome }, seconds);
+      if (outcome === 'unreachable') failures.inc({ landscape });
       last.set({ landscape }, Date.now() / 1000);
     },
     failed(seconds) {

@@ -42,8 +42,18 @@ describe('pacedWriter', () => {
       const { garden, calls } = scripted([status, 200]);
       expect((await pacedWriter(garden, { ...clock() }).patch(REF, {})).ok).toBe(false);
       expect(calls()).toBe(1);
-      expect(isTransient(status)).toBe(false);
+      expect(isTransient({ ok: false, status, error: { message: 'no' } })).toBe(false);
     }
+  });
+
+  it('does not retry a schema refusal of an apply (500), nor a create that finds its object (409)', async () => {
+    const refusal = { ok: false as const, status: 500, error: { message: 'failed to create typed patch object (/v1, Kind=ConfigMap): .spec: field not declared in schema' } };
+    expect(isTransient(refusal)).toBe(false);
+    expect(isTransient({ ok: false, status: 500, error: { message: 'etcdserver: request timed out' } })).toBe(true);
+    const { garden, calls } = scripted([409, 200]);
+    expect((await pacedWriter(garden, { ...clock() }).create({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } })).status).toBe(409);
+    expect(calls()).toBe(1);
+    expect((await pacedWriter(garden, { ...clock() }).patch(REF, {})).ok).toBe(true);
   });
 
   it('spends a burst at once, then paces requests at the QPS (KIM: 5/s, burst 5)', async () => {

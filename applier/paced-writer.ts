@@ -23,10 +23,19 @@ export interface Pacing {
   now?: () => number;
 }
 
-/** 0: unreachable; 409: the object changed under us; 429: the server throttles; 5xx: it failed. */
-export function isTransient(status: number): boolean {
-  return status === 0 || status === 409 || status === 429 || status >= 500;
+/**
+ * 0: unreachable; 409: the object changed under us; 429: the server throttles; 5xx: it failed — except the
+ * 500 a server-side apply gets for a manifest the API's schema does not know (a field it does not declare):
+ * that answer will not change, the manifest must.
+ */
+export function isTransient(result: KubeResult<unknown>): boolean {
+  if (result.ok) return false;
+  if (result.status === 500 && SCHEMA_REFUSAL.test(result.error.message ?? '')) return false;
+  return result.status === 0 || result.status === 409 || result.status === 429 || result.status >= 500;
 }
+
+/** apimachinery's message when it cannot build the typed object of an apply. */
+export const SCHEMA_REFUSAL = /failed to create typed patch object/;
 
 export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWriter {
   const qps = pacing.qps ?? DEFAULT_APPLY.qps;
@@ -53,18 +62,19 @@ export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWr
     }
   };
 
-  const paced = async <T>(call: () => Promise<KubeResult<T>>): Promise<KubeResult<T>> => {
+  const paced = async <T>(call: () => Promise<KubeResult<T>>, final: (result: KubeResult<T>) => boolean = () => false): Promise<KubeResult<T>> => {
     for (let attempt = 1; ; attempt++) {
       await token();
       const result = await call();
-      if (result.ok || !isTransient(result.status) || attempt >= attempts) return result;
+      if (result.ok || !isTransient(result) || final(result) || attempt >= attempts) return result;
       await sleep(Math.min(max, base * 2 ** (attempt - 1)));
     }
   };
 
   return {
     apply: <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => paced(() => garden.apply(object, fieldManager, options)),
-    create: <T extends KubeObject>(object: T) => paced(() => garden.create(object)),
+    // A create that finds the object there (409 AlreadyExists) will find it again: it is an answer, not a race.
+    create: <T extends KubeObject>(object: T) => paced(() => garden.create(object), (result) => !result.ok && result.status === 409),
     patch: <T extends KubeObject>(ref: ObjectRef, patch: unknown) => paced(() => garden.patch<T>(ref, patch)),
     delete: (ref: ObjectRef) => paced(() => garden.delete(ref)),
     get: <T extends KubeObject>(ref: ObjectRef) => paced(() => garden.get<T>(ref)),

@@ -3,7 +3,7 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { testShoot, worker } from '../generator/propose/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
-import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
+import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';
@@ -104,10 +104,22 @@ describe('planSync', () => {
 
   it('holds main against the live Shoot: a higher live version is kept and said, nothing written for it', () => {
     const result = plan([want(shoot('a'))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
-    expect(result.entries[0]).toMatchObject({ action: 'unchanged', kept: [{ path: 'spec.kubernetes.version' }], appliedCommit: 'old-commit' });
+    expect(result.entries[0]).toMatchObject({ action: 'unchanged', kept: [{ path: 'spec.kubernetes.version' }] });
     const scaled = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
     expect(scaled.entries[0]?.action).toBe('update');
-    expect(scaled.entries[0]?.object.manifest?.spec).toMatchObject({ kubernetes: { version: '1.33.3' } });
+    expect((scaled.entries[0]?.object.manifest as Shoot | undefined)?.spec).toMatchObject({ kubernetes: { version: '1.33.3' } });
+  });
+
+  it('moves the markers alone, once, when main changed the folder but nothing of the Shoot is written', () => {
+    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const moved = plan([want(shoot('a'))], [live], { trees: new Map([['a', 'tree-2']]) });
+    expect(moved.entries[0]).toMatchObject({ action: 'unchanged', tree: 'tree-2', appliedTree: 'tree-1', moveMarkers: { [APPLIED_COMMIT_ANNOTATION]: COMMIT, [APPLIED_TREE_ANNOTATION]: 'tree-2' } });
+    const current = plan([want(shoot('a'))], [live], { trees: new Map([['a', 'tree-1']]) });
+    expect(current.entries[0]?.moveMarkers).toBeUndefined();
+    // A write carries the markers itself.
+    const written = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [live], { trees: new Map([['a', 'tree-2']]) });
+    expect(written.entries[0]?.moveMarkers).toBeUndefined();
+    expect(written.entries[0]?.object.manifest?.metadata.annotations).toMatchObject({ [APPLIED_TREE_ANNOTATION]: 'tree-2' });
   });
 
   it('blocks a manifest that cannot be held against the live Shoot, naming the file', () => {

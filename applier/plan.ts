@@ -20,10 +20,14 @@ export const OWNERSHIP_VALUE = 'kimops';
 /** On a companion: the Shoot it belongs to, so the companions of a deleted Shoot can be found and deleted after it. */
 export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
 /**
- * The commit a Shoot was last written from. Written only with a write that happens anyway, and never compared:
- * otherwise every commit would rewrite every Shoot, and a no-op sync must write nothing.
+ * The commit a Shoot was last applied from, and the git tree of its folder there. Never compared as fields:
+ * otherwise every commit would rewrite every Shoot, and a no-op sync must write nothing. The tree tells drift
+ * from Git changes (drift.ts); when main changes a Shoot's folder in a way that needs no write to it (only a
+ * companion, or only values the live Shoot keeps), the markers alone are moved, once.
  */
 export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit';
+export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
+const MARKERS = [APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION];
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
 export const DEFAULT_FIELD_MANAGER = 'kimops';
 /** KIM's field manager for its Shoot applies and updates (contracts/runtime-status.md §3). */
@@ -69,8 +73,14 @@ export interface PlanEntry {
   alreadyDeleting?: boolean;
   /** Where the live Shoot's value won over main's (live-rules.ts): never a downgrade, a removed zone, a changed create-only field. */
   kept?: KeptLive[];
-  /** The commit the live Shoot was last applied from (its APPLIED_COMMIT_ANNOTATION). */
-  appliedCommit?: string;
+  /** The folder's git tree in this commit, and the one the live Shoot was last applied from (APPLIED_TREE_ANNOTATION). */
+  tree?: string;
+  appliedTree?: string;
+  /**
+   * Set on a live Shoot whose folder changed since it was applied although nothing of it is written (only a
+   * companion, or only values the live Shoot keeps): the markers are moved after the entry's other writes.
+   */
+  moveMarkers?: Record<string, string>;
   /** Set by drift.ts: the difference is the live Shoot's, not Git's. */
   drift?: boolean;
   /** The live Shoot, for what a sync reads besides the plan (health, force-deletion); absent when not live. */
@@ -99,6 +109,8 @@ export interface PlanInput {
   /** The ConfigMaps in garden-<project> (those of the desired companions' names, and those with COMPANION_OF_LABEL). */
   liveCompanions: readonly KubeObject[];
   commit: string;
+  /** Shoot name → the git tree of its folder in `commit` (the repo's shoots/ listing), for the markers. */
+  trees?: ReadonlyMap<string, string>;
   fieldManager?: string;
   massDeletion: MassDeletionGuard;
   /** The number of deletions a human approved for this commit (`--allow-mass-deletion N`). */
@@ -110,7 +122,7 @@ export function inventoryOf(live: readonly Shoot[]): Shoot[] {
   return live.filter(isOwned);
 }
 
-export function planSync({ desired, live, liveCompanions, commit, fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion }: PlanInput): SyncPlan {
+export function planSync({ desired, live, liveCompanions, commit, trees = new Map(), fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion }: PlanInput): SyncPlan {
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   const companionsByName = new Map(liveCompanions.map((object) => [`${object.kind}/${object.metadata.name}`, object]));
   const blockedBy = new Map<string, DesiredProblem[]>();
@@ -122,7 +134,7 @@ export function planSync({ desired, live, liveCompanions, commit, fieldManager =
   const entries: PlanEntry[] = [];
   const desiredNames = new Set(desired.shoots.map((d) => d.name));
   for (const wanted of desired.shoots) {
-    entries.push(planDesired(wanted, liveByName.get(wanted.name), liveCompanions, companionsByName, commit, fieldManager));
+    entries.push(planDesired(wanted, liveByName.get(wanted.name), liveCompanions, companionsByName, { commit, tree: trees.get(wanted.name) }, fieldManager));
   }
   for (const [name, problems] of blockedBy) {
     if (desiredNames.has(name)) continue;
@@ -159,7 +171,7 @@ function planDesired(
   liveShoot: Shoot | undefined,
   liveCompanions: readonly KubeObject[],
   companionsByName: ReadonlyMap<string, KubeObject>,
-  commit: string,
+  source: Source,
   fieldManager: string,
 ): PlanEntry {
   const name = wanted.name;
@@ -174,7 +186,7 @@ function planDesired(
     };
   }
   const companions: ObjectPlan[] = wanted.companions.map(({ path, object }) => {
-    const manifest = owned(object, commit, name);
+    const manifest = owned(object, source, name);
     return planObject(manifest, path, companionsByName.get(`${object.kind}/${object.metadata.name}`), fieldManager);
   });
   const wantedNames = new Set(wanted.companions.map(({ object }) => `${object.kind}/${object.metadata.name}`));
@@ -194,7 +206,7 @@ function planDesired(
       live: liveShoot,
     };
   }
-  const object = planObject(owned(held.shoot, commit), wanted.path, liveShoot, fieldManager);
+  const object = planObject(owned(held.shoot, source), wanted.path, liveShoot, fieldManager);
   const takeOver = liveShoot !== undefined && !isOwned(liveShoot);
   const companionWrites = companions.filter((c) => c.action !== 'unchanged');
   const action: PlanAction = !liveShoot ? 'create' : takeOver ? 'take-over' : object.action !== 'unchanged' || companionWrites.length > 0 ? 'update' : 'unchanged';
@@ -204,7 +216,8 @@ function planDesired(
     ...(liveShoot ? object.changes.map(describeChange) : []),
     ...companionWrites.map((c) => `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`),
   ];
-  const appliedCommit = liveShoot?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
+  const appliedTree = liveShoot?.metadata.annotations?.[APPLIED_TREE_ANNOTATION];
+  const stale = liveShoot !== undefined && !takeOver && object.action === 'unchanged' && source.tree !== undefined && appliedTree !== source.tree;
   return {
     shoot: name,
     action,
@@ -212,7 +225,9 @@ function planDesired(
     object,
     companions,
     ...(held.kept.length > 0 && { kept: held.kept }),
-    ...(appliedCommit !== undefined && { appliedCommit }),
+    ...(source.tree !== undefined && { tree: source.tree }),
+    ...(appliedTree !== undefined && { appliedTree }),
+    ...(stale && { moveMarkers: markersOf(source) }),
     ...(liveShoot && { live: liveShoot }),
   };
 }
@@ -340,18 +355,28 @@ function ownedItem(owned: Owned, mergeKey: string, value: unknown): Owned {
   return undefined;
 }
 
-/** The manifest kimops applies: the desired object with the ownership label (and companion link) and the applied commit. */
-function owned<T extends KubeObject>(object: T, commit: string, companionOf?: string): T {
+/** Where a desired Shoot comes from: the commit, and its folder's tree there. */
+interface Source {
+  commit: string;
+  tree?: string | undefined;
+}
+
+function markersOf({ commit, tree }: Source): Record<string, string> {
+  return { [APPLIED_COMMIT_ANNOTATION]: commit, ...(tree !== undefined && { [APPLIED_TREE_ANNOTATION]: tree }) };
+}
+
+/** The manifest kimops applies: the desired object with the ownership label (and companion link) and the markers. */
+function owned<T extends KubeObject>(object: T, source: Source, companionOf?: string): T {
   const labels = { ...object.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}) };
-  const annotations = { ...object.metadata.annotations, [APPLIED_COMMIT_ANNOTATION]: commit };
+  const annotations = { ...object.metadata.annotations, ...markersOf(source) };
   return { ...object, metadata: { ...object.metadata, labels, annotations } };
 }
 
-/** Without the applied-commit annotation (and without an annotations map it leaves empty). */
+/** Without the marker annotations (and without an annotations map they leave empty). */
 function comparable(object: KubeObject): KubeObject {
   const annotations = object.metadata.annotations as Record<string, string> | undefined;
-  if (!annotations || !(APPLIED_COMMIT_ANNOTATION in annotations)) return object;
-  const rest = Object.fromEntries(Object.entries(annotations).filter(([key]) => key !== APPLIED_COMMIT_ANNOTATION));
+  if (!annotations || !MARKERS.some((key) => key in annotations)) return object;
+  const rest = Object.fromEntries(Object.entries(annotations).filter(([key]) => !MARKERS.includes(key)));
   const metadata: Record<string, unknown> = { ...object.metadata, annotations: rest };
   if (Object.keys(rest).length === 0) delete metadata.annotations;
   return { ...object, metadata: metadata as KubeObject['metadata'] };

@@ -13,7 +13,7 @@ import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { desiredFromFiles } from './desired.js';
-import { driftCandidates, isDrift, withDrift } from './drift.js';
+import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 import { shootHealth, type ShootHealthState } from './health.js';
@@ -72,16 +72,18 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const live = shoots.items.map((s) => ({ ...s, apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }) as unknown as Shoot);
   const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
 
+  const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
   let plan = planSync({
     desired,
     live,
     liveCompanions,
     commit,
+    trees: new Map([...folders].map(([name, entry]) => [name, entry.oid])),
     fieldManager: config.apply.fieldManager,
     massDeletion: config.massDeletion,
     ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
   });
-  plan = withDrift(plan, await driftedShoots(repo, commit, plan), config.drift);
+  plan = withDrift(plan, driftedShoots(plan), config.drift);
   plan = await withSeedChecks(plan, garden);
   const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
 
@@ -90,7 +92,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const annotations: ShootAnnotation[] = [];
   for (const entry of plan.entries) {
     if (entry.action !== 'delete' || !entry.live) continue;
-    const decision = forceDeletionDecision(entry.live, config.apply.forceDeletion);
+    const decision = forceDeletionDecision(entry.live, config.apply.forceDeletion, { now: input.now ?? new Date(), deleteTimeoutMs: config.apply.timeouts.delete });
     if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
     if (decision.action === 'report') stuckDeletions.push(decision.message);
   }
@@ -130,23 +132,6 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
 }
 
 /**
- * The Shoots whose planned update is drift: their folder at the commit they were last applied from is
- * their folder now (tree oids; nothing is read). Each applied commit's shoots/ listing is read once.
- */
-async function driftedShoots(repo: LandscapeRepo, commit: string, plan: SyncPlan): Promise<Set<string>> {
-  const candidates = driftCandidates(plan);
-  if (candidates.length === 0) return new Set();
-  const now = await repo.listFolder(commit, SHOOTS_FOLDER);
-  const drifted = new Set<string>();
-  for (const { shoot, appliedCommit } of candidates) {
-    // listFolder answers an unknown commit with an empty listing: Git changed, as far as kimops can tell.
-    const then = (await repo.resolve(appliedCommit)) ? await repo.listFolder(appliedCommit, SHOOTS_FOLDER) : new Map();
-    if (isDrift(now.get(shoot)?.oid, then.get(shoot)?.oid)) drifted.add(shoot);
-  }
-  return drifted;
-}
-
-/**
  * KIM's seed check before a create whose Runtime enforces the seed location: one LIST of Seeds when some
  * create needs it; a create without a usable Seed is blocked with KIM's SeedNotFound message (and with
  * KIM's GardenerErr message when the LIST fails), so nothing is created that Gardener could not schedule.
@@ -155,10 +140,12 @@ async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPl
   const creates = plan.entries.filter((entry) => entry.action === 'create' && needsSeedCheck(entry.object.manifest as Shoot));
   if (creates.length === 0) return plan;
   const seeds = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
+  if (!seeds.ok && seeds.status === 0) throw new TransportError('Garden', seeds.message);
   const blocked = new Map<string, string>();
   for (const entry of creates) {
     const shoot = entry.object.manifest as Shoot;
     const check = seeds.ok ? seedCheck(shoot, seeds.items as unknown as Seed[]) : seedListFailure(shoot);
+    // A refused LIST names its fix (KubeClient's): the identity needs `list` on the cluster-scoped seeds.
     if (!check.ok) blocked.set(entry.shoot, `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`);
   }
   if (blocked.size === 0) return plan;

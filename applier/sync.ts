@@ -7,8 +7,8 @@ import { describeFailure } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
-import { pacedWriter, type Pacing } from './paced-writer.js';
-import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
+import { pacedWriter, SCHEMA_REFUSAL, type Pacing } from './paced-writer.js';
+import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
 
 /** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
 export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
@@ -101,11 +101,12 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
     if (error.status === 0) result.unreachable = true;
     result.failed.push({ shoot, action, lines: [...lines, error.message] });
   };
-  await inParallel(plan.entries, concurrency, async (entry) => {
-    if (entry.action === 'unchanged' || entry.action === 'blocked' || entry.action === 'drifted') {
-      result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
-      return;
-    }
+  const writing = plan.entries.filter((entry) => {
+    const writes = entry.action === 'create' || entry.action === 'update' || entry.action === 'take-over' || entry.action === 'delete' || entry.moveMarkers !== undefined;
+    if (!writes) result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
+    return writes;
+  });
+  await inParallel(writing, concurrency, async (entry) => {
     const lines: string[] = [];
     try {
       if (entry.action === 'delete') await deleteShoot(entry, writer, lines);
@@ -184,6 +185,11 @@ async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Pr
       await writer.remove(companion.kind, companion.name);
       lines.push(`deleted ${companion.kind} ${companion.name} (no longer in the commit)`);
     }
+  }
+  // Last, so a failed companion write leaves the old markers: the next sync sees a Git change, not drift.
+  if (entry.moveMarkers) {
+    await writer.annotate(entry.shoot, entry.moveMarkers);
+    lines.push(`recorded ${entry.moveMarkers[APPLIED_COMMIT_ANNOTATION]?.slice(0, 12) ?? ''} on Shoot ${entry.shoot}: main changed its folder, nothing of the Shoot to write`);
   }
 }
 
@@ -308,7 +314,7 @@ function writeFix(status: number, kind: string, message = ''): string {
   if (status === 403) return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : kind === 'Event' ? 'events (create)' : 'configmaps'} in the project namespace`;
   if (status === 404) return 'the project namespace or the API is missing: check the landscape\'s Gardener project';
   if (status === 409) return 'another writer changed the object at the same time: the next sync applies it again';
-  if (status === 422 || status === 400) return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
+  if (status === 422 || status === 400 || SCHEMA_REFUSAL.test(message)) return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
   if (status === 429 || status >= 500) return 'the Garden is overloaded or failing: retried with backoff within this sync, and the next sync tries again';
   return 'see the server\'s message';
 }

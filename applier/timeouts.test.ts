@@ -25,8 +25,13 @@ describe('operationStart', () => {
   it('takes the creation for a Create, the deletion for a Delete, and retryCycleStartTime otherwise', () => {
     expect(operationStart(shoot(processing('Create')))).toEqual({ type: 'Create', since: created });
     expect(operationStart(shoot(processing('Reconcile'), { deletionTimestamp: '2026-11-29T12:00:00Z' }))).toEqual({ type: 'Delete', since: '2026-11-29T12:00:00Z' });
-    expect(operationStart(shoot({ ...processing('Reconcile'), retryCycleStartTime: '2026-11-29T11:00:00Z' }))).toEqual({ type: 'Reconcile', since: '2026-11-29T11:00:00Z' });
-    expect(operationStart(shoot(processing('Reconcile')))).toBeUndefined();
+    const failing = { observedGeneration: 1, lastOperation: { type: 'Reconcile', state: 'Error' }, retryCycleStartTime: '2026-11-29T11:00:00Z' };
+    expect(operationStart(shoot(failing))).toEqual({ type: 'Reconcile', since: '2026-11-29T11:00:00Z' });
+    expect(operationStart(shoot({ ...failing, retryCycleStartTime: undefined }))).toBeUndefined();
+  });
+
+  it('does not time a healthy Reconcile in progress, periodic or not: its retry cycle may have begun days ago', () => {
+    expect(operationStart(shoot({ ...processing('Reconcile'), retryCycleStartTime: '2026-11-01T00:00:00Z' }))).toBeUndefined();
   });
 });
 
@@ -43,9 +48,9 @@ describe('timeoutChanges', () => {
     expect(timeoutChanges([shoot(undefined)], DEFAULT_APPLY.timeouts, at('2026-11-29T11:30:00Z'))).toHaveLength(1);
   });
 
-  it('uses the timeout of the operation: update for a Reconcile, delete for a deletion', () => {
+  it('uses the timeout of the operation: update for a failing Reconcile, delete for a deletion', () => {
     const timeouts = { create: HOUR, update: 2 * HOUR, delete: 3 * HOUR };
-    const reconcile = shoot({ ...processing('Reconcile'), retryCycleStartTime: '2026-11-29T10:00:00Z' });
+    const reconcile = shoot({ observedGeneration: 1, lastOperation: { type: 'Reconcile', state: 'Error' }, lastErrors: [{ description: 'throttled', codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'] }], retryCycleStartTime: '2026-11-29T10:00:00Z' });
     expect(timeoutChanges([reconcile], timeouts, at('2026-11-29T11:30:00Z'))).toEqual([]);
     expect(timeoutChanges([reconcile], timeouts, at('2026-11-29T12:00:01Z'))).toHaveLength(1);
     const deleting = shoot(processing('Delete'), { deletionTimestamp: '2026-11-29T10:00:00Z' });
@@ -57,7 +62,7 @@ describe('timeoutChanges', () => {
     const mark = { annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: 'Create started … has no result after 1h0m0s' } };
     const succeeded = shoot({ observedGeneration: 1, lastOperation: { type: 'Create', state: 'Succeeded' } }, mark);
     expect(timeoutChanges([succeeded], DEFAULT_APPLY.timeouts, at('2026-11-30T00:00:00Z'))).toEqual([{ shoot: 'c1', clear: true }]);
-    const newer = shoot({ ...processing('Reconcile'), retryCycleStartTime: '2026-11-30T00:00:00Z' }, mark);
+    const newer = shoot({ observedGeneration: 1, lastOperation: { type: 'Reconcile', state: 'Error' }, retryCycleStartTime: '2026-11-30T00:00:00Z' }, mark);
     expect(timeoutChanges([newer], DEFAULT_APPLY.timeouts, at('2026-11-30T00:10:00Z'))).toEqual([{ shoot: 'c1', clear: true }]);
   });
 

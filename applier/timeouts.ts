@@ -17,16 +17,21 @@ export type TimeoutChange =
   | { shoot: string; clear: true };
 
 /**
- * When the Shoot's current operation began: its creation for a Create, its deletion for a Delete, else
- * Gardener's `status.retryCycleStartTime` (gardenlet resets it when it starts a new generation, not on
- * retries). Undefined when none of these is known.
+ * When the Shoot's current operation began: its creation for a Create, its deletion for a Delete. Any other
+ * operation (a Reconcile of a spec change, or Gardener's periodic one) is timed only while Gardener reports it
+ * failing (Error, Aborted, Failed), from `status.retryCycleStartTime`: gardenlet resets that when a new
+ * generation starts, not for a periodic reconcile nor a retry, so a healthy reconcile in progress is never
+ * timed against a cycle that began days ago, while a change that keeps failing is timed from its start.
+ * Undefined when the operation is not timed or its start is unknown.
  */
 export function operationStart(shoot: Shoot): { type: string; since: string } | undefined {
   const type = shoot.metadata.deletionTimestamp ? 'Delete' : (shoot.status?.lastOperation?.type ?? 'Create');
+  const failing = ['Error', 'Aborted', 'Failed'].includes(shoot.status?.lastOperation?.state ?? '');
   const since =
     type === 'Delete' ? shoot.metadata.deletionTimestamp
     : type === 'Create' ? shoot.metadata.creationTimestamp
-    : (shoot.status?.retryCycleStartTime as string | undefined);
+    : failing ? (shoot.status?.retryCycleStartTime as string | undefined)
+    : undefined;
   return typeof since === 'string' && since !== '' ? { type, since } : undefined;
 }
 

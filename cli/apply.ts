@@ -100,6 +100,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
         setExitCode(await run(options, io));
         return;
       }
+      // An approval of extra deletions is for the commit a human looked at, not for every later one.
+      if (options.allowMassDeletion !== undefined) command.error('error: --allow-mass-deletion approves one commit: use it with --once', { exitCode: EXIT.usage });
       // What no later sync can fix is refused now, not retried forever.
       const intervalMs = intervalMsOf(options.interval);
       const landscape = await readLandscape(options.landscape);
@@ -125,10 +127,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
             metrics.failed(seconds());
             throw error;
           }
-          if (code === EXIT.unavailable) {
-            metrics.failed(seconds());
-            throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
-          }
+          // Recorded with its report already (outcome `unreachable`).
+          if (code === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
         };
         await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l) });
       } finally {
@@ -232,7 +232,9 @@ function reportTail(report: SyncReport, written: boolean): string {
   const lines: string[] = [];
   const quiet = report.plan.entries.filter((e) => e.kept && e.action === 'unchanged');
   if (quiet.length > 0) {
-    lines.push(`${quiet.length} Shoot(s) keep live values newer than ${MAIN} (e.g. ${quiet[0]?.shoot}: ${quiet[0]?.kept?.map((k) => k.path).join(', ')}); nothing to write — with --garden-kubeconfig the generator proposes them as an adopt pull request`);
+    lines.push(
+      `${quiet.length} Shoot(s) keep live values over ${MAIN}'s (e.g. ${quiet[0]?.shoot}: ${quiet[0]?.kept?.map((k) => k.path).join(', ')}; Gardener forbids going back, or the field is set at creation only); nothing to write — versions Gardener raised come back as the generator's adopt pull request`,
+    );
   }
   if (!written) for (const a of report.annotations) lines.push(`${a.shoot}: would annotate: ${a.line}`);
   const h = report.health;

@@ -42,7 +42,7 @@ export interface ListPage<T> {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
-export type ListAllResult<T> = { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; message: string };
+export type ListAllResult<T> = { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; status: number; message: string };
 
 export interface ListPageOptions {
   labelSelector?: string;
@@ -166,7 +166,7 @@ export class KubeClient {
       const page: KubeResult<ListPage<T>> = await this.listPage<T>(ref, { ...options, continue: next });
       if (!page.ok) {
         const fix = page.status === 0 ? '' : ` — ${fixFor(page.status, path)}`;
-        return { ok: false, message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}` };
+        return { ok: false, status: page.status, message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}` };
       }
       items.push(...page.body.items);
       next = page.body.metadata.continue || undefined;

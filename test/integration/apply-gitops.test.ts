@@ -156,6 +156,34 @@ describe('rollback by git revert', () => {
   }, 90_000);
 });
 
+describe('rollback of a change main made to a companion only', () => {
+  it('applies the revert as a Git change (not drift), because the markers followed the change', async () => {
+    const repo = await landscapeRepo();
+    expect((await kimops(repo.apply)).code).toBe(0);
+    const companion = `shoots/${AWS}/configmap-structured-auth-config-${AWS}.yaml`;
+    const config = async () => {
+      const got = await env.garden.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: `structured-auth-config-${AWS}` });
+      if (!got.ok) throw new Error(got.error.message);
+      return got.body.data['config.yaml'] ?? '';
+    };
+    repo.edit(companion, (t) => t.replace('prefix: "stage-op:"', 'prefix: "stage-sre:"'), 'another username prefix');
+    const changed = await kimops(repo.apply);
+    expect(changed.stderr).toBe('');
+    expect(changed.stdout).toContain(`${AWS}: updated ConfigMap structured-auth-config-${AWS}`);
+    expect(changed.stdout).toContain(`on Shoot ${AWS}: main changed its folder, nothing of the Shoot to write`);
+    expect(await config()).toContain('stage-sre:');
+
+    repo.git('revert', '--no-edit', 'HEAD');
+    repo.git('push', '--quiet', 'origin', 'main');
+    const reverted = await kimops(repo.apply);
+    expect(reverted.stderr).toBe('');
+    expect(reverted.stdout).not.toContain('drifted');
+    expect(await config()).toContain('stage-op:');
+    // In place now: the next sync writes nothing.
+    expect((await kimops(repo.apply)).stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
+  }, 60_000);
+});
+
 describe('an interrupted deletion', () => {
   it('loses its confirmation when the Shoot is desired again, so no plain DELETE can remove it', async () => {
     const repo = await landscapeRepo();
@@ -213,7 +241,7 @@ describe('drift: another field manager changes a field kimops applies', () => {
     const result = await kimops(repo.apply);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
-    expect(result.stdout).toContain(`1 Shoot(s) keep live values newer than main (e.g. ${AWS}: spec.kubernetes.version)`);
+    expect(result.stdout).toContain(`1 Shoot(s) keep live values over main's (e.g. ${AWS}: spec.kubernetes.version;`);
     expect((await live()).metadata.resourceVersion).toBe(resourceVersion);
   }, 60_000);
 });
