@@ -83,11 +83,32 @@ export const CONTENT_TYPE = {
 } as const;
 
 export class KubeClient {
+  /** One keep-alive agent per set of TLS credentials: without it every request pays a new TCP and TLS handshake. */
+  private pooled?: { key: string; agent: http.Agent };
+
   private constructor(
     private readonly config: KubeConfig,
     /** Names the API in messages, e.g. the kubeconfig path. */
     readonly label: string,
   ) {}
+
+  /**
+   * The kubeconfig's credentials on `options` (client-node), with its per-call agent swapped for a pooled
+   * keep-alive one carrying the same TLS material. A kubeconfig with a proxy keeps client-node's agent (it
+   * knows how to reach the proxy); rotated credentials (an exec plugin's new certificate) get a new agent.
+   */
+  private async authorize(options: https.RequestOptions): Promise<void> {
+    await this.config.applyToHTTPSOptions(options);
+    if (this.config.getCurrentCluster()?.proxyUrl) return;
+    const plain = this.server.startsWith('http:');
+    const tls = { ca: options.ca, cert: options.cert, key: options.key, pfx: options.pfx, passphrase: options.passphrase, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
+    const key = JSON.stringify({ plain, tls }, (_name, value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value));
+    if (this.pooled?.key !== key) {
+      this.pooled?.agent.destroy();
+      this.pooled = { key, agent: plain ? new http.Agent({ keepAlive: true }) : new https.Agent({ ...tls, keepAlive: true }) };
+    }
+    options.agent = this.pooled.agent;
+  }
 
   static fromKubeconfigFile(path: string): KubeClient {
     const config = new KubeConfig();
@@ -118,7 +139,7 @@ export class KubeClient {
     const url = new URL(path, this.server);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
-    await this.config.applyToHTTPSOptions(requestOptions);
+    await this.authorize(requestOptions);
     if (options.signal) requestOptions.signal = options.signal;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (payload !== undefined) {
@@ -192,7 +213,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
     try {
-      await this.config.applyToHTTPSOptions(requestOptions);
+      await this.authorize(requestOptions);
     } catch (error) {
       return { reason: 'failed', status: 0, message: `kubeconfig ${this.label}: cannot prepare credentials: ${(error as Error).message} — check the kubeconfig's user entry` };
     }
