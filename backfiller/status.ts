@@ -1,0 +1,688 @@
+// The status a Runtime should have now: KIM's states, conditions and messages (the contract KEB waits on,
+// contracts/runtime-status.md §1, §2, §4 and keb-and-gardener-shoot.md §A.4), Kubernetes-standard
+// Ready/Reconciling/Stalled next to them, and the GitOps trail (proposed, merged, applied, reconciled).
+// Pure: the Runtime, the live Shoot, whether the kubeconfig Secret exists and what the pipeline knows in;
+// the whole status out (the caller writes it through the status subresource as a full replace, like KIM's
+// `Status().Update()`, and only when `statusChanged` says so).
+import { stringify } from 'safe-stable-stringify';
+import { type ShootHealth, isRetryable, shootHealth } from '../applier/health.js';
+import { APPLIED_COMMIT_ANNOTATION } from '../applier/plan.js';
+import { OPERATION_TIMED_OUT_ANNOTATION } from '../applier/timeouts.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../generator/convert/extenders/metadata.js';
+import { CONVERSION_ERROR_REASON } from '../model/errors.js';
+import { ANNOTATION_SUSPEND_PATCH, LABEL_RUNTIME_ID, type ObjectMeta } from '../model/runtime.js';
+import {
+  type ConditionStatus,
+  type RuntimeCondition,
+  type RuntimeShootLastError,
+  type RuntimeShootLastOperation,
+  type RuntimeState,
+  type RuntimeStatus,
+  readRuntimeStatus,
+} from '../model/runtime-status.js';
+import type { ShootStatus } from '../model/shoot.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// KIM's vocabulary. Every string is KIM's own (api/v1 runtime_types.go and the FSM states), as recorded in
+// contracts/runtime-status.md; the section is named next to each. Keep them exact: KEB, its operators and
+// their alerts read them.
+// ---------------------------------------------------------------------------------------------------------
+
+/** runtime-status.md §1 Initialize, §4; keb-and-gardener-shoot.md §A.4 (Delete, 1.): held until the Shoot is gone. */
+export const RUNTIME_FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
+
+// Condition types (runtime-status.md §1, §4).
+export const CONDITION_PROVISIONED = 'Provisioned';
+export const CONDITION_KUBECONFIG_READY = 'KubeconfigReady';
+export const CONDITION_CONFIGURED = 'Configured';
+export const CONDITION_DEPROVISIONED = 'Deprovisioned';
+
+// Reasons (runtime-status.md §1, §2, §4).
+/** §1 Initialize: shoot=nil & no `Provisioned` condition. */
+export const REASON_INITIALISED = 'Initialised';
+/** §1 CreateShoot and §2 WaitForShootCreation (KIM's `ConditionReasonShootCreationPending`); also §2's retryable reconcile row. */
+export const REASON_PENDING = 'Pending';
+/** §2 WaitForShootReconcile, in progress. */
+export const REASON_PROCESSING = 'Processing';
+/** §2 Create Succeeded. */
+export const REASON_SHOOT_CREATION_COMPLETED = 'ShootCreationCompleted';
+/** §2 Reconcile Succeeded. */
+export const REASON_CONFIGURATION_COMPLETED = 'ConfigurationCompleted';
+/** §2 Create Failed (non-retryable, or no matching seeds). */
+export const REASON_CREATION_ERR = 'CreationErr';
+/** §2 Reconcile Failed (non-retryable); §3 patch errors. */
+export const REASON_PROCESSING_ERR = 'ProcessingErr';
+/** §1 CreateShoot / §3: the Runtime cannot be converted (the generator's `ConversionError` carries the same reason). */
+export const REASON_CONVERSION_ERR = CONVERSION_ERROR_REASON;
+/** §1 CreateShoot: no usable Seed in the enforced region (applier/seeds.ts writes the message). */
+export const REASON_SEED_NOT_FOUND = 'SeedNotFound';
+/** §1 CreateShoot: `Create(shoot)` failed. */
+export const REASON_GARDENER_ERR = 'GardenerErr';
+/** §1 HandleKubeconfig: GardenerCluster created, Secret not there yet. */
+export const REASON_GARDENER_CLUSTER_CR_CREATED = 'GardenerClusterCRCreated';
+/** §1 HandleKubeconfig: GardenerCluster Ready (kimops: the Secret exists). */
+export const REASON_GARDENER_CLUSTER_CR_READY = 'GardenerClusterCRReady';
+/** §1 ApplyClusterRoleBindings: done, the Runtime is Ready. */
+export const REASON_ADMINISTRATORS_CONFIGURED = 'AdministratorsConfigured';
+/** §4 2.: `Delete(shoot)` issued / failed. */
+export const REASON_GARDENER_SHOOT_DELETED = 'GardenerShootDeleted';
+/** KIM's `ConditionReasonDeletionErr` (api/v1 runtime_types.go); kimops uses it for a deletion past its timeout. */
+export const REASON_DELETION_ERR = 'DeletionErr';
+
+// Messages (runtime-status.md §1, §2, §4).
+/** §1 Initialize. */
+export const MSG_RUNTIME_INITIALIZED = 'Runtime initialized';
+/** §1 CreateShoot, after a successful create (kimops: the Shoot exists, Gardener has not reported an operation yet). */
+export const MSG_SHOOT_PENDING = 'Shoot is pending';
+/** §2 Create, Processing/Pending/Aborted/Error. */
+export const MSG_SHOOT_CREATION_IN_PROGRESS = 'Shoot creation in progress';
+/** §2 Create, scheduling failed. */
+export const MSG_NO_MATCHING_SEEDS = 'Shoot creation failed, no matching seeds';
+/** §2 Create, Failed with retryable errors. */
+export const MSG_RETRYABLE_PROVISIONING = 'Retryable gardener errors during cluster provisioning';
+/** §2 Create, Failed. */
+export const MSG_SHOOT_CREATION_FAILED = 'Shoot creation failed';
+/** §2 Reconcile, Processing/Pending/Aborted/Error. */
+export const MSG_SHOOT_UPDATE_IN_PROGRESS = 'Shoot update is in progress';
+/** §2 Reconcile, Failed with retryable errors. */
+export const MSG_RETRYABLE_RECONCILE = 'Retryable gardener errors during cluster reconcile';
+/** §2 Create Succeeded. */
+export const MSG_SHOOT_CREATION_COMPLETED = 'Shoot creation completed';
+/** §2 Reconcile Succeeded. */
+export const MSG_RUNTIME_PROCESSING_COMPLETED = 'Runtime processing completed successfully';
+/** §1 HandleKubeconfig, created. */
+export const MSG_GARDENER_CLUSTER_CR_CREATED = 'Gardener Cluster CR created, waiting for readiness';
+/** §1 HandleKubeconfig, Ready (the trailing dot is KIM's). */
+export const MSG_GARDENER_CLUSTER_CR_READY = 'Gardener Cluster CR is ready.';
+/** §1 ApplyClusterRoleBindings, done. */
+export const MSG_ADMINISTRATORS_CONFIGURED = 'Cluster admin configuration completed';
+/** §4 1. and 2. */
+export const MSG_SHOOT_DELETION_STARTED = 'Runtime shoot deletion started';
+/** §4 2., `Delete(shoot)` failed (KIM writes it without the error). */
+export const MSG_SHOOT_DELETE_ERROR = 'Gardener API shoot delete error';
+/** §1 CreateShoot / §3: `Runtime conversion error <err>` (Go `%v`, no colon). */
+export const MSG_CONVERSION_ERROR_PREFIX = 'Runtime conversion error';
+/** §1 CreateShoot: `Gardener API create error: <err>`. */
+export const MSG_CREATE_ERROR_PREFIX = 'Gardener API create error:';
+/** §3 Errors: `Gardener API shoot patch error: <err>`. */
+export const MSG_PATCH_ERROR_PREFIX = 'Gardener API shoot patch error:';
+
+/**
+ * §2 Create row: KIM's `stateNoMatchingSeeds` scans `lastOperation.description` with Go's
+ * `fmt.Sscanf("Failed to schedule Shoot: none out of the %d seeds has a matching provider for %q")`: the
+ * description must start with it, the number and the quoted provider parse, anything after is ignored.
+ */
+export const NO_MATCHING_SEEDS_DESCRIPTION = /^Failed to schedule Shoot: none out of the [+-]?\d+ seeds has a matching provider for ("(?:[^"\\]|\\.)*"|`[^`]*`)/;
+
+/** §2: the `lastOperation.state`s KIM's wait states treat as in progress (Error/Aborted: Gardener still retrying). */
+const IN_PROGRESS_STATES: readonly string[] = ['Processing', 'Pending', 'Aborted', 'Error'];
+
+// ---------------------------------------------------------------------------------------------------------
+// kimops's own vocabulary (not KIM's; documented in backfiller/README.md).
+// ---------------------------------------------------------------------------------------------------------
+
+/** kimops: the Shoot is gone during a Runtime deletion (KIM writes no status there: it releases the finalizer). */
+export const MSG_SHOOT_DELETED = 'Runtime shoot deleted';
+/** kimops, pipeline: the policy check of the rendered Shoot failed; reported with `ConversionErr` like KIM's conversion errors. */
+export const MSG_VALIDATION_ERROR_PREFIX = 'Runtime validation error';
+/** kimops, pipeline: the change was proposed but is blocked (a change Gardener would reject); followed by the PR URL. */
+export const MSG_CHANGE_BLOCKED_PREFIX = 'Runtime change cannot be applied to the Shoot, see';
+/** kimops, applier/timeouts.ts: the Shoot's operation ran past `apply.timeouts`; followed by the annotation's text. */
+export const MSG_OPERATION_TIMED_OUT_PREFIX = 'Shoot operation timed out:';
+
+// What to do, appended to the `Stalled` message of a Failed Runtime (DESIGN §4: every failure names the fix).
+export const FIX_CONVERSION =
+  "fix the Runtime's labels or spec (KEB writes them) or the landscape's converter config; kimops converts the Runtime again on its next change";
+export const FIX_VALIDATION = "fix the Runtime's spec or the landscape policy it violates; kimops validates again on the next change";
+export const FIX_BLOCKED = "Gardener would reject this change of the existing Shoot: the pull request says why; revert the Runtime's change or recreate the Runtime";
+export const FIX_SEED_NOT_FOUND = 'provision the Runtime in a region with a ready Seed, or without spec.shoot.enforceSeedLocation';
+export const FIX_NO_MATCHING_SEEDS = "no Seed has a provider matching the Shoot's: check its provider type and region against the Garden's Seeds";
+export const FIX_APPLY = 'Gardener refused the Shoot manifest: fix it in the landscape repo (or git revert the change); the applier retries on every sync';
+export const FIX_TIMEOUT =
+  "check the Shoot's status.lastOperation and status.lastErrors, fix the cause (annotate the Shoot gardener.cloud/operation=retry if Gardener gave up) or raise apply.timeouts in kimops.yaml; the Runtime leaves Failed by itself once the operation ends";
+
+// Kubernetes-standard conditions (kstatus: Reconciling and Stalled are "abnormal-true").
+export const CONDITION_READY = 'Ready';
+export const CONDITION_RECONCILING = 'Reconciling';
+export const CONDITION_STALLED = 'Stalled';
+/** Ready=True; otherwise the three take the reason and message of the KIM condition that decided the state. */
+export const REASON_RUNTIME_READY = 'RuntimeReady';
+
+// The GitOps trail.
+export const CONDITION_CHANGE_PROPOSED = 'ChangeProposed';
+export const CONDITION_CHANGE_MERGED = 'ChangeMerged';
+export const CONDITION_CHANGE_APPLIED = 'ChangeApplied';
+export const CONDITION_SHOOT_RECONCILED = 'ShootReconciled';
+export const REASON_PULL_REQUEST_OPEN = 'PullRequestOpen';
+export const REASON_WAITING_FOR_REVIEW = 'WaitingForReview';
+export const REASON_PULL_REQUEST_MERGED = 'PullRequestMerged';
+export const REASON_CHANGE_BLOCKED = 'ChangeBlocked';
+export const REASON_MERGED = 'Merged';
+export const REASON_APPLIED = 'Applied';
+export const REASON_APPLY_PENDING = 'ApplyPending';
+export const REASON_APPLY_FAILED = 'ApplyFailed';
+export const REASON_SHOOT_NOT_FOUND = 'ShootNotFound';
+export const REASON_SHOOT_SUCCEEDED = 'ShootSucceeded';
+export const REASON_SHOOT_PROGRESSING = 'ShootProgressing';
+export const REASON_SHOOT_FAILED = 'ShootFailed';
+export const REASON_SHOOT_STATUS_UNKNOWN = 'ShootStatusUnknown';
+export const REASON_SHOOT_DELETED = 'ShootDeleted';
+
+/** keb-and-gardener-shoot.md §A.4 (After Ready): `kcp-system/kubeconfig-<runtimeID>`, key `config`. */
+export const KUBECONFIG_SECRET_PREFIX = 'kubeconfig-';
+export const KUBECONFIG_SECRET_KEY = 'config';
+
+// ---------------------------------------------------------------------------------------------------------
+// Input
+// ---------------------------------------------------------------------------------------------------------
+
+/** The Runtime as read from KCP (model/runtime.ts's `Runtime` fits). */
+export interface StatusRuntime {
+  metadata: ObjectMeta;
+  spec?: { shoot?: { name?: string } };
+  /** The current status, as the API serves it (read with `readRuntimeStatus`). */
+  status?: unknown;
+}
+
+/** The live Shoot (model/shoot.ts's `Shoot` fits, as does a watch event's object). */
+export interface StatusShoot {
+  metadata: ObjectMeta;
+  status?: ShootStatus;
+}
+
+export type ProposalState = 'open' | 'waiting-for-review' | 'merged' | 'blocked';
+
+/** What the GitOps side knows about the Runtime; every field optional. */
+export interface PipelineState {
+  /**
+   * The Runtime generation these facts are about. When it is lower than the Runtime's, the generator has not
+   * caught up with the newest change yet: the failures below are then stale and do not fail the Runtime (it is
+   * Pending), so a failure of generation N never answers KEB's update to N+1. Omitted: the facts are current.
+   */
+  generation?: number;
+  /** The generator could not convert the Runtime (the text after KIM's "Runtime conversion error "). */
+  conversionError?: string;
+  /** The rendered Shoot violates the landscape's policies. */
+  validationError?: string;
+  proposal?: { url: string; state: ProposalState; commit?: string };
+  /** applier/seeds.ts's `SeedNotFound` message (only meaningful before the Shoot exists). */
+  seedNotFound?: string;
+  /**
+   * The applier's write was refused (create or update; during deletion the delete). Pass only errors the
+   * applier will not get past by retrying (a rejection), not a passing 409 or 5xx.
+   */
+  applyError?: string;
+}
+
+export interface StatusInput {
+  runtime: StatusRuntime;
+  /** The live Shoot; undefined only when Gardener answered NotFound (not while a cache is still syncing). */
+  shoot: StatusShoot | undefined;
+  /** The Secret `kcp-system/kubeconfig-<runtimeID>` exists with key `config`. */
+  kubeconfigReady: boolean;
+  pipeline: PipelineState;
+  now: Date;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The mapping
+// ---------------------------------------------------------------------------------------------------------
+
+type ConditionSpec = Pick<RuntimeCondition, 'type' | 'status' | 'reason' | 'message'>;
+
+/** What KIM's state machine would have set at this point. */
+interface Verdict {
+  state: RuntimeState;
+  /** KIM's conditions to set, in order (each through `setStatusCondition`). */
+  set: ConditionSpec[];
+  /** For a Failed Runtime: what to do (goes to `Stalled`). */
+  fix?: string;
+  provisioningCompleted?: true;
+}
+
+/** KIM's `UpdateStatePending` (api/v1 runtime_types.go): Pending, but Failed when the condition is False. */
+function pending(type: string, reason: string, status: ConditionStatus, message: string, fix?: string): Verdict {
+  return { state: status === 'False' ? 'Failed' : 'Pending', set: [{ type, status, reason, message }], ...(fix !== undefined && { fix }) };
+}
+
+/** KIM's `UpdateStateFailed`: Failed, condition False. */
+function failed(type: string, reason: string, message: string, fix: string): Verdict {
+  return { state: 'Failed', set: [{ type, status: 'False', reason, message }], fix };
+}
+
+/** KIM's `UpdateStateDeletion`: Terminating, but Failed when the condition is False. */
+function deletion(reason: string, status: ConditionStatus, message: string, fix?: string): Verdict {
+  return {
+    state: status === 'False' ? 'Failed' : 'Terminating',
+    set: [{ type: CONDITION_DEPROVISIONED, status, reason, message }],
+    ...(fix !== undefined && { fix }),
+  };
+}
+
+/**
+ * The status the Runtime should have now (DESIGN §1.2). KIM's conditions are set on top of the current ones
+ * with apimachinery's `meta.SetStatusCondition` rules (an unchanged status keeps its `lastTransitionTime`;
+ * conditions this step does not decide stay as they are, as in KIM); every condition written carries
+ * `observedGeneration` = the Runtime's generation.
+ */
+export function runtimeStatus(input: StatusInput): RuntimeStatus {
+  const { runtime, shoot, now } = input;
+  const previous = readRuntimeStatus(runtime.status);
+  const generation = runtime.metadata.generation;
+  const health = shoot ? shootHealth(shoot) : undefined;
+  // Facts about an older Runtime generation than the newest: the failures among them are stale (PipelineState.generation).
+  const current = input.pipeline.generation === undefined || generation === undefined || input.pipeline.generation >= generation;
+  const failures: PipelineState = current ? input.pipeline : {};
+  const facts: PipelineState = current ? input.pipeline : { ...(input.pipeline.proposal && { proposal: input.pipeline.proposal }) };
+  const deleting = Boolean(runtime.metadata.deletionTimestamp);
+
+  const verdict = deleting ? deletionVerdict(shoot, failures) : lifecycleVerdict(input, failures, previous.state, health);
+
+  const conditions = (previous.conditions ?? []).map((condition) => ({ ...condition }));
+  const lastTransitionTime = metaTime(now);
+  const set = (spec: ConditionSpec): void =>
+    setStatusCondition(conditions, { ...spec, lastTransitionTime, ...(generation !== undefined && { observedGeneration: generation }) });
+
+  verdict.set.forEach(set);
+  const head: ConditionSpec = verdict.set.at(-1) ??
+    conditions.find((condition) => condition.type === CONDITION_PROVISIONED) ?? {
+      type: CONDITION_PROVISIONED,
+      status: 'Unknown',
+      reason: REASON_PENDING,
+      message: MSG_SHOOT_PENDING,
+    };
+  standardConditions(verdict, head, runtime, shoot).forEach(set);
+  trailConditions(input, facts, health, deleting).forEach(set);
+
+  const status: RuntimeStatus = { state: verdict.state, conditions };
+  if (previous.provisioningCompleted === true || verdict.provisioningCompleted) status.provisioningCompleted = true;
+  const lastOperation = shoot ? copyLastOperation(shoot, now) : previous.shootLastOperation;
+  if (lastOperation) status.shootLastOperation = lastOperation;
+  const lastErrors = shoot ? copyLastErrors(shoot) : previous.shootLastErrors;
+  if (lastErrors && lastErrors.length > 0) status.shootLastErrors = lastErrors;
+  if (previous.auditLogCR !== undefined) status.auditLogCR = previous.auditLogCR;
+  return status;
+}
+
+/** runtime-status.md §4: Terminating with `Deprovisioned` while the Shoot exists; the finalizer goes once it is gone. */
+function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState): Verdict {
+  if (!shoot) return deletion(REASON_GARDENER_SHOOT_DELETED, 'True', MSG_SHOOT_DELETED);
+  if (pipeline.applyError !== undefined) {
+    return deletion(REASON_GARDENER_SHOOT_DELETED, 'False', MSG_SHOOT_DELETE_ERROR, `${pipeline.applyError}; the applier retries on every sync`);
+  }
+  const timedOut = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+  if (timedOut !== undefined && shoot.metadata.deletionTimestamp) {
+    return deletion(REASON_DELETION_ERR, 'False', timeoutMessage(timedOut), FIX_TIMEOUT);
+  }
+  return deletion(REASON_GARDENER_SHOOT_DELETED, 'Unknown', MSG_SHOOT_DELETION_STARTED);
+}
+
+/** runtime-status.md §1 (CreateShoot, HandleKubeconfig, ApplyClusterRoleBindings) and §2, for a Runtime not being deleted. */
+function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousState: RuntimeState | undefined, health: ShootHealth | undefined): Verdict {
+  const { runtime, shoot } = input;
+  const failure = pipelineFailure(pipeline, shoot !== undefined);
+  if (failure) return failure;
+  if (!shoot || !health) return pending(CONDITION_PROVISIONED, REASON_INITIALISED, 'Unknown', MSG_RUNTIME_INITIALIZED);
+
+  const operation = health.lastOperation;
+  // KIM: lastOperation.type Create → WaitForShootCreation, anything else → WaitForShootReconcile (§2, §1 SelectShootProcessing).
+  const create = (operation?.type ?? 'Create') === 'Create';
+  const shootPending = pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_PENDING);
+  // A new generation on a Shoot whose Create already succeeded is an update, whatever lastOperation.type still says.
+  const inProgress = create && operation?.state !== 'Succeeded'
+    ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_CREATION_IN_PROGRESS)
+    : pending(CONDITION_PROVISIONED, REASON_PROCESSING, 'Unknown', MSG_SHOOT_UPDATE_IN_PROGRESS);
+
+  // §2 point 3 (the re-entry guard) and §3 shouldPatchShoot: the Runtime's newest generation is not on the Shoot yet.
+  if (changePending(runtime, shoot)) return operation ? inProgress : shootPending;
+
+  const timedOut = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+  if (timedOut !== undefined && (health.state === 'progressing' || health.state === 'unknown')) {
+    return failed(CONDITION_PROVISIONED, create ? REASON_CREATION_ERR : REASON_PROCESSING_ERR, timeoutMessage(timedOut), FIX_TIMEOUT);
+  }
+  // §1 SelectShootProcessing: no lastOperation yet → KIM waits, the status stays "Shoot is pending".
+  if (!operation) return shootPending;
+
+  switch (health.state) {
+    case 'progressing':
+      if (create && IN_PROGRESS_STATES.includes(operation.state) && NO_MATCHING_SEEDS_DESCRIPTION.test(operation.description ?? '')) {
+        return failed(CONDITION_PROVISIONED, REASON_CREATION_ERR, MSG_NO_MATCHING_SEEDS, FIX_NO_MATCHING_SEEDS);
+      }
+      if (operation.state === 'Failed' && isRetryable(health.lastErrors)) {
+        return create
+          ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_RETRYABLE_PROVISIONING)
+          : pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_RETRYABLE_RECONCILE);
+      }
+      // Pending/Processing/Error/Aborted, or a generation Gardener has not observed yet (whatever the last result).
+      return inProgress;
+    case 'failed':
+      return create
+        ? failed(CONDITION_PROVISIONED, REASON_CREATION_ERR, MSG_SHOOT_CREATION_FAILED, health.reason)
+        : failed(CONDITION_PROVISIONED, REASON_PROCESSING_ERR, health.codes.join(', '), health.reason);
+    case 'healthy':
+      return shootSucceeded(create, input.kubeconfigReady);
+    case 'unknown':
+      // §2 "other": a state Gardener does not define; KIM stops and leaves the status as it is.
+      return { state: previousState ?? 'Pending', set: [] };
+  }
+}
+
+/** §2 Succeeded → §1 HandleKubeconfig → ApplyClusterRoleBindings (kimops does not configure inside the SKR). */
+function shootSucceeded(create: boolean, kubeconfigReady: boolean): Verdict {
+  const provisioned: ConditionSpec = create
+    ? { type: CONDITION_PROVISIONED, status: 'True', reason: REASON_SHOOT_CREATION_COMPLETED, message: MSG_SHOOT_CREATION_COMPLETED }
+    : { type: CONDITION_PROVISIONED, status: 'True', reason: REASON_CONFIGURATION_COMPLETED, message: MSG_RUNTIME_PROCESSING_COMPLETED };
+  if (!kubeconfigReady) {
+    return {
+      state: 'Pending',
+      set: [provisioned, { type: CONDITION_KUBECONFIG_READY, status: 'Unknown', reason: REASON_GARDENER_CLUSTER_CR_CREATED, message: MSG_GARDENER_CLUSTER_CR_CREATED }],
+    };
+  }
+  return {
+    state: 'Ready',
+    set: [
+      provisioned,
+      { type: CONDITION_KUBECONFIG_READY, status: 'True', reason: REASON_GARDENER_CLUSTER_CR_READY, message: MSG_GARDENER_CLUSTER_CR_READY },
+      { type: CONDITION_CONFIGURED, status: 'True', reason: REASON_ADMINISTRATORS_CONFIGURED, message: MSG_ADMINISTRATORS_CONFIGURED },
+    ],
+    provisioningCompleted: true,
+  };
+}
+
+/** The generator's and applier's failures, in KIM's words where KIM has them (§1 CreateShoot, §3 Errors). */
+function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict | undefined {
+  if (pipeline.conversionError !== undefined) {
+    return failed(CONDITION_PROVISIONED, REASON_CONVERSION_ERR, `${MSG_CONVERSION_ERROR_PREFIX} ${pipeline.conversionError}`, FIX_CONVERSION);
+  }
+  if (pipeline.validationError !== undefined) {
+    return failed(CONDITION_PROVISIONED, REASON_CONVERSION_ERR, `${MSG_VALIDATION_ERROR_PREFIX} ${pipeline.validationError}`, FIX_VALIDATION);
+  }
+  if (pipeline.proposal?.state === 'blocked') {
+    const reason = shootExists ? REASON_PROCESSING_ERR : REASON_CREATION_ERR;
+    return failed(CONDITION_PROVISIONED, reason, `${MSG_CHANGE_BLOCKED_PREFIX} ${pipeline.proposal.url}`, FIX_BLOCKED);
+  }
+  if (!shootExists && pipeline.seedNotFound !== undefined) {
+    return failed(CONDITION_PROVISIONED, REASON_SEED_NOT_FOUND, pipeline.seedNotFound, FIX_SEED_NOT_FOUND);
+  }
+  if (pipeline.applyError !== undefined) {
+    return shootExists
+      ? failed(CONDITION_PROVISIONED, REASON_PROCESSING_ERR, `${MSG_PATCH_ERROR_PREFIX} ${pipeline.applyError}`, FIX_APPLY)
+      : pending(CONDITION_PROVISIONED, REASON_GARDENER_ERR, 'False', `${MSG_CREATE_ERROR_PREFIX} ${pipeline.applyError}`, FIX_APPLY);
+  }
+  return undefined;
+}
+
+/**
+ * The Runtime generation applied to the Shoot: KIM's converter writes it as the Shoot annotation
+ * `infrastructuremanager.kyma-project.io/runtime-generation` on every create and patch (runtime-status.md §3).
+ */
+export function appliedRuntimeGeneration(shoot: StatusShoot): number | undefined {
+  const value = shoot.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION];
+  if (value === undefined || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * Whether the Runtime's newest generation has yet to reach the Shoot: KIM's `shouldPatchShoot` (§3) — the
+ * Shoot lacks the annotation or it is lower than `metadata.generation` — unless the Runtime suspends patching
+ * (`operator.kyma-project.io/suspend-patch-reconciliation: "true"`: the Shoot is never touched, so its
+ * annotation says nothing about the Runtime).
+ */
+export function changePending(runtime: StatusRuntime, shoot: StatusShoot): boolean {
+  const generation = runtime.metadata.generation;
+  if (generation === undefined) return false;
+  if (runtime.metadata.annotations?.[ANNOTATION_SUSPEND_PATCH] === 'true') return false;
+  const applied = appliedRuntimeGeneration(shoot);
+  return applied === undefined || applied < generation;
+}
+
+function timeoutMessage(annotation: string): string {
+  return `${MSG_OPERATION_TIMED_OUT_PREFIX} ${annotation}`;
+}
+
+/**
+ * kstatus: Ready True only when the state is Ready; Reconciling True while Pending or Terminating; Stalled True
+ * when Failed (its message adds the fix). Reason and message are those of the KIM condition that decided.
+ */
+function standardConditions(verdict: Verdict, head: ConditionSpec, runtime: StatusRuntime, shoot: StatusShoot | undefined): ConditionSpec[] {
+  const { state } = verdict;
+  const flag = (on: boolean): ConditionStatus => (on ? 'True' : 'False');
+  const ready: ConditionSpec =
+    state === 'Ready'
+      ? { type: CONDITION_READY, status: 'True', reason: REASON_RUNTIME_READY, message: readyMessage(runtime, shoot) }
+      : { type: CONDITION_READY, status: 'False', reason: head.reason, message: head.message };
+  const stalledMessage = state === 'Failed' ? [head.message, verdict.fix].filter((part) => part !== undefined && part !== '').join(': ') : head.message;
+  return [
+    ready,
+    { type: CONDITION_RECONCILING, status: flag(state === 'Pending' || state === 'Terminating'), reason: head.reason, message: head.message },
+    { type: CONDITION_STALLED, status: flag(state === 'Failed'), reason: head.reason, message: stalledMessage },
+  ];
+}
+
+function readyMessage(runtime: StatusRuntime, shoot: StatusShoot | undefined): string {
+  const secret = kubeconfigSecretName(runtime);
+  const shootName = shoot ? [shoot.metadata.namespace, shoot.metadata.name].filter(Boolean).join('/') : '';
+  const generation = runtime.metadata.generation;
+  return (
+    `Shoot ${shootName} reconciled` +
+    (generation !== undefined ? ` at Runtime generation ${generation}` : '') +
+    (secret ? `, kubeconfig Secret ${runtime.metadata.namespace ?? 'kcp-system'}/${secret} present` : '')
+  );
+}
+
+/** The GitOps trail: proposed (PR URL), merged (commit), applied (the Shoot's applied-commit), Shoot reconciled. */
+function trailConditions(input: StatusInput, pipeline: PipelineState, health: ShootHealth | undefined, deleting: boolean): ConditionSpec[] {
+  const { runtime, shoot } = input;
+  const trail: ConditionSpec[] = [];
+  const proposal = pipeline.proposal;
+  if (proposal) {
+    const reason = {
+      open: REASON_PULL_REQUEST_OPEN,
+      'waiting-for-review': REASON_WAITING_FOR_REVIEW,
+      merged: REASON_PULL_REQUEST_MERGED,
+      blocked: REASON_CHANGE_BLOCKED,
+    }[proposal.state];
+    trail.push({ type: CONDITION_CHANGE_PROPOSED, status: 'True', reason, message: proposal.url });
+    trail.push(
+      proposal.state === 'merged'
+        ? { type: CONDITION_CHANGE_MERGED, status: 'True', reason: REASON_MERGED, message: proposal.commit ?? proposal.url }
+        : { type: CONDITION_CHANGE_MERGED, status: 'False', reason, message: proposal.url },
+    );
+  }
+
+  const appliedCommit = shoot?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
+  if (pipeline.applyError !== undefined) {
+    trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'False', reason: REASON_APPLY_FAILED, message: pipeline.applyError });
+  } else if (shoot && appliedCommit !== undefined) {
+    if (changePending(runtime, shoot)) {
+      const applied = appliedRuntimeGeneration(shoot);
+      const message =
+        `${appliedCommit} (Runtime generation ${applied ?? 'unknown'} applied, ` +
+        `generation ${runtime.metadata.generation ?? 'unknown'} not yet)`;
+      trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'False', reason: REASON_APPLY_PENDING, message });
+    } else {
+      trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'True', reason: REASON_APPLIED, message: appliedCommit });
+    }
+  } else if (!shoot && !deleting) {
+    trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'False', reason: REASON_SHOOT_NOT_FOUND, message: shootNotFoundMessage(runtime) });
+  }
+
+  if (!shoot || !health) {
+    trail.push(
+      deleting
+        ? { type: CONDITION_SHOOT_RECONCILED, status: 'True', reason: REASON_SHOOT_DELETED, message: MSG_SHOOT_DELETED }
+        : { type: CONDITION_SHOOT_RECONCILED, status: 'Unknown', reason: REASON_SHOOT_NOT_FOUND, message: shootNotFoundMessage(runtime) },
+    );
+  } else {
+    trail.push(shootReconciled(shoot, health));
+  }
+  return trail;
+}
+
+function shootNotFoundMessage(runtime: StatusRuntime): string {
+  const name = runtime.spec?.shoot?.name;
+  return name ? `Shoot ${name} does not exist yet` : 'The Shoot does not exist yet';
+}
+
+/**
+ * The Shoot's own health (applier/health.ts). While it progresses the message leaves out `progress` so that
+ * Gardener's percentage ticks do not make a condition change (and an Event) each time.
+ */
+function shootReconciled(shoot: StatusShoot, health: ShootHealth): ConditionSpec {
+  const type = CONDITION_SHOOT_RECONCILED;
+  switch (health.state) {
+    case 'healthy':
+      return { type, status: 'True', reason: REASON_SHOOT_SUCCEEDED, message: health.reason };
+    case 'failed':
+      return { type, status: 'False', reason: REASON_SHOOT_FAILED, message: health.reason };
+    case 'unknown':
+      return { type, status: 'Unknown', reason: REASON_SHOOT_STATUS_UNKNOWN, message: health.reason };
+    case 'progressing': {
+      const operation = health.lastOperation;
+      const generation = shoot.metadata.generation;
+      const observed = shoot.status?.observedGeneration ?? 0;
+      const parts = [operation ? `${operation.type} ${operation.state}` : 'no operation reported'];
+      if (generation !== undefined && generation > observed) parts.push(`generation ${generation} not yet observed by Gardener (observed ${observed})`);
+      if (health.codes.length > 0) parts.push(health.codes.join(', '));
+      return { type, status: 'Unknown', reason: REASON_SHOOT_PROGRESSING, message: parts.join('; ') };
+    }
+  }
+}
+
+/** `status.shootLastOperation`: the CRD requires all five fields; Gardener always sets them, defaults fill a gap. */
+function copyLastOperation(shoot: StatusShoot, now: Date): RuntimeShootLastOperation | undefined {
+  const operation = shoot.status?.lastOperation;
+  if (!operation) return undefined;
+  const created = shoot.metadata.creationTimestamp;
+  return {
+    type: operation.type,
+    state: operation.state,
+    progress: operation.progress ?? 0,
+    description: operation.description ?? '',
+    lastUpdateTime: operation.lastUpdateTime ?? (typeof created === 'string' ? created : metaTime(now)),
+  };
+}
+
+/** `status.shootLastErrors`: only the CRD's fields (anything else would be pruned and read as a change each time). */
+function copyLastErrors(shoot: StatusShoot): RuntimeShootLastError[] | undefined {
+  const errors = shoot.status?.lastErrors as (NonNullable<ShootStatus['lastErrors']>[number] & { lastUpdateTime?: unknown })[] | undefined;
+  if (!errors || errors.length === 0) return undefined;
+  return errors.map((error) => ({
+    description: error.description,
+    ...(error.taskID !== undefined && { taskID: error.taskID }),
+    ...(error.codes !== undefined && { codes: [...error.codes] }),
+    ...(typeof error.lastUpdateTime === 'string' && { lastUpdateTime: error.lastUpdateTime }),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Conditions, changes, Events, finalizer
+// ---------------------------------------------------------------------------------------------------------
+
+/** metav1.Time as the API server prints it: RFC 3339, whole seconds, UTC. */
+export function metaTime(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * apimachinery `meta.SetStatusCondition`: a new type is appended; an existing one takes the new reason,
+ * message and observedGeneration, and a new `lastTransitionTime` only when its status changes. In place.
+ */
+export function setStatusCondition(conditions: RuntimeCondition[], condition: RuntimeCondition): void {
+  const existing = conditions.find((candidate) => candidate.type === condition.type);
+  if (!existing) {
+    conditions.push({ ...condition });
+    return;
+  }
+  if (existing.status !== condition.status) {
+    existing.status = condition.status;
+    existing.lastTransitionTime = condition.lastTransitionTime;
+  }
+  existing.reason = condition.reason;
+  existing.message = condition.message;
+  if (condition.observedGeneration === undefined) delete existing.observedGeneration;
+  else existing.observedGeneration = condition.observedGeneration;
+}
+
+/**
+ * Whether `next` differs from the status the Runtime has (`old`, as the API serves it) in anything but
+ * `lastTransitionTime` and the order of conditions: the caller writes only then (KIM's sFnUpdateStatus).
+ * Absent and empty lists, and `provisioningCompleted: false` and absent, count as the same.
+ */
+export function statusChanged(old: unknown, next: RuntimeStatus): boolean {
+  return canonical(old) !== canonical(next);
+}
+
+function canonical(status: unknown): string {
+  const read = readRuntimeStatus(status);
+  const conditions = (read.conditions ?? [])
+    .map(({ lastTransitionTime: _ignored, ...rest }) => rest)
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  return (
+    stringify({
+      state: read.state ?? null,
+      conditions,
+      provisioningCompleted: read.provisioningCompleted === true,
+      shootLastOperation: read.shootLastOperation ?? null,
+      shootLastErrors: read.shootLastErrors ?? [],
+      auditLogCR: read.auditLogCR ?? null,
+    }) ?? ''
+  );
+}
+
+/**
+ * The conditions of `next` that are new or whose status, reason or message changed since `old`: one Event
+ * each (KIM's sFnEmmitEvent, runtime-status.md §0). `observedGeneration` and `lastTransitionTime` alone do
+ * not count.
+ */
+export function changedConditions(old: unknown, next: RuntimeStatus): RuntimeCondition[] {
+  const before = readRuntimeStatus(old).conditions ?? [];
+  return (next.conditions ?? []).filter((condition) => {
+    const was = before.find((candidate) => candidate.type === condition.type);
+    return !was || was.status !== condition.status || was.reason !== condition.reason || was.message !== condition.message;
+  });
+}
+
+export interface ConditionEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** KIM's Event for a changed condition (§0): Warning if False, reason = the condition's, message `<msg>: <ns>/<name>`. */
+export function conditionEvent(runtime: StatusRuntime, condition: RuntimeCondition): ConditionEvent {
+  return {
+    type: condition.status === 'False' ? 'Warning' : 'Normal',
+    reason: condition.reason,
+    message: `${condition.message}: ${runtime.metadata.namespace ?? ''}/${runtime.metadata.name}`,
+  };
+}
+
+/** The kubeconfig Secret KEB reads after Ready (§A.4): `kubeconfig-<runtimeID>` in the Runtime's namespace. */
+export function kubeconfigSecretName(runtime: StatusRuntime): string | undefined {
+  const id = runtime.metadata.labels?.[LABEL_RUNTIME_ID];
+  return id ? `${KUBECONFIG_SECRET_PREFIX}${id}` : undefined;
+}
+
+function finalizersOf(runtime: StatusRuntime): string[] {
+  const finalizers = runtime.metadata.finalizers;
+  return Array.isArray(finalizers) ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string') : [];
+}
+
+/**
+ * runtime-status.md §4 3. / §A.4 Delete 5.: release KIM's finalizer once the Runtime is being deleted and its
+ * Shoot is gone (`shoot` undefined must mean Gardener answered NotFound). The caller removes it; the Runtime
+ * then disappears, which is what KEB waits for.
+ */
+export function finalizerRelease(runtime: StatusRuntime, shoot: StatusShoot | undefined): boolean {
+  return Boolean(runtime.metadata.deletionTimestamp) && shoot === undefined && finalizersOf(runtime).includes(RUNTIME_FINALIZER);
+}
+
+export type FinalizerAction = 'add' | 'release' | 'none';
+
+/** §1 Initialize: a Runtime not being deleted gets the finalizer first; a deleted one loses it when its Shoot is gone. */
+export function finalizerAction(runtime: StatusRuntime, shoot: StatusShoot | undefined): FinalizerAction {
+  if (finalizerRelease(runtime, shoot)) return 'release';
+  if (!runtime.metadata.deletionTimestamp && !finalizersOf(runtime).includes(RUNTIME_FINALIZER)) return 'add';
+  return 'none';
+}
