@@ -5,14 +5,14 @@
 // adapters passed in; the report is a value the CLI renders.
 import type { ListAllResult, KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
-import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
 import { TransportError } from '../model/errors.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
-import { desiredFromFiles } from './desired.js';
+import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
@@ -41,6 +41,8 @@ export interface SyncCommitInput {
   now?: Date;
   /** Test seam for the writes' pacing (sleep, clock); QPS and burst come from kimops.yaml. */
   sleep?: (ms: number) => Promise<void>;
+  /** Kept by a watching applier from one sync to the next (see DesiredMemo). */
+  memo?: DesiredMemo;
 }
 
 export interface SyncReport {
@@ -60,19 +62,17 @@ export interface SyncReport {
 
 export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const { repo, commit, garden, namespace, config } = input;
-  const files = new Map<string, string>();
-  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) files.set(path, await file.read());
-  const desired = desiredFromFiles(files);
+  const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
+  const desired = await desiredOf(repo, commit, folders, input.memo);
 
   const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
   const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
   if (!companions.ok) throw new TransportError('Garden', companions.message);
   // A LIST leaves apiVersion and kind off its items.
-  const live = shoots.items.map((s) => ({ ...s, apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }) as unknown as Shoot);
+  const live = shoots.items.map((s) => compactShoot(s, config.apply.fieldManager));
   const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
 
-  const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
   let plan = planSync({
     desired,
     live,
@@ -129,6 +129,67 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     pacing: { qps: config.apply.qps, burst: config.apply.burst, ...(input.sleep && { sleep: input.sleep }) },
   });
   return { ...report, result };
+}
+
+/**
+ * Parsed Shoot folders of the last sync by name and git tree: a watching applier reads and parses only the
+ * folders main changed since (a no-op sync of 10,000 Shoots would otherwise parse 20,000 YAML files).
+ */
+export type DesiredMemo = Map<string, DesiredState>;
+
+/** The commit's desired state, folder by folder; with a memo, unchanged folders are taken from it, and it is left holding this commit's. */
+async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>, memo: DesiredMemo | undefined): Promise<DesiredState> {
+  const next: DesiredMemo = new Map();
+  const loose = new Map<string, string>();
+  for (const [name, entry] of folders) {
+    const path = `${SHOOTS_FOLDER}/${name}`;
+    if (entry.type !== 'tree') {
+      // A file directly in shoots/: desiredFromFiles reports it.
+      loose.set(path, (await repo.readFile(commit, path)) ?? '');
+      continue;
+    }
+    const key = `${name} ${entry.oid}`;
+    let state = memo?.get(key);
+    if (!state) {
+      const files = new Map<string, string>();
+      for (const [file, blob] of await repo.readTreeFiles(entry.oid, `${path}/`)) files.set(file, await blob.read());
+      state = desiredFromFiles(files);
+    }
+    next.set(key, state);
+  }
+  if (memo) {
+    memo.clear();
+    for (const [key, state] of next) memo.set(key, state);
+  }
+  const states = [...next.values(), desiredFromFiles(loose)];
+  return { shoots: states.flatMap((s) => s.shoots), problems: states.flatMap((s) => s.problems) };
+}
+
+/**
+ * What a sync reads of a listed Shoot, and no more: ten thousand Shoots' managedFields and status would
+ * otherwise be most of the applier's memory. Kept: the metadata, the spec, `field manager`'s own applies in
+ * managedFields (what an apply would remove), and the status fields health, timeouts and force-deletion read.
+ */
+function compactShoot(item: ApiObject, fieldManager: string): Shoot {
+  const shoot = item as unknown as Shoot;
+  const managedFields = (Array.isArray(shoot.metadata.managedFields) ? (shoot.metadata.managedFields as { manager?: string; operation?: string }[]) : []).filter(
+    (entry) => entry.manager === fieldManager && entry.operation === 'Apply',
+  );
+  const status = shoot.status;
+  return {
+    apiVersion: SHOOT_API_VERSION,
+    kind: 'Shoot',
+    metadata: { ...shoot.metadata, managedFields },
+    spec: shoot.spec,
+    ...(status && {
+      status: {
+        ...(status.observedGeneration !== undefined && { observedGeneration: status.observedGeneration }),
+        ...(status.lastOperation && { lastOperation: status.lastOperation }),
+        ...(status.lastErrors && { lastErrors: status.lastErrors }),
+        ...(status.retryCycleStartTime !== undefined && { retryCycleStartTime: status.retryCycleStartTime }),
+      },
+    }),
+  };
 }
 
 /**
