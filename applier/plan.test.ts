@@ -122,6 +122,22 @@ describe('planSync', () => {
     expect(written.entries[0]?.object.manifest?.metadata.annotations).toMatchObject({ [APPLIED_TREE_ANNOTATION]: 'tree-2' });
   });
 
+  it('reuses an unchanged entry only while its folder tree and live resourceVersion are the same', () => {
+    const memo = new Map();
+    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const trees = new Map([['a', 'tree-1']]);
+    const first = plan([want(shoot('a'))], [live], { trees, memo });
+    expect(first.entries[0]?.action).toBe('unchanged');
+    expect(plan([want(shoot('a'))], [live], { trees, memo }).entries[0]).toBe(first.entries[0]);
+    // Someone changed the live Shoot: a new resourceVersion, planned afresh (and found drifted from main).
+    const edited = structuredClone(live);
+    edited.metadata.resourceVersion = '43';
+    worker(edited, 'b').maximum = 9;
+    const again = plan([want(shoot('a'))], [edited], { trees, memo });
+    expect(again.entries[0]).not.toBe(first.entries[0]);
+    expect(again.entries[0]?.action).toBe('update');
+  });
+
   it('blocks a manifest that cannot be held against the live Shoot, naming the file', () => {
     const broken = shoot('a', (s) => delete (s.spec as Partial<Shoot['spec']>).provider);
     const result = plan([want(broken)], [applied(shoot('a'))]);

@@ -115,6 +115,11 @@ export interface PlanInput {
   massDeletion: MassDeletionGuard;
   /** The number of deletions a human approved for this commit (`--allow-mass-deletion N`). */
   allowMassDeletion?: number;
+  /**
+   * `unchanged` entries of the previous plan by everything they were computed from (folder tree, live
+   * resourceVersions, field manager): a watching applier plans only what moved. Left holding this plan's.
+   */
+  memo?: Map<string, PlanEntry>;
 }
 
 /** The live Shoots kimops owns. */
@@ -122,9 +127,10 @@ export function inventoryOf(live: readonly Shoot[]): Shoot[] {
   return live.filter(isOwned);
 }
 
-export function planSync({ desired, live, liveCompanions, commit, trees = new Map(), fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion }: PlanInput): SyncPlan {
+export function planSync({ desired, live, liveCompanions, commit, trees = new Map(), fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion, memo }: PlanInput): SyncPlan {
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   const companionsByName = new Map(liveCompanions.map((object) => [`${object.kind}/${object.metadata.name}`, object]));
+  const companionsByShoot = companionsPerShoot(liveCompanions);
   const blockedBy = new Map<string, DesiredProblem[]>();
   const unplaced: DesiredProblem[] = [];
   for (const problem of desired.problems) {
@@ -133,8 +139,20 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
   }
   const entries: PlanEntry[] = [];
   const desiredNames = new Set(desired.shoots.map((d) => d.name));
+  const remembered = new Map<string, PlanEntry>();
   for (const wanted of desired.shoots) {
-    entries.push(planDesired(wanted, liveByName.get(wanted.name), liveCompanions, companionsByName, { commit, tree: trees.get(wanted.name) }, fieldManager));
+    const liveShoot = liveByName.get(wanted.name);
+    const own = companionsByShoot.get(wanted.name) ?? [];
+    const tree = trees.get(wanted.name);
+    // Only a live Shoot's entry has inputs that say when they changed (resourceVersions).
+    const key = memo && liveShoot && tree !== undefined ? [wanted.name, tree, liveShoot.metadata.resourceVersion, fieldManager, ...own.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`)].join('\0') : undefined;
+    const entry = (key !== undefined && memo?.get(key)) || planDesired(wanted, liveShoot, own, companionsByName, { commit, tree }, fieldManager);
+    if (key !== undefined && entry.action === 'unchanged' && !entry.moveMarkers) remembered.set(key, entry);
+    entries.push(entry);
+  }
+  if (memo) {
+    memo.clear();
+    for (const [key, entry] of remembered) memo.set(key, entry);
   }
   for (const [name, problems] of blockedBy) {
     if (desiredNames.has(name)) continue;
@@ -151,7 +169,7 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
   for (const shoot of inventoryOf(live)) {
     const name = shoot.metadata.name;
     if (desiredNames.has(name) || blockedBy.has(name)) continue;
-    entries.push(planDelete(shoot, liveCompanions));
+    entries.push(planDelete(shoot, companionsByShoot.get(name) ?? []));
   }
   entries.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
   const counts = { create: 0, update: 0, 'take-over': 0, delete: 0, unchanged: 0, blocked: 0, drifted: 0 } satisfies Record<PlanAction, number>;
@@ -169,7 +187,8 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
 function planDesired(
   wanted: DesiredShoot,
   liveShoot: Shoot | undefined,
-  liveCompanions: readonly KubeObject[],
+  /** The live companions labelled for this Shoot (companionsPerShoot). */
+  ownCompanions: readonly KubeObject[],
   companionsByName: ReadonlyMap<string, KubeObject>,
   source: Source,
   fieldManager: string,
@@ -190,7 +209,7 @@ function planDesired(
     return planObject(manifest, path, companionsByName.get(`${object.kind}/${object.metadata.name}`), fieldManager);
   });
   const wantedNames = new Set(wanted.companions.map(({ object }) => `${object.kind}/${object.metadata.name}`));
-  for (const stale of companionsOf(name, liveCompanions)) {
+  for (const stale of ownCompanions) {
     if (!wantedNames.has(`${stale.kind}/${stale.metadata.name}`)) companions.push(deleteObject(stale));
   }
   let held: { shoot: Shoot; kept: KeptLive[] } = { shoot: wanted.shoot, kept: [] };
@@ -232,7 +251,7 @@ function planDesired(
   };
 }
 
-function planDelete(shoot: Shoot, liveCompanions: readonly KubeObject[]): PlanEntry {
+function planDelete(shoot: Shoot, ownCompanions: readonly KubeObject[]): PlanEntry {
   const name = shoot.metadata.name;
   const alreadyDeleting = isDeleting(shoot);
   return {
@@ -240,7 +259,7 @@ function planDelete(shoot: Shoot, liveCompanions: readonly KubeObject[]): PlanEn
     action: 'delete',
     reasons: [alreadyDeleting ? 'Gardener is already deleting it; its companions are deleted once it is gone' : 'no longer in the commit: deleted with confirmation, its companions after it'],
     object: deleteObject(shoot),
-    companions: companionsOf(name, liveCompanions).map(deleteObject),
+    companions: ownCompanions.map(deleteObject),
     live: shoot,
     ...(alreadyDeleting ? { alreadyDeleting } : {}),
   };
@@ -382,10 +401,16 @@ function comparable(object: KubeObject): KubeObject {
   return { ...object, metadata: metadata as KubeObject['metadata'] };
 }
 
-function companionsOf(shoot: string, liveCompanions: readonly KubeObject[]): KubeObject[] {
-  return liveCompanions
-    .filter((object) => object.metadata.labels?.[COMPANION_OF_LABEL] === shoot && object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE)
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+/** The live companions kimops labelled, by the Shoot they belong to, each list sorted by name: one pass, not one per Shoot. */
+function companionsPerShoot(liveCompanions: readonly KubeObject[]): Map<string, KubeObject[]> {
+  const byShoot = new Map<string, KubeObject[]>();
+  for (const object of liveCompanions) {
+    const shoot = object.metadata.labels?.[COMPANION_OF_LABEL];
+    if (shoot === undefined || object.metadata.labels?.[OWNERSHIP_LABEL] !== OWNERSHIP_VALUE) continue;
+    byShoot.set(shoot, [...(byShoot.get(shoot) ?? []), object]);
+  }
+  for (const list of byShoot.values()) list.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  return byShoot;
 }
 
 function isOwned(object: KubeObject): boolean {

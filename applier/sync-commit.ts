@@ -17,14 +17,14 @@ import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 import { shootHealth, type ShootHealthState } from './health.js';
-import { COMPANION_OF_LABEL, inventoryOf, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type SyncPlan } from './plan.js';
+import { COMPANION_OF_LABEL, inventoryOf, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanEntry, type SyncPlan } from './plan.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
 import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
-  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: { labelSelector?: string }): Promise<ListAllResult<T>>;
+  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: { labelSelector?: string; limit?: number }): Promise<ListAllResult<T>>;
 }
 
 export interface SyncCommitInput {
@@ -41,8 +41,8 @@ export interface SyncCommitInput {
   now?: Date;
   /** Test seam for the writes' pacing (sleep, clock); QPS and burst come from kimops.yaml. */
   sleep?: (ms: number) => Promise<void>;
-  /** Kept by a watching applier from one sync to the next (see DesiredMemo). */
-  memo?: DesiredMemo;
+  /** Kept by a watching applier from one sync to the next (see SyncMemo). */
+  memo?: SyncMemo;
 }
 
 export interface SyncReport {
@@ -60,12 +60,15 @@ export interface SyncReport {
   result?: SyncResult;
 }
 
+const LIST_PAGE = 500;
+
 export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const { repo, commit, garden, namespace, config } = input;
   const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
-  const desired = await desiredOf(repo, commit, folders, input.memo);
+  const desired = await desiredOf(repo, commit, folders, input.memo?.folders);
 
-  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
+  // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
+  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: LIST_PAGE });
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
   const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
   if (!companions.ok) throw new TransportError('Garden', companions.message);
@@ -82,6 +85,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     fieldManager: config.apply.fieldManager,
     massDeletion: config.massDeletion,
     ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
+    ...(input.memo && { memo: input.memo.plan }),
   });
   plan = withDrift(plan, driftedShoots(plan), config.drift);
   plan = await withSeedChecks(plan, garden);
@@ -132,14 +136,23 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
 }
 
 /**
- * Parsed Shoot folders of the last sync by name and git tree: a watching applier reads and parses only the
- * folders main changed since (a no-op sync of 10,000 Shoots would otherwise parse 20,000 YAML files).
+ * What a watching applier keeps from one sync to the next, all of it derived (a restart only costs time):
+ * the parsed Shoot folders by name and git tree, so it reads and parses only the folders main changed (a
+ * no-op sync of 10,000 Shoots would otherwise parse 20,000 YAML files), and the plan's unchanged entries
+ * (plan.ts), so it plans only the Shoots that moved on either side.
  */
-export type DesiredMemo = Map<string, DesiredState>;
+export interface SyncMemo {
+  folders: Map<string, DesiredState>;
+  plan: Map<string, PlanEntry>;
+}
+
+export function syncMemo(): SyncMemo {
+  return { folders: new Map(), plan: new Map() };
+}
 
 /** The commit's desired state, folder by folder; with a memo, unchanged folders are taken from it, and it is left holding this commit's. */
-async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>, memo: DesiredMemo | undefined): Promise<DesiredState> {
-  const next: DesiredMemo = new Map();
+async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>, memo: SyncMemo['folders'] | undefined): Promise<DesiredState> {
+  const next: SyncMemo['folders'] = new Map();
   const loose = new Map<string, string>();
   for (const [name, entry] of folders) {
     const path = `${SHOOTS_FOLDER}/${name}`;

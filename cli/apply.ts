@@ -10,7 +10,7 @@ import { startMetricsServer, type MetricsServer } from '../adapters/metrics/serv
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
-import { syncCommit, type DesiredMemo, type SyncReport } from '../applier/sync-commit.js';
+import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -108,8 +108,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
       // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
       let loop: WatchLoop | undefined;
-      // Each sync parses only the Shoot folders main changed since the last one.
-      const memo: DesiredMemo = new Map();
+      // Each sync parses only the Shoot folders main changed, and plans only the Shoots that moved, since the last one.
+      const memo = syncMemo();
       const registry = new Registry();
       const metrics = applierMetrics(registry, landscape.name);
       const metricsServer = await metricsServerOf(options, io, registry);
@@ -179,7 +179,7 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
   }
 }
 
-async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, memo?: DesiredMemo): Promise<number> {
+async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, memo?: SyncMemo): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
   if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
     throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
