@@ -3,7 +3,7 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { testShoot, worker } from '../generator/propose/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
-import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
+import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';
@@ -136,6 +136,21 @@ describe('planSync', () => {
     const again = plan([want(shoot('a'))], [edited], { trees, memo });
     expect(again.entries[0]).not.toBe(first.entries[0]);
     expect(again.entries[0]?.action).toBe('update');
+  });
+
+  it('reads a mass-deletion approval from the commit message trailer, the largest one if several', () => {
+    expect(massDeletionApproval('Approve\n\nKimops-Allow-Mass-Deletion: 25\n')).toBe(25);
+    expect(massDeletionApproval('x\n\nkimops-allow-mass-deletion:3\nKimops-Allow-Mass-Deletion: 7\n')).toBe(7);
+    expect(massDeletionApproval('Kimops-Allow-Mass-Deletion: lots\n')).toBeUndefined();
+    expect(massDeletionApproval('Merge pull request #4\n')).toBeUndefined();
+  });
+
+  it('refuses a mass deletion with the applier\'s own words: how to approve it in the commit', () => {
+    const live = ['a', 'b', 'c'].map((n) => applied(shoot(n)));
+    const refused = plan([], live);
+    expect(refused.refused?.message).toContain('refusing to delete 3 of 3 shoots');
+    expect(refused.refused?.message).toContain('"Kimops-Allow-Mass-Deletion: 3"');
+    expect(plan([], live, { allowMassDeletion: 3 }).refused).toBeUndefined();
   });
 
   it('blocks a manifest that cannot be held against the live Shoot, naming the file', () => {

@@ -122,6 +122,19 @@ export interface PlanInput {
   memo?: Map<string, PlanEntry>;
 }
 
+/**
+ * A human's approval of more deletions than kimops.yaml's massDeletion allows, carried by the commit being
+ * synced as a git trailer (`Kimops-Allow-Mass-Deletion: 25`), e.g. on an empty commit reviewed like any other
+ * (`git commit --allow-empty -m "Approve deleting 25 Shoots" --trailer "Kimops-Allow-Mass-Deletion: 25"`).
+ * It holds for that commit only: once main moves on, the next commit needs its own.
+ */
+export const MASS_DELETION_TRAILER = 'Kimops-Allow-Mass-Deletion';
+
+export function massDeletionApproval(message: string): number | undefined {
+  const approvals = [...message.matchAll(new RegExp(`^${MASS_DELETION_TRAILER}:\\s*(\\d+)\\s*$`, 'gim'))].map((m) => Number(m[1]));
+  return approvals.length > 0 ? Math.max(...approvals) : undefined;
+}
+
 /** The live Shoots kimops owns. */
 export function inventoryOf(live: readonly Shoot[]): Shoot[] {
   return live.filter(isOwned);
@@ -180,6 +193,12 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
     total: inventoryOf(live).length,
     policy: massDeletion,
     ...(allowMassDeletion !== undefined ? { override: allowMassDeletion } : {}),
+    wording: {
+      refusing: 'refusing to delete',
+      approve: (n) =>
+        `Check that main really means it; if so, approve it with a commit on main carrying the trailer "${MASS_DELETION_TRAILER}: ${n}" ` +
+        `(an empty commit will do), or run kimops apply --once --allow-mass-deletion ${n}, or raise massDeletion in kimops.yaml.`,
+    },
   });
   return { commit, fieldManager, entries, counts, problems: unplaced, ...(guard.allowed ? {} : { refused: { message: guard.message } }) };
 }

@@ -17,7 +17,7 @@ import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 import { shootHealth, type ShootHealthState } from './health.js';
-import { COMPANION_OF_LABEL, inventoryOf, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanEntry, type SyncPlan } from './plan.js';
+import { COMPANION_OF_LABEL, inventoryOf, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanEntry, type SyncPlan } from './plan.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
 import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
@@ -65,6 +65,9 @@ const LIST_PAGE = 500;
 export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const { repo, commit, garden, namespace, config } = input;
   const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
+  // A `--allow-mass-deletion` of the one run, or the commit's own approval, whichever allows more.
+  const approvals = [input.allowMassDeletion, massDeletionApproval(await repo.commitMessage(commit))].filter((n): n is number => n !== undefined);
+  const allowMassDeletion = approvals.length > 0 ? Math.max(...approvals) : undefined;
   const desired = await desiredOf(repo, commit, folders, input.memo?.folders);
 
   // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
@@ -84,7 +87,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     trees: new Map([...folders].map(([name, entry]) => [name, entry.oid])),
     fieldManager: config.apply.fieldManager,
     massDeletion: config.massDeletion,
-    ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
+    ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     ...(input.memo && { memo: input.memo.plan }),
   });
   plan = withDrift(plan, driftedShoots(plan), config.drift);

@@ -87,7 +87,7 @@ describe('executePlan', () => {
     const refused = planSync({ desired: { shoots: [], problems: [] }, live: [owned('a'), owned('b')], liveCompanions: [], commit: 'c2', massDeletion: POLICY });
     const none = fakeGarden();
     const result = await executePlan({ plan: refused, garden: none.garden, namespace: NS, pacing: NO_WAIT });
-    expect(result.refused).toContain('refusing to propose deleting 2 of 2 shoots');
+    expect(result.refused).toContain('refusing to delete 2 of 2 shoots');
     expect(none.calls).toEqual([]);
   });
 

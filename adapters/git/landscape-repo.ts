@@ -177,6 +177,11 @@ export class LandscapeRepo {
     return entries;
   }
 
+  /** The message of a commit (its subject, body and trailers). */
+  async commitMessage(commit: string): Promise<string> {
+    return (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit.message;
+  }
+
   /** One file's text at `ref`, or undefined when the ref or the file does not exist. */
   async readFile(ref: string, path: string): Promise<string | undefined> {
     const segments = checkedPath(path);

@@ -61,13 +61,20 @@ export interface MassDeletionInput {
   policy: KimopsConfig['massDeletion'];
   /** The number of deletions a human confirmed (e.g. `--allow-mass-deletion 40`); must cover `deleting`. */
   override?: number;
+  /** Who refuses what, and how a human approves: the generator's proposal by default; the applier says its own. */
+  wording?: { refusing: string; approve: (deleting: number) => string };
 }
+
+const GENERATOR_WORDING: NonNullable<MassDeletionInput['wording']> = {
+  refusing: 'refusing to propose deleting',
+  approve: (deleting) => `Check that the Runtime source is complete; if the deletions are intended, re-run with --allow-mass-deletion ${deleting} or raise massDeletion in kimops.yaml.`,
+};
 
 /**
  * Refuses more than `maxShoots` deletions, or more than `maxPercent` of the landscape, at once. A
  * single deletion never trips the percentage: in a landscape of three Shoots one is 33 %.
  */
-export function massDeletionGuard({ deleting, total, policy, override }: MassDeletionInput): GuardResult {
+export function massDeletionGuard({ deleting, total, policy, override, wording = GENERATOR_WORDING }: MassDeletionInput): GuardResult {
   const percent = total > 0 ? (deleting / total) * 100 : 100;
   const tooMany = deleting > policy.maxShoots;
   const tooLarge = deleting > 1 && percent > policy.maxPercent;
@@ -76,9 +83,6 @@ export function massDeletionGuard({ deleting, total, policy, override }: MassDel
   const share = `${deleting} of ${total} shoots (${Math.round(percent)} %)`;
   return {
     allowed: false,
-    message:
-      `refusing to propose deleting ${share} at once: kimops.yaml massDeletion allows ${policy.maxShoots} shoots or ${policy.maxPercent} %. ` +
-      `Check that the Runtime source is complete; if the deletions are intended, re-run with --allow-mass-deletion ${deleting} ` +
-      'or raise massDeletion in kimops.yaml.',
+    message: `${wording.refusing} ${share} at once: kimops.yaml massDeletion allows ${policy.maxShoots} shoots or ${policy.maxPercent} %. ${wording.approve(deleting)}`,
   };
 }

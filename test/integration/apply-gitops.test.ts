@@ -184,6 +184,42 @@ describe('rollback of a change main made to a companion only', () => {
   }, 60_000);
 });
 
+describe('mass deletion', () => {
+  it('is refused until a commit on main carries the approval trailer', async () => {
+    const GCP = 'c-56a4813';
+    const landscape = await landscapeForProject(dir, 'landscape-mass', 'stage', project);
+    const gitdir = join(dir.path, 'repo-mass.git');
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    for (const file of ['aws.yaml', 'gcp.yaml']) await dir.write(`runtimes-mass/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
+    expect((await kimops(['generate', '--landscape', landscape, '--runtimes', join(dir.path, 'runtimes-mass'), '--repo', gitdir, '--once'])).code).toBe(0);
+    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'];
+    try {
+      expect((await kimops(apply)).code).toBe(0);
+      const work = join(dir.path, 'work-mass');
+      execFileSync('git', ['clone', '--quiet', gitdir, work]);
+      const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], { encoding: 'utf8' });
+      git('rm', '--quiet', '-r', `shoots/${AWS}`, `shoots/${GCP}`);
+      git('commit', '--quiet', '-m', 'deprovision both');
+      git('push', '--quiet', 'origin', 'main');
+      const refused = await kimops(apply);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('refusing to delete 2 of 2 shoots (100 %) at once');
+      expect(refused.stderr).toContain('"Kimops-Allow-Mass-Deletion: 2"');
+      expect(await getShoot(env.garden, project.namespace, GCP)).toBeDefined();
+
+      git('commit', '--quiet', '--allow-empty', '-m', 'Approve deleting both Shoots', '--trailer', 'Kimops-Allow-Mass-Deletion: 2');
+      git('push', '--quiet', 'origin', 'main');
+      const approved = await kimops(apply);
+      expect(approved.stderr).toBe('');
+      expect(approved.stdout).toContain(`${GCP}: deletion of Shoot ${GCP} confirmed and requested`);
+      expect(approved.stdout).toContain(`${AWS}: deletion of Shoot ${AWS} confirmed and requested`);
+    } finally {
+      await deleteShoot(env.garden, project.namespace, GCP);
+      await eventually(`${GCP} to be gone`, async () => ((await getShoot(env.garden, project.namespace, GCP)) ? undefined : true), 30_000);
+    }
+  }, 90_000);
+});
+
 describe('an interrupted deletion', () => {
   it('loses its confirmation when the Shoot is desired again, so no plain DELETE can remove it', async () => {
     const repo = await landscapeRepo();
