@@ -15,11 +15,12 @@ import { OWNERSHIP_LABEL } from '../../applier/plan.js';
 import { DELETION_CONFIRMATION_ANNOTATION } from '../../applier/sync.js';
 import { OPERATION_TIMED_OUT_ANNOTATION } from '../../applier/timeouts.js';
 import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import { RUNTIME_API_VERSION } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { kimops } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { landscapeForProject, useTestProject } from '../helpers/projects.js';
-import { deleteShoot, getShoot } from '../helpers/shoots.js';
+import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
+import { deleteShoot, exampleRuntime, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect, eventually } from '../helpers/testenv.js';
 
@@ -41,7 +42,12 @@ afterEach(async () => {
 
 let repos = 0;
 /** A landscape repo with the AWS example generated onto main, and a clone to commit to main with git itself. */
-async function landscapeRepo(): Promise<{ apply: string[]; work: string; git: (...args: string[]) => string; edit: (path: string, change: (text: string) => string, message: string) => void }> {
+async function landscapeRepo(): Promise<{
+  apply: string[];
+  work: string;
+  git: (...args: string[]) => string;
+  edit: (path: string, change: (text: string) => string, message: string) => void;
+}> {
   const n = ++repos;
   const landscape = await landscapeForProject(dir, `landscape-${n}`, 'stage', project);
   const gitdir = join(dir.path, `repo-${n}.git`);
@@ -59,7 +65,12 @@ async function landscapeRepo(): Promise<{ apply: string[]; work: string; git: (.
     git('commit', '--quiet', '-am', message);
     git('push', '--quiet', 'origin', 'main');
   };
-  return { apply: ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'], work, git, edit };
+  return {
+    apply: ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'],
+    work,
+    git,
+    edit,
+  };
 }
 
 const live = async () => {
@@ -280,6 +291,45 @@ describe('drift: another field manager changes a field kimops applies', () => {
     expect(result.stdout).toContain(`1 Shoot(s) keep live values over main's (e.g. ${AWS}: spec.kubernetes.version;`);
     expect((await live()).metadata.resourceVersion).toBe(resourceVersion);
   }, 60_000);
+});
+
+describe('drift: adopt', () => {
+  it('leaves a version Gardener raised to the generator, whose adopt PR brings main up; the applier then only records it', async () => {
+    // Runtimes from the KCP API, as in production: their generation tells the generator who changed what.
+    const landscape = await landscapeForProject(dir, 'landscape-adopt', 'stage', project);
+    const gitdir = join(dir.path, 'repo-adopt.git');
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const work = join(dir.path, 'work-adopt');
+    execFileSync('git', ['clone', '--quiet', gitdir, work]);
+    writeFileSync(join(work, 'kimops.yaml'), readFileSync(join(work, 'kimops.yaml'), 'utf8').replace('drift: report', 'drift: adopt'));
+    execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', 'commit', '--quiet', '-am', 'adopt drift']);
+    execFileSync('git', ['-C', work, 'push', '--quiet', 'origin', 'main']);
+    const namespace = await createTestNamespace(env.kcp, 'kcp-adopt-');
+    const runtime = exampleRuntime('aws.yaml');
+    const created = await env.kcp.create({ ...runtime, metadata: { ...runtime.metadata, namespace }, apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as unknown as KubeObject);
+    expect(created.ok).toBe(true);
+    const garden = join(env.stateDir, 'garden.kubeconfig');
+    const generate = ['generate', '--landscape', landscape, '--kcp-kubeconfig', join(env.stateDir, 'kcp.kubeconfig'), '--kcp-namespace', namespace, '--repo', gitdir, '--once'];
+    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', garden, '--once'];
+    expect((await kimops(generate)).code).toBe(0);
+    expect((await kimops(apply)).code).toBe(0);
+    await settled();
+
+    await applyAs('gardener-maintenance', { kubernetes: { version: '1.34.1' } });
+    const { resourceVersion } = (await settled()).metadata;
+    expect((await kimops(apply)).stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
+    expect((await live()).metadata.resourceVersion).toBe(resourceVersion);
+
+    const adopted = await kimops([...generate, '--garden-kubeconfig', garden]);
+    expect(adopted.stderr).toBe('');
+    expect(adopted.stdout).toMatch(new RegExp(`adopt +${AWS}: #\\d+ opened, merged`));
+    const recorded = await kimops(apply);
+    expect(recorded.stderr).toBe('');
+    expect(recorded.stdout).toContain(`on Shoot ${AWS}: main changed its folder, nothing of the Shoot to write`);
+    expect((await live()).spec.kubernetes.version).toBe('1.34.1');
+    const quiet = await kimops(apply);
+    expect(quiet.stdout).toMatch(/^main at [0-9a-f]{12}: 0 applied, 1 unchanged, 0 blocked, 0 failed\ninventory health: 1 healthy, 0 progressing, 0 failed, 0 unknown\n$/);
+  }, 90_000);
 });
 
 describe('seeds', () => {
