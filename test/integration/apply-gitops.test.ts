@@ -1,7 +1,8 @@
 // Issue 6's acceptance for what makes the applier a GitOps tool, against the real gardener-apiserver with the
 // gardenlet simulator: updates (a new zone through a reviewed PR, an extension toggled), rollback by `git revert`
 // (except what Gardener forbids, which is reported, not forced), another field manager changing a kimops-owned
-// field under each drift mode, Gardener's own version update kept, KIM's seed check, a take-over of KIM's Shoot
+// field under each drift mode, Gardener's own version update kept (and adopted through the generator's PR), a
+// mass deletion approved by a commit trailer, KIM's seed check, a take-over of KIM's Shoot
 // in shadow mode and then as field manager `kim`, a stuck deletion force-deleted where the landscape allows it,
 // an operation past its timeout annotated, and the confirmation of an interrupted deletion removed once the
 // Shoot is desired again.
