@@ -210,7 +210,7 @@ function rollbackLines(proposals: readonly ShootProposal[]): string[] {
     ...(classes.has('create') ? ['- Reverting a create deletes the new cluster (subject to the mass-deletion guard).'] : []),
     ...(classes.has('delete') ? ['- Reverting a delete creates a new, empty cluster of the same name: the deleted cluster and its data do not come back.'] : []),
     ...([...classes].some((c) => c === 'update' || c === 'rollout' || c === 'adopt')
-      ? ['- Kubernetes versions never go down: Gardener rejects a revert of a version bump, and KIM keeps the newer machine image.']
+      ? ['- Versions never go down and zones are never removed: after a revert the applier keeps the live Kubernetes and machine-image versions and zones (it says so), as Gardener allows nothing else.']
       : []),
   ];
   return [
