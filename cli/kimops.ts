@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerApply } from './apply.js';
+import { registerBackfill } from './backfill.js';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
 import { registerDemo } from './demo.js';
 import { registerGenerate } from './generate.js';
@@ -35,6 +36,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   registerPolicies(program, io, (code) => (exitCode = code));
   registerValidate(program, io, (code) => (exitCode = code));
   registerApply(program, io, (code) => (exitCode = code));
+  registerBackfill(program, io, (code) => (exitCode = code));
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.
   registerDemo(program, io, (argv) => main(argv, io), (code) => {
     exitCode = code;

@@ -1,0 +1,639 @@
+// The backfiller's orchestration: for each Runtime, read its Shoot (and, once the Shoot has been created, its
+// GardenerCluster and kubeconfig Secret), keep KIM's finalizer, the kubeconfig and the GardenerCluster status,
+// and write the status `status.ts` computes through the status subresource with optimistic concurrency, one
+// Event per changed condition. I/O only through the KubeClients passed in; every decision is status.ts's or
+// kubeconfig.ts's.
+import { randomBytes } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
+import { TransportError } from '../model/errors.js';
+import { RUNTIME_API_VERSION } from '../model/runtime.js';
+import type { RuntimeState } from '../model/runtime-status.js';
+import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
+import {
+  adminKubeconfigRequest,
+  ADMIN_KUBECONFIG_SUBRESOURCE,
+  forceRotationRemovalPatch,
+  GARDENER_CLUSTER_API_VERSION,
+  GARDENER_CLUSTER_KIND,
+  gardenerClusterFor,
+  gardenerClusterStatus,
+  type GardenerCluster,
+  type GardenerClusterLike,
+  type KubeconfigOutcome,
+  kubeconfigSecretFor,
+  LABEL_CLUSTER_NAME,
+  readAdminKubeconfigResponse,
+  rotationDecision,
+  secretRefOf,
+  type SecretLike,
+} from './kubeconfig.js';
+import {
+  changedConditions,
+  conditionEvent,
+  finalizerAction,
+  KUBECONFIG_SECRET_KEY,
+  kubeconfigSecretName,
+  RUNTIME_FINALIZER,
+  runtimeStatus,
+  statusChanged,
+  type StatusRuntime,
+  type StatusShoot,
+} from './status.js';
+
+/** The field manager of kimops's server-side applies (GardenerCluster, kubeconfig Secret). */
+export const FIELD_MANAGER = 'kimops';
+/** `source.component` / `reportingComponent` of the Events kimops records on Runtimes. */
+export const EVENT_COMPONENT = 'kimops-backfiller';
+/** Only KIM's kubeconfig Secrets carry it (the GardenerCluster's name): the one LIST of Secrets a pass makes. */
+export const KUBECONFIG_SECRET_SELECTOR = LABEL_CLUSTER_NAME;
+
+const RUNTIME_TYPE = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
+const SHOOT_TYPE = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' } as const;
+const GARDENER_CLUSTER_TYPE = { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND } as const;
+const SECRET_TYPE = { apiVersion: 'v1', kind: 'Secret' } as const;
+
+export type RuntimeObject = KubeObject & StatusRuntime & { spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } } };
+export type ShootObject = KubeObject & StatusShoot & { spec?: { dns?: { domain?: string } }; status?: ShootStatus };
+export type GardenerClusterObject = KubeObject & GardenerClusterLike;
+export type SecretObject = KubeObject & SecretLike;
+
+export interface BackfillContext {
+  kcp: KubeClient;
+  garden: KubeClient;
+  /** Where the Shoots are: `garden-<project>`. */
+  gardenNamespace: string;
+  now?: () => Date;
+  /** What the AdminKubeconfigRequest asks for (default KIM's 24 h). */
+  expirationSeconds?: number;
+}
+
+/**
+ * Where a reconcile reads the Shoot, GardenerCluster and Secret: a pass's LIST snapshot, or (--watch) the
+ * Shoot informer's cache and a GET each. Each answers the object, or undefined when it does not exist; an
+ * API failure throws a `StepError`.
+ */
+export interface Lookup {
+  shoot(name: string): Promise<ShootObject | undefined>;
+  gardenerCluster(namespace: string, name: string): Promise<GardenerClusterObject | undefined>;
+  secret(namespace: string, name: string): Promise<SecretObject | undefined>;
+}
+
+/** A failed call: `unreachable` when the API did not answer at all (the command then exits 69). */
+export class StepError extends Error {
+  override readonly name = 'StepError';
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface RuntimeOutcome {
+  /** `<namespace>/<name>`. */
+  runtime: string;
+  /** The state now written (or already there). */
+  state?: RuntimeState;
+  statusWritten: boolean;
+  /** The write met a 409 twice: left to the next pass (not a failure). */
+  conflict: boolean;
+  events: number;
+  finalizer?: 'added' | 'released';
+  kubeconfig?: 'created' | 'rotated';
+  /** What went wrong, one line each (naming the object, the server's answer and the fix). */
+  errors: string[];
+  unreachable: boolean;
+}
+
+export interface PassReport {
+  outcomes: RuntimeOutcome[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lookups
+// ---------------------------------------------------------------------------------------------------------
+
+/** One LIST each of Shoots, GardenerClusters and kubeconfig Secrets, as a `Lookup`; throws TransportError when one fails. */
+export async function snapshotLookup(context: BackfillContext, kcpNamespace: string): Promise<Lookup> {
+  const [shoots, clusters, secrets] = await Promise.all([
+    listWithRetry(() => context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace })),
+    listWithRetry(() => context.kcp.listAll<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace })),
+    listWithRetry(() => context.kcp.listAll<SecretObject>({ ...SECRET_TYPE, namespace: kcpNamespace }, { labelSelector: KUBECONFIG_SECRET_SELECTOR })),
+  ]);
+  if (!shoots.ok) throw new TransportError(`kubeconfig ${context.garden.label}`, shoots.message);
+  if (!clusters.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, clusters.message);
+  if (!secrets.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, secrets.message);
+  const byName = <T extends KubeObject>(items: T[]) => new Map(items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
+  const shootMap = byName(shoots.items);
+  const clusterMap = byName(clusters.items);
+  const secretMap = byName(secrets.items);
+  // What the snapshot's namespace lacks does not exist; another namespace (a hand-made GardenerCluster's ref) is read.
+  const inSnapshot = <T extends KubeObject>(map: Map<string, T>, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> =>
+    namespace === kcpNamespace ? Promise.resolve(map.get(`${namespace}/${name}`)) : getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
+  return {
+    shoot: async (name) => shootMap.get(`${context.gardenNamespace}/${name}`),
+    gardenerCluster: (namespace, name) => inSnapshot(clusterMap, GARDENER_CLUSTER_TYPE, namespace, name),
+    // A kubeconfig Secret without the label (made by hand) counts as missing: the next write takes it over.
+    secret: (namespace, name) => inSnapshot(secretMap, SECRET_TYPE, namespace, name),
+  };
+}
+
+/** Attempts of a LIST answered 429 or 5xx (an API server whose watch cache is still initializing answers 429). */
+const LIST_ATTEMPTS = 4;
+const LIST_RETRY_MS = 500;
+
+/** A LIST again after a 429 or 5xx, 0.5 s doubling, as client-go retries them; other failures at once. */
+async function listWithRetry<T extends KubeObject>(list: () => Promise<ListAllResult<T>>): Promise<ListAllResult<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await list();
+    if (result.ok || attempt >= LIST_ATTEMPTS || !(result.status === 429 || result.status >= 500)) return result;
+    await new Promise((resolve) => setTimeout(resolve, LIST_RETRY_MS * 2 ** (attempt - 1)));
+  }
+}
+
+/** The Shoots from a cache (an informer that has listed), GardenerClusters and Secrets by GET. */
+export function cachedLookup(context: BackfillContext, shoot: (name: string) => ShootObject | undefined): Lookup {
+  return {
+    shoot: async (name) => shoot(name),
+    gardenerCluster: (namespace, name) => getOrUndefined(context.kcp, { ...GARDENER_CLUSTER_TYPE, namespace, name }, true),
+    secret: (namespace, name) => getOrUndefined(context.kcp, { ...SECRET_TYPE, namespace, name }, true),
+  };
+}
+
+async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; namespace: string; name: string }, ask: boolean): Promise<T | undefined> {
+  if (!ask) return undefined;
+  const got = await client.get<T>(ref);
+  if (got.ok) return { ...got.body, apiVersion: ref.apiVersion, kind: ref.kind };
+  if (got.status === 404) return undefined;
+  throw failure(`read ${ref.kind} ${ref.namespace}/${ref.name}`, client, got);
+}
+
+function failure(what: string, client: KubeClient, result: Extract<KubeResult<unknown>, { ok: false }>): StepError {
+  return new StepError(`${what} on ${client.server} (kubeconfig ${client.label}): ${describeFailure(result)}`, result.status === 0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A pass
+// ---------------------------------------------------------------------------------------------------------
+
+/** --once: one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets, then every Runtime. */
+export async function backfillPass(context: BackfillContext, kcpNamespace: string): Promise<PassReport> {
+  const runtimes = await listWithRetry(() => context.kcp.listAll<RuntimeObject>({ ...RUNTIME_TYPE, namespace: kcpNamespace }));
+  if (!runtimes.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, runtimes.message);
+  const lookup = await snapshotLookup(context, kcpNamespace);
+  const outcomes: RuntimeOutcome[] = [];
+  for (const runtime of runtimes.items) outcomes.push(await reconcileRuntime(context, { ...runtime, ...RUNTIME_TYPE }, lookup));
+  return { outcomes };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One Runtime
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One Runtime brought up to date: finalizer, kubeconfig (after the Shoot's Create succeeded), status and
+ * Events; during deletion, once the Shoot is gone (confirmed by a GET), the GardenerCluster and Secret are
+ * removed and the finalizer released. Never throws for API failures: they are in the outcome.
+ */
+export async function reconcileRuntime(context: BackfillContext, read: RuntimeObject, lookup: Lookup): Promise<RuntimeOutcome> {
+  const namespace = read.metadata.namespace ?? '';
+  const outcome: RuntimeOutcome = { runtime: `${namespace}/${read.metadata.name}`, statusWritten: false, conflict: false, events: 0, errors: [], unreachable: false };
+  const now = context.now ?? (() => new Date());
+  let runtime = read;
+  try {
+    const shootName = runtime.spec?.shoot?.name;
+    let shoot = shootName ? await lookup.shoot(shootName) : undefined;
+    const deleting = Boolean(runtime.metadata.deletionTimestamp);
+
+    // The Shoot is gone: make sure (a cache or snapshot may be behind) before anything final happens.
+    if (deleting && !shoot && shootName) shoot = await getOrUndefined<ShootObject>(context.garden, { ...SHOOT_TYPE, namespace: context.gardenNamespace, name: shootName }, true);
+
+    if (finalizerAction(runtime, shoot) === 'add') {
+      runtime = await addFinalizer(context, runtime);
+      outcome.finalizer = 'added';
+    }
+
+    let kubeconfigReady = false;
+    if (!deleting && shoot && createSucceeded(shoot)) {
+      const ensured = await ensureKubeconfig(context, runtime, shoot, lookup, now);
+      kubeconfigReady = ensured.ready;
+      if (ensured.written) outcome.kubeconfig = ensured.written;
+      if (ensured.error) outcome.errors.push(ensured.error);
+    } else if (!deleting) {
+      kubeconfigReady = await secretReady(runtime, lookup);
+    }
+
+    runtime = await writeStatus(context, runtime, shoot, kubeconfigReady, now, outcome);
+
+    if (finalizerAction(runtime, shoot) === 'release') {
+      await removeKubeconfig(context, runtime, lookup);
+      await releaseFinalizer(context, runtime);
+      outcome.finalizer = 'released';
+    }
+  } catch (error) {
+    if (error instanceof StepError) {
+      outcome.errors.push(error.message);
+      outcome.unreachable ||= error.unreachable;
+    } else throw error;
+  }
+  return outcome;
+}
+
+/** KIM handles the kubeconfig once the Shoot's Create has succeeded; it stays handled through later reconciles. */
+function createSucceeded(shoot: ShootObject): boolean {
+  const operation = shoot.status?.lastOperation;
+  if (!operation) return false;
+  return operation.type !== 'Create' || operation.state === 'Succeeded';
+}
+
+async function secretReady(runtime: RuntimeObject, lookup: Lookup): Promise<boolean> {
+  const name = kubeconfigSecretName(runtime);
+  if (!name) return false;
+  const secret = await lookup.secret(runtime.metadata.namespace ?? '', name);
+  return hasConfig(secret);
+}
+
+function hasConfig(secret: SecretLike | undefined): boolean {
+  const value = secret?.data?.[KUBECONFIG_SECRET_KEY];
+  return typeof value === 'string' && value !== '';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Status and Events
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * `runtimeStatus` written through `/status` as a full replace carrying the Runtime's resourceVersion, only when
+ * `statusChanged`. A 409: read the Runtime again, compute again, write once more; a second 409 is left to the
+ * next pass. Returns the Runtime as written (or as last read).
+ */
+async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot: ShootObject | undefined, kubeconfigReady: boolean, now: () => Date, outcome: RuntimeOutcome): Promise<RuntimeObject> {
+  let runtime = read;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: {}, now: now() });
+    outcome.state = next.state;
+    if (!statusChanged(runtime.status, next)) return runtime;
+    const written = await context.kcp.replace<RuntimeObject>({ ...runtime, ...RUNTIME_TYPE, status: next }, 'status');
+    if (written.ok) {
+      outcome.statusWritten = true;
+      for (const condition of changedConditions(runtime.status, next)) {
+        if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
+      }
+      return { ...written.body, ...RUNTIME_TYPE };
+    }
+    if (written.status !== 409) throw failure(`write status of Runtime ${outcome.runtime}`, context.kcp, written);
+    const again = await context.kcp.get<RuntimeObject>({ ...RUNTIME_TYPE, namespace: runtime.metadata.namespace, name: runtime.metadata.name });
+    if (!again.ok) {
+      if (again.status === 404) return runtime; // gone meanwhile: nothing to write
+      throw failure(`read Runtime ${outcome.runtime}`, context.kcp, again);
+    }
+    runtime = { ...again.body, ...RUNTIME_TYPE };
+  }
+  outcome.conflict = true;
+  return runtime;
+}
+
+/** KIM's Event for a changed condition, on the Runtime; a refused Event does not fail the Runtime (returns false). */
+async function recordEvent(context: BackfillContext, runtime: RuntimeObject, event: { type: string; reason: string; message: string }, now: Date): Promise<boolean> {
+  const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
+  const created = await context.kcp.create({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${runtime.metadata.name}.${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`, namespace: runtime.metadata.namespace },
+    involvedObject: {
+      apiVersion: RUNTIME_API_VERSION,
+      kind: 'Runtime',
+      name: runtime.metadata.name,
+      namespace: runtime.metadata.namespace,
+      uid: runtime.metadata.uid,
+      resourceVersion: runtime.metadata.resourceVersion,
+    },
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    source: { component: EVENT_COMPONENT },
+    reportingComponent: EVENT_COMPONENT,
+    reportingInstance: EVENT_COMPONENT,
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: 1,
+  });
+  return created.ok;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Finalizer
+// ---------------------------------------------------------------------------------------------------------
+
+function finalizersOf(runtime: RuntimeObject): string[] {
+  const finalizers = runtime.metadata.finalizers;
+  return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
+}
+
+/** A merge patch of `metadata.finalizers` with the resourceVersion read: a concurrent change is a 409, retried once on a fresh read. */
+async function patchFinalizers(context: BackfillContext, read: RuntimeObject, change: (finalizers: string[]) => string[], what: string): Promise<RuntimeObject> {
+  let runtime = read;
+  for (let attempt = 0; ; attempt++) {
+    const finalizers = change(finalizersOf(runtime));
+    const ref = { ...RUNTIME_TYPE, namespace: runtime.metadata.namespace, name: runtime.metadata.name };
+    const patched = await context.kcp.patch<RuntimeObject>(ref, { metadata: { finalizers, resourceVersion: runtime.metadata.resourceVersion } });
+    if (patched.ok) return { ...patched.body, ...RUNTIME_TYPE };
+    if (patched.status !== 409 || attempt > 0) throw failure(`${what} of Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, patched);
+    const again = await context.kcp.get<RuntimeObject>(ref);
+    if (!again.ok) throw failure(`read Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, again);
+    runtime = { ...again.body, ...RUNTIME_TYPE };
+  }
+}
+
+function addFinalizer(context: BackfillContext, runtime: RuntimeObject): Promise<RuntimeObject> {
+  return patchFinalizers(context, runtime, (finalizers) => (finalizers.includes(RUNTIME_FINALIZER) ? finalizers : [...finalizers, RUNTIME_FINALIZER]), `add finalizer ${RUNTIME_FINALIZER}`);
+}
+
+async function releaseFinalizer(context: BackfillContext, runtime: RuntimeObject): Promise<void> {
+  await patchFinalizers(context, runtime, (finalizers) => finalizers.filter((f) => f !== RUNTIME_FINALIZER), `release finalizer ${RUNTIME_FINALIZER}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Kubeconfig
+// ---------------------------------------------------------------------------------------------------------
+
+interface Ensured {
+  ready: boolean;
+  written?: 'created' | 'rotated';
+  error?: string;
+}
+
+/**
+ * The GardenerCluster (applied when missing or when kimops's fields differ; never forced, so fields other
+ * managers own stay theirs), the Secret per `rotationDecision` from Gardener's `adminkubeconfig`, the force
+ * annotation removed after a forced rotation, and the GardenerCluster status when it changes. A failure of the
+ * kubeconfig steps lands in the GardenerCluster status (KIM's reasons) and in the outcome.
+ */
+async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject, shoot: ShootObject, lookup: Lookup, now: () => Date): Promise<Ensured> {
+  const desired = gardenerClusterFor(runtime, shoot.spec?.dns?.domain);
+  const name = `${runtime.metadata.namespace ?? ''}/${runtime.metadata.name}`;
+  if (!desired) return { ready: false, error: `Runtime ${name}: no label kyma-project.io/runtime-id or no spec.shoot.name; KEB sets both — no GardenerCluster or kubeconfig Secret without them` };
+  let cluster = await lookup.gardenerCluster(desired.metadata.namespace, desired.metadata.name);
+  if (!cluster || !covers(cluster, desired)) {
+    const applied = await context.kcp.apply<GardenerClusterObject>(desired as unknown as GardenerClusterObject, FIELD_MANAGER);
+    if (!applied.ok) throw failure(`apply GardenerCluster ${desired.metadata.namespace}/${desired.metadata.name}`, context.kcp, applied);
+    cluster = { ...applied.body, ...GARDENER_CLUSTER_TYPE };
+  }
+  const ref = secretRefOf(cluster);
+  let secret: SecretObject | undefined;
+  let outcome: KubeconfigOutcome;
+  let written: Ensured['written'];
+  try {
+    secret = await lookup.secret(ref.namespace, ref.name);
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    outcome = { result: 'failed', step: 'check-secret', error: error.message };
+    await writeClusterStatus(context, cluster, outcome, now());
+    throw error;
+  }
+  const decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...(context.expirationSeconds !== undefined && { expirationSeconds: context.expirationSeconds }) });
+  let error: string | undefined;
+  if (decision.action === 'keep') {
+    outcome = { result: 'kept' };
+  } else {
+    const issued = await context.garden.request<unknown>('POST', `/apis/${SHOOT_API_VERSION}/namespaces/${context.gardenNamespace}/shoots/${encodeURIComponent(shoot.metadata.name)}/${ADMIN_KUBECONFIG_SUBRESOURCE}`, {
+      body: adminKubeconfigRequest(context.expirationSeconds),
+    });
+    const read = issued.ok ? readAdminKubeconfigResponse(issued.body) : ({ ok: false, error: describeFailure(issued) } as const);
+    if (!read.ok) {
+      if (!issued.ok && issued.status === 0) throw failure(`request adminkubeconfig of Shoot ${context.gardenNamespace}/${shoot.metadata.name}`, context.garden, issued);
+      outcome = { result: 'failed', step: 'get-kubeconfig', error: read.error };
+      error = `Shoot ${context.gardenNamespace}/${shoot.metadata.name}: adminkubeconfig: ${read.error} (kubeconfig ${context.garden.label}); the next pass asks again`;
+    } else {
+      const body = kubeconfigSecretFor(cluster, read.kubeconfig, now());
+      // The Secret's content is kimops's by definition (KIM wrote it before): force takes over KIM's fields.
+      const applied = await context.kcp.apply<SecretObject>(body as unknown as SecretObject, FIELD_MANAGER, { force: true });
+      if (!applied.ok) {
+        if (applied.status === 0) throw failure(`write Secret ${ref.namespace}/${ref.name}`, context.kcp, applied);
+        outcome = { result: 'failed', step: secret ? 'update-secret' : 'create-secret', error: describeFailure(applied) };
+        error = `write Secret ${ref.namespace}/${ref.name} (kubeconfig ${context.kcp.label}): ${describeFailure(applied)}`;
+      } else {
+        secret = applied.body;
+        written = decision.action === 'create' ? 'created' : 'rotated';
+        outcome = { result: written };
+        if (decision.forced) {
+          const patched = await context.kcp.patch<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name }, forceRotationRemovalPatch());
+          if (patched.ok) cluster = { ...patched.body, ...GARDENER_CLUSTER_TYPE };
+          else error = `remove the force-rotation annotation of GardenerCluster ${cluster.metadata.namespace ?? ''}/${cluster.metadata.name}: ${describeFailure(patched)}`;
+        }
+      }
+    }
+  }
+  await writeClusterStatus(context, cluster, outcome, now());
+  return { ready: hasConfig(secret), ...(written && { written }), ...(error !== undefined && { error }) };
+}
+
+/** Whether the live GardenerCluster already has every label, annotation and spec field kimops would apply. */
+function covers(live: GardenerClusterObject, desired: GardenerCluster): boolean {
+  const labels = (live.metadata.labels ?? {}) as Record<string, string>;
+  const annotations = (live.metadata.annotations ?? {}) as Record<string, string>;
+  if (Object.entries(desired.metadata.labels).some(([key, value]) => labels[key] !== value)) return false;
+  if (Object.entries(desired.metadata.annotations ?? {}).some(([key, value]) => annotations[key] !== value)) return false;
+  return stringify(live.spec ?? {}) === stringify(desired.spec);
+}
+
+async function writeClusterStatus(context: BackfillContext, cluster: GardenerClusterObject, outcome: KubeconfigOutcome, now: Date): Promise<void> {
+  const status = gardenerClusterStatus(outcome, now, cluster.status);
+  if (stringify(status) === stringify(cluster.status ?? null)) return;
+  const ref = { ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name };
+  const patched = await context.kcp.patch(ref, { status }, CONTENT_TYPE.mergePatch, 'status');
+  if (!patched.ok && patched.status !== 404) throw failure(`write status of GardenerCluster ${ref.namespace ?? ''}/${ref.name}`, context.kcp, patched);
+}
+
+/** After the Shoot is gone: the GardenerCluster, then the Secret (KIM deletes it by its cluster-name label; here by name). */
+async function removeKubeconfig(context: BackfillContext, runtime: RuntimeObject, lookup: Lookup): Promise<void> {
+  const desired = gardenerClusterFor(runtime);
+  const namespace = runtime.metadata.namespace ?? '';
+  const secretName = kubeconfigSecretName(runtime);
+  if (desired) {
+    const cluster = await lookup.gardenerCluster(desired.metadata.namespace, desired.metadata.name);
+    const ref = cluster ? secretRefOf(cluster) : undefined;
+    const deleted = await context.kcp.delete({ ...GARDENER_CLUSTER_TYPE, namespace: desired.metadata.namespace, name: desired.metadata.name });
+    if (!deleted.ok && deleted.status !== 404) throw failure(`delete GardenerCluster ${desired.metadata.namespace}/${desired.metadata.name}`, context.kcp, deleted);
+    if (ref && ref.name !== secretName) await deleteSecret(context, ref.namespace, ref.name);
+  }
+  if (secretName) await deleteSecret(context, namespace, secretName);
+}
+
+async function deleteSecret(context: BackfillContext, namespace: string, name: string): Promise<void> {
+  const deleted = await context.kcp.delete({ ...SECRET_TYPE, namespace, name });
+  if (!deleted.ok && deleted.status !== 404) throw failure(`delete Secret ${namespace}/${name}`, context.kcp, deleted);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reporting
+// ---------------------------------------------------------------------------------------------------------
+
+/** One line for a Runtime whose pass did something or failed; undefined for a quiet one. */
+export function outcomeLine(outcome: RuntimeOutcome): string | undefined {
+  const parts: string[] = [];
+  if (outcome.statusWritten) parts.push(`status ${outcome.state ?? ''} written${outcome.events > 0 ? `, ${outcome.events} Event(s)` : ''}`);
+  if (outcome.conflict) parts.push('status changed concurrently twice; left to the next pass');
+  if (outcome.finalizer) parts.push(`finalizer ${outcome.finalizer}`);
+  if (outcome.kubeconfig) parts.push(`kubeconfig Secret ${outcome.kubeconfig}`);
+  if (parts.length === 0) return undefined;
+  return `${outcome.runtime}: ${parts.join('; ')}`;
+}
+
+export function passSummary(report: PassReport): string {
+  const count = (test: (o: RuntimeOutcome) => boolean) => report.outcomes.filter(test).length;
+  return (
+    `${report.outcomes.length} Runtime(s): ${count((o) => o.statusWritten)} status written, ` +
+    `${count((o) => !o.statusWritten && o.errors.length === 0)} unchanged, ${count((o) => o.errors.length > 0)} failed` +
+    `${count((o) => o.conflict) > 0 ? `, ${count((o) => o.conflict)} left to the next pass (conflict)` : ''}`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// --watch: per-Runtime work on events, a full pass every interval
+// ---------------------------------------------------------------------------------------------------------
+
+/** A cache of one kind that says what changed (adapters/kube/informer.ts's `Informer` fits). */
+export interface WatchedKind<T> {
+  items(): T[];
+  get(namespace: string | undefined, name: string): T | undefined;
+  onChange(listener: (change: { type: 'added' | 'modified' | 'deleted'; object: T }) => void): () => void;
+}
+
+/** Runtimes reconciled at once on events; this many at a time. */
+export const DEFAULT_CONCURRENCY = 8;
+
+export interface BackfillWatcher {
+  /** Every Runtime in the cache (the periodic pass for rotation and anything missed); resolves when all are done. */
+  fullPass(): Promise<PassReport>;
+  /** Resolves when no Runtime is queued or running. */
+  idle(): Promise<void>;
+  /** Stops listening; queued work is dropped, running work finishes. */
+  close(): void;
+}
+
+/**
+ * Wires the caches to reconciles: a Runtime change reconciles that Runtime, a Shoot change the Runtime(s)
+ * naming it — both ahead of a running full pass (KEB reads the status 4 s after its update), never two
+ * reconciles of one Runtime at once (a change while it runs queues it once more).
+ */
+export function backfillWatcher(
+  context: BackfillContext,
+  sources: { runtimes: WatchedKind<RuntimeObject>; shoots: WatchedKind<ShootObject>; kcpNamespace: string },
+  report: (outcome: RuntimeOutcome) => void,
+  concurrency = DEFAULT_CONCURRENCY,
+): BackfillWatcher {
+  const { runtimes, shoots, kcpNamespace } = sources;
+  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name));
+  const urgent: string[] = [];
+  const routine: string[] = [];
+  const queued = new Set<string>();
+  const running = new Set<string>();
+  const again = new Set<string>();
+  const waiters = new Map<string, ((outcome: RuntimeOutcome | undefined) => void)[]>();
+  let idleWaiters: (() => void)[] = [];
+  let closed = false;
+
+  const settle = (key: string, outcome: RuntimeOutcome | undefined) => {
+    const list = waiters.get(key);
+    waiters.delete(key);
+    for (const resolve of list ?? []) resolve(outcome);
+  };
+  const checkIdle = () => {
+    if (queued.size === 0 && running.size === 0) {
+      const list = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of list) resolve();
+    }
+  };
+  const enqueue = (name: string, isUrgent: boolean) => {
+    if (closed) return;
+    if (running.has(name)) {
+      again.add(name);
+      return;
+    }
+    if (queued.has(name)) {
+      if (isUrgent && !urgent.includes(name)) urgent.push(name);
+      return;
+    }
+    queued.add(name);
+    (isUrgent ? urgent : routine).push(name);
+    pump();
+  };
+  const next = (): string | undefined => {
+    for (;;) {
+      const name = urgent.shift() ?? routine.shift();
+      if (name === undefined) return undefined;
+      if (queued.has(name) && !running.has(name)) return name; // a name queued urgently also sits in routine: once only
+    }
+  };
+  const pump = () => {
+    while (running.size < concurrency) {
+      const name = next();
+      if (name === undefined) break;
+      queued.delete(name);
+      running.add(name);
+      void work(name);
+    }
+    checkIdle();
+  };
+  const work = async (name: string) => {
+    let outcome: RuntimeOutcome | undefined;
+    try {
+      const runtime = runtimes.get(kcpNamespace, name);
+      if (runtime) {
+        outcome = await reconcileRuntime(context, { ...runtime, ...RUNTIME_TYPE }, lookup);
+        report(outcome);
+      }
+    } catch (error) {
+      outcome = { runtime: `${kcpNamespace}/${name}`, statusWritten: false, conflict: false, events: 0, errors: [`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`], unreachable: false };
+      report(outcome);
+    } finally {
+      running.delete(name);
+      if (again.delete(name) && !closed) enqueue(name, true);
+      else settle(name, outcome);
+      pump();
+    }
+  };
+
+  const unsubscribeRuntimes = runtimes.onChange((change) => {
+    if (change.type !== 'deleted') enqueue(change.object.metadata.name, true);
+  });
+  const unsubscribeShoots = shoots.onChange((change) => {
+    const shootName = change.object.metadata.name;
+    for (const runtime of runtimes.items()) if (runtime.spec?.shoot?.name === shootName) enqueue(runtime.metadata.name, true);
+  });
+
+  return {
+    async fullPass() {
+      const names = runtimes.items().map((runtime) => runtime.metadata.name);
+      const results = names.map(
+        (name) =>
+          new Promise<RuntimeOutcome | undefined>((resolve) => {
+            waiters.set(name, [...(waiters.get(name) ?? []), resolve]);
+            if (!running.has(name)) enqueue(name, false);
+            else again.add(name);
+          }),
+      );
+      const outcomes = (await Promise.all(results)).filter((o): o is RuntimeOutcome => o !== undefined);
+      return { outcomes };
+    },
+    idle() {
+      return new Promise((resolve) => {
+        idleWaiters.push(resolve);
+        checkIdle();
+      });
+    },
+    close() {
+      closed = true;
+      unsubscribeRuntimes();
+      unsubscribeShoots();
+      urgent.length = 0;
+      routine.length = 0;
+      for (const name of queued) settle(name, undefined);
+      queued.clear();
+      checkIdle();
+    },
+  };
+}

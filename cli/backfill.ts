@@ -1,0 +1,138 @@
+// `kimops backfill`: Runtime status, KIM's finalizer and the kubeconfig Secret from the Shoots (issue 7).
+// Wiring only: the per-Runtime work is backfiller/backfill.ts, the status and kubeconfig rules
+// backfiller/status.ts and backfiller/kubeconfig.ts.
+import { Option, type Command } from 'commander';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { Informer } from '../adapters/kube/informer.js';
+import { KubeClient } from '../adapters/kube/kube-client.js';
+import {
+  backfillPass,
+  backfillWatcher,
+  type BackfillContext,
+  outcomeLine,
+  passSummary,
+  type PassReport,
+  type RuntimeObject,
+  type RuntimeOutcome,
+  type ShootObject,
+} from '../backfiller/backfill.js';
+import { DEFAULT_KCP_NAMESPACE } from '../backfiller/kubeconfig.js';
+import { TransportError } from '../model/errors.js';
+import { conversionSettingsOf } from '../model/landscape.js';
+import { RUNTIME_API_VERSION } from '../model/runtime.js';
+import { SHOOT_API_VERSION } from '../model/shoot.js';
+import { EXIT, type CliIo } from './cli-io.js';
+import { intervalMsOf, runUntilStopped } from './until-stopped.js';
+
+interface BackfillOptions {
+  landscape: string;
+  kcpKubeconfig: string;
+  gardenKubeconfig: string;
+  kcpNamespace: string;
+  once?: boolean;
+  watch?: boolean;
+  interval: string;
+}
+
+/** A full pass at least this often in --watch: kubeconfig rotation, and anything an event did not bring. */
+const DEFAULT_INTERVAL_SECONDS = 60;
+
+const HELP = `
+Writes each Runtime's status in --kcp-namespace from its Shoot in garden-<project> (KIM's states,
+conditions and reasons, the contract KEB waits on) through the status subresource, only when it changes,
+with one Event per changed condition. Holds KIM's finalizer on every Runtime until its Shoot is gone.
+Once a Shoot's Create has succeeded, keeps KIM's GardenerCluster and the Secret kubeconfig-<runtimeID>
+(key config) from Gardener's adminkubeconfig, rotated before expiry; a Runtime is Ready only once the
+Secret is there. A deleted Runtime is Terminating until its Shoot is gone; then its GardenerCluster and
+Secret are removed and the finalizer released.
+
+--once makes one pass (one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets).
+--watch watches Runtimes and Shoots: a Runtime or Shoot change recomputes that Runtime at once, and a full
+pass runs every --interval seconds, until SIGINT or SIGTERM.
+
+Exit codes (--once): 0 done; 1 some Runtimes could not be written (each named with the server's answer);
+2 usage or configuration error; 69 the KCP cluster or the Garden could not be reached, run again.
+
+Example:
+  kimops backfill --landscape dev --kcp-kubeconfig kcp.yaml --garden-kubeconfig garden.yaml --once`;
+
+export function registerBackfill(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('backfill')
+    .description("write the Runtimes' status, finalizer and kubeconfig Secret from their Shoots")
+    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
+    .addOption(new Option('--kcp-kubeconfig <file>', 'the KCP cluster with the Runtimes').makeOptionMandatory())
+    .addOption(new Option('--garden-kubeconfig <file>', 'the Garden with the Shoots').makeOptionMandatory())
+    .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
+    .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
+    .option('--watch', 'keep running: on every Runtime and Shoot change, and a full pass every --interval')
+    .option('--interval <seconds>', 'with --watch: a full pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
+    .addHelpText('after', HELP)
+    .action(async (options: BackfillOptions, command: Command) => {
+      if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
+      setExitCode(options.watch ? await watch(options, io) : await once(options, io));
+    });
+}
+
+async function contextOf(options: BackfillOptions): Promise<BackfillContext> {
+  const landscape = await readLandscape(options.landscape);
+  const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
+  return {
+    kcp: KubeClient.fromKubeconfigOption(options.kcpKubeconfig, '--kcp-kubeconfig'),
+    garden: KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig'),
+    gardenNamespace: `garden-${project}`,
+  };
+}
+
+function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {
+  const line = outcomeLine(outcome);
+  if (line) io.stdout(`${line}\n`);
+  for (const error of outcome.errors) io.stderr(`${outcome.runtime}: ${error}\n`);
+}
+
+async function once(options: BackfillOptions, io: CliIo): Promise<number> {
+  const context = await contextOf(options);
+  const report = await backfillPass(context, options.kcpNamespace);
+  for (const outcome of report.outcomes) reportOutcome(outcome, io);
+  io.stdout(`${passSummary(report)}\n`);
+  return exitCodeOf(report);
+}
+
+function exitCodeOf(report: PassReport): number {
+  if (report.outcomes.some((o) => o.unreachable)) return EXIT.unavailable;
+  return report.outcomes.some((o) => o.errors.length > 0) ? EXIT.conversionFailed : EXIT.ok;
+}
+
+async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
+  const intervalMs = intervalMsOf(options.interval);
+  const context = await contextOf(options);
+  const log = (line: string) => io.stderr(`${line}\n`);
+  const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log });
+  const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
+  const watcher = backfillWatcher(context, { runtimes, shoots, kcpNamespace: options.kcpNamespace }, (outcome) => reportOutcome(outcome, io));
+  const stopAll = () => Promise.all([runtimes.stop(), shoots.stop()]);
+  runtimes.start();
+  shoots.start();
+  try {
+    await runUntilStopped({
+      // The first pass waits for both caches; the events of their first lists already queued every Runtime.
+      pass: async () => {
+        await Promise.all([runtimes.synced(), shoots.synced()]);
+        const report = await watcher.fullPass();
+        io.stdout(`${passSummary(report)}\n`);
+        if (report.outcomes.some((o) => o.unreachable)) throw new TransportError('KCP or Garden', 'stopped answering during the pass; the next pass carries on');
+      },
+      intervalMs,
+      io,
+      // Stopping the informers ends a pass still waiting for a first list (an API that never answered).
+      stopping: () => {
+        watcher.close();
+        void stopAll();
+      },
+    });
+  } finally {
+    watcher.close();
+    await stopAll();
+  }
+  return EXIT.ok;
+}
