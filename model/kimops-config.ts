@@ -59,13 +59,13 @@ export interface ApplySettings {
 }
 
 /**
- * KIM's client limits (5 QPS, burst 5); KEB gives provisioning and deprovisioning 60 minutes, so an
- * operation running longer has failed for KEB whatever Gardener still tries.
+ * KIM's client limits (5 QPS, burst 5); KEB's own budgets for an operation: provisioning and deprovisioning
+ * 60 minutes, an update 180 minutes — an operation running longer has failed for KEB whatever Gardener tries.
  */
 export const DEFAULT_APPLY: Readonly<ApplySettings> = {
   fieldManager: 'kimops',
   forceDeletion: false,
-  timeouts: { create: 3_600_000, update: 3_600_000, delete: 3_600_000 },
+  timeouts: { create: 3_600_000, update: 10_800_000, delete: 3_600_000 },
   qps: 5,
   burst: 5,
   concurrency: 4,
