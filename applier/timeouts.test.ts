@@ -30,6 +30,11 @@ describe('operationStart', () => {
     expect(operationStart(shoot({ ...failing, retryCycleStartTime: undefined }))).toBeUndefined();
   });
 
+  it('does not time a failing Reconcile once a newer generation waits for Gardener: that is a new operation', () => {
+    const failing = { observedGeneration: 1, lastOperation: { type: 'Reconcile', state: 'Error' }, retryCycleStartTime: '2026-11-29T11:00:00Z' };
+    expect(operationStart(shoot(failing, { generation: 2 }))).toBeUndefined();
+  });
+
   it('does not time a healthy Reconcile in progress, periodic or not: its retry cycle may have begun days ago', () => {
     expect(operationStart(shoot({ ...processing('Reconcile'), retryCycleStartTime: '2026-11-01T00:00:00Z' }))).toBeUndefined();
   });

@@ -26,7 +26,9 @@ export type TimeoutChange =
  */
 export function operationStart(shoot: Shoot): { type: string; since: string } | undefined {
   const type = shoot.metadata.deletionTimestamp ? 'Delete' : (shoot.status?.lastOperation?.type ?? 'Create');
-  const failing = ['Error', 'Aborted', 'Failed'].includes(shoot.status?.lastOperation?.state ?? '');
+  // A generation Gardener has not started on yet is a new operation: the old one's failure no longer counts.
+  const newer = (shoot.metadata.generation ?? 0) > (shoot.status?.observedGeneration ?? 0);
+  const failing = !newer && ['Error', 'Aborted', 'Failed'].includes(shoot.status?.lastOperation?.state ?? '');
   const since =
     type === 'Delete' ? shoot.metadata.deletionTimestamp
     : type === 'Create' ? shoot.metadata.creationTimestamp
