@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeClient, KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
-import { backfillWatcher, reconcileRuntime, type Lookup, type RuntimeObject, type ShootObject, type WatchedKind } from './backfill.js';
+import { ConfigError } from '../model/errors.js';
+import { backfillWatcher, cachedLookup, reconcileRuntime, StepError, verifyGardenNamespace, type Lookup, type RuntimeObject, type ShootObject, type WatchedKind } from './backfill.js';
 import { RUNTIME_FINALIZER } from './status.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -38,6 +39,18 @@ function fakeClient(answer: (method: string, args: unknown[]) => KubeResult<unkn
 }
 
 const noShoot: Lookup = { shoot: async () => undefined, gardenerCluster: async () => undefined, secret: async () => undefined };
+
+const shootObject = (name = 'c-1'): ShootObject => ({
+  apiVersion: 'core.gardener.cloud/v1beta1',
+  kind: 'Shoot',
+  metadata: { name, namespace: 'garden-p', generation: 3, annotations: { 'infrastructuremanager.kyma-project.io/runtime-generation': '1' } },
+  spec: { dns: { domain: 'c-1.example.com' } },
+  status: { observedGeneration: 3, lastOperation: { type: 'Create', state: 'Succeeded', progress: 100, description: 'done', lastUpdateTime: '2026-01-01T00:00:00Z' } },
+});
+
+/** A Shoot whose Create succeeded (Runtime generation 1 on it); no GardenerCluster, no Secret yet. */
+const succeededShoot = (): Lookup => ({ shoot: async () => shootObject(), gardenerCluster: async () => undefined, secret: async () => undefined });
+
 
 describe('reconcileRuntime', () => {
   it('writes the status through /status with the resourceVersion read, and one Event per changed condition', async () => {
@@ -93,6 +106,51 @@ describe('reconcileRuntime', () => {
     expect(kcp2.calls.at(-1)?.args[1]).toMatchObject({ metadata: { finalizers: [] } });
   });
 
+  it('one Event per changed KIM condition only: a first status makes one Event (Provisioned), not one per kimops condition', async () => {
+    const kcp = fakeClient();
+    const outcome = await reconcileRuntime({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, runtime(), noShoot);
+    const events = kcp.calls.filter((c) => c.method === 'create').map((c) => (c.args[0] as { reason?: string }).reason);
+    expect(events).toEqual(['Initialised']);
+    expect(outcome.events).toBe(1);
+  });
+
+  it('a 409 on the GardenerCluster apply does not keep the status from being written, and the Runtime is not Ready', async () => {
+    const kcp = fakeClient((method, args) => (method === 'apply' && (args[0] as KubeObject).kind === 'GardenerCluster' ? fail(409) : undefined));
+    const outcome = await reconcileRuntime({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, runtime(), succeededShoot());
+    expect(outcome).toMatchObject({ statusWritten: true, state: 'Pending' });
+    const written = kcp.calls.find((c) => c.method === 'replace')?.args[0] as { status?: { conditions?: { type: string; reason: string }[] } };
+    expect(written.status?.conditions?.find((c) => c.type === 'KubeconfigReady')).toMatchObject({ reason: 'GardenerClusterCRCreated' });
+    expect(outcome.errors).toHaveLength(1);
+    expect(outcome.errors[0]).toContain('apply GardenerCluster kcp-system/rid');
+    expect(outcome.errors[0]).toContain("KIM's GardenerCluster controller is off");
+    // kimops takes over the fields it sets (KIM's manager owns them on a GardenerCluster KIM created).
+    expect(kcp.calls.find((c) => c.method === 'apply')?.args[2]).toEqual({ force: true });
+  });
+
+  it('a new generation shows Pending even when the kubeconfig steps fail (adminkubeconfig unreachable)', async () => {
+    const kcp = fakeClient();
+    const garden = fakeClient((method) => (method === 'request' ? fail(0) : undefined));
+    const ready = { state: 'Ready', conditions: [{ type: 'Provisioned', status: 'True', reason: 'ShootCreationCompleted', message: 'Shoot creation completed', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: 1 }] };
+    const bumped = { ...runtime({ generation: 2 }), status: ready };
+    const outcome = await reconcileRuntime({ kcp: kcp.client, garden: garden.client, gardenNamespace: 'garden-p', now: () => NOW }, bumped, succeededShoot());
+    expect(outcome).toMatchObject({ statusWritten: true, state: 'Pending', unreachable: true });
+    expect(outcome.errors[0]).toContain('adminkubeconfig of Shoot garden-p/c-1');
+  });
+
+  it('creates the Secret and writes Ready in the same pass; a failed Secret read keeps a Ready Runtime Ready', async () => {
+    const kcp = fakeClient();
+    const garden = fakeClient((method) => (method === 'request' ? ok({ status: { kubeconfig: Buffer.from('apiVersion: v1\nkind: Config\n').toString('base64') } }) : undefined));
+    const outcome = await reconcileRuntime({ kcp: kcp.client, garden: garden.client, gardenNamespace: 'garden-p', now: () => NOW }, runtime(), succeededShoot());
+    expect(outcome).toMatchObject({ statusWritten: true, state: 'Ready', kubeconfig: 'created', errors: [] });
+
+    const readyRuntime = { ...runtime(), status: (kcp.calls.filter((c) => c.method === 'replace').at(-1)?.args[0] as RuntimeObject).status };
+    const broken: Lookup = { ...succeededShoot(), secret: async () => Promise.reject(new StepError('read Secret kcp-system/kubeconfig-rid on https://fake: status 500', false)) };
+    const kcp2 = fakeClient();
+    const again = await reconcileRuntime({ kcp: kcp2.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, readyRuntime, broken);
+    expect(again.state).toBe('Ready');
+    expect(kcp2.calls.filter((c) => c.method === 'replace')).toHaveLength(0);
+  });
+
   it('names an unreachable API as such', async () => {
     const kcp = fakeClient((method) => (method === 'replace' ? fail(0) : undefined));
     const outcome = await reconcileRuntime({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, runtime(), noShoot);
@@ -101,9 +159,10 @@ describe('reconcileRuntime', () => {
   });
 });
 
-function kind<T extends KubeObject>(items: T[]): WatchedKind<T> & { emit(type: 'added' | 'modified' | 'deleted', object: T): void } {
+function kind<T extends KubeObject>(items: T[], synced: Promise<void> = Promise.resolve()): WatchedKind<T> & { emit(type: 'added' | 'modified' | 'deleted', object: T): void } {
   const listeners = new Set<(change: { type: 'added' | 'modified' | 'deleted'; object: T }) => void>();
   return {
+    synced: () => synced,
     items: () => items,
     get: (_namespace, name) => items.find((item) => item.metadata.name === name),
     onChange(listener) {
@@ -137,6 +196,7 @@ describe('backfillWatcher', () => {
     } as unknown as KubeClient;
     const seen: string[] = [];
     const watcher = backfillWatcher({ kcp: slowKcp, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, { runtimes, shoots, kcpNamespace: 'kcp-system' }, (o) => seen.push(o.runtime), 1);
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the caches' synced() have resolved
     runtimes.emit('modified', runtime());
     runtimes.emit('modified', runtime());
     shoots.emit('modified', { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'c-2', namespace: 'garden-p' } });
@@ -147,5 +207,88 @@ describe('backfillWatcher', () => {
     expect(report.outcomes.map((o) => o.runtime).sort()).toEqual(['kcp-system/other', 'kcp-system/rt']);
     expect(maxActive).toBe(1);
     watcher.close();
+  });
+});
+
+describe('backfillWatcher before the caches have synced', () => {
+  it('reconciles nothing until both caches have synced, then reads the Shoot from the filled cache (a restart does not drop Ready Runtimes)', async () => {
+    let syncShoots: () => void = () => {};
+    const shootsSynced = new Promise<void>((resolve) => (syncShoots = resolve));
+    const ready = { state: 'Ready', conditions: [{ type: 'Provisioned', status: 'True', reason: 'ShootCreationCompleted', message: 'Shoot creation completed', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: 1 }] };
+    const live = { ...runtime(), status: ready };
+    const runtimes = kind([live]);
+    const shootItems: ShootObject[] = [];
+    const shoots = kind<ShootObject>(shootItems, shootsSynced);
+    const kcp = fakeClient();
+    const seen: (string | undefined)[] = [];
+    const watcher = backfillWatcher({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, { runtimes, shoots, kcpNamespace: 'kcp-system' }, (o) => seen.push(o.state));
+    runtimes.emit('added', live);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(kcp.calls).toEqual([]);
+    shootItems.push(shootObject());
+    syncShoots();
+    await shootsSynced;
+    await watcher.idle();
+    const written = kcp.calls.filter((c) => c.method === 'replace').map((c) => (c.args[0] as { status?: { conditions?: { type: string; reason: string }[] } }).status?.conditions?.find((x) => x.type === 'Provisioned')?.reason);
+    expect(written).not.toContain('Initialised');
+    expect(seen).toHaveLength(1);
+    watcher.close();
+  });
+
+  it('cachedLookup reads a Shoot the cache lacks by GET until the cache has synced', async () => {
+    const garden = fakeClient((method) => (method === 'get' ? ok(shootObject()) : undefined));
+    let synced = false;
+    const lookup = cachedLookup({ kcp: fakeClient().client, garden: garden.client, gardenNamespace: 'garden-p' }, () => undefined, () => synced);
+    expect((await lookup.shoot('c-1'))?.metadata.name).toBe('c-1');
+    expect(garden.calls).toHaveLength(1);
+    synced = true;
+    expect(await lookup.shoot('c-1')).toBeUndefined();
+    expect(garden.calls).toHaveLength(1);
+  });
+
+  it('a Shoot event finds the Runtimes naming it through an index, not a scan, and follows a changed spec.shoot.name', async () => {
+    const a = runtime();
+    const b = { ...runtime(), metadata: { ...runtime().metadata, name: 'b' }, spec: { shoot: { name: 'c-2' } } };
+    const runtimes = kind([a, b]);
+    const shoots = kind<ShootObject>([]);
+    const seen: string[] = [];
+    const watcher = backfillWatcher({ kcp: fakeClient().client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, { runtimes, shoots, kcpNamespace: 'kcp-system' }, (o) => seen.push(o.runtime));
+    await watcher.idle();
+    const items = vi.spyOn(runtimes, 'items');
+    shoots.emit('modified', shootObject('c-2'));
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/b']);
+    expect(items).not.toHaveBeenCalled();
+    // b now names c-3: a c-2 event no longer reconciles it, a c-3 event does.
+    const moved = { ...b, spec: { shoot: { name: 'c-3' } } };
+    runtimes.emit('modified', moved);
+    await watcher.idle();
+    seen.length = 0;
+    shoots.emit('modified', shootObject('c-2'));
+    shoots.emit('modified', shootObject('c-3'));
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/b']);
+    watcher.close();
+  });
+});
+
+describe('verifyGardenNamespace', () => {
+  const landscape = { name: 'dev', project: 'wrong' };
+  const context = (answer: (method: string, args: unknown[]) => KubeResult<unknown> | undefined) => ({ kcp: fakeClient().client, garden: fakeClient(answer).client, gardenNamespace: 'garden-wrong' });
+
+  it('refuses a Garden namespace that does not exist with a ConfigError naming the landscape, the project and the fix', async () => {
+    const refused = verifyGardenNamespace(context(() => fail(404)), landscape);
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
+    await expect(refused).rejects.toThrow(/landscape dev: gardener.project: namespace garden-wrong \(project wrong\) does not exist .*Set gardener.project/);
+  });
+
+  it('passes an existing namespace; without permission to read Namespaces, checks the Project', async () => {
+    await expect(verifyGardenNamespace(context(() => undefined), landscape)).resolves.toBeUndefined();
+    const forbidden = (project: KubeResult<unknown>) => (method: string, args: unknown[]) => ((args[0] as { kind: string }).kind === 'Namespace' ? fail(403) : project);
+    await expect(verifyGardenNamespace(context(forbidden(ok({ metadata: { name: 'wrong' }, spec: { namespace: 'garden-wrong' } }))), landscape)).resolves.toBeUndefined();
+    await expect(verifyGardenNamespace(context(forbidden(fail(404))), landscape)).rejects.toThrow(/Project wrong does not exist/);
+    await expect(verifyGardenNamespace(context(forbidden(ok({ metadata: { name: 'wrong' }, spec: { namespace: 'garden-other' } }))), landscape)).rejects.toThrow(/has namespace garden-other/);
+    // Neither readable: a ConfigError (what the CLI reports as such), not a StepError.
+    await expect(verifyGardenNamespace(context(forbidden(fail(403))), landscape)).rejects.toBeInstanceOf(ConfigError);
   });
 });

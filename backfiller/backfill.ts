@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
-import { TransportError } from '../model/errors.js';
+import { ConfigError, TransportError } from '../model/errors.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
-import type { RuntimeState } from '../model/runtime-status.js';
+import { readRuntimeStatus, type RuntimeState } from '../model/runtime-status.js';
 import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
 import {
   adminKubeconfigRequest,
@@ -29,8 +29,9 @@ import {
   type SecretLike,
 } from './kubeconfig.js';
 import {
-  changedConditions,
+  CONDITION_KUBECONFIG_READY,
   conditionEvent,
+  eventConditions,
   finalizerAction,
   KUBECONFIG_SECRET_KEY,
   kubeconfigSecretName,
@@ -152,10 +153,18 @@ async function listWithRetry<T extends KubeObject>(list: () => Promise<ListAllRe
   }
 }
 
-/** The Shoots from a cache (an informer that has listed), GardenerClusters and Secrets by GET. */
-export function cachedLookup(context: BackfillContext, shoot: (name: string) => ShootObject | undefined): Lookup {
+/**
+ * The Shoots from a cache, GardenerClusters and Secrets by GET. A Shoot the cache lacks is "no Shoot" only
+ * once the cache has synced (`synced()` true); before that it is read by GET, so an empty cache never reads as
+ * every Shoot gone.
+ */
+export function cachedLookup(context: BackfillContext, shoot: (name: string) => ShootObject | undefined, synced: () => boolean = () => true): Lookup {
   return {
-    shoot: async (name) => shoot(name),
+    shoot: async (name) => {
+      const cached = shoot(name);
+      if (cached || synced()) return cached;
+      return getOrUndefined<ShootObject>(context.garden, { ...SHOOT_TYPE, namespace: context.gardenNamespace, name }, true);
+    },
     gardenerCluster: (namespace, name) => getOrUndefined(context.kcp, { ...GARDENER_CLUSTER_TYPE, namespace, name }, true),
     secret: (namespace, name) => getOrUndefined(context.kcp, { ...SECRET_TYPE, namespace, name }, true),
   };
@@ -171,6 +180,48 @@ async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { a
 
 function failure(what: string, client: KubeClient, result: Extract<KubeResult<unknown>, { ok: false }>): StepError {
   return new StepError(`${what} on ${client.server} (kubeconfig ${client.label}): ${describeFailure(result)}`, result.status === 0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Start-up check
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Refuses to start when the Garden namespace does not exist: a GET of a Shoot in a missing namespace answers
+ * 404 like a deleted Shoot, so a wrong project would read every Shoot as gone (and release the finalizers of
+ * deleted Runtimes in bulk). GETs the Namespace; a Garden user who may not read Namespaces (403) is checked
+ * through the Project instead (`spec.namespace`). A missing one is a `ConfigError` naming the landscape, the
+ * project and the fix; an API that does not answer a `TransportError`.
+ */
+export async function verifyGardenNamespace(context: BackfillContext, landscape: { name: string; project: string }): Promise<void> {
+  const namespace = context.gardenNamespace;
+  const refuse = (found: string) =>
+    new ConfigError(
+      `landscape ${landscape.name}`,
+      'gardener.project',
+      `${found} in the Garden of --garden-kubeconfig ${context.garden.label} (${context.garden.server}): every Shoot would read as gone. ` +
+        `Set gardener.project (or the converter config's gardener.projectName) to the Project whose namespace holds the Shoots, or pass the Garden's kubeconfig; nothing was written`,
+    );
+  // Every failure here is a ConfigError or a TransportError: the CLI reports those (a StepError would read as a bug).
+  const unreachable = (result: Extract<KubeResult<unknown>, { ok: false }>, what: string) =>
+    result.status === 0 || result.status === 429 || result.status >= 500
+      ? new TransportError(`kubeconfig ${context.garden.label}`, describeFailure(result))
+      : new ConfigError(
+          `--garden-kubeconfig ${context.garden.label}`,
+          '',
+          `read ${what} on ${context.garden.server}: ${describeFailure(result)}; the backfiller checks that the Garden namespace exists before it starts: give this user get on that Namespace or on Project ${landscape.project}`,
+        );
+  const got = await context.garden.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
+  if (got.ok) return;
+  if (got.status === 404) throw refuse(`namespace ${namespace} (project ${landscape.project}) does not exist`);
+  if (got.status !== 403) throw unreachable(got, `Namespace ${namespace}`);
+  const project = await context.garden.get<KubeObject & { spec?: { namespace?: string } }>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: landscape.project });
+  if (!project.ok) {
+    if (project.status === 404) throw refuse(`Project ${landscape.project} does not exist`);
+    throw unreachable(project, `Project ${landscape.project}`);
+  }
+  const actual = project.body.spec?.namespace;
+  if (actual !== undefined && actual !== namespace) throw refuse(`Project ${landscape.project} has namespace ${actual}, not ${namespace}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -192,8 +243,9 @@ export async function backfillPass(context: BackfillContext, kcpNamespace: strin
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One Runtime brought up to date: finalizer, kubeconfig (after the Shoot's Create succeeded), status and
- * Events; during deletion, once the Shoot is gone (confirmed by a GET), the GardenerCluster and Secret are
+ * One Runtime brought up to date: finalizer, status and Events (from the Secret as read), then the kubeconfig
+ * (after the Shoot's Create succeeded; its errors are reported and never keep the status from being written;
+ * the status is written again when the Secret appeared); during deletion, once the Shoot is gone (confirmed by a GET), the GardenerCluster and Secret are
  * removed and the finalizer released. Never throws for API failures: they are in the outcome.
  */
 export async function reconcileRuntime(context: BackfillContext, read: RuntimeObject, lookup: Lookup): Promise<RuntimeOutcome> {
@@ -214,17 +266,26 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
       outcome.finalizer = 'added';
     }
 
-    let kubeconfigReady = false;
-    if (!deleting && shoot && createSucceeded(shoot)) {
-      const ensured = await ensureKubeconfig(context, runtime, shoot, lookup, now);
-      kubeconfigReady = ensured.ready;
-      if (ensured.written) outcome.kubeconfig = ensured.written;
-      if (ensured.error) outcome.errors.push(ensured.error);
-    } else if (!deleting) {
-      kubeconfigReady = await secretReady(runtime, lookup);
-    }
+    // The status first, from what was read: no kubeconfig step can keep a generation bump from showing Pending.
+    const read = deleting ? { ready: false } : await readKubeconfigSecret(runtime, lookup, outcome);
+    runtime = await writeStatus(context, runtime, shoot, read.ready, now, outcome);
 
-    runtime = await writeStatus(context, runtime, shoot, kubeconfigReady, now, outcome);
+    if (!deleting && shoot && createSucceeded(shoot)) {
+      let ready = read.ready;
+      try {
+        const ensured = await ensureKubeconfig(context, runtime, shoot, lookup, now, read);
+        ready = ensured.ready;
+        if (ensured.written) outcome.kubeconfig = ensured.written;
+        if (ensured.error) outcome.errors.push(ensured.error);
+      } catch (error) {
+        if (!(error instanceof StepError)) throw error;
+        // Reported; the status stays as written (a failed step never makes the Secret exist).
+        outcome.errors.push(`${error.message}; the status was written without it, the next pass tries again`);
+        outcome.unreachable ||= error.unreachable;
+      }
+      // The Secret appeared (or went) in this pass: the status follows at once.
+      if (ready !== read.ready) runtime = await writeStatus(context, runtime, shoot, ready, now, outcome);
+    }
 
     if (finalizerAction(runtime, shoot) === 'release') {
       await removeKubeconfig(context, runtime, lookup);
@@ -247,11 +308,28 @@ function createSucceeded(shoot: ShootObject): boolean {
   return operation.type !== 'Create' || operation.state === 'Succeeded';
 }
 
-async function secretReady(runtime: RuntimeObject, lookup: Lookup): Promise<boolean> {
+interface SecretRead {
+  /** The Secret has key `config` (on a failed read: the Runtime's `KubeconfigReady` stays as it was). */
+  ready: boolean;
+  /** Read, and where: `ensureKubeconfig` does not read it again. */
+  read?: { namespace: string; name: string; secret: SecretObject | undefined };
+}
+
+/** The kubeconfig Secret as read now. A failed read is reported and changes nothing: a Ready Runtime stays Ready. */
+async function readKubeconfigSecret(runtime: RuntimeObject, lookup: Lookup, outcome: RuntimeOutcome): Promise<SecretRead> {
   const name = kubeconfigSecretName(runtime);
-  if (!name) return false;
-  const secret = await lookup.secret(runtime.metadata.namespace ?? '', name);
-  return hasConfig(secret);
+  if (!name) return { ready: false };
+  const namespace = runtime.metadata.namespace ?? '';
+  try {
+    const secret = await lookup.secret(namespace, name);
+    return { ready: hasConfig(secret), read: { namespace, name, secret } };
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    outcome.errors.push(error.message);
+    outcome.unreachable ||= error.unreachable;
+    const was = readRuntimeStatus(runtime.status).conditions?.find((condition) => condition.type === CONDITION_KUBECONFIG_READY);
+    return { ready: was?.status === 'True' };
+  }
 }
 
 function hasConfig(secret: SecretLike | undefined): boolean {
@@ -277,7 +355,7 @@ async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot:
     const written = await context.kcp.replace<RuntimeObject>({ ...runtime, ...RUNTIME_TYPE, status: next }, 'status');
     if (written.ok) {
       outcome.statusWritten = true;
-      for (const condition of changedConditions(runtime.status, next)) {
+      for (const condition of eventConditions(runtime.status, next)) {
         if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
       }
       return { ...written.body, ...RUNTIME_TYPE };
@@ -368,19 +446,32 @@ interface Ensured {
 }
 
 /**
- * The GardenerCluster (applied when missing or when kimops's fields differ; never forced, so fields other
- * managers own stay theirs), the Secret per `rotationDecision` from Gardener's `adminkubeconfig`, the force
+ * The GardenerCluster (applied when missing or when kimops's fields differ; forced for the fields kimops sets,
+ * fields other managers own and kimops does not set stay theirs), the Secret per `rotationDecision` from Gardener's `adminkubeconfig`, the force
  * annotation removed after a forced rotation, and the GardenerCluster status when it changes. A failure of the
- * kubeconfig steps lands in the GardenerCluster status (KIM's reasons) and in the outcome.
+ * kubeconfig steps lands in the GardenerCluster status (KIM's reasons) and in the outcome; `already` is the
+ * Secret as the caller read it (not read again when the GardenerCluster points at it).
  */
-async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject, shoot: ShootObject, lookup: Lookup, now: () => Date): Promise<Ensured> {
+async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject, shoot: ShootObject, lookup: Lookup, now: () => Date, already: SecretRead): Promise<Ensured> {
   const desired = gardenerClusterFor(runtime, shoot.spec?.dns?.domain);
   const name = `${runtime.metadata.namespace ?? ''}/${runtime.metadata.name}`;
   if (!desired) return { ready: false, error: `Runtime ${name}: no label kyma-project.io/runtime-id or no spec.shoot.name; KEB sets both — no GardenerCluster or kubeconfig Secret without them` };
+  const gcName = `${desired.metadata.namespace}/${desired.metadata.name}`;
   let cluster = await lookup.gardenerCluster(desired.metadata.namespace, desired.metadata.name);
   if (!cluster || !covers(cluster, desired)) {
-    const applied = await context.kcp.apply<GardenerClusterObject>(desired as unknown as GardenerClusterObject, FIELD_MANAGER);
-    if (!applied.ok) throw failure(`apply GardenerCluster ${desired.metadata.namespace}/${desired.metadata.name}`, context.kcp, applied);
+    // Forced: the apply carries only the fields kimops decides (KIM's labels, skr-domain, spec), which KIM's
+    // manager owns on a GardenerCluster KIM created; unforced, that is a 409 on every such Runtime. Fields kimops
+    // does not set (other labels, the force-rotation annotation, status) stay their managers'.
+    const applied = await context.kcp.apply<GardenerClusterObject>(desired as unknown as GardenerClusterObject, FIELD_MANAGER, { force: true });
+    if (!applied.ok) {
+      const error = failure(`apply GardenerCluster ${gcName}`, context.kcp, applied);
+      if (applied.status === 409) {
+        error.message +=
+          `: another field manager (KIM's infrastructure-manager, when KIM created it) owns fields kimops sets, and the forced apply was still refused; ` +
+          `make sure KIM's GardenerCluster controller is off (cut-over), or delete GardenerCluster ${gcName} for kimops to create it again`;
+      }
+      throw error;
+    }
     cluster = { ...applied.body, ...GARDENER_CLUSTER_TYPE };
   }
   const ref = secretRefOf(cluster);
@@ -388,7 +479,7 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
   let outcome: KubeconfigOutcome;
   let written: Ensured['written'];
   try {
-    secret = await lookup.secret(ref.namespace, ref.name);
+    secret = already.read && already.read.namespace === ref.namespace && already.read.name === ref.name ? already.read.secret : await lookup.secret(ref.namespace, ref.name);
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
     outcome = { result: 'failed', step: 'check-secret', error: error.message };
@@ -499,6 +590,8 @@ export function passSummary(report: PassReport): string {
 
 /** A cache of one kind that says what changed (adapters/kube/informer.ts's `Informer` fits). */
 export interface WatchedKind<T> {
+  /** Resolves once the first full list is in the cache; rejects when the cache is stopped before. */
+  synced(): Promise<void>;
   items(): T[];
   get(namespace: string | undefined, name: string): T | undefined;
   onChange(listener: (change: { type: 'added' | 'modified' | 'deleted'; object: T }) => void): () => void;
@@ -519,7 +612,8 @@ export interface BackfillWatcher {
 /**
  * Wires the caches to reconciles: a Runtime change reconciles that Runtime, a Shoot change the Runtime(s)
  * naming it — both ahead of a running full pass (KEB reads the status 4 s after its update), never two
- * reconciles of one Runtime at once (a change while it runs queues it once more).
+ * reconciles of one Runtime at once (a change while it runs queues it once more). Nothing is reconciled
+ * before both caches have synced: an empty Shoot cache would read as "no Shoot" (events meanwhile are queued).
  */
 export function backfillWatcher(
   context: BackfillContext,
@@ -528,10 +622,32 @@ export function backfillWatcher(
   concurrency = DEFAULT_CONCURRENCY,
 ): BackfillWatcher {
   const { runtimes, shoots, kcpNamespace } = sources;
-  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name));
-  const urgent: string[] = [];
-  const routine: string[] = [];
+  let synced = false;
+  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced);
+  // Insertion-ordered sets: a name is in at most one of them, urgent taking it from routine.
+  const urgent = new Set<string>();
+  const routine = new Set<string>();
   const queued = new Set<string>();
+  // Shoot name → the Runtimes naming it, kept from the Runtime events (a Shoot event then finds them without a scan).
+  const byShoot = new Map<string, Set<string>>();
+  const shootOf = new Map<string, string>();
+  const index = (runtime: RuntimeObject, deleted: boolean) => {
+    const name = runtime.metadata.name;
+    const before = shootOf.get(name);
+    const after = deleted ? undefined : runtime.spec?.shoot?.name;
+    if (before === after) return;
+    if (before !== undefined) {
+      const names = byShoot.get(before);
+      names?.delete(name);
+      if (names?.size === 0) byShoot.delete(before);
+    }
+    if (after === undefined) shootOf.delete(name);
+    else {
+      shootOf.set(name, after);
+      byShoot.set(after, (byShoot.get(after) ?? new Set()).add(name));
+    }
+  };
+  for (const runtime of runtimes.items()) index(runtime, false);
   const running = new Set<string>();
   const again = new Set<string>();
   const waiters = new Map<string, ((outcome: RuntimeOutcome | undefined) => void)[]>();
@@ -557,22 +673,23 @@ export function backfillWatcher(
       return;
     }
     if (queued.has(name)) {
-      if (isUrgent && !urgent.includes(name)) urgent.push(name);
+      if (isUrgent && routine.delete(name)) urgent.add(name);
       return;
     }
     queued.add(name);
-    (isUrgent ? urgent : routine).push(name);
+    (isUrgent ? urgent : routine).add(name);
     pump();
   };
-  const next = (): string | undefined => {
-    for (;;) {
-      const name = urgent.shift() ?? routine.shift();
-      if (name === undefined) return undefined;
-      if (queued.has(name) && !running.has(name)) return name; // a name queued urgently also sits in routine: once only
+  const takeFirst = (set: Set<string>): string | undefined => {
+    for (const name of set) {
+      set.delete(name);
+      return name;
     }
+    return undefined;
   };
+  const next = (): string | undefined => takeFirst(urgent) ?? takeFirst(routine);
   const pump = () => {
-    while (running.size < concurrency) {
+    while (synced && running.size < concurrency) {
       const name = next();
       if (name === undefined) break;
       queued.delete(name);
@@ -601,12 +718,20 @@ export function backfillWatcher(
   };
 
   const unsubscribeRuntimes = runtimes.onChange((change) => {
+    index(change.object, change.type === 'deleted');
     if (change.type !== 'deleted') enqueue(change.object.metadata.name, true);
   });
   const unsubscribeShoots = shoots.onChange((change) => {
-    const shootName = change.object.metadata.name;
-    for (const runtime of runtimes.items()) if (runtime.spec?.shoot?.name === shootName) enqueue(runtime.metadata.name, true);
+    for (const name of byShoot.get(change.object.metadata.name) ?? []) enqueue(name, true);
   });
+  // A stopped cache rejects: then nothing runs any more (close() follows).
+  Promise.all([runtimes.synced(), shoots.synced()]).then(
+    () => {
+      synced = true;
+      pump();
+    },
+    () => {},
+  );
 
   return {
     async fullPass() {
@@ -632,8 +757,8 @@ export function backfillWatcher(
       closed = true;
       unsubscribeRuntimes();
       unsubscribeShoots();
-      urgent.length = 0;
-      routine.length = 0;
+      urgent.clear();
+      routine.clear();
       for (const name of queued) settle(name, undefined);
       queued.clear();
       checkIdle();

@@ -9,6 +9,7 @@ import {
   changePending,
   changedConditions,
   conditionEvent,
+  eventConditions,
   finalizerAction,
   finalizerRelease,
   kubeconfigSecretName,
@@ -144,6 +145,17 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
     ['seedNotFound is ignored once the Shoot exists', { pipeline: { seedNotFound: 'x' } }, 'Ready/Provisioned/ShootCreationCompleted/True "Shoot creation completed"'],
   ])('%s', (_what, overrides, expected) => {
     expect(kim(runtimeStatus(input(overrides)), 'Provisioned')).toBe(expected);
+  });
+
+  it('a Shoot gone after Provisioned was set is not "Runtime initialized" again: §1 CreateShoot\'s "Shoot is pending"', () => {
+    const ready = runtimeStatus(input());
+    expect(ready.state).toBe('Ready');
+    const gone = runtimeStatus(input({ runtime: runtime({ status: ready }), shoot: undefined }));
+    expect(kim(gone, 'Provisioned')).toBe('Pending/Provisioned/Pending/Unknown "Shoot is pending"');
+    expect(gone.provisioningCompleted).toBe(true);
+    // Only a Runtime without a Provisioned condition is initialised.
+    const fresh = runtimeStatus(input({ runtime: runtime({ status: { state: 'Pending', conditions: [] } }), shoot: undefined }));
+    expect(kim(fresh, 'Provisioned')).toBe('Pending/Provisioned/Initialised/Unknown "Runtime initialized"');
   });
 
   it('a stale failure (pipeline.generation older than the Runtime) does not fail the Runtime', () => {
@@ -343,6 +355,24 @@ describe('runtimeStatus: operation timeouts (applier/timeouts.ts)', () => {
     const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: shoot({ type: 'Reconcile', state: 'Error', applied: 2, annotations: { [TIMED_OUT]: value } }) }));
     expect(status.state).toBe('Pending');
   });
+
+  it('a stale mark on a Shoot whose new generation Gardener has not observed yet is ignored: Pending, not Failed', () => {
+    // The applier applied Runtime generation 3 (Shoot generation 6); Gardener still shows the old operation's result.
+    const stale = shoot({ type: 'Reconcile', state: 'Error', generation: 6, observed: 5, applied: 3, annotations: { [TIMED_OUT]: value } });
+    const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: stale }));
+    expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
+    const old = shoot({ type: 'Reconcile', state: 'Succeeded', generation: 6, observed: 5, applied: 3, annotations: { [TIMED_OUT]: value } });
+    expect(runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: old })).state).toBe('Pending');
+    // Once Gardener observed it, a mark still there is about the operation now running.
+    const current = shoot({ type: 'Reconcile', state: 'Processing', generation: 6, observed: 6, applied: 3, annotations: { [TIMED_OUT]: value } });
+    expect(runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: current })).state).toBe('Failed');
+  });
+
+  it('a stale mark during deletion is ignored until Gardener observed the deletion', () => {
+    const deleting = runtime({ deleting: true, finalizers: [FINALIZER] });
+    const behind = shoot({ type: 'Reconcile', state: 'Error', generation: 7, observed: 6, deleting: true, annotations: { [TIMED_OUT]: value } });
+    expect(kim(runtimeStatus(input({ runtime: deleting, shoot: behind })), 'Deprovisioned')).toBe('Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"');
+  });
 });
 
 describe('runtimeStatus: deletion (§4) and the finalizer', () => {
@@ -524,5 +554,16 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
     if (!ready) throw new Error('no Provisioned condition');
     expect(conditionEvent(runtime(), ready).type).toBe('Normal');
     expect(changedConditions(undefined, pendingStatus)).toHaveLength(pendingStatus.conditions?.length ?? -1);
+  });
+
+  it('eventConditions: Events only for KIM\'s condition types, not for Ready/Reconciling/Stalled or the GitOps trail', () => {
+    const pendingStatus = runtimeStatus(input({ shoot: shoot({ state: 'Processing' }) }));
+    const failedStatus = runtimeStatus(input({ runtime: runtime({ status: pendingStatus }), shoot: shoot({ state: 'Failed' }) }));
+    expect(eventConditions(pendingStatus, failedStatus).map((c) => c.type)).toEqual(['Provisioned']);
+    expect(eventConditions(undefined, pendingStatus).map((c) => c.type)).toEqual(['Provisioned']);
+    const readyStatus = runtimeStatus(input({ runtime: runtime({ status: pendingStatus }) }));
+    expect(eventConditions(pendingStatus, readyStatus).map((c) => c.type).sort()).toEqual(['Configured', 'KubeconfigReady', 'Provisioned']);
+    const deleting = runtimeStatus(input({ runtime: runtime({ status: readyStatus, deleting: true, finalizers: [FINALIZER] }), shoot: shoot({ deleting: true }) }));
+    expect(eventConditions(readyStatus, deleting).map((c) => c.type)).toEqual(['Deprovisioned']);
   });
 });

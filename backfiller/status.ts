@@ -310,7 +310,7 @@ function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState
   if (pipeline.applyError !== undefined) {
     return deletion(REASON_GARDENER_SHOOT_DELETED, 'False', MSG_SHOOT_DELETE_ERROR, `${pipeline.applyError}; the applier retries on every sync`);
   }
-  const timedOut = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+  const timedOut = gardenerBehind(shoot) ? undefined : shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
   if (timedOut !== undefined && shoot.metadata.deletionTimestamp) {
     return deletion(REASON_DELETION_ERR, 'False', timeoutMessage(timedOut), FIX_TIMEOUT);
   }
@@ -322,7 +322,15 @@ function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousS
   const { runtime, shoot } = input;
   const failure = pipelineFailure(pipeline, shoot !== undefined);
   if (failure) return failure;
-  if (!shoot || !health) return pending(CONDITION_PROVISIONED, REASON_INITIALISED, 'Unknown', MSG_RUNTIME_INITIALIZED);
+  if (!shoot || !health) {
+    // §1 Initialize: "Runtime initialized" only while there is no `Provisioned` condition yet. A Shoot gone after
+    // that (deleted out of band) is created again (KIM: CreateShoot; kimops: the applier on its next sync), and
+    // §1 CreateShoot's row after the Create is `Pending/Provisioned/Pending/Unknown "Shoot is pending"`.
+    const provisioned = readRuntimeStatus(runtime.status).conditions?.some((condition) => condition.type === CONDITION_PROVISIONED);
+    return provisioned
+      ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_PENDING)
+      : pending(CONDITION_PROVISIONED, REASON_INITIALISED, 'Unknown', MSG_RUNTIME_INITIALIZED);
+  }
 
   const operation = health.lastOperation;
   // KIM: lastOperation.type Create → WaitForShootCreation, anything else → WaitForShootReconcile (§2, §1 SelectShootProcessing).
@@ -336,7 +344,7 @@ function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousS
   // §2 point 3 (the re-entry guard) and §3 shouldPatchShoot: the Runtime's newest generation is not on the Shoot yet.
   if (changePending(runtime, shoot)) return operation ? inProgress : shootPending;
 
-  const timedOut = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+  const timedOut = currentTimeoutMark(runtime, shoot);
   if (timedOut !== undefined && (health.state === 'progressing' || health.state === 'unknown')) {
     return failed(CONDITION_PROVISIONED, create ? REASON_CREATION_ERR : REASON_PROCESSING_ERR, timeoutMessage(timedOut), FIX_TIMEOUT);
   }
@@ -434,6 +442,25 @@ export function changePending(runtime: StatusRuntime, shoot: StatusShoot): boole
   if (runtime.metadata.annotations?.[ANNOTATION_SUSPEND_PATCH] === 'true') return false;
   const applied = appliedRuntimeGeneration(shoot);
   return applied === undefined || applied < generation;
+}
+
+/** Gardener has not observed the Shoot's newest generation yet (`metadata.generation > status.observedGeneration`). */
+function gardenerBehind(shoot: StatusShoot): boolean {
+  const generation = shoot.metadata.generation;
+  return generation !== undefined && generation > (shoot.status?.observedGeneration ?? 0);
+}
+
+/**
+ * The applier's `operation-timed-out` mark (applier/timeouts.ts), when it can be about the operation now running.
+ * The applier clears it only on its next sync, so right after it applied a new generation the old operation's
+ * mark is still there: it is ignored while Gardener has not observed the Shoot's newest generation, and while the
+ * Runtime's newest generation is not on the Shoot yet (`changePending`), so a timeout of update N never fails
+ * KEB's update N+1.
+ */
+export function currentTimeoutMark(runtime: StatusRuntime, shoot: StatusShoot): string | undefined {
+  const mark = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
+  if (mark === undefined || gardenerBehind(shoot) || changePending(runtime, shoot)) return undefined;
+  return mark;
 }
 
 function timeoutMessage(annotation: string): string {
@@ -641,6 +668,29 @@ export function changedConditions(old: unknown, next: RuntimeStatus): RuntimeCon
     const was = before.find((candidate) => candidate.type === condition.type);
     return !was || was.status !== condition.status || was.reason !== condition.reason || was.message !== condition.message;
   });
+}
+
+/**
+ * KIM's condition types (api/v1 runtime_types.go; runtime-status.md §1, §4): the only ones KIM emits Events for.
+ * kimops's own conditions (Ready/Reconciling/Stalled and the GitOps trail) change with them and would
+ * multiply every transition's Events; they are read from the status, not from Events.
+ */
+export const KIM_CONDITION_TYPES: ReadonlySet<string> = new Set([
+  CONDITION_PROVISIONED,
+  CONDITION_KUBECONFIG_READY,
+  CONDITION_CONFIGURED,
+  CONDITION_DEPROVISIONED,
+  'KymaSystemNSCreated',
+  'RegistryCacheConfigured',
+  'RuntimeBootstrapperReady',
+  'OidcAndConfigMapConfigured',
+  'CustomAuditLogConfigured',
+  'AuditLogCredentialsCopied',
+]);
+
+/** The changed conditions that get an Event: `changedConditions` of KIM's condition types only. */
+export function eventConditions(old: unknown, next: RuntimeStatus): RuntimeCondition[] {
+  return changedConditions(old, next).filter((condition) => KIM_CONDITION_TYPES.has(condition.type));
 }
 
 export interface ConditionEvent {

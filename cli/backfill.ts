@@ -15,6 +15,7 @@ import {
   type RuntimeObject,
   type RuntimeOutcome,
   type ShootObject,
+  verifyGardenNamespace,
 } from '../backfiller/backfill.js';
 import { DEFAULT_KCP_NAMESPACE } from '../backfiller/kubeconfig.js';
 import { TransportError } from '../model/errors.js';
@@ -40,7 +41,7 @@ const DEFAULT_INTERVAL_SECONDS = 60;
 const HELP = `
 Writes each Runtime's status in --kcp-namespace from its Shoot in garden-<project> (KIM's states,
 conditions and reasons, the contract KEB waits on) through the status subresource, only when it changes,
-with one Event per changed condition. Holds KIM's finalizer on every Runtime until its Shoot is gone.
+with one Event per changed KIM condition. Holds KIM's finalizer on every Runtime until its Shoot is gone.
 Once a Shoot's Create has succeeded, keeps KIM's GardenerCluster and the Secret kubeconfig-<runtimeID>
 (key config) from Gardener's adminkubeconfig, rotated before expiry; a Runtime is Ready only once the
 Secret is there. A deleted Runtime is Terminating until its Shoot is gone; then its GardenerCluster and
@@ -51,7 +52,7 @@ Secret are removed and the finalizer released.
 pass runs every --interval seconds, until SIGINT or SIGTERM.
 
 Exit codes (--once): 0 done; 1 some Runtimes could not be written (each named with the server's answer);
-2 usage or configuration error; 69 the KCP cluster or the Garden could not be reached, run again.
+2 usage or configuration error (also: the Garden has no namespace garden-<project>); 69 the KCP cluster or the Garden could not be reached, run again.
 
 Example:
   kimops backfill --landscape dev --kcp-kubeconfig kcp.yaml --garden-kubeconfig garden.yaml --once`;
@@ -74,14 +75,18 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
     });
 }
 
+/** The clients and the Garden namespace; refuses (ConfigError) when that namespace does not exist in the Garden. */
 async function contextOf(options: BackfillOptions): Promise<BackfillContext> {
   const landscape = await readLandscape(options.landscape);
   const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
-  return {
+  const context = {
     kcp: KubeClient.fromKubeconfigOption(options.kcpKubeconfig, '--kcp-kubeconfig'),
     garden: KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig'),
     gardenNamespace: `garden-${project}`,
   };
+  // A wrong project would read every Shoot as gone (404) and release finalizers in bulk: checked before anything runs.
+  await verifyGardenNamespace(context, { name: landscape.name, project });
+  return context;
 }
 
 function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {

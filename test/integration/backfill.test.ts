@@ -77,6 +77,15 @@ async function backfillOnce(args: string[]) {
   return result;
 }
 
+/** KIM's condition types: the only ones kimops records Events for. */
+const KIM_REASONS = new Set(['Initialised', 'Pending', 'Processing', 'ShootCreationCompleted', 'ConfigurationCompleted', 'CreationErr', 'ProcessingErr', 'GardenerClusterCRCreated', 'GardenerClusterCRReady', 'AdministratorsConfigured', 'GardenerShootDeleted', 'DeletionErr', 'ConversionErr', 'GardenerErr', 'SeedNotFound']);
+
+async function runtimeEvents(namespace: string, name: string) {
+  const listed = await env.kcp.listAll<KubeObject & { involvedObject?: { name?: string }; reason?: string; firstTimestamp?: string }>({ apiVersion: 'v1', kind: 'Event', namespace });
+  if (!listed.ok) throw new Error(listed.message);
+  return listed.items.filter((event) => event.involvedObject?.name === name);
+}
+
 const succeeded = (shoot: Shoot | undefined) => shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
 
 describe('kimops backfill --once', () => {
@@ -192,6 +201,40 @@ describe('kimops backfill --once', () => {
     expect(simulator.problems).toEqual([]);
   }, 120_000);
 
+  it('refuses a landscape whose Garden namespace does not exist (exit 2) and touches no Runtime', async () => {
+    const { namespace, name, args } = await setup('bfp');
+    const wrong = await landscapeForProject(dir, 'landscape-bfp-wrong', 'stage', { namespace: 'garden-nosuchprj' });
+    const result = await kimops([...args.map((a, i) => (args[i - 1] === '--landscape' ? wrong : a)), '--once']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: landscape stage: gardener.project: namespace garden-nosuchprj (project nosuchprj) does not exist');
+    expect(result.stderr).toContain('Set gardener.project');
+    expect(result.stdout).toBe('');
+    const live = await getRuntime(namespace, name);
+    expect(live?.status?.state).toBeUndefined();
+    expect(live?.metadata.finalizers ?? []).not.toContain(RUNTIME_FINALIZER);
+  });
+
+  it('takes over the fields it sets on a GardenerCluster another manager (KIM) created: Ready, not a 409', async () => {
+    const { namespace, shoot, runtime, runtimeID, name, args } = await setup('bfg');
+    const gc = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', namespace, name: runtimeID } as const;
+    // As KIM left it: its manager owns the labels and spec, one label with a value kimops would change.
+    const kimsCluster = {
+      apiVersion: gc.apiVersion,
+      kind: gc.kind,
+      metadata: { name: runtimeID, namespace, labels: { 'kyma-project.io/shoot-name': 'previous-name', 'operator.kyma-project.io/managed-by': 'infrastructure-manager' } },
+      spec: { shoot: { name: shoot }, kubeconfig: { secret: { name: `kubeconfig-${runtimeID}`, namespace, key: 'config' } } },
+    };
+    const created = await env.kcp.apply(kimsCluster as unknown as KubeObject, 'infrastructure-manager');
+    expect(created.ok ? 'applied' : describeFailure(created)).toBe('applied');
+    runSimulator();
+    await createRendered(env.garden, render(runtime, project.settings));
+    await eventually('the Shoot to be created', async () => (succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined));
+    await backfillOnce(args);
+    expect((await getRuntime(namespace, name))?.status?.state).toBe('Ready');
+    const live = await env.kcp.get(gc);
+    expect(live.ok ? (live.body.metadata.labels as Record<string, string>)['kyma-project.io/shoot-name'] : describeFailure(live)).toBe(shoot);
+  }, 60_000);
+
   it('against an unreachable KCP API exits 69 naming the kubeconfig and the fix', async () => {
     const { args } = await setup('bfu');
     const broken = await dir.write('broken.kubeconfig', readFileSync(kcpKubeconfig(), 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:9'));
@@ -203,6 +246,34 @@ describe('kimops backfill --once', () => {
 });
 
 describe('kimops backfill --watch', () => {
+  it('a restart keeps a Ready Runtime Ready (no reconcile before the Shoot cache is filled), and Events only for KIM\'s conditions', async () => {
+    const { namespace, shoot, runtime, name, args } = await setup('bfr');
+    runSimulator();
+    await createRendered(env.garden, render(runtime, project.settings));
+    await eventually('the Shoot to be created', async () => (succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined));
+    await backfillOnce(args);
+    const before = await getRuntime(namespace, name);
+    expect(before?.status?.state).toBe('Ready');
+    const eventsBefore = await runtimeEvents(namespace, name);
+    expect(eventsBefore.map((e) => e.reason).filter((reason) => !KIM_REASONS.has(reason ?? ''))).toEqual([]);
+
+    const controller = new AbortController();
+    const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
+    try {
+      await eventually('the first pass', async () => (running.stdout.includes('Runtime(s):') ? true : undefined), 30_000);
+    } finally {
+      controller.abort();
+    }
+    const result = await running.done;
+    expect(result.stderr).toBe('');
+    // Nothing to write: the status was already what the Shoot says.
+    expect(result.stdout).not.toContain(`${namespace}/${name}: status`);
+    const after = await getRuntime(namespace, name);
+    expect(after?.status?.state).toBe('Ready');
+    expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+    expect((await runtimeEvents(namespace, name)).length).toBe(eventsBefore.length);
+  }, 60_000);
+
   it('turns a Ready Runtime Pending on a generation bump, Ready again on the Shoot event, and releases it once the Shoot is gone', async () => {
     const { namespace, shoot, runtime, name, args } = await setup('bfw');
     runSimulator();
