@@ -95,36 +95,15 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
 
   const inventory = inventoryOf(live);
-  const stuckDeletions: string[] = [];
-  const annotations: ShootAnnotation[] = [];
-  for (const entry of plan.entries) {
-    if (entry.action !== 'delete' || !entry.live) continue;
-    const decision = forceDeletionDecision(entry.live, config.apply.forceDeletion, { now: input.now ?? new Date(), deleteTimeoutMs: config.apply.timeouts.delete });
-    if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
-    if (decision.action === 'report') stuckDeletions.push(decision.message);
-  }
-  for (const entry of plan.entries) {
-    // A deletion interrupted between confirmation and DELETE, whose folder came back (a revert): the
-    // confirmation must not stay, or anyone's plain DELETE would go through.
-    const shoot = entry.live;
-    if (entry.action === 'delete' || !shoot || shoot.metadata.deletionTimestamp || shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] !== 'true') continue;
-    if (entry.action === 'create' || !entry.object.manifest) continue;
-    annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line: `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${commit.slice(0, 12)} again` });
-  }
-  const overdue = overdueOperations(inventory, config.apply.timeouts, input.now ?? new Date());
-  for (const change of timeoutChanges(inventory, overdue)) {
-    annotations.push(
-      'set' in change
-        ? { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set }, line: `operation timed out: ${change.set}` }
-        : { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: null }, line: 'operation no longer timed out: annotation removed' },
-    );
-  }
+  const now = input.now ?? new Date();
+  const overdue = overdueOperations(inventory, config.apply.timeouts, now);
+  const { annotations, stuckDeletions } = gardenStateAnnotations(plan, inventory, overdue, config, now);
   const health = { progressing: 0, healthy: 0, failed: 0, unknown: 0 };
   for (const shoot of inventory) health[shootHealth(shoot).state]++;
 
   const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health, overdue: [...overdue.keys()] };
   if (!input.write) return report;
-  const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, input.now ?? new Date()));
+  const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, now));
   const result = await executePlan({
     plan,
     garden,
@@ -136,6 +115,42 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     pacing: { qps: config.apply.qps, burst: config.apply.burst, ...(input.sleep && { sleep: input.sleep }) },
   });
   return { ...report, result };
+}
+
+/**
+ * The annotation patches the Garden's state asks for, beside the plan: force-deletion of a stuck deletion
+ * (where allowed; otherwise reported), the removal of a deletion confirmation an interrupted deletion left on a
+ * Shoot that is desired again (or anyone's plain DELETE would go through), and the operation-timeout marks.
+ */
+function gardenStateAnnotations(
+  plan: SyncPlan,
+  inventory: readonly Shoot[],
+  overdue: ReadonlyMap<string, string>,
+  config: KimopsConfig,
+  now: Date,
+): { annotations: ShootAnnotation[]; stuckDeletions: string[] } {
+  const annotations: ShootAnnotation[] = [];
+  const stuckDeletions: string[] = [];
+  for (const entry of plan.entries) {
+    const shoot = entry.live;
+    if (!shoot) continue;
+    if (entry.action === 'delete') {
+      const decision = forceDeletionDecision(shoot, config.apply.forceDeletion, { now, deleteTimeoutMs: config.apply.timeouts.delete });
+      if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
+      if (decision.action === 'report') stuckDeletions.push(decision.message);
+    } else if (entry.object.manifest && !shoot.metadata.deletionTimestamp && shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true') {
+      const line = `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${plan.commit.slice(0, 12)} again`;
+      annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line });
+    }
+  }
+  for (const change of timeoutChanges(inventory, overdue)) {
+    annotations.push(
+      'set' in change
+        ? { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set }, line: `operation timed out: ${change.set}` }
+        : { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: null }, line: 'operation no longer timed out: annotation removed' },
+    );
+  }
+  return { annotations, stuckDeletions };
 }
 
 /**
