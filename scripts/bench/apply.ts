@@ -17,6 +17,12 @@
 // 100 each round): wall time, writes, RSS, beside the pacing-bound minimum of kimops.yaml's QPS/burst
 // (KIM's 5/5); and (3) a no-op again, over Shoots the measured applier wrote itself.
 //
+// Warm (apply-warm.ts): `kimops apply --watch --metrics-port` as one child process, the production mode —
+// its memo kept from sync to sync — through the same proxy: the first sync (memo empty), no-ops
+// (KIMOPS_BENCH_APPLY_WARM_NOOPS, default 3), a commit of 100 changed Shoots while it idles, that sync, a
+// no-op; durations from its kimops_applier_sync_duration_seconds histogram, peak RSS from /proc.
+// KIMOPS_BENCH_APPLY_MODE=cold|warm|both (default both) picks what is measured.
+//
 // Targets (issue 6): a no-op makes zero writes and at most one LIST and finishes in under 10 s; peak RSS
 // under 500 MiB. The run exits non-zero when a sync fails, a no-op writes, or (2) writes other than 100.
 //
@@ -42,6 +48,7 @@ import { createTestProject, landscapeForProject, type TestProject } from '../../
 import { DELETION_CONFIRMATION, landscapeSettings } from '../../test/helpers/shoots.js';
 import { connect, runTestenvScript, type Testenv } from '../../test/helpers/testenv.js';
 import { admissible, gardenRegions, removeSeeded, seedAsApplier, type SeedFigures } from './apply-seed.js';
+import { measureWarm, type WarmRun, type WarmSync } from './apply-warm.js';
 import { BENCH_AUTHOR, BENCH_LANDSCAPE, benchRuntimes, msSince, timed } from './generate-common.js';
 
 const RUNTIMES = Number(process.env.KIMOPS_BENCH_RUNTIMES ?? 10_000);
@@ -50,6 +57,14 @@ const CHANGED = Math.min(100, RUNTIMES);
 const SEED_LANES = Number(process.env.KIMOPS_BENCH_SEED_LANES ?? 8);
 /** Rounds of (2) a change of 100 Shoots and (3) a no-op after it, after (1): a range from one seeding. */
 const ROUNDS = Number(process.env.KIMOPS_BENCH_APPLY_ROUNDS ?? 2);
+/** KIMOPS_BENCH_APPLY_MODE: `cold` (`--once` processes), `warm` (one `--watch` process, apply-warm.ts) or `both`. */
+const MODE = process.env.KIMOPS_BENCH_APPLY_MODE ?? 'both';
+const COLD = MODE === 'cold' || MODE === 'both';
+const WARM = MODE === 'warm' || MODE === 'both';
+/** No-op syncs of the watching applier measured after its first (cold) one, before the change. */
+const WARM_NOOPS = Number(process.env.KIMOPS_BENCH_APPLY_WARM_NOOPS ?? 3);
+/** The watch's --interval (seconds from the end of one sync to the start of the next). */
+const WARM_INTERVAL_S = Number(process.env.KIMOPS_BENCH_APPLY_WARM_INTERVAL ?? 5);
 const TARGET_NOOP_MS = 10_000;
 const TARGET_LISTS = 1;
 const TARGET_RSS_MIB = 500;
@@ -59,6 +74,8 @@ const KIMOPS_BIN = join(ROOT, 'cli/kimops-bin.js');
 const GNU_TIME = '/usr/bin/time';
 /** KIMOPS_BENCH_APPLY_PROFILE=<dir>: each measured kimops process writes a V8 CPU profile there (node --cpu-prof). */
 const PROFILE_DIR = process.env.KIMOPS_BENCH_APPLY_PROFILE;
+/** KIMOPS_BENCH_APPLY_NODE_ARGS: node options for each measured kimops process (e.g. --max-old-space-size=512), space-separated. */
+const NODE_ARGS = (process.env.KIMOPS_BENCH_APPLY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const ms = (value: number) => `${value.toFixed(0).padStart(7)} ms`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0).padStart(7)} MiB`;
@@ -156,8 +173,9 @@ function render(runtimes: readonly Runtime[], settings: ConversionSettings): Map
 }
 
 /**
- * 100 Runtimes spread over the corpus (another 100 each round) with their first worker's maximum one higher
- * and a new generation.
+ * 100 Runtimes spread over the corpus (another 100 each round) with their first worker's maximum `round`
+ * higher than main's first commit has it and a new generation (so a round differs from the one before also
+ * when the corpus is too small for another 100).
  */
 function changedRuntimes(runtimes: readonly Runtime[], round: number): Runtime[] {
   const step = Math.max(1, Math.floor(runtimes.length / CHANGED));
@@ -166,7 +184,7 @@ function changedRuntimes(runtimes: readonly Runtime[], round: number): Runtime[]
     const runtime = structuredClone(runtimes[i] as Runtime);
     const worker = runtime.spec.shoot.provider.workers[0];
     if (!worker) throw new Error(`benchmark Runtime ${runtime.metadata.name} has no worker`);
-    worker.maximum += 1;
+    worker.maximum += round;
     runtime.metadata.generation = (runtime.metadata.generation ?? 1) + 1;
     changed.push(runtime);
   }
@@ -192,7 +210,7 @@ interface ChildRun {
 async function runKimops(args: readonly string[], profile = false): Promise<ChildRun> {
   const gnuTime = existsSync(GNU_TIME);
   const command = gnuTime ? GNU_TIME : process.execPath;
-  const node = [...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), KIMOPS_BIN, ...args];
+  const node = [...NODE_ARGS, ...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), KIMOPS_BIN, ...args];
   const argv = gnuTime ? ['-f', 'kimops-bench-maxrss-kib %M', process.execPath, ...node] : node;
   const start = process.hrtime.bigint();
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -346,17 +364,52 @@ export async function benchApply(): Promise<void> {
 
     // (1) the first sync after seeding: nothing written by anyone since. Then rounds of (2) 100 Runtimes
     // changed (another 100 each round), their folders re-rendered and committed on main, and (3) a no-op again.
-    const syncs = [await noop('(1) no-op, first after seeding')];
-    for (let round = 1; round <= ROUNDS; round++) {
+    const syncs: SyncFigures[] = [];
+    let round = 0;
+    const commitChange = async () => {
+      round++;
       const changedFiles = render(changedRuntimes(runtimes, round), settings);
-      const commit = await repo.commitFiles({ branch: 'main', files: changedFiles, message: `round ${round}: ${CHANGED} worker maxima + 1`, author: BENCH_AUTHOR });
-      const shoots = new Set(commit.changedPaths.map((p) => p.split('/')[1])).size;
-      const changed = await sync(`(2) ${shoots} Shoots changed, round ${round}`);
-      if (changed.requests.writes !== shoots) problems.push(`${changed.label}: ${shoots} Shoots changed, but the sync wrote ${changed.requests.writes} requests (${changed.requests.writesByMethod})`);
-      syncs.push(changed, await noop(`(3) no-op after round ${round}`));
+      const commit = await repo.commitFiles({ branch: 'main', files: changedFiles, message: `round ${round}: ${CHANGED} worker maxima + ${round}`, author: BENCH_AUTHOR });
+      if (!commit.oid || !commit.changed) throw new Error(`round ${round}: the change made no commit`);
+      return { oid: commit.oid, shoots: new Set(commit.changedPaths.map((p) => p.split('/')[1])).size };
+    };
+    if (COLD) {
+      syncs.push(await noop('(1) no-op, first after seeding'));
+      for (let i = 1; i <= ROUNDS; i++) {
+        const { shoots } = await commitChange();
+        const changed = await sync(`(2) ${shoots} Shoots changed, round ${round}`);
+        if (changed.requests.writes !== shoots) problems.push(`${changed.label}: ${shoots} Shoots changed, but the sync wrote ${changed.requests.writes} requests (${changed.requests.writesByMethod})`);
+        syncs.push(changed, await noop(`(3) no-op after round ${round}`));
+      }
     }
 
-    report({ seed, renderMs, commitMs, files: fileCount, start, lists, syncs, pacing: config.apply, namespace: project.namespace, ownPlane: plane.own });
+    // The watching applier: one process, its memo kept from sync to sync (apply-warm.ts).
+    let warm: WarmRun | undefined;
+    if (WARM) {
+      log(`warm: kimops apply --watch --interval ${WARM_INTERVAL_S}: the first sync, ${WARM_NOOPS} no-ops, a commit of ${CHANGED} changed Shoots, its sync, a no-op`);
+      const measured = await measureWarm({
+        nodeArgs: [...NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+        applyArgs: apply.filter((a) => a !== '--once'),
+        kimopsBin: KIMOPS_BIN,
+        cwd: ROOT,
+        proxy,
+        intervalSeconds: WARM_INTERVAL_S,
+        noops: WARM_NOOPS,
+        change: commitChange,
+        log,
+      });
+      warm = measured;
+      if (measured.exitCode !== 0) problems.push(`kimops apply --watch exited ${measured.exitCode} on SIGTERM:\n${measured.stderr.slice(-2_000)}`);
+      for (const s of measured.syncs) {
+        const writes = requestFigures(s.requests);
+        if (s.outcome !== 'ok') problems.push(`warm ${s.label}: outcome ${s.outcome}: ${s.summary}`);
+        if (s.kind === 'changed' && writes.writes !== measured.changedShoots) problems.push(`warm ${s.label}: ${measured.changedShoots} Shoots changed, but the sync wrote ${writes.writes} requests (${writes.writesByMethod})`);
+        if ((s.kind === 'noop' || s.kind === 'noop-after') && writes.writes > 0) problems.push(`warm ${s.label}: the no-op sync wrote ${writes.writes} requests (${writes.writesByMethod})`);
+      }
+      if (!measured.syncs.some((s) => s.kind === 'changed')) problems.push('warm: no sync of the changed commit was seen');
+    }
+
+    report({ seed, renderMs, commitMs, files: fileCount, start, lists, syncs, warm, pacing: config.apply, namespace: project.namespace, ownPlane: plane.own });
   } catch (error) {
     problems = [...problems, error instanceof Error ? (error.stack ?? error.message) : String(error)];
   } finally {
@@ -422,10 +475,14 @@ interface Report {
   lists: ListBaseline;
   /** In the order they ran: no-ops and changes. */
   syncs: SyncFigures[];
+  /** The watching applier's syncs, when measured. */
+  warm: WarmRun | undefined;
   pacing: ApplySettings;
   namespace: string;
   ownPlane: boolean;
 }
+
+const range = (values: number[], digits = 0) => (values.length === 0 ? '–' : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`);
 
 function report(r: Report): void {
   const listFloor = r.lists.shoots.ms + r.lists.companions.ms;
@@ -442,7 +499,7 @@ function report(r: Report): void {
   };
   console.log(
     `\napply: ${r.lists.shoots.items} Shoots (+ ${r.lists.companions.items} structured-auth ConfigMaps) in ${r.namespace}, ` +
-      `${r.ownPlane ? 'a plane of its own' : 'the plane in KIMOPS_TESTENV'}; kimops apply --once as a child process, its requests counted by a proxy`,
+      `${r.ownPlane ? 'a plane of its own' : 'the plane in KIMOPS_TESTENV'}; kimops apply as a child process, its requests counted by a proxy`,
   );
   console.log(`  render ${RUNTIMES} Runtimes (renderRuntimes)            ${ms(r.renderMs)}   ${r.files} files`);
   console.log(`  commit them on main (kimops init's repo)      ${ms(r.commitMs)}`);
@@ -455,24 +512,57 @@ function report(r: Report): void {
     `  baseline: LIST Shoots + LIST ConfigMaps       ${ms(listFloor)}   ${r.lists.shoots.items} Shoots (${(r.lists.shoots.jsonBytes / 2 ** 20).toFixed(1)} MiB as JSON) ${r.lists.shoots.ms.toFixed(0)} ms, ` +
       `${r.lists.companions.items} ConfigMaps ${r.lists.companions.ms.toFixed(0)} ms, in a process of their own: peak RSS ${mib(r.lists.shoots.peakRssBytes).trim()}`,
   );
-  console.log(`  floor of a sync: process start + the LISTs    ${ms(floor)}`);
-  for (const f of r.syncs) {
-    line(f);
-    if (f.noop) {
-      console.log(`      ratio to the floor ${(f.run.ms / floor).toFixed(2)}`);
-      continue;
+  if (r.syncs.length > 0) {
+    console.log(`\n  cold: kimops apply --once, a process per sync`);
+    console.log(`  floor of a sync: process start + the LISTs    ${ms(floor)}`);
+    for (const f of r.syncs) {
+      line(f);
+      if (f.noop) {
+        console.log(`      ratio to the floor ${(f.run.ms / floor).toFixed(2)}`);
+        continue;
+      }
+      const bound = pacingFloorMs(f.requests.writes);
+      console.log(`      pacing-bound minimum of ${f.requests.writes} writes at ${qps} QPS, burst ${burst} (concurrency ${concurrency}): ${bound.toFixed(0)} ms; + the floor: ${(bound + floor).toFixed(0)} ms`);
     }
-    const bound = pacingFloorMs(f.requests.writes);
-    console.log(`      pacing-bound minimum of ${f.requests.writes} writes at ${qps} QPS, burst ${burst} (concurrency ${concurrency}): ${bound.toFixed(0)} ms; + the floor: ${(bound + floor).toFixed(0)} ms`);
+    const noops = r.syncs.filter((f) => f.noop);
+    const noopMet = (f: SyncFigures) => f.run.code === 0 && f.requests.writes === 0 && f.run.ms < TARGET_NOOP_MS;
+    const rss = Math.max(...r.syncs.map((f) => f.run.peakRssBytes));
+    const lists = Math.max(...noops.map((f) => f.requests.lists));
+    const perCollection = Math.max(...noops.map((f) => f.requests.listsPerCollection));
+    console.log(
+      `  target (cold)                               no-op < ${TARGET_NOOP_MS / 1000} s with 0 writes: ${verdict(noops.every(noopMet))} (${range(noops.map((f) => f.run.ms))} ms); ` +
+        `≤ ${TARGET_LISTS} LIST: ${verdict(lists <= TARGET_LISTS)} (${lists}, at most ${perCollection} of one kind); peak RSS < ${TARGET_RSS_MIB} MiB: ${verdict(rss < TARGET_RSS_MIB * 2 ** 20)} (${(rss / 2 ** 20).toFixed(0)} MiB)`,
+    );
   }
-  const noops = r.syncs.filter((f) => f.noop);
-  const noopMet = (f: SyncFigures) => f.run.code === 0 && f.requests.writes === 0 && f.run.ms < TARGET_NOOP_MS;
-  const rss = Math.max(...r.syncs.map((f) => f.run.peakRssBytes));
-  const lists = Math.max(...noops.map((f) => f.requests.lists));
-  const perCollection = Math.max(...noops.map((f) => f.requests.listsPerCollection));
-  const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+  if (r.warm) reportWarm(r.warm, listFloor, pacingFloorMs, requests);
+}
+
+/** The watching applier's syncs: durations from its histogram, requests from the proxy, memory from /proc. */
+function reportWarm(w: WarmRun, listFloor: number, pacingFloorMs: (writes: number) => number, requests: (f: RequestFigures) => string): void {
   console.log(
-    `  target                                      no-op < ${TARGET_NOOP_MS / 1000} s with 0 writes: ${verdict(noops.every(noopMet))} (${range(noops.map((f) => f.run.ms))} ms); ` +
-      `≤ ${TARGET_LISTS} LIST: ${verdict(lists <= TARGET_LISTS)} (${lists}, at most ${perCollection} of one kind); peak RSS < ${TARGET_RSS_MIB} MiB: ${verdict(rss < TARGET_RSS_MIB * 2 ** 20)} (${(rss / 2 ** 20).toFixed(0)} MiB)`,
+    `\n  warm: ${NODE_ARGS.length > 0 ? `node ${NODE_ARGS.join(' ')} ` : ''}kimops apply --watch --interval ${w.intervalSeconds} (pid ${w.pid}), one process; sync durations from kimops_applier_sync_duration_seconds, ` +
+      `peak RSS = VmHWM ${w.hwmReset ? 'since the previous sync ended' : 'of the process so far (clear_refs refused)'}`,
+  );
+  console.log(`  floor of a sync: the LISTs (no process start)  ${ms(listFloor)}`);
+  const figures = new Map<WarmSync, RequestFigures>(w.syncs.map((s) => [s, requestFigures(s.requests)]));
+  for (const s of w.syncs) {
+    const f = figures.get(s) as RequestFigures;
+    console.log(`  ${s.label.padEnd(44)}${ms(s.seconds * 1000)}   peak RSS ${mib(s.peakRssBytes).trim()}, resident after ${mib(s.rssAfterBytes).trim()}, ${s.outcome}`);
+    console.log(`      ${requests(f)}`);
+    console.log(`      ${s.summary}`);
+    if (s.kind === 'changed') console.log(`      pacing-bound minimum of ${f.writes} writes: ${pacingFloorMs(f.writes).toFixed(0)} ms; + the LISTs: ${(pacingFloorMs(f.writes) + listFloor).toFixed(0)} ms`);
+    else console.log(`      ratio to the LISTs ${((s.seconds * 1000) / listFloor).toFixed(2)}`);
+  }
+  const noops = w.syncs.filter((s) => s.kind === 'noop' || s.kind === 'noop-after');
+  const noopMs = noops.map((s) => s.seconds * 1000);
+  const noopMet = noops.length > 0 && noops.every((s) => s.outcome === 'ok' && (figures.get(s) as RequestFigures).writes === 0 && s.seconds * 1000 < TARGET_NOOP_MS);
+  const lists = Math.max(0, ...noops.map((s) => (figures.get(s) as RequestFigures).lists));
+  const pages = range(noops.map((s) => (figures.get(s) as RequestFigures).listPages));
+  const warmPeak = Math.max(0, ...w.syncs.filter((s) => s.kind !== 'first').map((s) => s.peakRssBytes));
+  console.log(
+    `  target (warm)                               no-op < ${TARGET_NOOP_MS / 1000} s with 0 writes: ${verdict(noopMet)} (${range(noopMs)} ms over ${noops.length}); ` +
+      `≤ ${TARGET_LISTS} LIST: ${verdict(lists <= TARGET_LISTS)} (${lists} per no-op, ${pages} pages); ` +
+      `peak RSS < ${TARGET_RSS_MIB} MiB: ${verdict(w.lifetimePeakBytes < TARGET_RSS_MIB * 2 ** 20)} (${(w.lifetimePeakBytes / 2 ** 20).toFixed(0)} MiB over the process's life, first sync included; ` +
+      `${(warmPeak / 2 ** 20).toFixed(0)} MiB after it)`,
   );
 }
