@@ -6,6 +6,7 @@ import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { SHOOTS_FOLDER, SHOOT_FILE } from '../generator/render/landscape-layout.js';
+import { isJsonObject } from '../model/json.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
 export interface DesiredCompanion {
@@ -114,19 +115,19 @@ function readOne(path: string, text: string, shoot: string, problems: DesiredPro
 }
 
 function checkedShoot(value: unknown, path: string, folder: string, problems: DesiredProblem[]): Shoot | undefined {
-  if (!isMap(value) || value.kind !== 'Shoot' || value.apiVersion !== SHOOT_API_VERSION) {
+  if (!isJsonObject(value) || value.kind !== 'Shoot' || value.apiVersion !== SHOOT_API_VERSION) {
     problems.push(problem(path, 'kind', `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}: put companions in their own files`, folder));
     return undefined;
   }
   const metadata = value.metadata;
-  const name = isMap(metadata) ? metadata.name : undefined;
+  const name = isJsonObject(metadata) ? metadata.name : undefined;
   if (name !== folder) {
     problems.push(
       problem(path, 'metadata.name', `is ${JSON.stringify(name)} but the folder is ${SHOOTS_FOLDER}/${folder}/: a Shoot lives in the folder of its name; rename one to match`, folder),
     );
     return undefined;
   }
-  if (!isMap(value.spec)) {
+  if (!isJsonObject(value.spec)) {
     problems.push(problem(path, 'spec', 'is missing: a Shoot manifest needs its spec', folder));
     return undefined;
   }
@@ -134,14 +135,14 @@ function checkedShoot(value: unknown, path: string, folder: string, problems: De
 }
 
 function checkedCompanion(value: unknown, path: string, folder: string, problems: DesiredProblem[]): ConfigMap | undefined {
-  const expected = COMPANION_KINDS.some((k) => isMap(value) && value.kind === k.kind && value.apiVersion === k.apiVersion);
+  const expected = COMPANION_KINDS.some((k) => isJsonObject(value) && value.kind === k.kind && value.apiVersion === k.apiVersion);
   if (!expected) {
     const kinds = COMPANION_KINDS.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
     problems.push(problem(path, 'kind', `is ${describeKind(value)}, but a Shoot's companions can only be ${kinds}: remove the file or move it out of ${SHOOTS_FOLDER}/`, folder));
     return undefined;
   }
   const metadata = (value as { metadata?: unknown }).metadata;
-  if (!isMap(metadata) || typeof metadata.name !== 'string' || metadata.name === '') {
+  if (!isJsonObject(metadata) || typeof metadata.name !== 'string' || metadata.name === '') {
     problems.push(problem(path, 'metadata.name', 'is missing: a companion needs a name', folder));
     return undefined;
   }
@@ -153,12 +154,8 @@ function problem(path: string, field: string, detail: string, shoot: string | un
 }
 
 function describeKind(value: unknown): string {
-  if (!isMap(value)) return 'no Kubernetes object';
+  if (!isJsonObject(value)) return 'no Kubernetes object';
   return `${typeof value.apiVersion === 'string' ? value.apiVersion : '<no apiVersion>'} ${typeof value.kind === 'string' ? value.kind : '<no kind>'}`;
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function byCodeUnit(a: string, b: string): number {

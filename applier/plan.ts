@@ -5,10 +5,11 @@ import type { MassDeletionGuard } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { massDeletionGuard } from '../generator/propose/merge-policy.js';
-import { type FieldChange, semanticDiff } from '../generator/propose/semantic-diff.js';
+import { type FieldChange, hasUniqueKeys, semanticDiff } from '../generator/propose/semantic-diff.js';
 import { describeChange } from '../generator/propose/change-text.js';
 import { keepLive, type KeptLive } from '../generator/convert/live-rules.js';
 import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
+import { isJsonObject } from '../model/json.js';
 
 /**
  * The label that makes a live Shoot (and a companion) kimops's: the inventory is every Shoot in garden-<project>
@@ -329,7 +330,7 @@ const ITEM_KEYS: Record<string, string> = {
 
 /** The live value cut down to what the desired value sets, plus what the field manager owns. */
 function project(live: unknown, wanted: unknown, owned: Owned, pattern: string): unknown {
-  if (isMap(live) && isMap(wanted)) {
+  if (isJsonObject(live) && isJsonObject(wanted)) {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(live)) {
       const childPattern = pattern ? `${pattern}.${key}` : key;
@@ -367,7 +368,7 @@ function ownedFields(live: KubeObject, fieldManager: string): Owned {
   const entries = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as unknown[]) : [];
   let merged: Owned;
   for (const entry of entries) {
-    if (!isMap(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply' || !isMap(entry.fieldsV1)) continue;
+    if (!isJsonObject(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply' || !isJsonObject(entry.fieldsV1)) continue;
     merged = mergeFields(merged, entry.fieldsV1);
   }
   return merged;
@@ -375,7 +376,7 @@ function ownedFields(live: KubeObject, fieldManager: string): Owned {
 
 function mergeFields(a: Owned, b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(a ?? {}) };
-  for (const [key, value] of Object.entries(b)) out[key] = isMap(out[key]) && isMap(value) ? mergeFields(out[key] as Owned, value) : value;
+  for (const [key, value] of Object.entries(b)) out[key] = isJsonObject(out[key]) && isJsonObject(value) ? mergeFields(out[key] as Owned, value) : value;
   return out;
 }
 
@@ -385,7 +386,7 @@ function ownedItem(owned: Owned, mergeKey: string, value: unknown): Owned {
     if (!key.startsWith('k:')) continue;
     try {
       const item: unknown = JSON.parse(key.slice(2));
-      if (isMap(item) && item[mergeKey] === value) return isMap(fields) ? fields : {};
+      if (isJsonObject(item) && item[mergeKey] === value) return isJsonObject(fields) ? fields : {};
     } catch {
       // Not a key kimops can read: not an item it can claim.
     }
@@ -438,18 +439,4 @@ function isOwned(object: KubeObject): boolean {
 
 function isDeleting(object: KubeObject): boolean {
   return typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp !== '';
-}
-
-function hasUniqueKeys(items: unknown[], key: string): boolean {
-  const seen = new Set<unknown>();
-  for (const item of items) {
-    const value = isMap(item) ? item[key] : undefined;
-    if (typeof value !== 'string' || seen.has(value)) return false;
-    seen.add(value);
-  }
-  return true;
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

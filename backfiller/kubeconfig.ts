@@ -6,6 +6,7 @@ import type { ObjectMeta } from '../model/runtime.js';
 import { LABEL_GLOBAL_ACCOUNT_ID, LABEL_RUNTIME_ID, LABEL_SUBACCOUNT_ID } from '../model/runtime.js';
 import { type RuntimeCondition, readRuntimeStatus } from '../model/runtime-status.js';
 import { KUBECONFIG_SECRET_KEY, KUBECONFIG_SECRET_PREFIX, kubeconfigSecretName, metaTime } from './status.js';
+import { isJsonObject } from '../model/json.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary (api/v1 GardenerCluster types, internal/controller/kubeconfig, fsm HandleKubeconfig,
@@ -265,7 +266,7 @@ export type AdminKubeconfigResult = { ok: true; kubeconfig: string; expiresAt?: 
  * `status.expirationTimestamp` — Gardener may issue a shorter validity than asked for (its maximum).
  */
 export function readAdminKubeconfigResponse(body: unknown): AdminKubeconfigResult {
-  const status = isRecord(body) && isRecord(body.status) ? body.status : undefined;
+  const status = isJsonObject(body) && isJsonObject(body.status) ? body.status : undefined;
   const encoded = status?.kubeconfig;
   if (typeof encoded !== 'string' || encoded === '') return { ok: false, error: 'the AdminKubeconfigRequest answer has no status.kubeconfig' };
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
@@ -428,7 +429,7 @@ const FAILURE_REASONS: Readonly<Record<KubeconfigFailureStep, string>> = {
  * yields an equal status and needs no write.
  */
 export function gardenerClusterStatus(outcome: KubeconfigOutcome, now: Date, previous?: unknown): GardenerClusterStatus {
-  const conditions = readRuntimeStatus(isRecord(previous) ? { conditions: previous.conditions } : undefined).conditions ?? [];
+  const conditions = readRuntimeStatus(isJsonObject(previous) ? { conditions: previous.conditions } : undefined).conditions ?? [];
   let state: GardenerClusterState;
   let condition: Omit<GardenerClusterCondition, 'lastTransitionTime'>;
   if (outcome.result === 'failed') {
@@ -556,8 +557,4 @@ export function goFormatFloatG(x: number): string {
   const exponent = Number(exponentText);
   if (exponent < -4 || exponent >= 6) return `${mantissa}E${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
   return String(x);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

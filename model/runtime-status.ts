@@ -1,6 +1,7 @@
 // The Runtime's status as the CRD serves it (crds/runtime.yaml `status`, KIM's api/v1 RuntimeStatus): the
 // contract KEB reads (contracts/keb-and-gardener-shoot.md §A.4). The backfiller writes it through the status
 // subresource as a full replace. Pure: types and a tolerant reader, no I/O.
+import { isJsonObject } from './json.js';
 
 /** `status.state` (crds/runtime.yaml enum; the only field the CRD requires). */
 export const RUNTIME_STATES = ['Pending', 'Ready', 'Terminating', 'Failed'] as const;
@@ -63,12 +64,12 @@ export function isRuntimeState(value: unknown): value is RuntimeState {
  * dropped. Never throws: a fresh Runtime (no status at all) reads as `{}`.
  */
 export function readRuntimeStatus(value: unknown): Partial<RuntimeStatus> {
-  if (!isRecord(value)) return {};
+  if (!isJsonObject(value)) return {};
   const status: Partial<RuntimeStatus> = {};
   if (isRuntimeState(value.state)) status.state = value.state;
   if (Array.isArray(value.conditions)) status.conditions = value.conditions.filter(isCondition).map(copyCondition);
   if (typeof value.provisioningCompleted === 'boolean') status.provisioningCompleted = value.provisioningCompleted;
-  if (isRecord(value.shootLastOperation)) {
+  if (isJsonObject(value.shootLastOperation)) {
     const op = value.shootLastOperation;
     status.shootLastOperation = {
       type: str(op.type),
@@ -79,7 +80,7 @@ export function readRuntimeStatus(value: unknown): Partial<RuntimeStatus> {
     };
   }
   if (Array.isArray(value.shootLastErrors)) {
-    status.shootLastErrors = value.shootLastErrors.filter(isRecord).map((error) => ({
+    status.shootLastErrors = value.shootLastErrors.filter(isJsonObject).map((error) => ({
       description: str(error.description),
       ...(typeof error.taskID === 'string' && { taskID: error.taskID }),
       ...(Array.isArray(error.codes) && { codes: error.codes.filter((code): code is string => typeof code === 'string') }),
@@ -92,7 +93,7 @@ export function readRuntimeStatus(value: unknown): Partial<RuntimeStatus> {
 
 function isCondition(value: unknown): value is RuntimeCondition {
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     typeof value.type === 'string' &&
     value.type !== '' &&
     typeof value.status === 'string' &&
@@ -109,10 +110,6 @@ function copyCondition(condition: RuntimeCondition): RuntimeCondition {
     lastTransitionTime: str(condition.lastTransitionTime),
     ...(typeof condition.observedGeneration === 'number' && { observedGeneration: condition.observedGeneration }),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function str(value: unknown): string {

@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isJsonObject } from '../../model/json.js';
 
 /**
  * The largest body read. GitHub caps webhook payloads at 25 MB, but a push event lists at most 20 commits
@@ -114,7 +115,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     if (event === 'ping') return answer(200, 'pong');
     if (event !== 'push') return answer(202, `${event} event ignored: only push events start a sync`);
 
-    const { ref, after, deleted } = isObject(payload) ? payload : {};
+    const { ref, after, deleted } = isJsonObject(payload) ? payload : {};
     if (typeof ref !== 'string') return answer(400, 'push event without a ref');
     if (ref !== `refs/heads/${branch}`) return answer(202, `push to ${ref} ignored: only refs/heads/${branch} is synced`);
     if (deleted === true) return answer(202, `push deleting ${ref} ignored`);
@@ -167,8 +168,4 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'abo
 function headerOf(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

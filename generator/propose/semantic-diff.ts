@@ -3,6 +3,7 @@
 // not "workers[0].name a → b" plus a shifted tail. Pure: values in, values out.
 import type { Shoot } from '../../model/shoot.js';
 import { withoutServerFields } from '../render/landscape-layout.js';
+import { isJsonObject } from '../../model/json.js';
 
 export interface FieldChange {
   /** `spec.provider.workers[cpu-worker-0].maximum`, `metadata.annotations["a.b/c"]`, `spec.dns.providers[0]`. */
@@ -50,7 +51,7 @@ function compare(a: unknown, b: unknown, path: string, pattern: string, out: Fie
   if (a === undefined) return void out.push({ path, kind: 'added', after: b });
   if (b === undefined) return void out.push({ path, kind: 'removed', before: a });
   if (Array.isArray(a) && Array.isArray(b)) return compareLists(a, b, path, pattern, out);
-  if (isMap(a) && isMap(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     for (const key of unionKeys(a, b)) compare(a[key], b[key], child(path, key), child(pattern, key), out);
     return;
   }
@@ -91,10 +92,11 @@ function listRule(a: unknown[], b: unknown[], pattern: string): ListRule {
   return hasUniqueKeys(a, 'name') && hasUniqueKeys(b, 'name') && a.length + b.length > 0 ? { by: 'key', key: 'name' } : { by: 'position' };
 }
 
-function hasUniqueKeys(items: unknown[], key: string): boolean {
+/** Every item is an object whose `key` is a string no other item has: the list can be matched by that key. */
+export function hasUniqueKeys(items: unknown[], key: string): boolean {
   const seen = new Set<string>();
   for (const item of items) {
-    const value = isMap(item) ? item[key] : undefined;
+    const value = isJsonObject(item) ? item[key] : undefined;
     if (typeof value !== 'string' || seen.has(value)) return false;
     seen.add(value);
   }
@@ -116,7 +118,7 @@ function flatten(value: unknown, path: string, pattern: string, kind: 'added' | 
     });
     return;
   }
-  if (isMap(value) && Object.keys(value).some((key) => value[key] !== undefined)) {
+  if (isJsonObject(value) && Object.keys(value).some((key) => value[key] !== undefined)) {
     for (const key of unionKeys(value, {})) flatten(value[key], child(path, key), child(pattern, key), kind, out);
     return;
   }
@@ -145,15 +147,11 @@ function unionKeys(a: Record<string, unknown>, b: Record<string, unknown>): stri
   return [...keys].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
 }
 
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Deep equality of JSON values; map key order does not matter, list order does. */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
-  if (isMap(a) && isMap(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = unionKeys(a, b);
     return keys.every((key) => sameValue(a[key], b[key]));
   }
