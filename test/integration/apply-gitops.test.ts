@@ -41,20 +41,16 @@ afterEach(async () => {
   await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true), 30_000);
 });
 
-let repos = 0;
-/** A landscape repo with the AWS example generated onto main, and a clone to commit to main with git itself. */
-async function landscapeRepo(): Promise<{
-  apply: string[];
+/** A clone of a landscape repo to commit to main with git itself, as an SRE would. */
+interface Clone {
   work: string;
   git: (...args: string[]) => string;
+  /** Changes one file (the change must change it), commits and pushes to main. */
   edit: (path: string, change: (text: string) => string, message: string) => void;
-}> {
-  const n = ++repos;
-  const landscape = await landscapeForProject(dir, `landscape-${n}`, 'stage', project);
-  const gitdir = join(dir.path, `repo-${n}.git`);
-  expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
-  expect((await kimops(['generate', '--landscape', landscape, '--runtimes', 'examples/runtimes/keb/aws.yaml', '--repo', gitdir, '--once'])).code).toBe(0);
-  const work = join(dir.path, `work-${n}`);
+}
+
+function clone(gitdir: string, name: string): Clone {
+  const work = join(dir.path, name);
   execFileSync('git', ['clone', '--quiet', gitdir, work]);
   const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], { encoding: 'utf8' });
   const edit = (path: string, change: (text: string) => string, message: string) => {
@@ -66,11 +62,20 @@ async function landscapeRepo(): Promise<{
     git('commit', '--quiet', '-am', message);
     git('push', '--quiet', 'origin', 'main');
   };
+  return { work, git, edit };
+}
+
+let repos = 0;
+/** A landscape repo with the AWS example generated onto main, and a clone of it. */
+async function landscapeRepo(): Promise<Clone & { apply: string[] }> {
+  const n = ++repos;
+  const landscape = await landscapeForProject(dir, `landscape-${n}`, 'stage', project);
+  const gitdir = join(dir.path, `repo-${n}.git`);
+  expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+  expect((await kimops(['generate', '--landscape', landscape, '--runtimes', 'examples/runtimes/keb/aws.yaml', '--repo', gitdir, '--once'])).code).toBe(0);
   return {
     apply: ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'],
-    work,
-    git,
-    edit,
+    ...clone(gitdir, `work-${n}`),
   };
 }
 
@@ -122,15 +127,11 @@ describe('updates', () => {
     expect(infraZones).toEqual(['eu-central-1a', 'eu-central-1b']);
     await settled();
 
-    const work = join(dir.path, 'work-zones');
-    execFileSync('git', ['clone', '--quiet', gitdir, work]);
-    const file = join(work, SHOOT_FILE);
-    const text = readFileSync(file, 'utf8');
-    const toggled = text.replace('  - type: shoot-networking-filter\n    disabled: false\n', '  - type: shoot-networking-filter\n    disabled: true\n');
-    expect(toggled).not.toBe(text);
-    writeFileSync(file, toggled);
-    execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', 'commit', '--quiet', '-am', 'networking filter off']);
-    execFileSync('git', ['-C', work, 'push', '--quiet', 'origin', 'main']);
+    clone(gitdir, 'work-zones').edit(
+      SHOOT_FILE,
+      (t) => t.replace('  - type: shoot-networking-filter\n    disabled: false\n', '  - type: shoot-networking-filter\n    disabled: true\n'),
+      'networking filter off',
+    );
     const extension = await kimops(apply);
     expect(extension.stderr).toBe('');
     expect(extension.stdout).toContain('spec.extensions[shoot-networking-filter].disabled');
@@ -207,9 +208,7 @@ describe('mass deletion', () => {
     const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'];
     try {
       expect((await kimops(apply)).code).toBe(0);
-      const work = join(dir.path, 'work-mass');
-      execFileSync('git', ['clone', '--quiet', gitdir, work]);
-      const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], { encoding: 'utf8' });
+      const { git } = clone(gitdir, 'work-mass');
       git('rm', '--quiet', '-r', `shoots/${AWS}`, `shoots/${GCP}`);
       git('commit', '--quiet', '-m', 'deprovision both');
       git('push', '--quiet', 'origin', 'main');
@@ -300,11 +299,7 @@ describe('drift: adopt', () => {
     const landscape = await landscapeForProject(dir, 'landscape-adopt', 'stage', project);
     const gitdir = join(dir.path, 'repo-adopt.git');
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
-    const work = join(dir.path, 'work-adopt');
-    execFileSync('git', ['clone', '--quiet', gitdir, work]);
-    writeFileSync(join(work, 'kimops.yaml'), readFileSync(join(work, 'kimops.yaml'), 'utf8').replace('drift: report', 'drift: adopt'));
-    execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', 'commit', '--quiet', '-am', 'adopt drift']);
-    execFileSync('git', ['-C', work, 'push', '--quiet', 'origin', 'main']);
+    clone(gitdir, 'work-adopt').edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: adopt'), 'adopt drift');
     const namespace = await createTestNamespace(env.kcp, 'kcp-adopt-');
     const runtime = exampleRuntime('aws.yaml');
     const created = await env.kcp.create({ ...runtime, metadata: { ...runtime.metadata, namespace }, apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as unknown as KubeObject);
