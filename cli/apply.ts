@@ -187,7 +187,27 @@ async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncRepo
   const landscape = await readLandscape(options.landscape);
   const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
   const namespace = `garden-${project}`;
+  // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
   const garden = KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  try {
+    return await sync(options, io, { garden, namespace, project, landscape: landscape.name, allowMassDeletion }, reported, memo);
+  } finally {
+    garden.close();
+  }
+}
+
+/** Where `run` syncs to: the Garden client it made, the landscape's project and namespace. */
+interface SyncTarget {
+  garden: KubeClient;
+  namespace: string;
+  project: string;
+  landscape: string;
+  allowMassDeletion: number | undefined;
+}
+
+/** One sync of main's newest commit to `target`. */
+async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, reported: (report: SyncReport) => void, memo: SyncMemo | undefined): Promise<number> {
+  const { garden, namespace, project, landscape, allowMassDeletion } = target;
   const { repo, ref } = await openMain(options);
   const commit = await repo.resolve(ref);
   if (commit === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${MAIN} branch; create the landscape repo with kimops init`);
@@ -195,11 +215,11 @@ async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncRepo
   const configText = await repo.readFile(commit, KIMOPS_YAML);
   if (configText === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${KIMOPS_YAML} on ${MAIN}; create the landscape repo with kimops init`);
   const config = parseKimopsConfig(configText, `${KIMOPS_YAML} at ${commit.slice(0, 12)}`);
-  if (config.landscape !== landscape.name) {
-    throw new ConfigError('--landscape', '', `${options.repo} holds landscape ${config.landscape}, not ${landscape.name}; pass the matching landscape or repo`);
+  if (config.landscape !== landscape) {
+    throw new ConfigError('--landscape', '', `${options.repo} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`);
   }
   if (config.gardener.project !== project) {
-    throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape.name} writes to project ${project}: make them the same`);
+    throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape} writes to project ${project}: make them the same`);
   }
 
   const report = await syncCommit({

@@ -104,6 +104,17 @@ describe('KubeClient', () => {
     expect(describeFailure(result)).toMatch(/^unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): .*ECONNREFUSED.* — check that the API server runs/);
   });
 
+  it('reuses one connection for its requests, and close() ends it (a later request opens a new one)', async () => {
+    const sockets = new Set<unknown>();
+    server.on('connection', (socket) => sockets.add(socket));
+    const kube = await client();
+    for (let i = 0; i < 3; i++) expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'c' })).ok).toBe(true);
+    expect(sockets.size).toBe(1);
+    kube.close();
+    expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'c' })).ok).toBe(true);
+    expect(sockets.size).toBe(2);
+  });
+
   it('refuses kinds it does not know, naming where to add them', async () => {
     const kube = await client();
     expect(() => kube.get({ apiVersion: 'v1', kind: 'Pod', name: 'p' })).toThrow(/add it to adapters\/kube\/resources\.ts/);
