@@ -4,6 +4,7 @@
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, ParseOptions, DocumentOptions, SchemaOptions, Tags } from 'yaml';
 import { ConfigError } from './errors.js';
+import { fastYamlDocument } from './yaml-fast-path.js';
 
 /**
  * Kubernetes manifests have no use for aliases beyond a few merge keys; a small limit stops
@@ -65,6 +66,19 @@ export function parseYaml11(text: string, source: string): unknown {
 }
 
 function readDocuments(
+  text: string,
+  source: string,
+  locate: (index: number, line: number) => string,
+): YamlDocument[] {
+  // Most files (all that kimops writes) are plain single documents: read them fast, the rest in full.
+  const fast = fastYamlDocument(text, YAML_READ_OPTIONS);
+  if (fast) return fast.value === null ? [] : [{ index: 1, line: fast.line, value: fast.value }];
+  return fullDocuments(text, source, locate);
+}
+
+/** The full reader: yaml's document model, with positions for every error. */
+/** Exported for the fast path's differential test. */
+export function fullDocuments(
   text: string,
   source: string,
   locate: (index: number, line: number) => string,
