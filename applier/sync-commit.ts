@@ -12,6 +12,7 @@ import { TransportError } from '../model/errors.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+import { mapInParallel } from '../model/in-parallel.js';
 import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
@@ -168,16 +169,18 @@ export function syncMemo(): SyncMemo {
   return { folders: new Map(), plan: new Map() };
 }
 
+/** Folders read at once: reading is waiting on the disk (isomorphic-git reads object by object). */
+const READ_LANES = 8;
+
 /** The commit's desired state, folder by folder; with a memo, unchanged folders are taken from it, and it is left holding this commit's. */
 async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>, memo: SyncMemo['folders'] | undefined): Promise<DesiredState> {
-  const next: SyncMemo['folders'] = new Map();
   const loose = new Map<string, string>();
-  for (const [name, entry] of folders) {
+  const read = await mapInParallel([...folders], READ_LANES, async ([name, entry]) => {
     const path = `${SHOOTS_FOLDER}/${name}`;
     if (entry.type !== 'tree') {
       // A file directly in shoots/: desiredFromFiles reports it.
       loose.set(path, (await repo.readFile(commit, path)) ?? '');
-      continue;
+      return undefined;
     }
     const key = `${name} ${entry.oid}`;
     let state = memo?.get(key);
@@ -186,13 +189,14 @@ async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyM
       for (const [file, blob] of await repo.readTreeFiles(entry.oid, `${path}/`)) files.set(file, await blob.read());
       state = desiredFromFiles(files);
     }
-    next.set(key, state);
-  }
+    return [key, state] as const;
+  });
+  const next = new Map(read.filter((pair) => pair !== undefined));
   if (memo) {
     memo.clear();
     for (const [key, state] of next) memo.set(key, state);
   }
-  const states = [...next.values(), desiredFromFiles(loose)];
+  const states = [...next.values(), desiredFromFiles(new Map([...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))];
   return { shoots: states.flatMap((s) => s.shoots), problems: states.flatMap((s) => s.problems) };
 }
 

@@ -9,6 +9,7 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import { pacedWriter, SCHEMA_REFUSAL, type Pacing } from './paced-writer.js';
 import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
+import { mapInParallel } from '../model/in-parallel.js';
 
 /** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
 export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
@@ -154,15 +155,10 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
  * `stopped()` says so, the items not yet started are counted in `notAttempted` instead.
  */
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>, result: SyncResult): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      if (result.unreachable) result.notAttempted++;
-      else await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  await mapInParallel(items, limit, async (item) => {
+    if (result.unreachable) result.notAttempted++;
+    else await work(item);
+  });
 }
 
 /** Companions first (a Shoot's structured-auth ConfigMap must exist before the Shoot), then the Shoot, then stale companions. */

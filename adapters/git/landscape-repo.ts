@@ -2,7 +2,9 @@
 // contents without a worktree or index, trees written content-addressed (tree-edit.ts), so a no-op
 // render makes no commit and one changed Shoot writes one blob and the trees above it.
 // No git CLI here: isomorphic-git reads refs and objects and talks to remotes (remote.ts).
-import fs from 'node:fs';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { gitFs as fs } from './git-fs.js';
 import git from 'isomorphic-git';
 import { ConfigError } from '../../model/errors.js';
 import { objectId, writeObjects } from './objects.js';
@@ -98,7 +100,7 @@ export class LandscapeRepo {
 
   /** Opens the bare repository at `gitdir`, creating it (default branch main) when missing. */
   static async open(gitdir: string, options: LandscapeRepoOptions = {}): Promise<LandscapeRepo> {
-    if (!fs.existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
+    if (!existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
     return new LandscapeRepo(gitdir, options);
   }
 
@@ -266,7 +268,7 @@ export class LandscapeRepo {
         throw error;
       } finally {
         // isomorphic-git's merge goes through an index, which a bare repository has no use for.
-        await fs.promises.rm(`${this.gitdir}/index`, { force: true });
+        await rm(`${this.gitdir}/index`, { force: true });
       }
     });
   }

@@ -7,7 +7,7 @@ import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
-import fs from 'node:fs';
+import { gitFs as fs } from './git-fs.js';
 
 /** Commits are written by isomorphic-git's writeCommit; kimops hashes and writes the rest itself. */
 export type ObjectType = 'blob' | 'tree';

@@ -1,7 +1,7 @@
 // Fetch and push over HTTP(S) with isomorphic-git. Expected failures — a rejected push, a refused
 // token, an unreachable, silent or unknown remote — come back as values naming the remote and the fix,
 // so the generator can re-fetch and retry a rejected push instead of crashing or hanging.
-import fs from 'node:fs';
+import { gitFs as fs } from './git-fs.js';
 import git, { Errors, type HttpClient } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 

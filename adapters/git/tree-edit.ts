@@ -3,7 +3,7 @@
 // folders bottom-up and returns only the objects the base lacks, so a folder whose new oid equals its
 // base oid costs one hash and nothing else — and so does the whole tree of a no-op render.
 import git from 'isomorphic-git';
-import fs from 'node:fs';
+import { gitFs as fs } from './git-fs.js';
 import { type GitObject, objectId, treeBody, type TreeEntry } from './objects.js';
 
 const FILE_MODE = '100644';
