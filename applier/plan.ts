@@ -57,7 +57,7 @@ export interface ObjectPlan {
   path?: string;
   action: ObjectAction;
   changes: FieldChange[];
-  /** What to server-side apply (create/update): the desired object plus the ownership label. */
+  /** What to server-side apply (create/update): the desired object plus the ownership label. Absent when nothing is to be applied for the entry. */
   manifest?: KubeObject;
 }
 
@@ -257,12 +257,15 @@ function planDesired(
   ];
   const appliedTree = liveShoot?.metadata.annotations?.[APPLIED_TREE_ANNOTATION];
   const stale = liveShoot !== undefined && !takeOver && object.action === 'unchanged' && source.tree !== undefined && appliedTree !== source.tree;
+  // Nothing is applied for an unchanged Shoot: its manifests (a copy of the Shoot each) are not kept, which at
+  // 10,000 Shoots is most of what a plan (and a watching applier's memo of it) would hold.
+  const keep = action !== 'unchanged';
   return {
     shoot: name,
     action,
     reasons,
-    object,
-    companions,
+    object: keep ? object : withoutManifest(object),
+    companions: keep ? companions : companions.map(withoutManifest),
     ...(held.kept.length > 0 && { kept: held.kept }),
     ...(source.tree !== undefined && { tree: source.tree }),
     ...(appliedTree !== undefined && { appliedTree }),
@@ -290,6 +293,10 @@ function planObject(manifest: KubeObject, path: string, live: KubeObject | undef
   if (!live) return { ...base, action: 'create', changes: semanticDiff(undefined, comparable(manifest) as Shoot) };
   const changes = applyChanges(manifest, live, fieldManager);
   return { ...base, action: changes.length > 0 ? 'update' : 'unchanged', changes };
+}
+
+function withoutManifest({ manifest: _unused, ...rest }: ObjectPlan): ObjectPlan {
+  return rest;
 }
 
 function deleteObject(live: KubeObject): ObjectPlan {

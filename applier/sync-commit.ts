@@ -3,7 +3,7 @@
 // Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
 // Gardener's state asks for (force-deletion.ts, timeouts.ts). I/O only through the repo and Garden
 // adapters passed in; the report is a value the CLI renders.
-import type { ListAllResult, KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
+import type { ListAllOptions, ListAllResult, KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -25,7 +25,17 @@ import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } fro
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
-  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: { labelSelector?: string; limit?: number }): Promise<ListAllResult<T>>;
+  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: ListAllOptions): Promise<ListAllResult<T>>;
+}
+
+/**
+ * The live objects a sync plans against when it does not LIST them: a watching applier's caches (kept by
+ * WATCH, each Shoot compacted by `compactShoot` as it arrives). `failing` names why they may be stale.
+ */
+export interface LiveObjects {
+  shoots(): Shoot[];
+  companions(): ApiObject[];
+  failing(): string | undefined;
 }
 
 export interface SyncCommitInput {
@@ -44,6 +54,8 @@ export interface SyncCommitInput {
   sleep?: (ms: number) => Promise<void>;
   /** Kept by a watching applier from one sync to the next (see SyncMemo). */
   memo?: SyncMemo;
+  /** A watching applier's caches of the Shoots and companions: then the sync lists nothing. */
+  live?: LiveObjects;
 }
 
 export interface SyncReport {
@@ -71,14 +83,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const allowMassDeletion = approvals.length > 0 ? Math.max(...approvals) : undefined;
   const desired = await desiredOf(repo, commit, folders, input.memo?.folders);
 
-  // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
-  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: LIST_PAGE });
-  if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}` });
-  if (!companions.ok) throw new TransportError('Garden', companions.message);
-  // A LIST leaves apiVersion and kind off its items.
-  const live = shoots.items.map((s) => compactShoot(s, config.apply.fieldManager));
-  const liveCompanions = companions.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'ConfigMap' }) as unknown as KubeObject);
+  const { shoots: live, companions: liveCompanions } = input.live ? fromCaches(input.live) : await listLive(garden, namespace, config.apply.fieldManager);
 
   let plan = planSync({
     desired,
@@ -139,7 +144,7 @@ function gardenStateAnnotations(
       const decision = forceDeletionDecision(shoot, config.apply.forceDeletion, { now, deleteTimeoutMs: config.apply.timeouts.delete });
       if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
       if (decision.action === 'report') stuckDeletions.push(decision.message);
-    } else if (entry.object.manifest && !shoot.metadata.deletionTimestamp && shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true') {
+    } else if (entry.action !== 'blocked' && !shoot.metadata.deletionTimestamp && shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true') {
       const line = `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${plan.commit.slice(0, 12)} again`;
       annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line });
     }
@@ -200,16 +205,48 @@ async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyM
   return { shoots: states.flatMap((s) => s.shoots), problems: states.flatMap((s) => s.problems) };
 }
 
+/** The companions' label selector: kimops's own ConfigMaps that belong to a Shoot. */
+export const COMPANION_SELECTOR = `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}`;
+
+/** The Shoots of the namespace and the companions, one LIST each; each page's Shoots compacted as it arrives. */
+async function listLive(garden: GardenApi, namespace: string, fieldManager: string): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
+  // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
+  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) as unknown as ApiObject });
+  if (!shoots.ok) throw new TransportError('Garden', shoots.message);
+  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, map: (item) => compactCompanion(item, fieldManager) });
+  if (!companions.ok) throw new TransportError('Garden', companions.message);
+  return { shoots: shoots.items as unknown as Shoot[], companions: companions.items as unknown as KubeObject[] };
+}
+
+function fromCaches(live: LiveObjects): { shoots: Shoot[]; companions: KubeObject[] } {
+  const failing = live.failing();
+  // A stale cache must not pass for the Garden: the sync fails as unreachable and the watch backs off.
+  if (failing !== undefined) throw new TransportError('Garden', failing);
+  return { shoots: live.shoots(), companions: live.companions() as unknown as KubeObject[] };
+}
+
+/**
+ * What a sync reads of a listed companion: all of it but other managers' managedFields. A LIST leaves
+ * apiVersion and kind off its items (a watch event carries them): set either way.
+ */
+export function compactCompanion(item: ApiObject, fieldManager: string): ApiObject {
+  return { ...item, apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...item.metadata, managedFields: ownApplies(item, fieldManager) } };
+}
+
+/** The managedFields entries of `fieldManager`'s applies: what an apply of its would remove (plan.ts's applyChanges). */
+function ownApplies(item: ApiObject, fieldManager: string): unknown[] {
+  const entries = Array.isArray(item.metadata.managedFields) ? (item.metadata.managedFields as { manager?: string; operation?: string }[]) : [];
+  return entries.filter((entry) => entry.manager === fieldManager && entry.operation === 'Apply');
+}
+
 /**
  * What a sync reads of a listed Shoot, and no more: ten thousand Shoots' managedFields and status would
  * otherwise be most of the applier's memory. Kept: the metadata, the spec, `field manager`'s own applies in
  * managedFields (what an apply would remove), and the status fields health, timeouts and force-deletion read.
  */
-function compactShoot(item: ApiObject, fieldManager: string): Shoot {
+export function compactShoot(item: ApiObject, fieldManager: string): Shoot {
   const shoot = item as unknown as Shoot;
-  const managedFields = (Array.isArray(shoot.metadata.managedFields) ? (shoot.metadata.managedFields as { manager?: string; operation?: string }[]) : []).filter(
-    (entry) => entry.manager === fieldManager && entry.operation === 'Apply',
-  );
+  const managedFields = ownApplies(item, fieldManager);
   const status = shoot.status;
   return {
     apiVersion: SHOOT_API_VERSION,

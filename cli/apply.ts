@@ -1,6 +1,7 @@
-// `kimops apply`: one sync of the landscape repo's main to the Garden (issue 6, first slice: --once).
+// `kimops apply`: sync the landscape repo's main to the Garden, once or watching (issue 6).
 // Wiring only: the desired state is applier/desired.ts, the plan applier/plan.ts, the writes applier/sync.ts;
-// this file reads the inputs (one commit, one LIST of Shoots, one of companions) and renders the outcome.
+// this file reads the inputs (one commit; the live objects by one LIST of Shoots and one of companions, or,
+// watching, from caches kept by WATCH: apply-caches.ts) and renders the outcome.
 import { Option, type Command } from 'commander';
 import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
@@ -11,6 +12,7 @@ import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../ada
 import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
+import { GardenCaches } from './apply-caches.js';
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -117,6 +119,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
         await metricsServer?.close();
         throw error;
       });
+      // The Shoots and companions, kept by WATCH: a sync lists nothing.
+      const caches = new GardenCaches(options.gardenKubeconfig, '--garden-kubeconfig', (line) => io.stderr(`${line}\n`));
       try {
         // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
         const pass = async () => {
@@ -124,7 +128,7 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
           const seconds = () => (performance.now() - started) / 1000;
           let code: number;
           try {
-            code = await run(options, io, (report) => metrics.synced(report, seconds()), memo);
+            code = await run(options, io, (report) => metrics.synced(report, seconds()), { memo, caches });
           } catch (error) {
             metrics.failed(seconds());
             throw error;
@@ -132,8 +136,10 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
           // Recorded with its report already (outcome `unreachable`).
           if (code === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
         };
-        await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l) });
+        // Stopping the caches ends a sync still waiting for their first lists (a Garden that never answered).
+        await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l), stopping: () => void caches.stop() });
       } finally {
+        await caches.stop();
         await webhook?.close();
         await metricsServer?.close();
       }
@@ -179,7 +185,13 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
   }
 }
 
-async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, memo?: SyncMemo): Promise<number> {
+/** What a watching applier keeps from one sync to the next. */
+interface Watching {
+  memo: SyncMemo;
+  caches: GardenCaches;
+}
+
+async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, watching?: Watching): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
   if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
     throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
@@ -190,7 +202,7 @@ async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncRepo
   // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
   const garden = KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   try {
-    return await sync(options, io, { garden, namespace, project, landscape: landscape.name, allowMassDeletion }, reported, memo);
+    return await sync(options, io, { garden, namespace, project, landscape: landscape.name, allowMassDeletion }, reported, watching);
   } finally {
     garden.close();
   }
@@ -206,7 +218,7 @@ interface SyncTarget {
 }
 
 /** One sync of main's newest commit to `target`. */
-async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, reported: (report: SyncReport) => void, memo: SyncMemo | undefined): Promise<number> {
+async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, reported: (report: SyncReport) => void, watching: Watching | undefined): Promise<number> {
   const { garden, namespace, project, landscape, allowMassDeletion } = target;
   const { repo, ref } = await openMain(options);
   const commit = await repo.resolve(ref);
@@ -230,7 +242,7 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
     config,
     write: !options.dryRun && !options.shadow,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
-    ...(memo && { memo }),
+    ...(watching && { memo: watching.memo, live: await watching.caches.live(namespace, config.apply.fieldManager) }),
   });
   reported(report);
   const { plan, result } = report;

@@ -246,6 +246,47 @@ describe('Informer', () => {
     expect(logs.at(-1)).toMatch(new RegExp(`^${escape(prefix)}API reachable again after \\d+ failed attempt\\(s\\)$`));
   });
 
+  it('transforms listed items and watched objects before caching them and telling listeners', async () => {
+    api.list = () => ({ status: 200, body: listOf([runtime('a', '1')], '1') });
+    api.watch = (res, url) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (url.searchParams.get('resourceVersion') === '1') res.write(line('MODIFIED', runtime('a', '2', 'y')) + line('ADDED', runtime('b', '3')));
+      res.flushHeaders();
+    };
+    const seen: unknown[] = [];
+    const informer = start(await api.listen(), { transform: (object) => ({ ...object, metadata: { name: object.metadata.name, resourceVersion: object.metadata.resourceVersion, namespace: 'kcp-system' } }) });
+    informer.onChange((change) => seen.push(change.object.metadata));
+    await eventually('the watched events', async () => (changes.length === 3 ? true : undefined));
+    expect(changes).toEqual(['added a@1', 'modified a@2', 'added b@3']);
+    // No labels anywhere: the cache and the listeners got the transformed objects only.
+    expect(informer.items().map((o) => o.metadata)).toEqual([
+      { name: 'a', resourceVersion: '2', namespace: 'kcp-system' },
+      { name: 'b', resourceVersion: '3', namespace: 'kcp-system' },
+    ]);
+    expect(seen).toEqual([
+      { name: 'a', resourceVersion: '1', namespace: 'kcp-system' },
+      { name: 'a', resourceVersion: '2', namespace: 'kcp-system' },
+      { name: 'b', resourceVersion: '3', namespace: 'kcp-system' },
+    ]);
+  });
+
+  it('says while it fails that its cache may be stale, and stops saying so once a watch is accepted again', async () => {
+    api.list = () => ({ status: 200, body: listOf([runtime('a', '1')], '1') });
+    let refuse = true;
+    api.watch = (res) => {
+      if (refuse) res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 503, message: 'down for maintenance' }));
+      else res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+    };
+    const informer = start(await api.listen());
+    await informer.synced();
+    await eventually('a failed watch', async () => informer.failing());
+    expect(informer.failing()).toMatch(/down for maintenance/);
+    refuse = false;
+    // Accepted but silent: no event is needed to be in step again.
+    await eventually('the cache in step', async () => (informer.failing() === undefined ? true : undefined));
+    expect(api.lists).toHaveLength(1);
+  });
+
   it('names the fix for 403 and 5xx answers', async () => {
     const answers = [
       { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'runtimes is forbidden: User "kimops" cannot list' } },

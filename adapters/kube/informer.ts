@@ -35,6 +35,11 @@ export interface InformerOptions {
   backoffMaxMs?: number;
   /** Failures, recoveries, watchdog restarts: one line each, naming the resource, the kubeconfig and the fix. */
   log?: (message: string) => void;
+  /**
+   * Applied to every object before it is cached or passed to listeners (listed items as their page arrives,
+   * watch events as they come): a cache that needs only part of each object holds only that part.
+   */
+  transform?: (object: KubeObject) => KubeObject;
   /** Jitter source (tests pass a constant). */
   random?: () => number;
 }
@@ -70,7 +75,9 @@ export class Informer<T extends KubeObject> {
   private readonly syncedPromise: Promise<void>;
   private resolveSynced!: () => void;
   private rejectSynced!: (error: Error) => void;
-  private readonly options: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs'>> & Pick<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs'>;
+  private readonly options: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>> & Pick<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>;
+  /** The last failure while it lasts (the cache may be stale then); undefined once the API answers again. */
+  private lastFailure: string | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -169,7 +176,12 @@ export class Informer<T extends KubeObject> {
 
   /** All pages; a 410 on a `continue` token (expired between pages) fails the list and it starts over after backoff. */
   private list(): Promise<ListAllResult<T>> {
-    return this.client.listAll<T>(this.ref(), { labelSelector: this.options.labelSelector, limit: this.options.pageSize, signal: this.stopController.signal });
+    return this.client.listAll<T>(this.ref(), {
+      labelSelector: this.options.labelSelector,
+      limit: this.options.pageSize,
+      signal: this.stopController.signal,
+      ...(this.options.transform && { map: this.options.transform }),
+    });
   }
 
 
@@ -194,7 +206,8 @@ export class Informer<T extends KubeObject> {
     try {
       const result = await this.client.watch<T>(
         this.ref(),
-        { resourceVersion: this.resourceVersion, timeoutSeconds, labelSelector: this.options.labelSelector },
+        // Accepted: the cache is in step again (the backoff still counts until the watch proves itself).
+        { resourceVersion: this.resourceVersion, timeoutSeconds, labelSelector: this.options.labelSelector, onOpen: () => (this.lastFailure = undefined) },
         (event) => {
           events++;
           clearTimeout(watchdog);
@@ -218,12 +231,13 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  private apply(event: WatchEvent<T>): void {
-    const version = event.object.metadata?.resourceVersion;
-    if (event.type === 'BOOKMARK') {
+  private apply(received: WatchEvent<T>): void {
+    const version = received.object.metadata?.resourceVersion;
+    if (received.type === 'BOOKMARK') {
       if (version) this.resourceVersion = version;
       return;
     }
+    const event = this.options.transform ? { type: received.type, object: this.options.transform(received.object) as T } : received;
     const key = keyOf(event.object);
     const known = this.cache.get(key);
     if (version) this.resourceVersion = version;
@@ -264,7 +278,13 @@ export class Informer<T extends KubeObject> {
     }
   }
 
+  /** Why the cache may be stale: the failure the informer is retrying after, or undefined while it is in step. */
+  failing(): string | undefined {
+    return this.lastFailure;
+  }
+
   private async backoff(message: string): Promise<void> {
+    this.lastFailure = message;
     const base = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.failures);
     const delay = Math.round(base * (1 - BACKOFF_JITTER * this.options.random()));
     this.failures++;
@@ -273,6 +293,7 @@ export class Informer<T extends KubeObject> {
   }
 
   private succeeded(): void {
+    this.lastFailure = undefined;
     if (this.failures === 0) return;
     this.options.log(`${this.describe()}: API reachable again after ${this.failures} failed attempt(s)`);
     this.failures = 0;

@@ -84,6 +84,26 @@ describe('KubeClient', () => {
     ]);
   });
 
+  it('lists every page and maps each item as its page arrives', async () => {
+    const item = (name: string) => ({ metadata: { name, managedFields: [{ manager: 'x' }] }, spec: { big: name } });
+    answer = (req) =>
+      new URL(req.url ?? '/', 'http://api').searchParams.get('continue') === 'next'
+        ? { status: 200, body: { metadata: { resourceVersion: '7' }, items: [item('c')] } }
+        : { status: 200, body: { metadata: { resourceVersion: '7', continue: 'next' }, items: [item('a'), item('b')] } };
+    const mapped: string[] = [];
+    const result = await (await client()).listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-kyma-dev' }, {
+      limit: 2,
+      map: (object) => {
+        // The second page is not yet asked for while the first page's items are mapped.
+        mapped.push(`${object.metadata.name} after ${seen.length} request(s)`);
+        return { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: object.metadata.name } };
+      },
+    });
+    expect(result).toEqual({ ok: true, resourceVersion: '7', items: ['a', 'b', 'c'].map((name) => ({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name } })) });
+    expect(mapped).toEqual(['a after 1 request(s)', 'b after 1 request(s)', 'c after 2 request(s)']);
+    expect(seen.map((s) => s.url)).toEqual(['/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2', '/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2&continue=next']);
+  });
+
   it('returns Kubernetes errors as values with reason and message', async () => {
     answer = () => ({ status: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified', code: 409 } });
     const result = await (await client()).replace(shoot);

@@ -42,6 +42,14 @@ export interface ListPage<T> {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
+export interface ListAllOptions extends Omit<ListPageOptions, 'continue'> {
+  /**
+   * Applied to each item as its page arrives: a caller that keeps only part of each object (10,000 Shoots'
+   * managedFields and status are most of their size) then never holds every page's full objects at once.
+   */
+  map?: (item: KubeObject) => KubeObject;
+}
+
 export type ListAllResult<T> = { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; status: number; message: string };
 
 export interface ListPageOptions {
@@ -65,6 +73,8 @@ export interface WatchOptions {
   /** The server ends the watch after this long (it then ends as `closed`). */
   timeoutSeconds?: number;
   labelSelector?: string;
+  /** Called once the server has accepted the watch (200), before any event. */
+  onOpen?: () => void;
 }
 
 /**
@@ -185,17 +195,18 @@ export class KubeClient {
    * Every page of a list (`limit` + `continue`) as one snapshot. A failure is one line naming the
    * resource, the server, the kubeconfig and the fix.
    */
-  async listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: Omit<ListPageOptions, 'continue'> = {}): Promise<ListAllResult<T>> {
+  async listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: ListAllOptions = {}): Promise<ListAllResult<T>> {
+    const { map, ...pageOptions } = options;
     const items: T[] = [];
     const path = resourcePath({ ...ref, name: undefined });
     let next: string | undefined;
     for (;;) {
-      const page: KubeResult<ListPage<T>> = await this.listPage<T>(ref, { ...options, continue: next });
+      const page: KubeResult<ListPage<KubeObject>> = await this.listPage<KubeObject>(ref, { ...pageOptions, continue: next });
       if (!page.ok) {
         const fix = page.status === 0 ? '' : ` — ${fixFor(page.status, path)}`;
         return { ok: false, status: page.status, message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}` };
       }
-      items.push(...page.body.items);
+      for (const item of page.body.items) items.push((map ? map(item) : item) as T);
       next = page.body.metadata.continue || undefined;
       // Every page carries the resourceVersion of the first page's snapshot.
       if (!next) return { ok: true, items, resourceVersion: page.body.metadata.resourceVersion };
@@ -271,6 +282,7 @@ export class KubeClient {
           });
           return;
         }
+        options.onOpen?.();
         // Events may be split across chunks and chunks may hold several: keep the unfinished tail.
         let buffer = '';
         res.on('data', (chunk: string) => {

@@ -50,6 +50,15 @@ const isCompanionRequest = (request: ProxiedRequest) => (request.path.split('?')
 const namesOf = (requests: readonly ProxiedRequest[], method: string, ok = true) =>
   requests.filter((r) => r.method === method && (!ok || (r.status >= 200 && r.status < 300))).map(shootOf).filter((n): n is string => n !== undefined);
 
+/** The LISTs (not watches) of a namespace's collections, as `<resource>?<query>`, in order. */
+function listsIn(namespace: string, requests: readonly ProxiedRequest[]): string[] {
+  return requests
+    .filter((r) => r.method === 'GET' && !/[?&]watch=1/.test(r.path))
+    .map((r) => /\/namespaces\/([^/]+)\/([^/?]+)(\?.*)?$/.exec(r.path))
+    .filter((m): m is RegExpExecArray => m !== null && m[1] === namespace)
+    .map((m) => `${m[2]}${m[3] ?? ''}`);
+}
+
 /** The counts of a sync's summary line (`main at <sha>: 2 applied, 1 unchanged, …, 0 failed`). */
 function summaryOf(stdout: string): { applied: number; unchanged: number; failed: number } | undefined {
   const line = stdout.split('\n').find((l) => /^main at [0-9a-f]{12}: /.test(l));
@@ -154,6 +163,14 @@ describe('kimops apply --watch when the Garden goes away', () => {
     try {
       await eventually(`${aws} created`, async () => ((await getShoot(env.garden, project.namespace, aws)) ? true : undefined));
       expect(namesOf(proxy.requests, 'PATCH')).toEqual([aws]);
+      // Syncs plan against caches kept by WATCH: one LIST per kind filled them, the syncs after list nothing.
+      const syncs = () => applier.stdout.split('\n').filter((l) => /^main at [0-9a-f]{12}: /.test(l)).length;
+      const before = syncs();
+      await eventually('three more syncs', async () => (syncs() >= before + 3 ? true : undefined), 20_000);
+      expect(listsIn(project.namespace, proxy.requests).sort()).toEqual([
+        `configmaps?labelSelector=${encodeURIComponent(`${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}`)}&limit=500`,
+        `shoots?limit=500`,
+      ]);
 
       // The Garden goes away; meanwhile main gets a change (a worker maximum, merged by generate).
       await proxy.stop();

@@ -1,0 +1,75 @@
+// The watching applier's view of the Garden: two informers (adapters/kube/informer.ts), the Shoots of
+// garden-<project> and kimops's companion ConfigMaps, kept by WATCH after one LIST each. A sync then plans
+// against them and lists nothing — Flux's and Argo CD's controllers work from such caches too — and the
+// objects are compacted as they arrive (compactShoot, compactCompanion), so 10,000 of each stay small.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Informer } from '../adapters/kube/informer.js';
+import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
+import { COMPANION_SELECTOR, compactCompanion, compactShoot, type LiveObjects } from '../applier/sync-commit.js';
+import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+
+interface Started {
+  /** What the caches were made for: the kubeconfig file's content, the namespace, the field manager compactShoot keeps. */
+  key: string;
+  client: KubeClient;
+  shoots: Informer<KubeObject>;
+  companions: Informer<KubeObject>;
+}
+
+export class GardenCaches {
+  private started: Started | undefined;
+
+  constructor(
+    private readonly kubeconfigPath: string,
+    private readonly option: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /**
+   * The live objects of `namespace`, once both caches hold a first full list. They are made on first use and
+   * made again when the kubeconfig file (a rotated credential), the namespace or kimops.yaml's field manager
+   * changed; a Garden that never answers keeps this waiting (the informers log why) until stop().
+   */
+  async live(namespace: string, fieldManager: string): Promise<LiveObjects> {
+    const key = createHash('sha256').update(JSON.stringify([readFileSync(this.kubeconfigPath, 'utf8'), namespace, fieldManager])).digest('hex');
+    if (this.started?.key !== key) {
+      await this.stop();
+      this.started = this.start(key, namespace, fieldManager);
+    }
+    const { shoots, companions } = this.started;
+    await Promise.all([shoots.synced(), companions.synced()]);
+    return {
+      shoots: () => shoots.items() as unknown as Shoot[],
+      companions: () => companions.items(),
+      failing: () => shoots.failing() ?? companions.failing(),
+    };
+  }
+
+  /** Ends both watches and their connections; a sync waiting for a first list then fails. */
+  async stop(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (!started) return;
+    await Promise.all([started.shoots.stop(), started.companions.stop()]);
+    started.client.close();
+  }
+
+  private start(key: string, namespace: string, fieldManager: string): Started {
+    const client = KubeClient.fromKubeconfigOption(this.kubeconfigPath, this.option);
+    const shoots = new Informer<KubeObject>(client, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, {
+      namespace,
+      log: this.log,
+      transform: (item) => compactShoot(item, fieldManager) as unknown as KubeObject,
+    });
+    const companions = new Informer<KubeObject>(client, { apiVersion: 'v1', kind: 'ConfigMap' }, {
+      namespace,
+      labelSelector: COMPANION_SELECTOR,
+      log: this.log,
+      transform: (item) => compactCompanion(item, fieldManager),
+    });
+    shoots.start();
+    companions.start();
+    return { key, client, shoots, companions };
+  }
+}
