@@ -104,6 +104,26 @@ describe('KubeClient', () => {
     expect(seen.map((s) => s.url)).toEqual(['/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2', '/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2&continue=next']);
   });
 
+  it('returns credentials it cannot prepare as a failure naming the kubeconfig, not a throw', async () => {
+    const kubeconfig = await dir.write(
+      'plain-http',
+      `apiVersion: v1
+kind: Config
+clusters: [{name: test, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: garden, user: {token: secret-token}}]
+contexts: [{name: test, context: {cluster: test, user: garden}}]
+current-context: test
+`,
+    );
+    const result = await KubeClient.fromKubeconfigFile(kubeconfig).get(shoot);
+    expect(result).toEqual({
+      ok: false,
+      status: 0,
+      error: { message: expect.stringMatching(new RegExp(`^kubeconfig ${kubeconfig}: cannot prepare credentials for http://127\\.0\\.0\\.1:1: .*skipTLSVerify.* — check the kubeconfig's cluster and user entries$`)) },
+    });
+    expect(seen).toEqual([]);
+  });
+
   it('returns Kubernetes errors as values with reason and message', async () => {
     answer = () => ({ status: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified', code: 409 } });
     const result = await (await client()).replace(shoot);

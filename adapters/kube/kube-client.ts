@@ -155,7 +155,12 @@ export class KubeClient {
     const url = new URL(path, this.server);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
-    await this.authorize(requestOptions);
+    try {
+      await this.authorize(requestOptions);
+    } catch (error) {
+      // An exec plugin that fails, an http:// server without insecure-skip-tls-verify: a value like any failure, never a throw out of a watch loop.
+      return { ok: false, status: 0, error: { message: `kubeconfig ${this.label}: cannot prepare credentials for ${url.origin}: ${(error as Error).message} — check the kubeconfig's cluster and user entries` } };
+    }
     if (options.signal) requestOptions.signal = options.signal;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (payload !== undefined) {

@@ -509,7 +509,7 @@ function report(r: Report): void {
   );
   console.log(`  baseline: kimops process start (--help)       ${ms(r.start.ms)}   peak RSS ${mib(r.start.peakRssBytes).trim()}`);
   console.log(
-    `  baseline: LIST Shoots + LIST ConfigMaps       ${ms(listFloor)}   ${r.lists.shoots.items} Shoots (${(r.lists.shoots.jsonBytes / 2 ** 20).toFixed(1)} MiB as JSON) ${r.lists.shoots.ms.toFixed(0)} ms, ` +
+    `  baseline: LIST Shoots + LIST ConfigMaps       ${ms(listFloor)}   ${r.lists.shoots.items} Shoots (${(r.lists.shoots.jsonBytes / 2 ** 20).toFixed(1)} MiB as JSON, compacted) ${r.lists.shoots.ms.toFixed(0)} ms, ` +
       `${r.lists.companions.items} ConfigMaps ${r.lists.companions.ms.toFixed(0)} ms, in a process of their own: peak RSS ${mib(r.lists.shoots.peakRssBytes).trim()}`,
   );
   if (r.syncs.length > 0) {

@@ -1,0 +1,80 @@
+// The watching applier's caches against a loopback API: what they list, keep and hand to a sync, and when
+// they start over (a rotated kubeconfig, another field manager).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { GardenCaches } from './apply-caches.js';
+
+const dir = useTempDir('apply-caches');
+const NAMESPACE = 'garden-p';
+const managedFields = [
+  { manager: 'kimops', operation: 'Apply', fieldsV1: { 'f:spec': {} } },
+  { manager: 'kim', operation: 'Apply', fieldsV1: { 'f:spec': {} } },
+];
+
+let server: Server;
+let lists: { path: string; authorization: string | undefined }[];
+let caches: GardenCaches | undefined;
+
+beforeEach(async () => {
+  lists = [];
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://api');
+    if (url.searchParams.get('watch') === '1') return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+    lists.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization });
+    const items = url.pathname.endsWith('/shoots')
+      ? [{ metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields }, spec: { region: 'eu' }, status: { conditions: [{ type: 'x' }] } }]
+      : [{ metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields }, data: { a: 'b' } }];
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ metadata: { resourceVersion: '9' }, items }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterEach(async () => {
+  await caches?.stop();
+  caches = undefined;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const kubeconfig = (token: string) =>
+  dir.write(
+    'garden.kubeconfig',
+    `apiVersion: v1
+kind: Config
+clusters: [{name: g, cluster: {server: "http://127.0.0.1:${(server.address() as AddressInfo).port}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: ${token}}}]
+contexts: [{name: g, context: {cluster: g, user: u}}]
+current-context: g
+`,
+  );
+
+describe('GardenCaches', () => {
+  it('lists each kind once, hands out compacted objects, and lists nothing more while nothing changed', async () => {
+    caches = new GardenCaches(await kubeconfig('one'), '--garden-kubeconfig', () => {});
+    const live = await caches.live(NAMESPACE, 'kimops');
+    expect(live.shoots()).toEqual([
+      { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields: [managedFields[0]] }, spec: { region: 'eu' }, status: {} },
+    ]);
+    expect(live.companions()).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields: [managedFields[0]] }, data: { a: 'b' } }]);
+    expect(live.failing()).toBeUndefined();
+    await caches.live(NAMESPACE, 'kimops');
+    expect(lists.map((l) => l.path).sort()).toEqual([
+      `/api/v1/namespaces/${NAMESPACE}/configmaps?labelSelector=kimops.kyma-project.io%2Fmanaged-by%3Dkimops%2Ckimops.kyma-project.io%2Fshoot&limit=500`,
+      `/apis/core.gardener.cloud/v1beta1/namespaces/${NAMESPACE}/shoots?limit=500`,
+    ]);
+  });
+
+  it('starts over for another field manager and for a rotated kubeconfig, with its new credentials', async () => {
+    const path = await kubeconfig('one');
+    caches = new GardenCaches(path, '--garden-kubeconfig', () => {});
+    await caches.live(NAMESPACE, 'kimops');
+    const asKim = await caches.live(NAMESPACE, 'kim');
+    expect(asKim.shoots()[0]?.metadata.managedFields).toEqual([managedFields[1]]);
+    expect(lists).toHaveLength(4);
+    await kubeconfig('two');
+    await caches.live(NAMESPACE, 'kim');
+    expect(lists.map((l) => l.authorization)).toEqual(['Bearer one', 'Bearer one', 'Bearer one', 'Bearer one', 'Bearer two', 'Bearer two']);
+  });
+});
