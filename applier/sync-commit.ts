@@ -81,9 +81,11 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   // A `--allow-mass-deletion` of the one run, or the commit's own approval, whichever allows more.
   const approvals = [input.allowMassDeletion, massDeletionApproval(await repo.commitMessage(commit))].filter((n): n is number => n !== undefined);
   const allowMassDeletion = approvals.length > 0 ? Math.max(...approvals) : undefined;
-  const desired = await desiredOf(repo, commit, folders, input.memo?.folders);
-
-  const { shoots: live, companions: liveCompanions } = input.live ? fromCaches(input.live) : await listLive(garden, namespace, config.apply.fieldManager);
+  // Reading main and listing the Garden wait on different things (the disk, the API server): at the same time.
+  const [desired, { shoots: live, companions: liveCompanions }] = await Promise.all([
+    desiredOf(repo, commit, folders, input.memo?.folders),
+    input.live ? fromCaches(input.live) : listLive(garden, namespace, config.apply.fieldManager),
+  ]);
 
   let plan = planSync({
     desired,
@@ -218,7 +220,7 @@ async function listLive(garden: GardenApi, namespace: string, fieldManager: stri
   return { shoots: shoots.items as unknown as Shoot[], companions: companions.items as unknown as KubeObject[] };
 }
 
-function fromCaches(live: LiveObjects): { shoots: Shoot[]; companions: KubeObject[] } {
+async function fromCaches(live: LiveObjects): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
   const failing = live.failing();
   // A stale cache must not pass for the Garden: the sync fails as unreachable and the watch backs off.
   if (failing !== undefined) throw new TransportError('Garden', failing);
