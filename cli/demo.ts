@@ -5,14 +5,14 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { writeFiles } from '../adapters/files/write-files.js';
 import { toCanonicalYaml } from '../generator/render/canonical-yaml.js';
 import { EXIT, type CliIo } from './cli-io.js';
+import { packagePath } from '../model/package-root.js';
 
-const EXAMPLES = fileURLToPath(new URL('../examples/runtimes/keb/', import.meta.url));
+const EXAMPLES = `${packagePath('examples', 'runtimes', 'keb')}/`;
 /** The Runtime whose change the demo shows: KEB's AWS example. */
 const CHANGED_RUNTIME = 'aws.yaml';
 

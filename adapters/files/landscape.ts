@@ -2,16 +2,16 @@
 // (`<package root>/landscapes/<name>/landscape.yaml`), anything path-like a folder or file on disk.
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../model/errors.js';
 import type { Landscape } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
 import { isDirectory, readTextFile } from './read-text.js';
+import { packagePath } from '../../model/package-root.js';
 
 export const LANDSCAPE_FILE = 'landscape.yaml';
 
 /** Found from this module's location, not the working directory, so `kimops` works from anywhere. */
-export const SHIPPED_LANDSCAPES = fileURLToPath(new URL('../../landscapes/', import.meta.url));
+export const SHIPPED_LANDSCAPES = `${packagePath('landscapes')}/`;
 
 /** A shipped landscape's name is its folder's name: lower-case, digits, `-` — never a path. */
 const LANDSCAPE_NAME = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;

@@ -3,11 +3,11 @@
 // objects under `<set>/examples/` are not policies and are not read.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../model/errors.js';
 import { readTextFile } from './read-text.js';
+import { packagePath } from '../../model/package-root.js';
 
-export const SHIPPED_POLICIES = fileURLToPath(new URL('../../policies/', import.meta.url));
+export const SHIPPED_POLICIES = `${packagePath('policies')}/`;
 
 /** A set's name is a folder name, never a path (kimops.yaml's policySet comes from a landscape repo). */
 const SET_NAME = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;

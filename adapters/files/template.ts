@@ -2,10 +2,10 @@
 // every file under it, dotfiles included, as repo path → text. Filling in its placeholders is the caller's.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../model/package-root.js';
 
 /** Found from this module's location, not the working directory, so `kimops init` works from anywhere. */
-export const REPO_TEMPLATE = fileURLToPath(new URL('../../repo-template/', import.meta.url));
+export const REPO_TEMPLATE = `${packagePath('repo-template')}/`;
 
 /** Every file under `root` (default: the shipped template), keyed by its `/`-separated path, sorted. */
 export async function readTemplate(root: string = REPO_TEMPLATE): Promise<Map<string, string>> {

@@ -11,8 +11,9 @@ import { OBJECT_META_COMPONENT } from './openapi-snapshot.js';
 import { addSnapshotFormats, shootOpenApiSnapshot, snapshotDefinitions } from './shoot-schema.js';
 import { INT64_KEYWORD, schemaProblems, type SchemaProblem } from './schema-problems.js';
 import { applyStructuralDefaults } from './structural-defaulting.js';
+import { packagePath } from '../package-root.js';
 
-const CRD_FILE = new URL('../../crds/runtime.yaml', import.meta.url);
+const CRD_FILE = packagePath('crds', 'runtime.yaml');
 export const RUNTIME_SCHEMA_VERSION = 'v1';
 
 /**
@@ -56,7 +57,7 @@ let compiled: CompiledRuntimeSchema | undefined;
 
 function compile(): CompiledRuntimeSchema {
   if (compiled) return compiled;
-  const structural = runtimeJsonSchema(parseYaml11(readFileSync(CRD_FILE, 'utf8'), CRD_FILE.pathname));
+  const structural = runtimeJsonSchema(parseYaml11(readFileSync(CRD_FILE, 'utf8'), CRD_FILE));
   const ajv = kubernetesAjv();
   addSnapshotFormats(ajv);
   // The API server checks no number formats on custom resources: an int32 field takes 2^40 (it is

@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
 import { DEFINITIONS_REF_PREFIX, kubernetesAjv, toStrictJsonSchema, type SchemaNode } from './openapi-to-json-schema.js';
 import type { OpenApiSnapshot } from './openapi-snapshot.js';
 import { schemaProblems, type SchemaProblem } from './schema-problems.js';
+import { packagePath } from '../package-root.js';
 
 /** Formats ajv-formats checks as Go's decoder does (number ranges, base64, RFC 3339). */
 const CHECKED_FORMATS = ['int32', 'int64', 'double', 'byte', 'date-time'] as const;
@@ -17,7 +18,7 @@ const CHECKED_FORMATS = ['int32', 'int64', 'double', 'byte', 'date-time'] as con
  */
 const IGNORED_FORMATS = ['int-or-string'] as const;
 
-const SNAPSHOT_FILE = new URL('./shoot-openapi-v1beta1.json', import.meta.url);
+const SNAPSHOT_FILE = packagePath('model', 'schemas', 'shoot-openapi-v1beta1.json');
 
 let snapshot: OpenApiSnapshot | undefined;
 let compiled: ValidateFunction | undefined;

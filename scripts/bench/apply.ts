@@ -31,7 +31,7 @@
 // bench's own project is used, and its Shoots and the project are removed afterwards; KIMOPS_BENCH_APPLY_KEEP=1
 // keeps them, and KIMOPS_BENCH_APPLY_PROJECT=<project> starts from a kept one, skipping most of the seeding).
 // KIMOPS_BENCH_RUNTIMES changes the count; KIMOPS_BENCH_SEED_LANES the seeding's concurrency.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,7 +70,13 @@ const TARGET_LISTS = 1;
 const TARGET_RSS_MIB = 500;
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const KIMOPS_BIN = join(ROOT, 'cli/kimops-bin.js');
+/**
+ * kimops as production runs it: compiled (`npm run build`, which the bench runs first; under tsx the process
+ * starts with ~100 MiB more: Node 20 runs tsx's loader in a thread of its own). KIMOPS_BENCH_APPLY_TSX=1
+ * measures `cli/kimops-bin.js` (the TypeScript sources through tsx) instead.
+ */
+const UNDER_TSX = process.env.KIMOPS_BENCH_APPLY_TSX === '1';
+const KIMOPS_BIN = join(ROOT, UNDER_TSX ? 'cli/kimops-bin.js' : 'dist/cli/kimops.js');
 const GNU_TIME = '/usr/bin/time';
 /** KIMOPS_BENCH_APPLY_PROFILE=<dir>: each measured kimops process writes a V8 CPU profile there (node --cpu-prof). */
 const PROFILE_DIR = process.env.KIMOPS_BENCH_APPLY_PROFILE;
@@ -312,6 +318,11 @@ export async function benchApply(): Promise<void> {
   let proxy: GardenProxy | undefined;
   let problems: string[] = [];
   try {
+    if (!UNDER_TSX) {
+      console.log('bench apply: npm run build (kimops compiled, as production runs it)');
+      const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+      if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status ?? built.signal})`);
+    }
     plane = startPlane();
     const env = plane.env;
     const [created, projectMs] = await timed(() => (REUSE_PROJECT ? existingProject(env, REUSE_PROJECT) : createTestProject(env, BENCH_LANDSCAPE)));
@@ -357,7 +368,7 @@ export async function benchApply(): Promise<void> {
       return figures;
     };
 
-    // Baselines: the process start (tsx's cache warmed by a first run), and the LISTs no sync can avoid.
+    // Baselines: the process start (after a first run warmed the disk cache, and tsx's when under tsx), and the LISTs of a cold sync.
     await runKimops(['--help']);
     const start = await runKimops(['--help']);
     const lists = await baselineLists(proxy.kubeconfigPath, project.namespace);
