@@ -156,6 +156,19 @@ describe('generate: suspend and force (DESIGN §1.1)', () => {
   });
 });
 
+describe('generate: a Runtime KEB deleted', () => {
+  it('proposes its Shoot for deletion while KIM\'s finalizer still keeps the Runtime, and renders nothing for it', async () => {
+    const { runtimes, run } = await landscape();
+    const deleting = changedRuntime(runtimes, 2, (r) => {
+      r.metadata = { ...r.metadata, deletionTimestamp: '2026-11-29T10:00:00Z', finalizers: ['runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook'] } as typeof r.metadata;
+      r.spec.shoot.provider.workers[0]!.maximum = 99;
+    });
+    const shoot = deleting[2]?.runtime.spec.shoot.name as string;
+    const result = await run({ runtimes: deleting });
+    expect(result.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([`${shoot} delete auto-merge`]);
+  });
+});
+
 describe('generate: a long-running generator', () => {
   it('renders only Runtimes whose inputs changed since the last pass', async () => {
     const { runtimes, run } = await landscape();

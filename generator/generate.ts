@@ -104,7 +104,8 @@ export async function generate(input: GenerateInput): Promise<GenerateResult> {
   }
 }
 
-async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateResult> {
+async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateResult> {
+  const input = { ...given, runtimes: notBeingDeleted(given.runtimes) };
   const { landscape } = input;
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, landscape);
   const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author ?? snapshot.config.commit.author, log: input.log };
@@ -403,6 +404,15 @@ function outcomeOf(proposal: ShootProposal, outcome: BranchOutcome): ShootOutcom
 function companionsOnly(files: Map<string, string>, before: Map<string, string> | undefined): ChangeClass {
   const paths = [...new Set([...files.keys(), ...(before?.keys() ?? [])])].filter((p) => files.get(p) !== before?.get(p)).sort();
   return { class: 'update', disruptive: false, reasons: [`only companion files change: ${paths.join(', ')}`], changes: [] };
+}
+
+/**
+ * A Runtime KEB deleted stays in KCP until its Shoot is gone (KIM's finalizer, which the backfiller holds and
+ * releases): like KIM, kimops takes it as deleted — nothing is rendered for it, its Shoot is proposed for
+ * deletion, and the deletion policy's Runtime inventory leaves it out.
+ */
+function notBeingDeleted(runtimes: readonly RuntimeInput[]): RuntimeInput[] {
+  return runtimes.filter(({ runtime }) => !runtime.metadata?.deletionTimestamp);
 }
 
 /** Every Shoot a Runtime asks for, rendered or not: those are never proposed for deletion. */

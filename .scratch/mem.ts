@@ -1,0 +1,15 @@
+import { KubeClient } from '../adapters/kube/kube-client.js';
+import { compactShoot } from '../applier/sync-commit.js';
+const gc = (globalThis as { gc?: () => void }).gc!;
+const garden = KubeClient.fromKubeconfigFile('/tmp/kbench-plane/garden.kubeconfig');
+gc(); const base = process.memoryUsage().heapUsed;
+const listed = await garden.listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-t27d6c' }, { limit: 500, map: (i) => compactShoot(i, 'kimops') as never });
+if (!listed.ok) throw new Error(listed.message);
+gc(); const objects = process.memoryUsage().heapUsed;
+console.log('objects MiB', ((objects - base) / 2 ** 20).toFixed(0), 'items', listed.items.length);
+const s0 = listed.items[0] as unknown as { metadata: { managedFields: unknown }; spec: unknown };
+console.log('json bytes: managedFields', JSON.stringify(s0.metadata.managedFields).length, 'spec', JSON.stringify(s0.spec).length, 'whole', JSON.stringify(s0).length);
+const strings = listed.items.map((i) => JSON.stringify(i));
+(listed as { items: unknown[] }).items = [];
+gc(); const asStrings = process.memoryUsage().heapUsed;
+console.log('as strings MiB', ((asStrings - base) / 2 ** 20).toFixed(0), strings.length);

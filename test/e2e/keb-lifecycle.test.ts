@@ -1,0 +1,143 @@
+// Issue 7's end-to-end acceptance: the whole pipeline as KEB meets it. On the real KCP API server and
+// gardener-apiserver, with the gardenlet simulator playing Gardener, three watching kimops processes —
+// `generate` (Runtimes → PRs, auto-merged per kimops.yaml), `apply` (main → Shoots) and `backfill` (Shoots →
+// Runtime status, kubeconfig Secret) — while the test does what KEB does: create a Runtime and wait for
+// Ready and the kubeconfig Secret, update it and read the status 4 s later, see Gardener fail (retryable and
+// not), delete it and wait for it to be gone.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CONTENT_TYPE, describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { MSG_RETRYABLE_RECONCILE } from '../../backfiller/status.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../../generator/convert/extenders/metadata.js';
+import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
+import type { RuntimeStatus } from '../../model/runtime-status.js';
+import { kimops, startKimops, type RunningKimops } from '../helpers/cli.js';
+import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
+import { exampleRuntime, getShoot } from '../helpers/shoots.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+import { connect, eventually } from '../helpers/testenv.js';
+
+const env = connect(inject('testenvStateDir'));
+const project = useTestProject(env, 'stage');
+const dir = useTempDir('keb-e2e');
+const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
+const simulator = new GardenletSimulator({
+  garden: env.garden,
+  intervalMs: 20,
+  progressSteps: [50],
+  runtimeCluster: { server: env.plane.kubeApiserverUrl, caCert: pki('ca.crt'), clientCACert: pki('shoot-client-ca.crt'), clientCAKey: pki('shoot-client-ca.key') },
+});
+beforeAll(() => simulator.start());
+afterAll(() => simulator.stop());
+
+const kcpKubeconfig = () => join(env.stateDir, 'kcp.kubeconfig');
+const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
+const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
+/** KEB reads a Runtime's status this long after its own change to it. */
+const KEB_READS_AFTER_MS = 4_000;
+
+type LiveRuntime = Runtime & { metadata: Runtime['metadata'] & { generation?: number }; status?: RuntimeStatus };
+
+describe('KEB against generate, apply and backfill', () => {
+  it('create → Ready with the kubeconfig Secret; update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete → Terminating → gone', async () => {
+    const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
+    const gitdir = join(dir.path, 'landscape.git');
+    expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
+    const namespace = await createTestNamespace(env.kcp, 'kcp-keb-');
+    const shoot = `k${randomBytes(4).toString('hex')}`;
+    const example = exampleRuntime('aws.yaml', shoot);
+    example.metadata = { ...example.metadata, namespace, name: `rt-${shoot}` };
+    const name = example.metadata.name;
+    const runtimeID = example.metadata.labels?.['kyma-project.io/runtime-id'] ?? '';
+    const ref = { ...RUNTIME, namespace, name };
+
+    const get = async (): Promise<LiveRuntime | undefined> => {
+      const got = await env.kcp.get(ref);
+      if (!got.ok && got.status !== 404) throw new Error(describeFailure(got));
+      return got.ok ? (got.body as unknown as LiveRuntime) : undefined;
+    };
+    const provisioned = (runtime: LiveRuntime | undefined) => runtime?.status?.conditions?.find((c) => c.type === 'Provisioned');
+    const kebUpdate = async (maximum: number): Promise<number> => {
+      const patched = await env.kcp.patch(ref, [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }], CONTENT_TYPE.jsonPatch);
+      if (!patched.ok) throw new Error(describeFailure(patched));
+      return Number((patched.body as unknown as LiveRuntime).metadata.generation);
+    };
+    /** KEB's read 4 s after its update: the status must already say Pending for the new generation. */
+    const pendingWithinFourSeconds = async (generation: number) => {
+      const started = Date.now();
+      await eventually(`Pending for generation ${generation}`, async () => {
+        const live = await get();
+        return live?.status?.state === 'Pending' && provisioned(live)?.observedGeneration === generation ? true : undefined;
+      }, KEB_READS_AFTER_MS, 20);
+      return Date.now() - started;
+    };
+    const ready = (generation: number) =>
+      eventually(`Ready at generation ${generation}`, async () => {
+        const live = await get();
+        return live?.status?.state === 'Ready' && provisioned(live)?.observedGeneration === generation ? live : undefined;
+      }, 60_000);
+
+    // KEB creates the Runtime; the pipeline runs as three watching processes.
+    const created = await env.kcp.create({ ...example, ...RUNTIME } as unknown as KubeObject);
+    expect(created.ok ? 'created' : describeFailure(created)).toBe('created');
+    const controller = new AbortController();
+    const processes: RunningKimops[] = [
+      startKimops(['generate', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--kcp-namespace', namespace, '--garden-kubeconfig', gardenKubeconfig(), '--repo', gitdir, '--watch', '--interval', '2'], controller.signal),
+      startKimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1'], controller.signal),
+      startKimops(['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace, '--watch', '--interval', '3600'], controller.signal),
+    ];
+    try {
+      // Create → Ready, with the kubeconfig Secret KEB hands to the customer.
+      const first = await ready(1);
+      expect(first.status?.provisioningCompleted).toBe(true);
+      const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` });
+      expect(secret.ok ? Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8') : describeFailure(secret)).toContain(`server: ${env.plane.kubeApiserverUrl}`);
+
+      // Update → Pending by the time KEB looks (4 s), then Ready with the change on the live Shoot.
+      const second = await kebUpdate(25);
+      expect(await pendingWithinFourSeconds(second)).toBeLessThan(KEB_READS_AFTER_MS);
+      await ready(second);
+      const scaled = await getShoot(env.garden, project.namespace, shoot);
+      expect(scaled?.spec.provider.workers[0]?.maximum).toBe(25);
+      expect(scaled?.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION]).toBe(String(second));
+
+      // Gardener fails the next reconcile with a retryable code: KEB keeps seeing Pending.
+      simulator.inject(project.namespace, shoot, { state: 'Failed', codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'], description: 'rate limited by the provider' });
+      const third = await kebUpdate(26);
+      expect(await pendingWithinFourSeconds(third)).toBeLessThan(KEB_READS_AFTER_MS);
+      await eventually('the retryable failure on the Runtime', async () => {
+        const live = await get();
+        return live?.status?.shootLastOperation?.state === 'Failed' && provisioned(live)?.message === MSG_RETRYABLE_RECONCILE ? live : undefined;
+      }, 60_000);
+      expect((await get())?.status?.state).toBe('Pending');
+
+      // A non-retryable code: Failed, with KIM's reason and the code as its message.
+      simulator.inject(project.namespace, shoot, { state: 'Failed', codes: ['ERR_INFRA_UNAUTHORIZED'], description: 'credentials rejected' });
+      const fourth = await kebUpdate(27);
+      const failed = await eventually('Failed', async () => {
+        const live = await get();
+        return live?.status?.state === 'Failed' && provisioned(live)?.observedGeneration === fourth ? live : undefined;
+      }, 60_000);
+      expect(provisioned(failed)).toMatchObject({ status: 'False', reason: 'ProcessingErr', message: 'ERR_INFRA_UNAUTHORIZED' });
+
+      // Fixed on Gardener's side, KEB's next update brings it back to Ready.
+      simulator.heal(project.namespace, shoot);
+      await ready(await kebUpdate(28));
+
+      // KEB deletes the Runtime: Terminating (the finalizer holds it), the Shoot deleted through Git, then gone.
+      expect((await env.kcp.delete(ref)).ok).toBe(true);
+      await eventually('Terminating', async () => ((await get())?.status?.state === 'Terminating' ? true : undefined), 10_000);
+      await eventually('the Runtime gone', async () => ((await get()) ? undefined : true), 90_000);
+      expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
+      expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
+    } finally {
+      controller.abort();
+    }
+    const results = await Promise.all(processes.map((p) => p.done));
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+    expect(simulator.problems).toEqual([]);
+  }, 240_000);
+});
