@@ -161,7 +161,7 @@ describe('generate: a Runtime KEB deleted', () => {
     const { runtimes, run } = await landscape();
     const deleting = changedRuntime(runtimes, 2, (r) => {
       r.metadata = { ...r.metadata, deletionTimestamp: '2026-11-29T10:00:00Z', finalizers: ['runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook'] } as typeof r.metadata;
-      r.spec.shoot.provider.workers[0]!.maximum = 99;
+      r.spec.shoot.provider.workers = r.spec.shoot.provider.workers.map((w) => ({ ...w, maximum: 99 }));
     });
     const shoot = deleting[2]?.runtime.spec.shoot.name as string;
     const result = await run({ runtimes: deleting });
