@@ -3,7 +3,7 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { testShoot, worker } from '../generator/propose/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
-import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync } from './plan.js';
+import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync, rememberedFolders } from './plan.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';
@@ -136,6 +136,23 @@ describe('planSync', () => {
     const again = plan([want(shoot('a'))], [edited], { trees, memo });
     expect(again.entries[0]).not.toBe(first.entries[0]);
     expect(again.entries[0]?.action).toBe('update');
+  });
+
+  it('takes a folder the caller did not read from the memo (rememberedFolders), never as a deletion', () => {
+    const memo = new Map();
+    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const trees = new Map([['a', 'tree-1']]);
+    const first = plan([want(shoot('a'))], [live], { trees, memo });
+    expect(rememberedFolders(memo, trees, [live], [])).toEqual(new Set(['a']));
+    // Not read: the remembered entry stands for the folder, nothing is deleted.
+    const unread = plan([], [live], { trees, memo });
+    expect(unread.entries).toEqual([first.entries[0]]);
+    expect(unread.counts).toMatchObject({ unchanged: 1, delete: 0 });
+    expect(memo.size).toBe(1);
+    // A new tree or a moved live Shoot: not remembered, so the caller reads the folder.
+    expect(rememberedFolders(memo, new Map([['a', 'tree-2']]), [live], [])).toEqual(new Set());
+    expect(rememberedFolders(memo, trees, [{ ...live, metadata: { ...live.metadata, resourceVersion: '99' } }], [])).toEqual(new Set());
+    expect(rememberedFolders(memo, trees, [live], [], 'kim')).toEqual(new Set());
   });
 
   it('reads a mass-deletion approval from the commit message trailer, the largest one if several', () => {

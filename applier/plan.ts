@@ -118,7 +118,9 @@ export interface PlanInput {
   allowMassDeletion?: number;
   /**
    * `unchanged` entries of the previous plan by everything they were computed from (folder tree, live
-   * resourceVersions, field manager): a watching applier plans only what moved. Left holding this plan's.
+   * resourceVersions, field manager): a watching applier plans only what moved, and need not even read the
+   * folders whose entries it remembers (rememberedFolders: a folder of `trees` missing from `desired` is taken
+   * from here). Left holding this plan's.
    */
   memo?: Map<string, PlanEntry>;
 }
@@ -154,14 +156,22 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
   const entries: PlanEntry[] = [];
   const desiredNames = new Set(desired.shoots.map((d) => d.name));
   const remembered = new Map<string, PlanEntry>();
+  const keyOf = (name: string) => (memo ? planMemoKey(name, trees.get(name), liveByName.get(name), companionsByShoot.get(name) ?? [], fieldManager) : undefined);
   for (const wanted of desired.shoots) {
     const liveShoot = liveByName.get(wanted.name);
-    const own = companionsByShoot.get(wanted.name) ?? [];
-    const tree = trees.get(wanted.name);
-    // Only a live Shoot's entry has inputs that say when they changed (resourceVersions).
-    const key = memo && liveShoot && tree !== undefined ? [wanted.name, tree, liveShoot.metadata.resourceVersion, fieldManager, ...own.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`)].join('\0') : undefined;
-    const entry = (key !== undefined && memo?.get(key)) || planDesired(wanted, liveShoot, own, companionsByName, { commit, tree }, fieldManager);
+    const key = keyOf(wanted.name);
+    const entry = (key !== undefined && memo?.get(key)) || planDesired(wanted, liveShoot, companionsByShoot.get(wanted.name) ?? [], companionsByName, { commit, tree: trees.get(wanted.name) }, fieldManager);
     if (key !== undefined && entry.action === 'unchanged' && !entry.moveMarkers) remembered.set(key, entry);
+    entries.push(entry);
+  }
+  // Folders of the commit the caller did not read because their entry is remembered (rememberedFolders).
+  for (const name of trees.keys()) {
+    if (desiredNames.has(name) || blockedBy.has(name)) continue;
+    const key = keyOf(name);
+    const entry = key !== undefined ? memo?.get(key) : undefined;
+    if (!entry || key === undefined) continue;
+    desiredNames.add(name);
+    remembered.set(key, entry);
     entries.push(entry);
   }
   if (memo) {
@@ -202,6 +212,31 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
     },
   });
   return { commit, fieldManager, entries, counts, problems: unplaced, ...(guard.allowed ? {} : { refused: { message: guard.message } }) };
+}
+
+/**
+ * What an `unchanged` entry was computed from, all of which says when it changes: the folder's git tree, the
+ * live Shoot's and its companions' resourceVersions, the field manager. Undefined where that is not known
+ * (no live Shoot, no tree): such an entry is always planned.
+ */
+function planMemoKey(name: string, tree: string | undefined, liveShoot: Shoot | undefined, ownCompanions: readonly KubeObject[], fieldManager: string): string | undefined {
+  if (!liveShoot || tree === undefined) return undefined;
+  return [name, tree, liveShoot.metadata.resourceVersion, fieldManager, ...ownCompanions.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`)].join('\0');
+}
+
+/**
+ * The folders of `trees` whose plan entry `memo` remembers for the same inputs: a watching applier need not
+ * read or parse them (planSync takes their entries from the memo).
+ */
+export function rememberedFolders(memo: ReadonlyMap<string, PlanEntry>, trees: ReadonlyMap<string, string>, live: readonly Shoot[], liveCompanions: readonly KubeObject[], fieldManager = DEFAULT_FIELD_MANAGER): Set<string> {
+  const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
+  const companionsByShoot = companionsPerShoot(liveCompanions);
+  const names = new Set<string>();
+  for (const [name, tree] of trees) {
+    const key = planMemoKey(name, tree, liveByName.get(name), companionsByShoot.get(name) ?? [], fieldManager);
+    if (key !== undefined && memo.has(key)) names.add(name);
+  }
+  return names;
 }
 
 function planDesired(

@@ -18,7 +18,7 @@ import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 import { shootHealth, type ShootHealthState } from './health.js';
-import { COMPANION_OF_LABEL, inventoryOf, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, type PlanEntry, type SyncPlan } from './plan.js';
+import { COMPANION_OF_LABEL, inventoryOf, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, rememberedFolders, type PlanEntry, type SyncPlan } from './plan.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
 import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
@@ -81,10 +81,15 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   // A `--allow-mass-deletion` of the one run, or the commit's own approval, whichever allows more.
   const approvals = [input.allowMassDeletion, massDeletionApproval(await repo.commitMessage(commit))].filter((n): n is number => n !== undefined);
   const allowMassDeletion = approvals.length > 0 ? Math.max(...approvals) : undefined;
-  // Reading main and listing the Garden wait on different things (the disk, the API server): at the same time.
+  const trees = new Map([...folders].map(([name, entry]) => [name, entry.oid]));
+  const fieldManager = config.apply.fieldManager;
+  // A watching applier has the live objects at once, and reads only the folders whose plan it does not remember.
+  const cached = input.live ? await fromCaches(input.live) : undefined;
+  const remembered = cached && input.memo ? rememberedFolders(input.memo.plan, trees, cached.shoots, cached.companions, fieldManager) : new Set<string>();
+  // Otherwise reading main and listing the Garden wait on different things (the disk, the API server): at the same time.
   const [desired, { shoots: live, companions: liveCompanions }] = await Promise.all([
-    desiredOf(repo, commit, folders, input.memo?.folders),
-    input.live ? fromCaches(input.live) : listLive(garden, namespace, config.apply.fieldManager),
+    desiredOf(repo, commit, new Map([...folders].filter(([name]) => !remembered.has(name)))),
+    cached ?? listLive(garden, namespace, fieldManager),
   ]);
 
   let plan = planSync({
@@ -92,8 +97,8 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     live,
     liveCompanions,
     commit,
-    trees: new Map([...folders].map(([name, entry]) => [name, entry.oid])),
-    fieldManager: config.apply.fieldManager,
+    trees,
+    fieldManager,
     massDeletion: config.massDeletion,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     ...(input.memo && { memo: input.memo.plan }),
@@ -162,49 +167,36 @@ function gardenStateAnnotations(
 }
 
 /**
- * What a watching applier keeps from one sync to the next, all of it derived (a restart only costs time):
- * the parsed Shoot folders by name and git tree, so it reads and parses only the folders main changed (a
- * no-op sync of 10,000 Shoots would otherwise parse 20,000 YAML files), and the plan's unchanged entries
- * (plan.ts), so it plans only the Shoots that moved on either side.
+ * What a watching applier keeps from one sync to the next, all of it derived (a restart only costs time): the
+ * plan's unchanged entries (plan.ts) by everything they were computed from, so it reads, parses and plans only
+ * the Shoots that moved on either side — a no-op sync of 10,000 Shoots reads no file.
  */
 export interface SyncMemo {
-  folders: Map<string, DesiredState>;
   plan: Map<string, PlanEntry>;
 }
 
 export function syncMemo(): SyncMemo {
-  return { folders: new Map(), plan: new Map() };
+  return { plan: new Map() };
 }
 
 /** Folders read at once: reading is waiting on the disk (isomorphic-git reads object by object). */
 const READ_LANES = 8;
 
-/** The commit's desired state, folder by folder; with a memo, unchanged folders are taken from it, and it is left holding this commit's. */
-async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>, memo: SyncMemo['folders'] | undefined): Promise<DesiredState> {
+/** The desired state of the commit's `folders` (a file directly in shoots/ is reported by desiredFromFiles). */
+async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>): Promise<DesiredState> {
   const loose = new Map<string, string>();
-  const read = await mapInParallel([...folders], READ_LANES, async ([name, entry]) => {
+  const states = await mapInParallel([...folders], READ_LANES, async ([name, entry]) => {
     const path = `${SHOOTS_FOLDER}/${name}`;
     if (entry.type !== 'tree') {
-      // A file directly in shoots/: desiredFromFiles reports it.
       loose.set(path, (await repo.readFile(commit, path)) ?? '');
       return undefined;
     }
-    const key = `${name} ${entry.oid}`;
-    let state = memo?.get(key);
-    if (!state) {
-      const files = new Map<string, string>();
-      for (const [file, blob] of await repo.readTreeFiles(entry.oid, `${path}/`)) files.set(file, await blob.read());
-      state = desiredFromFiles(files);
-    }
-    return [key, state] as const;
+    const files = new Map<string, string>();
+    for (const [file, blob] of await repo.readTreeFiles(entry.oid, `${path}/`)) files.set(file, await blob.read());
+    return desiredFromFiles(files);
   });
-  const next = new Map(read.filter((pair) => pair !== undefined));
-  if (memo) {
-    memo.clear();
-    for (const [key, state] of next) memo.set(key, state);
-  }
-  const states = [...next.values(), desiredFromFiles(new Map([...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))];
-  return { shoots: states.flatMap((s) => s.shoots), problems: states.flatMap((s) => s.problems) };
+  const all = [...states.filter((state) => state !== undefined), desiredFromFiles(new Map([...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))];
+  return { shoots: all.flatMap((s) => s.shoots), problems: all.flatMap((s) => s.problems) };
 }
 
 /** The companions' label selector: kimops's own ConfigMaps that belong to a Shoot. */
