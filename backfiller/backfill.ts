@@ -28,6 +28,7 @@ import {
   secretRefOf,
   type SecretLike,
 } from './kubeconfig.js';
+import { readyAfterSeconds, runtimeStateSeries, type RuntimeObservation } from './metrics.js';
 import {
   CONDITION_KUBECONFIG_READY,
   conditionEvent,
@@ -105,6 +106,10 @@ export interface RuntimeOutcome {
   /** What went wrong, one line each (naming the object, the server's answer and the fix). */
   errors: string[];
   unreachable: boolean;
+  /** For the metrics: the Runtime's series as its status now is, and how long its change took to be Ready. */
+  observation?: RuntimeObservation;
+  /** The Runtime's id (KIM's label), for the metrics of a released Runtime. */
+  runtimeId?: string;
 }
 
 export interface PassReport {
@@ -291,6 +296,7 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
       await removeKubeconfig(context, runtime, lookup);
       await releaseFinalizer(context, runtime);
       outcome.finalizer = 'released';
+      outcome.runtimeId = runtime.metadata.labels?.['kyma-project.io/runtime-id'] ?? runtime.metadata.name;
     }
   } catch (error) {
     if (error instanceof StepError) {
@@ -349,12 +355,16 @@ function hasConfig(secret: SecretLike | undefined): boolean {
 async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot: ShootObject | undefined, kubeconfigReady: boolean, now: () => Date, outcome: RuntimeOutcome): Promise<RuntimeObject> {
   let runtime = read;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: {}, now: now() });
+    const at = now();
+    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: {}, now: at });
     outcome.state = next.state;
+    outcome.observation = { series: runtimeStateSeries(runtime, next) };
     if (!statusChanged(runtime.status, next)) return runtime;
     const written = await context.kcp.replace<RuntimeObject>({ ...runtime, ...RUNTIME_TYPE, status: next }, 'status');
     if (written.ok) {
       outcome.statusWritten = true;
+      const seconds = readyAfterSeconds(readRuntimeStatus(runtime.status), next, at);
+      if (seconds !== undefined) outcome.observation = { ...outcome.observation, readyAfterSeconds: seconds };
       for (const condition of eventConditions(runtime.status, next)) {
         if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
       }

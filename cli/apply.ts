@@ -7,12 +7,12 @@ import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
-import { startMetricsServer, type MetricsServer } from '../adapters/metrics/server.js';
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { GardenCaches } from './apply-caches.js';
+import { metricsServerOf } from './metrics-option.js';
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -145,20 +145,6 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       }
       setExitCode(EXIT.ok);
     });
-}
-
-/** The scrape endpoint `--metrics-port` asks for, or none. */
-async function metricsServerOf(options: ApplyOptions, io: CliIo, registry: Registry): Promise<MetricsServer | undefined> {
-  if (options.metricsPort === undefined) return undefined;
-  const port = Number(options.metricsPort);
-  if (!/^\d+$/.test(options.metricsPort) || port > 65_535) throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
-  try {
-    const server = await startMetricsServer({ port, host: options.metricsHost, registry });
-    io.stderr(`metrics at ${server.url}\n`);
-    return server;
-  } catch (error) {
-    throw new ConfigError('--metrics-port', '', `cannot listen on ${options.metricsHost}:${options.metricsPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`);
-  }
 }
 
 /** The webhook receiver `--webhook-port` asks for, or none. */

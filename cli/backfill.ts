@@ -2,6 +2,7 @@
 // Wiring only: the per-Runtime work is backfiller/backfill.ts, the status and kubeconfig rules
 // backfiller/status.ts and backfiller/kubeconfig.ts.
 import { Option, type Command } from 'commander';
+import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { Informer } from '../adapters/kube/informer.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
@@ -18,11 +19,14 @@ import {
   verifyGardenNamespace,
 } from '../backfiller/backfill.js';
 import { DEFAULT_KCP_NAMESPACE } from '../backfiller/kubeconfig.js';
+import { backfillerMetrics, type BackfillerMetrics } from '../backfiller/metrics.js';
+import { DEFAULT_HOST } from '../adapters/webhook/receiver.js';
 import { TransportError } from '../model/errors.js';
 import { conversionSettingsOf } from '../model/landscape.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import { EXIT, type CliIo } from './cli-io.js';
+import { metricsServerOf } from './metrics-option.js';
 import { intervalMsOf, runUntilStopped } from './until-stopped.js';
 
 interface BackfillOptions {
@@ -33,6 +37,8 @@ interface BackfillOptions {
   once?: boolean;
   watch?: boolean;
   interval: string;
+  metricsPort?: string;
+  metricsHost: string;
 }
 
 /** A full pass at least this often in --watch: kubeconfig rotation, and anything an event did not bring. */
@@ -49,7 +55,8 @@ Secret are removed and the finalizer released.
 
 --once makes one pass (one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets).
 --watch watches Runtimes and Shoots: a Runtime or Shoot change recomputes that Runtime at once, and a full
-pass runs every --interval seconds, until SIGINT or SIGTERM.
+pass runs every --interval seconds, until SIGINT or SIGTERM; --metrics-port serves KIM's
+infrastructure_manager_im_runtime_state (same labels) and kimops_backfiller_* metrics.
 
 Exit codes (--once): 0 done; 1 some Runtimes could not be written (each named with the server's answer);
 2 usage or configuration error (also: the Garden has no namespace garden-<project>); 69 the KCP cluster or the Garden could not be reached, run again.
@@ -68,9 +75,12 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
     .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
     .option('--watch', 'keep running: on every Runtime and Shoot change, and a full pass every --interval')
     .option('--interval <seconds>', 'with --watch: a full pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
+    .option('--metrics-port <port>', "with --watch: serve Prometheus metrics at /metrics on this port (KIM's infrastructure_manager_im_runtime_state among them)")
+    .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
     .addHelpText('after', HELP)
     .action(async (options: BackfillOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
+      if (options.once && options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
       setExitCode(options.watch ? await watch(options, io) : await once(options, io));
     });
 }
@@ -111,10 +121,30 @@ function exitCodeOf(report: PassReport): number {
 async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
   const intervalMs = intervalMsOf(options.interval);
   const context = await contextOf(options);
+  const registry = new Registry();
+  const metrics = backfillerMetrics(registry, (await readLandscape(options.landscape)).name);
+  const metricsServer = await metricsServerOf(options, io, registry);
+  try {
+    return await watchWith(options, io, context, intervalMs, metrics);
+  } finally {
+    await metricsServer?.close();
+  }
+}
+
+/** What a reconcile tells the metrics: the Runtime's series, or its removal once released. */
+function record(metrics: BackfillerMetrics, outcome: RuntimeOutcome): void {
+  if (outcome.finalizer === 'released' && outcome.runtimeId !== undefined) metrics.released(outcome.runtimeId);
+  else if (outcome.observation) metrics.observed(outcome.observation);
+}
+
+async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillContext, intervalMs: number, metrics: BackfillerMetrics): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log });
   const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
-  const watcher = backfillWatcher(context, { runtimes, shoots, kcpNamespace: options.kcpNamespace }, (outcome) => reportOutcome(outcome, io));
+  const watcher = backfillWatcher(context, { runtimes, shoots, kcpNamespace: options.kcpNamespace }, (outcome) => {
+    record(metrics, outcome);
+    reportOutcome(outcome, io);
+  });
   const stopAll = () => Promise.all([runtimes.stop(), shoots.stop()]);
   runtimes.start();
   shoots.start();
@@ -123,7 +153,9 @@ async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
       // The first pass waits for both caches; the events of their first lists already queued every Runtime.
       pass: async () => {
         await Promise.all([runtimes.synced(), shoots.synced()]);
+        const started = performance.now();
         const report = await watcher.fullPass();
+        metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);
         io.stdout(`${passSummary(report)}\n`);
         if (report.outcomes.some((o) => o.unreachable)) throw new TransportError('KCP or Garden', 'stopped answering during the pass; the next pass carries on');
       },

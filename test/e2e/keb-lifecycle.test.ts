@@ -87,14 +87,24 @@ describe('KEB against generate, apply and backfill', () => {
     const processes: RunningKimops[] = [
       startKimops(['generate', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--kcp-namespace', namespace, '--garden-kubeconfig', gardenKubeconfig(), '--repo', gitdir, '--watch', '--interval', '2'], controller.signal),
       startKimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1'], controller.signal),
-      startKimops(['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace, '--watch', '--interval', '3600'], controller.signal),
+      startKimops(['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace, '--watch', '--interval', '3600', '--metrics-port', '0'], controller.signal),
     ];
+    /** KIM's runtime-state series of this Runtime, as the backfiller serves it (`state="…",…} 1`). */
+    const stateSeries = async (): Promise<string[]> => {
+      const url = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1];
+      if (!url) return [];
+      const text = await (await fetch(url)).text();
+      return text.split('\n').filter((line) => line.startsWith('infrastructure_manager_im_runtime_state{') && line.includes(`runtimeId="${runtimeID}"`));
+    };
     try {
       // Create → Ready, with the kubeconfig Secret KEB hands to the customer.
       const first = await ready(1);
       expect(first.status?.provisioningCompleted).toBe(true);
       const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` });
       expect(secret.ok ? Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8') : describeFailure(secret)).toContain(`server: ${env.plane.kubeApiserverUrl}`);
+      // KIM's metric, same labels: one series for the Runtime, Ready.
+      const series = await eventually('the Ready series', async () => ((await stateSeries()).some((l) => l.includes('state="Ready"')) ? stateSeries() : undefined));
+      expect(series).toEqual([expect.stringMatching(new RegExp(`^infrastructure_manager_im_runtime_state\\{runtimeId="${runtimeID}",runtimeName="${name}",shoot="${shoot}",provider="aws",state="Ready",message="[^"]+"\\} 1$`))]);
 
       // Update → Pending by the time KEB looks (4 s), then Ready with the change on the live Shoot.
       const second = await kebUpdate(25);
@@ -132,6 +142,7 @@ describe('KEB against generate, apply and backfill', () => {
       await eventually('Terminating', async () => ((await get())?.status?.state === 'Terminating' ? true : undefined), 10_000);
       await eventually('the Runtime gone', async () => ((await get()) ? undefined : true), 90_000);
       expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
+      await eventually('the series removed with the finalizer', async () => ((await stateSeries()).length === 0 ? true : undefined), 5_000);
       expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
     } finally {
       controller.abort();

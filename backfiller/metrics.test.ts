@@ -1,0 +1,46 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { RuntimeStatus } from '../model/runtime-status.js';
+import { backfillerMetrics, readyAfterSeconds, runtimeStateSeries } from './metrics.js';
+
+const runtime = { metadata: { name: 'rt-1', labels: { 'kyma-project.io/runtime-id': 'id-1' } }, spec: { shoot: { name: 'c-1', provider: { type: 'aws' } } } };
+const condition = (type: string, status: 'True' | 'False' | 'Unknown', message: string, lastTransitionTime = '2026-11-30T10:00:00Z') => ({ type, status, reason: 'R', message, lastTransitionTime });
+const pending: RuntimeStatus = { state: 'Pending', conditions: [condition('Provisioned', 'Unknown', 'Shoot update is in progress', '2026-11-30T10:00:00Z')] };
+const ready: RuntimeStatus = { state: 'Ready', conditions: [condition('Provisioned', 'True', 'Runtime processing completed successfully'), condition('Configured', 'True', 'Administrators configured')] };
+
+async function series(registry: Registry): Promise<string[]> {
+  const metric = await registry.getSingleMetric('infrastructure_manager_im_runtime_state')?.get();
+  return (metric?.values ?? []).map((v) => `${JSON.stringify(v.labels)} ${v.value}`);
+}
+
+describe('runtimeStateSeries', () => {
+  it('carries KIM labels, the message of the last condition, or KIM "No value"', () => {
+    expect(runtimeStateSeries(runtime, ready)).toEqual({ runtimeId: 'id-1', runtimeName: 'rt-1', shoot: 'c-1', provider: 'aws', state: 'Ready', message: 'Administrators configured' });
+    expect(runtimeStateSeries(runtime, { state: 'Pending' }).message).toBe('No value');
+  });
+});
+
+describe('readyAfterSeconds', () => {
+  it('measures from the Provisioned condition leaving True to the write that makes the Runtime Ready again, and only then', () => {
+    const now = new Date('2026-11-30T10:00:42Z');
+    expect(readyAfterSeconds(pending, ready, now)).toBe(42);
+    expect(readyAfterSeconds(ready, ready, now)).toBeUndefined();
+    expect(readyAfterSeconds(pending, { ...pending, state: 'Failed' }, now)).toBeUndefined();
+    expect(readyAfterSeconds(undefined, ready, now)).toBeUndefined();
+  });
+});
+
+describe('backfillerMetrics', () => {
+  it('keeps one series per Runtime, replacing the old one when a label changes, and removes it on release', async () => {
+    const registry = new Registry();
+    const metrics = backfillerMetrics(registry, 'dev');
+    metrics.observed({ series: runtimeStateSeries(runtime, pending) });
+    expect(await series(registry)).toEqual([`${JSON.stringify({ runtimeId: 'id-1', runtimeName: 'rt-1', shoot: 'c-1', provider: 'aws', state: 'Pending', message: 'Shoot update is in progress' })} 1`]);
+    metrics.observed({ series: runtimeStateSeries(runtime, ready), readyAfterSeconds: 42 });
+    expect(await series(registry)).toEqual([`${JSON.stringify({ runtimeId: 'id-1', runtimeName: 'rt-1', shoot: 'c-1', provider: 'aws', state: 'Ready', message: 'Administrators configured' })} 1`]);
+    const histogram = await registry.getSingleMetric('kimops_backfiller_change_to_ready_seconds')?.get();
+    expect(histogram?.values.find((v) => (v as { metricName?: string }).metricName === 'kimops_backfiller_change_to_ready_seconds_sum')?.value).toBe(42);
+    metrics.released('id-1');
+    expect(await series(registry)).toEqual([]);
+  });
+});

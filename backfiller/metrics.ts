@@ -1,0 +1,99 @@
+// The backfiller's Prometheus metrics (`kimops backfill --watch --metrics-port`). KIM's own
+// `infrastructure_manager_im_runtime_state` with KIM's labels, so existing dashboards and alerts keep working
+// after the cut-over (contracts/runtime-status.md §6: value 1, one series per Runtime, its old series removed
+// when a label changes, removed when the finalizer goes), and kimops's own: how long a Runtime change takes
+// to reach Ready as KEB sees it, and the passes.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { RuntimeStatus } from '../model/runtime-status.js';
+
+/** KIM's labels of `infrastructure_manager_im_runtime_state`. */
+export interface RuntimeStateSeries {
+  runtimeId: string;
+  runtimeName: string;
+  shoot: string;
+  provider: string;
+  state: string;
+  /** The last condition's message, or KIM's "No value". */
+  message: string;
+}
+
+/** What the metrics need to know of one reconcile. */
+export interface RuntimeObservation {
+  series: RuntimeStateSeries;
+  /** Seconds from the Runtime's change (its Provisioned condition leaving True) to Ready, when this write made it Ready again. */
+  readyAfterSeconds?: number;
+}
+
+export interface BackfillerMetrics {
+  observed(observation: RuntimeObservation): void;
+  /** The finalizer is released: the Runtime's series goes, as KIM removes it. */
+  released(runtimeId: string): void;
+  pass(seconds: number, failed: boolean): void;
+}
+
+const NO_VALUE = 'No value';
+
+/** KIM's series for a Runtime and the status it now has. */
+export function runtimeStateSeries(runtime: { metadata: { name: string; labels?: Record<string, string> }; spec?: { shoot?: { name?: string; provider?: { type?: string } } } }, status: RuntimeStatus): RuntimeStateSeries {
+  const last = status.conditions?.at(-1)?.message;
+  return {
+    runtimeId: runtime.metadata.labels?.['kyma-project.io/runtime-id'] ?? '',
+    runtimeName: runtime.metadata.name,
+    shoot: runtime.spec?.shoot?.name ?? '',
+    provider: runtime.spec?.shoot?.provider?.type ?? '',
+    state: status.state,
+    message: last === undefined || last === '' ? NO_VALUE : last,
+  };
+}
+
+/**
+ * Seconds a change took to be Ready: from the moment the previous status's Provisioned condition left True
+ * (the backfiller writes Pending within a second of KEB's change) to `now`; undefined unless `next` is the
+ * write that made a non-Ready Runtime Ready.
+ */
+export function readyAfterSeconds(previous: Partial<RuntimeStatus> | undefined, next: RuntimeStatus, now: Date): number | undefined {
+  if (next.state !== 'Ready' || !previous?.state || previous.state === 'Ready') return undefined;
+  const since = previous.conditions?.find((condition) => condition.type === 'Provisioned' && condition.status !== 'True')?.lastTransitionTime;
+  const started = since === undefined ? Number.NaN : Date.parse(since);
+  return Number.isNaN(started) ? undefined : Math.max(0, (now.getTime() - started) / 1000);
+}
+
+export function backfillerMetrics(registry: Registry, landscape: string): BackfillerMetrics {
+  const registers = [registry];
+  const state = new Gauge({
+    name: 'infrastructure_manager_im_runtime_state',
+    help: "The Runtime's state (KIM's metric, same labels): 1 for its current series",
+    labelNames: ['runtimeId', 'runtimeName', 'shoot', 'provider', 'state', 'message'],
+    registers,
+  });
+  const toReady = new Histogram({
+    name: 'kimops_backfiller_change_to_ready_seconds',
+    help: 'From a Runtime change (its Provisioned condition leaving True) until the Runtime is Ready again',
+    labelNames: ['landscape'],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers,
+  });
+  const passes = new Histogram({ name: 'kimops_backfiller_pass_duration_seconds', help: 'Duration of a pass over the Runtimes', labelNames: ['landscape', 'outcome'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
+  const failures = new Counter({ name: 'kimops_backfiller_pass_failures_total', help: 'Passes with a Runtime that could not be reconciled', labelNames: ['landscape'], registers });
+  const current = new Map<string, RuntimeStateSeries>();
+
+  return {
+    observed({ series, readyAfterSeconds: seconds }) {
+      const key = series.runtimeId || series.runtimeName;
+      const before = current.get(key);
+      if (before && JSON.stringify(before) !== JSON.stringify(series)) state.remove({ ...before });
+      state.set({ ...series }, 1);
+      current.set(key, series);
+      if (seconds !== undefined) toReady.observe({ landscape }, seconds);
+    },
+    released(runtimeId) {
+      const before = current.get(runtimeId);
+      if (before) state.remove({ ...before });
+      current.delete(runtimeId);
+    },
+    pass(seconds, failed) {
+      passes.observe({ landscape, outcome: failed ? 'failed' : 'ok' }, seconds);
+      if (failed) failures.inc({ landscape });
+    },
+  };
+}
