@@ -85,15 +85,26 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const fieldManager = config.apply.fieldManager;
   // A watching applier has the live objects at once, and reads only the folders whose plan it does not remember.
   const cached = input.live ? await fromCaches(input.live) : undefined;
-  const remembered = cached && input.memo ? rememberedFolders(input.memo.plan, trees, cached.shoots, cached.companions, fieldManager) : new Set<string>();
-  // Otherwise reading main and listing the Garden wait on different things (the disk, the API server): at the same time.
-  const [desired, { shoots: live, companions: liveCompanions }] = await Promise.all([
-    desiredOf(repo, commit, new Map([...folders].filter(([name]) => !remembered.has(name)))),
-    cached ?? listLive(garden, namespace, fieldManager),
-  ]);
-
+  const memo = input.memo ?? syncMemo();
+  const remembered = cached ? rememberedFolders(memo.plan, trees, cached.shoots, cached.companions, fieldManager) : new Set<string>();
+  const listing = cached ? Promise.resolve(cached) : listLive(garden, namespace, fieldManager);
+  const batches = inBatches([...folders].filter(([name]) => !remembered.has(name)), PLAN_BATCH);
+  // Batch by batch, the folders are read (the first while the Garden is listed: they wait on different things)
+  // and planned into the memo, so that a sync never holds more than one batch's parsed files.
+  const read = (index: number) => (index < batches.length ? quiet(desiredOf(repo, commit, new Map(batches[index]))) : undefined);
+  let next = read(0);
+  const { shoots: live, companions: liveCompanions } = await listing;
+  for (let index = 0; index < batches.length; index++) {
+    const desired = (await next) as DesiredState;
+    next = read(index + 1);
+    const planned = new Map<string, PlanEntry>();
+    planSync({ desired, live, liveCompanions, commit, trees: new Map((batches[index] ?? []).map(([name, entry]) => [name, entry.oid])), fieldManager, massDeletion: config.massDeletion, memo: planned });
+    for (const [key, entry] of planned) memo.plan.set(key, entry);
+  }
+  // The plan of the whole commit: what is remembered by now is not read again (only what changes, or is held back).
+  const unread = rememberedFolders(memo.plan, trees, live, liveCompanions, fieldManager);
   let plan = planSync({
-    desired,
+    desired: await desiredOf(repo, commit, new Map([...folders].filter(([name]) => !unread.has(name)))),
     live,
     liveCompanions,
     commit,
@@ -101,7 +112,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     fieldManager,
     massDeletion: config.massDeletion,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
-    ...(input.memo && { memo: input.memo.plan }),
+    memo: memo.plan,
   });
   plan = withDrift(plan, driftedShoots(plan), config.drift);
   plan = await withSeedChecks(plan, garden);
@@ -181,6 +192,20 @@ export function syncMemo(): SyncMemo {
 
 /** Folders read at once: reading is waiting on the disk (isomorphic-git reads object by object). */
 const READ_LANES = 8;
+/** Folders parsed and planned together when nothing is remembered (a first sync): the most parsed files held at once. */
+const PLAN_BATCH = 1_000;
+
+function inBatches<T>(items: readonly T[], size: number): T[][] {
+  const batches: T[][] = [];
+  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size));
+  return batches;
+}
+
+/** A read started ahead of its use: its failure is seen where it is awaited, never as an unhandled rejection meanwhile. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
 
 /** The desired state of the commit's `folders` (a file directly in shoots/ is reported by desiredFromFiles). */
 async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>): Promise<DesiredState> {
