@@ -12,15 +12,19 @@ import { Document, isScalar, type DocumentOptions, type ParseOptions, type Scala
  * Text the fast path leaves to the full reader. Broad on purpose: a declined file costs time, never meaning.
  * `&`, `*`, `!` starting a node: anchors, aliases, tags; `%` starting a line: directives; `<<`: merge keys;
  * `---`/`...` starting a line: several documents (and the document's line then differs); `?` before a
- * space: explicit keys; tabs, a BOM and control characters: where YAML readers disagree about whitespace;
- * `~:`/`null:`: a null key, which the two readers name differently ("" and "null"); a flow collection
- * starting a line or inside another (it may be a key, which the two readers name differently); a line
- * leaving a quote open (a multi-line quoted scalar: the readers differ on its indentation rules; the
- * lookahead and back-reference make the balanced part atomic, so a closed quote is never taken for an open one);
- * `__proto__`: an object-building edge; a line starting with `:`: an empty key.
+ * space: explicit keys; tabs, carriage returns, a BOM and control characters: where YAML readers disagree
+ * about whitespace and line breaks; `~:`/`null:`, a line or a flow item starting with `:`: null and empty
+ * keys, which the two readers name differently; a line of spaces only (in a block scalar the readers
+ * differ on it); a flow collection starting a line or inside another (it may
+ * be a key); a block scalar with an indentation indicator; a comment straight after a quote or bracket
+ * (invalid, which js-yaml lets pass); a line over 1,024 characters (a key that long is invalid: hasLongLine);
+ * `__proto__`: an object-building edge; a line leaving a quote open (a multi-line quoted scalar: the readers
+ * differ on its indentation rules; the lookahead and back-reference make the balanced part atomic, so a
+ * closed quote is never taken for an open one). No part repeats over line breaks: the test stays linear.
  */
-// eslint-disable-next-line no-control-regex -- control characters are among what it looks for
-const DECLINED = /(?:^|[\s[{,:])[&*!]|^%|<<|^(?:---|\.\.\.)|\?(?:\s|$)|[\t\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|(?:~|null|Null|NULL)\s*:(?:\s|$)|^[ -]*[[{]|[[{,]\s*[[{]|__proto__|^\s*:|^(?=((?:[^"'\n]|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')*))\1["']/m;
+const DECLINED =
+  // eslint-disable-next-line no-control-regex -- control characters are among what it looks for
+  /(?:^|[\s[{,:])[&*!]|^%|<<|^(?:---|\.\.\.)|\?(?:\s|$)|[\t\r\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|(?:~|null|Null|NULL)[ ]*:(?:\s|$)|^[ -]*[[{]|[[{,][ ]*[[{:]|[|>][-+]?[0-9]|["'\]}]#|__proto__|^[ ]*:|^[ ]+$|^(?=((?:[^"'\n]|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')*))\1["']/m;
 
 /** The first line holding content (not blank, not only a comment): where the full reader places the document. */
 const BLANK_OR_COMMENT = /^[ ]*(?:#.*)?$/;
@@ -33,7 +37,7 @@ class Declined extends Error {}
  * full reader would; undefined when it declines. `null` for a document without content (only comments).
  */
 export function fastYamlDocument(text: string, options: ParseOptions & DocumentOptions & SchemaOptions): { value: unknown; line: number } | undefined {
-  if (DECLINED.test(text)) return undefined;
+  if (DECLINED.test(text) || hasLongLine(text)) return undefined;
   let value: unknown;
   try {
     value = load(text, { schema: schemaFor(options) });
@@ -41,6 +45,19 @@ export function fastYamlDocument(text: string, options: ParseOptions & DocumentO
     return undefined;
   }
   return { value: value ?? null, line: contentLine(text) };
+}
+
+/** YAML's limit for an implicit key is 1,024 characters; found without a regex that would rescan each line. */
+const MAX_LINE = 1_024;
+
+function hasLongLine(text: string): boolean {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    if (stop - start > MAX_LINE) return true;
+    start = stop + 1;
+  }
+  return false;
 }
 
 function contentLine(text: string): number {
