@@ -48,6 +48,11 @@ describe('classifyChange', () => {
     expect(classifyChange({ before: testShoot(), after })).toMatchObject({ class: 'update', disruptive: false });
   });
 
+  it("writing down Gardener's default IPv4 (unset → [IPv4]) is no dual-stack migration: not disruptive", () => {
+    const result = classifyChange({ before: changed((s) => { delete s.spec.networking.ipFamilies; }), after: changed((s) => { s.spec.networking.ipFamilies = ['IPv4']; s.spec.provider.workers[0] = { ...s.spec.provider.workers[0], maximum: 25 } as typeof s.spec.provider.workers[0]; }) });
+    expect(result).toMatchObject({ class: 'update', disruptive: false });
+  });
+
   it('lets IPv4 become dual-stack, as a disruptive update', () => {
     const after = changed((s) => { s.spec.networking.ipFamilies = ['IPv4', 'IPv6']; });
     const result = classifyChange({ before: testShoot(), after });

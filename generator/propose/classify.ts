@@ -93,6 +93,9 @@ function immutableReasons(before: Shoot, after: Shoot): string[] {
   return reasons;
 }
 
+/** What gardener-apiserver defaults an unset `spec.networking.ipFamilies` to. */
+const DEFAULT_IP_FAMILIES = ['IPv4'];
+
 /** Changes Gardener rolls out by replacing nodes or interrupting workloads. */
 function disruptiveReasons(before: Shoot, after: Shoot, changes: FieldChange[]): string[] {
   const reasons: string[] = [];
@@ -100,8 +103,9 @@ function disruptiveReasons(before: Shoot, after: Shoot, changes: FieldChange[]):
     if (x && y && minorOf(x) !== minorOf(y)) reasons.push(`${path} ${x} → ${y}: a new Kubernetes minor version replaces every node (rolling update)`);
   };
   minorBump('spec.kubernetes.version', before.spec.kubernetes.version, after.spec.kubernetes.version);
-  const oldFamilies = before.spec.networking.ipFamilies ?? [];
-  const newFamilies = after.spec.networking.ipFamilies ?? [];
+  // Unset is Gardener's default, IPv4: writing that default down (as the update mode copies it from the live Shoot) migrates nothing.
+  const oldFamilies = before.spec.networking.ipFamilies ?? DEFAULT_IP_FAMILIES;
+  const newFamilies = after.spec.networking.ipFamilies ?? DEFAULT_IP_FAMILIES;
   if (newFamilies.length > oldFamilies.length) reasons.push(`spec.networking.ipFamilies ${show(oldFamilies)} → ${show(newFamilies)}: the dual-stack migration replaces every node`);
   for (const [oldWorker, newWorker] of pairedWorkers(before, after)) {
     const path = `spec.provider.workers[${newWorker.name}]`;

@@ -144,6 +144,13 @@ describe('KEB against generate, apply and backfill', () => {
       expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
       await eventually('the series removed with the finalizer', async () => ((await stateSeries()).length === 0 ? true : undefined), 5_000);
       expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
+    } catch (error) {
+      // What the three processes said is the first thing to read when this fails.
+      const tails = processes.map((p, i) => `--- ${['generate', 'apply', 'backfill'][i]} stdout:\n${p.stdout.slice(-3000)}\n--- stderr:\n${p.stderr.slice(-3000)}`);
+      const open = (await kimops(['pr', 'list', '--repo', gitdir])).stdout;
+      const first = /#(\d+)/.exec(open)?.[1];
+      const shown = first ? (await kimops(['pr', 'show', '--repo', gitdir, first])).stdout : '';
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tails.join('\n')}\n--- open PRs:\n${open}\n${shown}`, { cause: error });
     } finally {
       controller.abort();
     }
