@@ -358,13 +358,16 @@ async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot:
     const at = now();
     const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: {}, now: at });
     outcome.state = next.state;
-    outcome.observation = { series: runtimeStateSeries(runtime, next) };
-    if (!statusChanged(runtime.status, next)) return runtime;
+    // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
+    if (!statusChanged(runtime.status, next)) {
+      outcome.observation = { series: runtimeStateSeries(runtime, next) };
+      return runtime;
+    }
     const written = await context.kcp.replace<RuntimeObject>({ ...runtime, ...RUNTIME_TYPE, status: next }, 'status');
     if (written.ok) {
       outcome.statusWritten = true;
       const seconds = readyAfterSeconds(readRuntimeStatus(runtime.status), next, at);
-      if (seconds !== undefined) outcome.observation = { ...outcome.observation, readyAfterSeconds: seconds };
+      outcome.observation = { series: runtimeStateSeries(runtime, next), ...(seconds !== undefined && { readyAfterSeconds: seconds }) };
       for (const condition of eventConditions(runtime.status, next)) {
         if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
       }

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/helpers/temp-dir.js';
+import { eventually } from '../test/helpers/testenv.js';
 import { GardenCaches } from './apply-caches.js';
 
 const dir = useTempDir('apply-caches');
@@ -64,6 +65,18 @@ describe('GardenCaches', () => {
       `/api/v1/namespaces/${NAMESPACE}/configmaps?labelSelector=kimops.kyma-project.io%2Fmanaged-by%3Dkimops%2Ckimops.kyma-project.io%2Fshoot&limit=500`,
       `/apis/core.gardener.cloud/v1beta1/namespaces/${NAMESPACE}/shoots?limit=500`,
     ]);
+  });
+
+  it('fails with the reason while the Garden does not answer the first lists, and serves once it does', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const path = await kubeconfig('one');
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    caches = new GardenCaches(path, '--garden-kubeconfig', () => {});
+    await expect(caches.live(NAMESPACE, 'kimops')).rejects.toThrow(new RegExp(`Garden.*127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    await eventually('the caches filled', async () => (await caches?.live(NAMESPACE, 'kimops').catch(() => undefined)) ?? undefined, 10_000);
+    expect((await caches.live(NAMESPACE, 'kimops')).shoots()).toHaveLength(1);
   });
 
   it('starts over for another field manager and for a rotated kubeconfig, with its new credentials', async () => {

@@ -7,7 +7,23 @@ import { readFileSync } from 'node:fs';
 import { Informer } from '../adapters/kube/informer.js';
 import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
 import { COMPANION_SELECTOR, compactCompanion, compactShoot, type LiveObjects } from '../applier/sync-commit.js';
+import { TransportError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+
+/** How often a sync waiting for the caches' first lists looks whether they are failing. */
+const POLL_MS = 100;
+
+/** Both caches' first full lists; a TransportError with the failure either of them is retrying after. */
+async function firstLists(...informers: Informer<KubeObject>[]): Promise<void> {
+  let synced = false;
+  const lists = Promise.all(informers.map((informer) => informer.synced())).then(() => (synced = true));
+  for (;;) {
+    const failing = informers.map((informer) => informer.failing()).find((message) => message !== undefined);
+    if (!synced && failing !== undefined) throw new TransportError('Garden', failing);
+    await Promise.race([lists, new Promise((resolve) => setTimeout(resolve, POLL_MS).unref())]);
+    if (synced) return;
+  }
+}
 
 interface Started {
   /** What the caches were made for: the kubeconfig file's content, the namespace, the field manager compactShoot keeps. */
@@ -29,7 +45,8 @@ export class GardenCaches {
   /**
    * The live objects of `namespace`, once both caches hold a first full list. They are made on first use and
    * made again when the kubeconfig file (a rotated credential), the namespace or kimops.yaml's field manager
-   * changed; a Garden that never answers keeps this waiting (the informers log why) until stop().
+   * changed. While their first lists fail, this fails with the reason (a TransportError, so the watch backs off
+   * and reports it); the informers keep trying meanwhile.
    */
   async live(namespace: string, fieldManager: string): Promise<LiveObjects> {
     const key = createHash('sha256').update(JSON.stringify([readFileSync(this.kubeconfigPath, 'utf8'), namespace, fieldManager])).digest('hex');
@@ -38,7 +55,7 @@ export class GardenCaches {
       this.started = this.start(key, namespace, fieldManager);
     }
     const { shoots, companions } = this.started;
-    await Promise.all([shoots.synced(), companions.synced()]);
+    await firstLists(shoots, companions);
     return {
       shoots: () => shoots.items() as unknown as Shoot[],
       companions: () => companions.items(),

@@ -141,6 +141,10 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
   const log = (line: string) => io.stderr(`${line}\n`);
   const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log });
   const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
+  // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.
+  runtimes.onChange((change) => {
+    if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name);
+  });
   const watcher = backfillWatcher(context, { runtimes, shoots, kcpNamespace: options.kcpNamespace }, (outcome) => {
     record(metrics, outcome);
     reportOutcome(outcome, io);

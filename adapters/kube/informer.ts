@@ -164,6 +164,8 @@ export class Informer<T extends KubeObject> {
           break;
         case 'watchdog':
           this.options.log(`${this.describe()}: no event or bookmark for ${outcome.quietMs / 1000} s; restarting the watch from resourceVersion ${this.resourceVersion ?? '(none)'}`);
+          // Until the new watch is accepted the cache may be behind: say so.
+          this.lastFailure = `the watch went silent for ${outcome.quietMs / 1000} s and is being restarted`;
           break;
         case 'failed':
           await this.backoff(outcome.message);
