@@ -5,7 +5,6 @@
 // Ready and the kubeconfig Secret, update it and read the status 4 s later, see Gardener fail (retryable and
 // not), delete it and wait for it to be gone.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE, describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
@@ -18,17 +17,16 @@ import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { exampleRuntime, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('keb-e2e');
-const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
 const simulator = new GardenletSimulator({
   garden: env.garden,
   intervalMs: 20,
   progressSteps: [50],
-  runtimeCluster: { server: env.plane.kubeApiserverUrl, caCert: pki('ca.crt'), clientCACert: pki('shoot-client-ca.crt'), clientCAKey: pki('shoot-client-ca.key') },
+  runtimeCluster: planeAsShootCluster(env),
 });
 beforeAll(() => simulator.start());
 afterAll(() => simulator.stop());

@@ -16,22 +16,16 @@ import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('backfill');
-const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
 const simulator = new GardenletSimulator({
   garden: env.garden,
   intervalMs: 20,
   progressSteps: [50],
-  runtimeCluster: {
-    server: env.plane.kubeApiserverUrl,
-    caCert: pki('ca.crt'),
-    clientCACert: pki('shoot-client-ca.crt'),
-    clientCAKey: pki('shoot-client-ca.key'),
-  },
+  runtimeCluster: planeAsShootCluster(env),
 });
 let simulatorRunning = false;
 const runSimulator = () => {

@@ -1,12 +1,10 @@
 // The gardenlet simulator against the real gardener-apiserver: the status a Shoot goes through,
 // deletion once confirmed, injected faults, and an admin kubeconfig that really works.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE, KubeClient } from '../../adapters/kube/kube-client.js';
 import type { Shoot } from '../../model/shoot.js';
 import { GARDENER_FINALIZER, GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';
 import { useTestProject } from '../helpers/projects.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -14,17 +12,11 @@ import { useTempDir } from '../helpers/temp-dir.js';
 const env = connect(inject('testenvStateDir'));
 // Each file gets its own Project, so its Shoots never meet another file's.
 const project = useTestProject(env, 'dev');
-const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
 const simulator = new GardenletSimulator({
   garden: env.garden,
   intervalMs: 20,
   progressSteps: [30, 60],
-  runtimeCluster: {
-    server: env.plane.kubeApiserverUrl,
-    caCert: pki('ca.crt'),
-    clientCACert: pki('shoot-client-ca.crt'),
-    clientCAKey: pki('shoot-client-ca.key'),
-  },
+  runtimeCluster: planeAsShootCluster(env),
 });
 const dir = useTempDir('simulator');
 let names: string[] = [];
