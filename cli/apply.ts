@@ -61,7 +61,10 @@ fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or '
 
 --dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
 --watch syncs every --interval seconds (each sync works on main's newest commit and writes nothing when
-it is in sync) until SIGINT or SIGTERM; a failed sync is reported and retried with backoff.
+it is in sync) until SIGINT or SIGTERM; a failed sync is reported and retried with backoff. It keeps the
+Shoots and companions in caches kept by WATCH (one LIST each at start) and reads only the Shoot folders
+that changed: a sync that finds nothing to do makes no request at all.
+For production, run the compiled form: npm run build, then node dist/cli/kimops.js apply …
 --webhook-port (with --watch) also listens for GitHub webhook deliveries (content type application/json,
 the push event) on --webhook-host (default ${DEFAULT_HOST}): a push to main whose X-Hub-Signature-256
 matches the secret in ${WEBHOOK_SECRET_ENV} starts a sync at once; polling goes on. The receiver speaks plain
