@@ -94,11 +94,17 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const read = (index: number) => (index < batches.length ? quiet(desiredOf(repo, commit, new Map(batches[index]))) : undefined);
   let next = read(0);
   const { shoots: live, companions: liveCompanions } = await listing;
+  const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   for (let index = 0; index < batches.length; index++) {
     const desired = (await next) as DesiredState;
     next = read(index + 1);
+    const batch = batches[index] ?? [];
+    // Only the batch's own live objects: the rest of the inventory is not this batch's to plan (or to delete).
+    const names = new Set(batch.map(([name]) => name));
+    const batchLive = batch.map(([name]) => liveByName.get(name)).filter((shoot) => shoot !== undefined);
+    const batchCompanions = liveCompanions.filter((object) => names.has(object.metadata.labels?.[COMPANION_OF_LABEL] ?? ''));
     const planned = new Map<string, PlanEntry>();
-    planSync({ desired, live, liveCompanions, commit, trees: new Map((batches[index] ?? []).map(([name, entry]) => [name, entry.oid])), fieldManager, massDeletion: config.massDeletion, memo: planned });
+    planSync({ desired, live: batchLive, liveCompanions: batchCompanions, commit, trees: new Map(batch.map(([name, entry]) => [name, entry.oid])), fieldManager, massDeletion: config.massDeletion, memo: planned });
     for (const [key, entry] of planned) memo.plan.set(key, entry);
   }
   // The plan of the whole commit: what is remembered by now is not read again (only what changes, or is held back).
