@@ -12,6 +12,7 @@ import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { GardenCaches } from './apply-caches.js';
+import { collectGarbage } from './collect-garbage.js';
 import { metricsServerOf } from './metrics-option.js';
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
@@ -136,6 +137,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
             metrics.failed(seconds());
             throw error;
           }
+          // The sync's garbage goes now, not whenever V8 would get to it (collect-garbage.ts).
+          collectGarbage();
           // Recorded with its report already (outcome `unreachable`).
           if (code === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
         };
