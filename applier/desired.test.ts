@@ -59,6 +59,13 @@ describe('desiredFromFiles', () => {
     expect(problems[0]?.error.message).toMatch(detail);
   });
 
+  it('holds back a Shoot whose folder is left with only files it does not read (shoot.yml), never taking it for deleted', () => {
+    const renamed = repo({ 'shoots/c-1/shoot.yaml': undefined, 'shoots/c-1/configmap-structured-auth-config-c-1.yaml': undefined, 'shoots/c-1/configmap-a-first.yaml': undefined, 'shoots/c-1/shoot.yml': 'kind: Shoot\n' });
+    const { shoots, problems } = desiredFromFiles(renamed);
+    expect(shoots).toEqual([]);
+    expect(problems.map((p) => [p.shoot, p.error.message])).toEqual([['c-1', 'shoots/c-1/: has no shoot.yaml: add the Shoot manifest, or remove the folder to delete the Shoot']]);
+  });
+
   it('reports a YAML file directly under shoots/ without holding any Shoot back', () => {
     const { shoots, problems } = desiredFromFiles(repo({ 'shoots/stray.yaml': 'a: 1\n' }));
     expect(shoots.map((s) => s.name)).toEqual(['c-1']);

@@ -46,14 +46,20 @@ const YAML_SUFFIX = '.yaml';
 
 /**
  * `files` is repo path → text for one commit (LandscapeRepo.readFiles). Files outside `shoots/` and files
- * not ending in `.yaml` are not desired state and are skipped.
+ * not ending in `.yaml` are not desired state and are skipped (a Shoot folder holding only such files is a
+ * problem: its Shoot is held back).
  */
 export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredState {
   const folders = new Map<string, string[]>();
   const problems: DesiredProblem[] = [];
   for (const path of [...files.keys()].sort(byCodeUnit)) {
     const parts = path.split('/');
-    if (parts[0] !== SHOOTS_FOLDER || parts.length < 2 || !path.endsWith(YAML_SUFFIX)) continue;
+    if (parts[0] !== SHOOTS_FOLDER || parts.length < 2) continue;
+    if (!path.endsWith(YAML_SUFFIX)) {
+      // Not read, but it keeps its folder: a folder left with only, say, shoot.yml is held back, never taken for a deleted Shoot.
+      if (parts.length === 3) folders.set(parts[1] as string, folders.get(parts[1] as string) ?? []);
+      continue;
+    }
     if (parts.length !== 3) {
       const shoot = parts.length > 3 ? parts[1] : undefined;
       problems.push(problem(path, '', `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ or out of ${SHOOTS_FOLDER}/`, shoot));
