@@ -125,12 +125,9 @@ describe('fastYamlDocument', () => {
     });
   });
 
-  it('stays linear on many blank lines (a regex that rescanned them would take seconds)', () => {
+  it('reads a document after 200,000 blank lines (a check that rescanned them from every line would not finish)', () => {
     const text = `${'\n'.repeat(200_000)}a: 1\n`;
-    const started = performance.now();
     expect(fastYamlDocument(text, YAML_READ_OPTIONS)).toEqual({ value: { a: 1 }, line: 200_001 });
-    // Generous: linear takes milliseconds, the quadratic version took minutes.
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('places the document on its first line of content and returns null for a file of comments', () => {
