@@ -41,7 +41,11 @@ afterEach(async () => {
 });
 
 async function client(port = (server.address() as AddressInfo).port): Promise<KubeClient> {
-  const kubeconfig = await dir.write(
+  return KubeClient.fromKubeconfigFile(await kubeconfigFor(port));
+}
+
+function kubeconfigFor(port: number): Promise<string> {
+  return dir.write(
     'kubeconfig',
     `apiVersion: v1
 kind: Config
@@ -51,7 +55,6 @@ contexts: [{name: test, context: {cluster: test, user: garden}}]
 current-context: test
 `,
   );
-  return KubeClient.fromKubeconfigFile(kubeconfig);
 }
 
 const shoot = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'c-1', namespace: 'garden-kyma-dev' }, spec: {} };
@@ -142,6 +145,46 @@ current-context: test
     if (result.ok) return;
     expect(result.status).toBe(0);
     expect(describeFailure(result)).toMatch(/^unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): .*ECONNREFUSED.* — check that the API server runs/);
+  });
+
+  it('gives up on a server that accepts the request and never answers, naming the deadline', async () => {
+    const stalled = createServer(() => {}); // holds every request open
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), { deadlineMs: 200 });
+      const result = await kube.listPage({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-kyma-dev' });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.status).toBe(0);
+      expect(describeFailure(result)).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+ .*: no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\) — check that the API server runs/);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise<void>((resolve) => stalled.close(() => resolve()));
+    }
+  });
+
+  it('gives up on an answer whose body stalls half way', async () => {
+    const stalled = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"items": ['); // and nothing more
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), { deadlineMs: 200 });
+      const result = await kube.get({ apiVersion: shoot.apiVersion, kind: 'Shoot', namespace: 'garden-kyma-dev', name: 'c-1' });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(describeFailure(result)).toMatch(/no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\/c-1\)/);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise<void>((resolve) => stalled.close(() => resolve()));
+    }
+  });
+
+  it('answers within the deadline are not affected by it', async () => {
+    const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((server.address() as AddressInfo).port), { deadlineMs: 5_000 });
+    const result = await kube.get(shoot);
+    expect(result).toMatchObject({ ok: true, status: 200, body: { kind: 'Shoot' } });
   });
 
   it('reuses one connection for its requests, and close() ends it (a later request opens a new one)', async () => {

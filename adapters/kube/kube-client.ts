@@ -36,6 +36,14 @@ interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * How long one request (not a watch) may take before it counts as unreachable. kube-apiserver ends a request
+ * it has not answered after its own `--request-timeout` (1 min by default) with a 504, so a request still open
+ * well past that is a connection nobody answers on (a hung proxy, a half-open TCP connection): without a
+ * deadline a LIST, and the informer or sync waiting on it, would wait forever.
+ */
+export const REQUEST_DEADLINE_MS = 90_000;
+
 /** One page of a LIST: `metadata.continue` is set while more pages follow. */
 export interface ListPage<T> {
   items: T[];
@@ -100,6 +108,8 @@ export class KubeClient {
     private readonly config: KubeConfig,
     /** Names the API in messages, e.g. the kubeconfig path. */
     readonly label: string,
+    /** REQUEST_DEADLINE_MS unless a test needs a shorter one. */
+    private readonly deadlineMs = REQUEST_DEADLINE_MS,
   ) {}
 
   /**
@@ -120,10 +130,10 @@ export class KubeClient {
     options.agent = this.pooled.agent;
   }
 
-  static fromKubeconfigFile(path: string): KubeClient {
+  static fromKubeconfigFile(path: string, options: { deadlineMs?: number } = {}): KubeClient {
     const config = new KubeConfig();
     config.loadFromFile(path);
-    return new KubeClient(config, path);
+    return new KubeClient(config, path, options.deadlineMs);
   }
 
   /** The client for a kubeconfig a user named with `option`; a missing or broken file is a ConfigError saying so. */
@@ -168,13 +178,29 @@ export class KubeClient {
     }
     return new Promise((resolve) => {
       const transport = url.protocol === 'http:' ? http : https;
+      // The deadline covers the whole exchange, the body included: a server that sends headers and then stalls is as hung as one that never answers.
+      const timedOut = new Error(`no answer within ${this.deadlineMs / 1000} s (${method} ${url.pathname})`);
+      let expired = false;
+      const deadline = setTimeout(() => {
+        expired = true;
+        req.destroy(timedOut);
+      }, this.deadlineMs);
+      const settle = (result: KubeResult<T>) => {
+        clearTimeout(deadline);
+        resolve(result);
+      };
+      const failed = (error: Error) => settle(unreachable(this.label, url, expired ? timedOut : error));
       const req = transport.request(url, requestOptions, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(resultOf(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
-        res.on('error', (error) => resolve(unreachable(this.label, url, error)));
+        res.on('end', () => settle(resultOf(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
+        res.on('error', failed);
+        // A body cut off (the deadline, a dropped connection) may end in 'close' alone.
+        res.on('close', () => {
+          if (!res.complete) failed(new Error('connection closed before the answer was complete'));
+        });
       });
-      req.on('error', (error) => resolve(unreachable(this.label, url, error)));
+      req.on('error', failed);
       req.end(payload);
     });
   }
