@@ -81,6 +81,19 @@ describe('planSync', () => {
     expect(plan([want(shoot('a'))], [ownedBy('kim')], { fieldManager: 'kim' }).entries[0]?.action).toBe('update');
   });
 
+  it('reads fieldsV1 as the API serves it and as the JSON text compactShoot keeps; text that is no JSON object claims nothing', () => {
+    const withHibernation = shoot('a', (s) => { s.spec.hibernation = { enabled: true }; });
+    const ownedAs = (fieldsV1: unknown) => applied(withHibernation, (live) => {
+      (live.metadata.managedFields as unknown[]).push({ manager: 'kimops', operation: 'Apply', fieldsV1 });
+    });
+    const owned = { 'f:spec': { 'f:hibernation': { 'f:enabled': {} } } };
+    const object = plan([want(shoot('a'))], [ownedAs(owned)]).entries[0];
+    expect(object).toMatchObject({ action: 'update', object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] } });
+    expect(plan([want(shoot('a'))], [ownedAs(JSON.stringify(owned))]).entries[0]?.object.changes).toEqual(object?.object.changes);
+    expect(plan([want(shoot('a'))], [ownedAs('{"f:spec": ')]).entries[0]?.action).toBe('unchanged');
+    expect(plan([want(shoot('a'))], [ownedAs('[]')]).entries[0]?.action).toBe('unchanged');
+  });
+
   it('sees a worker removed from Git only when kimops applied that worker (merge-keyed list)', () => {
     const live = (manager: string) => applied(shoot('a'), (l) => {
       (l.metadata.managedFields as unknown[]).push({ manager, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:provider': { 'f:workers': { 'k:{"name":"b"}': { '.': {}, 'f:name': {} } } } } } });

@@ -405,15 +405,29 @@ function project(live: unknown, wanted: unknown, owned: Owned, pattern: string):
 /** A managedFields `fieldsV1` subtree: `f:<field>` for fields, `k:{"name":"a"}` for items of a keyed list. */
 type Owned = Record<string, unknown> | undefined;
 
-/** The union of the fields `fieldManager` applied (operation Apply; Update entries are never removed by an apply). */
+/**
+ * The union of the fields `fieldManager` applied (operation Apply; Update entries are never removed by an
+ * apply). `fieldsV1` as the API serves it, or as its JSON text (how compactShoot keeps it).
+ */
 function ownedFields(live: KubeObject, fieldManager: string): Owned {
   const entries = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as unknown[]) : [];
   let merged: Owned;
   for (const entry of entries) {
-    if (!isJsonObject(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply' || !isJsonObject(entry.fieldsV1)) continue;
-    merged = mergeFields(merged, entry.fieldsV1);
+    if (!isJsonObject(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply') continue;
+    const fields = fieldsOf(entry.fieldsV1);
+    if (fields) merged = mergeFields(merged, fields);
   }
   return merged;
+}
+
+function fieldsOf(fieldsV1: unknown): Record<string, unknown> | undefined {
+  if (typeof fieldsV1 !== 'string') return isJsonObject(fieldsV1) ? fieldsV1 : undefined;
+  try {
+    const parsed: unknown = JSON.parse(fieldsV1);
+    return isJsonObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined; // not JSON: claims nothing, like a fieldsV1 that is no object
+  }
 }
 
 function mergeFields(a: Owned, b: Record<string, unknown>): Record<string, unknown> {

@@ -18,7 +18,8 @@ describe('compactShoot', () => {
     expect(compactShoot(listed, 'kimops')).toEqual({
       apiVersion: 'core.gardener.cloud/v1beta1',
       kind: 'Shoot',
-      metadata: { name: 'c-1', namespace: 'garden-p', resourceVersion: '9', managedFields: [managedFields[0]] },
+      // fieldsV1 as its JSON text: one string instead of a tree of small objects (plan.ts parses it when it plans the Shoot).
+      metadata: { name: 'c-1', namespace: 'garden-p', resourceVersion: '9', managedFields: [{ manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' }] },
       spec: { region: 'eu-west-1' },
       status: { observedGeneration: 3, lastOperation: { type: 'Reconcile', state: 'Succeeded' }, lastErrors: [], retryCycleStartTime: 't' },
     });
@@ -29,5 +30,6 @@ describe('compactCompanion', () => {
   it('keeps the ConfigMap but other managers’ managedFields, and names its kind', () => {
     const listed = { metadata: { name: 'auth', managedFields }, data: { 'config.yaml': 'x' } } as unknown as KubeObject;
     expect(compactCompanion(listed, 'kim')).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'auth', managedFields: [] }, data: { 'config.yaml': 'x' } });
+    expect(compactCompanion(listed, 'kimops').metadata.managedFields).toEqual([{ manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' }]);
   });
 });
