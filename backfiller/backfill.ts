@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
 import { ConfigError, TransportError } from '../model/errors.js';
+import { readPipelineAnnotation } from '../model/pipeline-facts.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
 import { readRuntimeStatus, type RuntimeState } from '../model/runtime-status.js';
 import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
@@ -356,7 +357,8 @@ async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot:
   let runtime = read;
   for (let attempt = 0; attempt < 2; attempt++) {
     const at = now();
-    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: {}, now: at });
+    // The generator's facts (conversion, validation, the PR) ride on the Runtime: the one read now is the newest.
+    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: readPipelineAnnotation(runtime.metadata.annotations), now: at });
     outcome.state = next.state;
     // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
     if (!statusChanged(runtime.status, next)) {

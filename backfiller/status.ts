@@ -10,6 +10,7 @@ import { APPLIED_COMMIT_ANNOTATION } from '../applier/plan.js';
 import { OPERATION_TIMED_OUT_ANNOTATION } from '../applier/timeouts.js';
 import { ANNOTATION_RUNTIME_GENERATION } from '../generator/convert/extenders/metadata.js';
 import { CONVERSION_ERROR_REASON } from '../model/errors.js';
+import type { PipelineState } from '../model/pipeline-facts.js';
 import { ANNOTATION_SUSPEND_PATCH, LABEL_RUNTIME_ID, type ObjectMeta } from '../model/runtime.js';
 import {
   type ConditionStatus,
@@ -190,29 +191,7 @@ export interface StatusShoot {
   status?: ShootStatus;
 }
 
-export type ProposalState = 'open' | 'waiting-for-review' | 'merged' | 'blocked';
-
-/** What the GitOps side knows about the Runtime; every field optional. */
-export interface PipelineState {
-  /**
-   * The Runtime generation these facts are about. When it is lower than the Runtime's, the generator has not
-   * caught up with the newest change yet: the failures below are then stale and do not fail the Runtime (it is
-   * Pending), so a failure of generation N never answers KEB's update to N+1. Omitted: the facts are current.
-   */
-  generation?: number;
-  /** The generator could not convert the Runtime (the text after KIM's "Runtime conversion error "). */
-  conversionError?: string;
-  /** The rendered Shoot violates the landscape's policies. */
-  validationError?: string;
-  proposal?: { url: string; state: ProposalState; commit?: string };
-  /** applier/seeds.ts's `SeedNotFound` message (only meaningful before the Shoot exists). */
-  seedNotFound?: string;
-  /**
-   * The applier's write was refused (create or update; during deletion the delete). Pass only errors the
-   * applier will not get past by retrying (a rejection), not a passing 409 or 5xx.
-   */
-  applyError?: string;
-}
+export type { PipelineState, ProposalState } from '../model/pipeline-facts.js';
 
 export interface StatusInput {
   runtime: StatusRuntime;

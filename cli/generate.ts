@@ -4,14 +4,17 @@
 import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
-import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
+import { describeFailure, fixFor, KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
 import { objectSource, type ObjectSource } from '../adapters/kube/object-source.js';
 import { generate, type GenerateResult } from '../generator/generate.js';
 import { RenderMemo } from '../generator/render-memo.js';
+import { runtimeFactWrites, type FactsWrite } from '../generator/runtime-facts.js';
 import type { RuntimeInput } from '../generator/render/render-runtimes.js';
 import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
-import { RUNTIME_API_VERSION, type Runtime } from '../model/runtime.js';
+import { mapInParallel } from '../model/in-parallel.js';
+import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
+import { RUNTIME_API_VERSION, runtimeRef, type Runtime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
@@ -131,6 +134,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
       log,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     });
+    await runtimes.report(runtimeFactWrites(inputs.map((input) => input.runtime), result));
     for (const failure of result.failures) io.stderr(`${failure.message}\n`);
     for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
     if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
@@ -160,9 +164,14 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
 interface RuntimeSource {
   /** The Runtimes now, and the ones that could not be read (one line each). */
   read(): Promise<{ inputs: RuntimeInput[]; errors: string[] }>;
+  /** Writes what the pass learned onto the Runtimes (for the backfiller); Runtimes from files have nowhere to keep it. */
+  report(writes: readonly FactsWrite[]): Promise<void>;
   onChange(listener: () => void): void;
   stop(): Promise<void>;
 }
+
+/** Runtime annotations written at once: a first pass over a landscape may report on many. */
+const REPORT_LANES = 4;
 
 function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): RuntimeSource {
   if (options.runtimes !== undefined) {
@@ -173,14 +182,27 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
         const { runtimes, errors } = await readRuntimes(dir, () => io.readStdin());
         return { inputs: runtimes, errors: errors.map((e) => e.message) };
       },
+      report: async () => undefined,
       onChange: () => undefined,
       stop: async () => undefined,
     };
   }
   const namespace = options.kcpNamespace;
-  const source = objectSource<KubeObject & Runtime>(KubeClient.fromKubeconfigOption(options.kcpKubeconfig as string, '--kcp-kubeconfig'), { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
+  const kcp = KubeClient.fromKubeconfigOption(options.kcpKubeconfig as string, '--kcp-kubeconfig');
+  const source = objectSource<KubeObject & Runtime>(kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
   return {
     read: async () => ({ inputs: (await source.items()).map((runtime) => ({ source: `kcp ${namespace}/${runtime.metadata.name}`, runtime })), errors: [] }),
+    report: async (writes) => {
+      await mapInParallel(writes, REPORT_LANES, async ({ runtime, value }) => {
+        // A merge patch of the one annotation: no resourceVersion, so it never conflicts with KEB's or the backfiller's writes.
+        const ref = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime', namespace: runtime.metadata.namespace, name: runtime.metadata.name };
+        const written = await kcp.patch(ref, { metadata: { annotations: { [PIPELINE_ANNOTATION]: value } } });
+        // A Runtime deleted meanwhile has nothing to report to; any other failure is the next pass's to retry.
+        if (!written.ok && written.status !== 404) {
+          io.stderr(`runtime ${runtimeRef(runtime)}: could not write ${PIPELINE_ANNOTATION} (its status misses this pass's facts): ${describeFailure(written)} — ${written.status === 403 ? "grant the --kcp-kubeconfig identity patch on runtimes.infrastructuremanager.kyma-project.io" : fixFor(written.status, 'runtimes')}\n`);
+        }
+      });
+    },
     onChange: (listener) => source.onChange(listener),
     stop: () => source.stop(),
   };

@@ -59,6 +59,10 @@ export interface ShootOutcome extends BranchOutcome {
   shoot: string;
   class: ChangeClass['class'];
   disruptive: boolean;
+  /** The Runtime the change is for, at the generation rendered. */
+  runtime: ShootProposal['runtime'];
+  /** The messages of the checks that failed (a deny policy, the Shoot schema): they block the merge. */
+  failedChecks: string[];
 }
 
 export interface GenerateResult {
@@ -71,6 +75,10 @@ export interface GenerateResult {
   leftOpen: number[];
   failures: RenderFailure[];
   bugs: RenderBug[];
+  /** Runtimes (`<ns>/<name>`) rendered in this pass whose Shoot main already holds: their change is merged. */
+  inMain: string[];
+  /** The commit of main the pass rendered against. */
+  mainCommit?: string;
   /** Shoots of Runtimes annotated to suspend reconciliation: nothing proposed for them. */
   suspended: string[];
   /** The landscape's rollout, when one is pending: its PR and how many Shoots wait for later waves. */
@@ -116,7 +124,8 @@ async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateRes
   };
   const memo = input.memo ?? new RenderMemo();
   const { unique, failures } = withoutSharedShootNames(input.runtimes);
-  const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], suspended: [], refused: [] };
+  const mainCommit = await input.repo.resolve(sync.baseRef);
+  const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], inMain: [], ...(mainCommit && { mainCommit }), suspended: [], refused: [] };
   // Branches whose PRs stay as they are: proposed now, suspended, or of a Runtime that failed (its change is unknown).
   const keep = new Set(shootsOf(input.runtimes, failures).map((shoot) => branchOf(landscape, shoot)));
 
@@ -194,6 +203,7 @@ async function renderChanges(
     const files = fileMapOf(r.manifests);
     if (snapshot.holds(r.shootName, files)) {
       result.unchanged++;
+      result.inMain.push(r.runtime);
       memo.remember(r.shootName, keys.get(r.shootName) as string);
       continue;
     }
@@ -251,6 +261,7 @@ async function renderBatch(
   for (const r of first.rendered.filter((r) => !isFinal(r))) {
     if (snapshot.holds(r.shootName, fileMapOf(r.manifests))) {
       result.unchanged++;
+      result.inMain.push(r.runtime);
       memo.remember(r.shootName, keys.get(r.shootName) as string);
     } else {
       againstMain.push(bySource.get(r.source + '\0' + r.runtime) as RuntimeInput);
@@ -397,7 +408,8 @@ function annotated(runtime: Runtime, annotation: string): boolean {
 }
 
 function outcomeOf(proposal: ShootProposal, outcome: BranchOutcome): ShootOutcome {
-  return { shoot: proposal.shoot, class: proposal.classification.class, disruptive: proposal.classification.disruptive, ...outcome };
+  const failedChecks = proposal.checks.filter((check) => !check.passed).flatMap((check) => (check.messages.length > 0 ? check.messages : [check.name]));
+  return { shoot: proposal.shoot, class: proposal.classification.class, disruptive: proposal.classification.disruptive, runtime: proposal.runtime, failedChecks, ...outcome };
 }
 
 

@@ -47,8 +47,12 @@ export interface BranchProposal {
 
 export interface BranchOutcome {
   pr: number;
+  /** Where a human reviews the PR. */
+  url: string;
   /** merge-refused: the forge refused the auto-merge; left-to-human: someone else pushed to the branch. */
   action: MergeAction | 'merge-refused' | 'left-to-human';
+  /** The merge commit on main, when this pass merged the PR. */
+  mergeCommit?: string;
 }
 
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
@@ -65,7 +69,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   if (open !== undefined && !wroteByKimops(open)) {
     // Rewriting the branch would throw away someone's commit: they and the reviewers settle it first.
     context.log(`${what}: #${open.number} left as is: its head ${open.headSha.slice(0, 12)} is not what kimops wrote`);
-    return { pr: open.number, action: 'left-to-human' };
+    return { pr: open.number, url: open.url, action: 'left-to-human' };
   }
   if (open !== undefined) await sync.have(branch, open.headSha);
 
@@ -99,7 +103,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   if (!posted) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}`;
   const labels = [`kimops:${prClass.class}`];
-  const number = open === undefined ? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge).number : open.number;
+  const { number, url } = open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 
   const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
@@ -107,11 +111,11 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const verb = open ? (upToDate ? 'unchanged' : 'updated') : 'opened';
   if (decision.action !== 'auto-merge') {
     context.log(`${what}: #${number} ${verb}, ${decision.action}: ${decision.reason}`);
-    return { pr: number, action: decision.action };
+    return { pr: number, url, action: decision.action };
   }
   const merged = await forge.mergePullRequest(number, { sha: head, method: 'merge' });
   context.log(`${what}: #${number} ${verb}, ${merged.ok ? 'merged' : `not merged: ${merged.failure.message}`}`);
-  return { pr: number, action: merged.ok ? 'auto-merge' : 'merge-refused' };
+  return merged.ok ? { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha } : { pr: number, url, action: 'merge-refused' };
 }
 
 /** An open kimops PR on a branch not in `keep` is closed, unless someone else pushed to it. */

@@ -3,6 +3,7 @@
 // Runtime, the conversion settings, main's folder (by tree oid) and the Garden's live Shoot — and is
 // skipped while that key stays the same. A key that differs only costs a render; it can never hide a change.
 import { createHash } from 'node:crypto';
+import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
 import type { Runtime } from '../model/runtime.js';
 
 export class RenderMemo {
@@ -37,7 +38,9 @@ export function renderKey(runtime: Runtime, ...others: readonly string[]): strin
   let digest = runtimeDigests.get(runtime);
   if (digest === undefined) {
     const { name, namespace, labels, annotations, generation } = runtime.metadata;
-    digest = createHash('sha1').update(JSON.stringify([name, namespace, labels, annotations, generation, runtime.spec])).digest('hex');
+    // The generator's own report on the Runtime is no input: writing it must not make the next pass render again.
+    const read = Object.entries(annotations ?? {}).filter(([key]) => key !== PIPELINE_ANNOTATION);
+    digest = createHash('sha1').update(JSON.stringify([name, namespace, labels, read, generation, runtime.spec])).digest('hex');
     runtimeDigests.set(runtime, digest);
   }
   return [digest, ...others].join('\0');

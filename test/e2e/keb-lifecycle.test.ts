@@ -40,7 +40,7 @@ const KEB_READS_AFTER_MS = 4_000;
 type LiveRuntime = Runtime & { metadata: Runtime['metadata'] & { generation?: number }; status?: RuntimeStatus };
 
 describe('KEB against generate, apply and backfill', () => {
-  it('create → Ready with the kubeconfig Secret; update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete → Terminating → gone', async () => {
+  it('create → Ready with the kubeconfig Secret and the PR trail; an unconvertible Runtime → Failed/ConversionErr; update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete → Terminating → gone', async () => {
     const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
     const gitdir = join(dir.path, 'landscape.git');
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
@@ -81,6 +81,13 @@ describe('KEB against generate, apply and backfill', () => {
     // KEB creates the Runtime; the pipeline runs as three watching processes.
     const created = await env.kcp.create({ ...example, ...RUNTIME } as unknown as KubeObject);
     expect(created.ok ? 'created' : describeFailure(created)).toBe('created');
+    // And one it should not have: without the region label the converter refuses it (KIM's ConversionErr).
+    const unconvertible = exampleRuntime('gcp.yaml', `${shoot}x`);
+    delete unconvertible.metadata.labels?.['kyma-project.io/region'];
+    unconvertible.metadata = { ...unconvertible.metadata, namespace, name: `rt-${shoot}x` };
+    const unconvertibleRef = { ...RUNTIME, namespace, name: unconvertible.metadata.name };
+    const createdUnconvertible = await env.kcp.create({ ...unconvertible, ...RUNTIME } as unknown as KubeObject);
+    expect(createdUnconvertible.ok ? 'created' : describeFailure(createdUnconvertible)).toBe('created');
     const controller = new AbortController();
     const processes: RunningKimops[] = [
       startKimops(['generate', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--kcp-namespace', namespace, '--garden-kubeconfig', gardenKubeconfig(), '--repo', gitdir, '--watch', '--interval', '2'], controller.signal),
@@ -95,9 +102,24 @@ describe('KEB against generate, apply and backfill', () => {
       return text.split('\n').filter((line) => line.startsWith('infrastructure_manager_im_runtime_state{') && line.includes(`runtimeId="${runtimeID}"`));
     };
     try {
-      // Create → Ready, with the kubeconfig Secret KEB hands to the customer.
+      // Create → Ready, with the kubeconfig Secret KEB hands to the customer, and the GitOps trail beside KIM's conditions.
       const first = await ready(1);
       expect(first.status?.provisioningCompleted).toBe(true);
+      const condition = (type: string) => first.status?.conditions?.find((c) => c.type === type);
+      expect(condition('ChangeProposed')).toMatchObject({ status: 'True', reason: 'PullRequestMerged', message: expect.stringMatching(new RegExp(`^kimops pr show \\d+ --repo ${gitdir}$`)) });
+      expect(condition('ChangeMerged')).toMatchObject({ status: 'True', reason: 'Merged', message: expect.stringMatching(/^[0-9a-f]{40}$/) });
+
+      // The unconvertible Runtime: Failed with KIM's reason, the converter's words, and no Shoot.
+      const refused = await eventually('the conversion error on the Runtime', async () => {
+        const got = await env.kcp.get(unconvertibleRef);
+        const live = got.ok ? (got.body as unknown as LiveRuntime) : undefined;
+        return live?.status?.state === 'Failed' ? live : undefined;
+      }, 30_000);
+      expect(provisioned(refused)).toMatchObject({ status: 'False', reason: 'ConversionErr', message: expect.stringMatching(/^Runtime conversion error .*kyma-project\.io\/region/) });
+      expect(await getShoot(env.garden, project.namespace, `${shoot}x`)).toBeUndefined();
+      // KEB gives up on it (its 60 min) and deletes it: nothing to wait for, it is gone.
+      expect((await env.kcp.delete(unconvertibleRef)).ok).toBe(true);
+      await eventually('the unconvertible Runtime gone', async () => ((await env.kcp.get(unconvertibleRef)).status === 404 ? true : undefined), 30_000);
       const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` });
       expect(secret.ok ? Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8') : describeFailure(secret)).toContain(`server: ${env.plane.kubeApiserverUrl}`);
       // KIM's metric, same labels: one series for the Runtime, Ready.

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
-import { RUNTIME_API_VERSION } from '../../model/runtime.js';
+import { readPipelineAnnotation } from '../../model/pipeline-facts.js';
+import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { Shoot } from '../../model/shoot.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
@@ -56,6 +57,34 @@ describe('kimops generate --kcp-kubeconfig', () => {
     expect(shootsOnMain(gitdir).sort()).toEqual(shoots.sort());
     // The API server set generation 1: KIM's applied-generation marker carries it.
     expect(shootFile(gitdir, shoots[0] as string).metadata.annotations?.['infrastructuremanager.kyma-project.io/runtime-generation']).toBe('1');
+  });
+
+  it('--once writes what it learned onto each Runtime for the backfiller: the merged PR of its change, or why it could not be converted; a second pass writes nothing', async () => {
+    const { gitdir, namespace, args } = await setup();
+    const good = await createRuntime(namespace, 'aws.yaml');
+    const bad = await createRuntime(namespace, 'gcp.yaml');
+    const badRef = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime', namespace, name: `rt-${bad}` };
+    const unlabelled = await env.kcp.patch(badRef, { metadata: { labels: { 'kyma-project.io/region': null } } });
+    expect(unlabelled.ok ? 'patched' : describeFailure(unlabelled)).toBe('patched');
+
+    const result = await kimops([...args, '--once']);
+    expect(result.code).toBe(1); // one Runtime failed to convert
+    expect(result.stderr).toContain(`runtime ${namespace}/rt-${bad}: `);
+    const facts = async (shoot: string) => {
+      const read = await env.kcp.get<KubeObject & Runtime>({ apiVersion: RUNTIME_API_VERSION, kind: 'Runtime', namespace, name: `rt-${shoot}` });
+      if (!read.ok) throw new Error(describeFailure(read));
+      return { value: readPipelineAnnotation(read.body.metadata.annotations), resourceVersion: read.body.metadata.resourceVersion };
+    };
+    const main = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
+    const goodFacts = await facts(good);
+    expect(goodFacts.value).toEqual({ generation: 1, proposal: { url: expect.stringMatching(new RegExp(`^kimops pr show \\d+ --repo ${gitdir}$`)), state: 'merged', commit: main } });
+    const badFacts = await facts(bad);
+    expect(badFacts.value).toEqual({ generation: 1, conversionError: expect.stringContaining('kyma-project.io/region') });
+
+    const again = await kimops([...args, '--once']);
+    expect(again.code).toBe(1);
+    expect((await facts(good)).resourceVersion).toBe(goodFacts.resourceVersion);
+    expect((await facts(bad)).resourceVersion).toBe(badFacts.resourceVersion);
   });
 
   it('--garden-kubeconfig adopts what Gardener changed on the live Shoot (a Kubernetes update)', async () => {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { PIPELINE_ANNOTATION, readPipelineAnnotation } from '../model/pipeline-facts.js';
+import type { Runtime } from '../model/runtime.js';
+import type { ShootOutcome } from './generate.js';
+import { runtimeFactWrites } from './runtime-facts.js';
+
+function runtime(name: string, generation: number, annotation?: string): Runtime {
+  return { metadata: { name, namespace: 'kcp-system', generation, ...(annotation !== undefined && { annotations: { [PIPELINE_ANNOTATION]: annotation } }) }, spec: { shoot: { name } } } as unknown as Runtime;
+}
+
+function outcome(name: string, generation: number, overrides: Partial<ShootOutcome> = {}): ShootOutcome {
+  return { shoot: name, class: 'update', disruptive: false, runtime: { namespace: 'kcp-system', name, generation }, failedChecks: [], pr: 7, url: `https://forge/pull/7`, action: 'auto-merge', mergeCommit: 'm1', ...overrides };
+}
+
+const none = { failures: [], proposed: [], inMain: [], mainCommit: 'main1' };
+const factsOf = (writes: ReturnType<typeof runtimeFactWrites>, name: string) => {
+  const write = writes.find((w) => w.runtime.metadata.name === name);
+  return write && (write.value === null ? null : readPipelineAnnotation({ [PIPELINE_ANNOTATION]: write.value }));
+};
+
+describe('runtimeFactWrites', () => {
+  it('reports a conversion failure of the Runtime, without repeating its name', () => {
+    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, failures: [{ source: 's', runtime: 'kcp-system/r1', field: 'metadata.labels', message: 'runtime kcp-system/r1: metadata.labels: kyma-project.io/region is missing' }] });
+    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, conversionError: 'metadata.labels: kyma-project.io/region is missing' });
+  });
+
+  it.each<[ShootOutcome['action'], string, string | undefined]>([
+    ['auto-merge', 'merged', 'm1'],
+    ['await-review', 'waiting-for-review', undefined],
+    ['blocked', 'blocked', undefined],
+    ['merge-refused', 'open', undefined],
+    ['left-to-human', 'open', undefined],
+  ])('reports the PR of the Runtime’s own change: %s → %s', (action, state, commit) => {
+    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, proposed: [outcome('r1', 3, { action, ...(action !== 'auto-merge' && { mergeCommit: undefined }) })] });
+    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, proposal: { url: 'https://forge/pull/7', state, ...(commit && { commit }) } });
+  });
+
+  it('reports failed checks as a validation error beside the blocked PR', () => {
+    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, proposed: [outcome('r1', 3, { action: 'blocked', failedChecks: ['no-ssh: SSH access must stay off', 'audit-log: missing'] })] });
+    expect(factsOf(writes, 'r1')).toMatchObject({ validationError: 'no-ssh: SSH access must stay off; audit-log: missing', proposal: { state: 'blocked' } });
+  });
+
+  it('says nothing about rollouts, adoptions and deletions: the Runtime did not ask for them', () => {
+    const proposed = (['rollout', 'adopt', 'delete'] as const).map((c, i) => outcome(`r${i}`, 1, { class: c }));
+    expect(runtimeFactWrites([runtime('r0', 1), runtime('r1', 1), runtime('r2', 1)], { ...none, proposed })).toEqual([]);
+  });
+
+  it('marks an earlier proposal merged once main holds the Shoot, with the main it found it on', () => {
+    const earlier = JSON.stringify({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'waiting-for-review' } });
+    const writes = runtimeFactWrites([runtime('r1', 3, earlier)], { ...none, inMain: ['kcp-system/r1'] });
+    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'main1' } });
+  });
+
+  it('removes the annotation once main holds a Runtime whose earlier facts were only an error', () => {
+    const writes = runtimeFactWrites([runtime('r1', 4, JSON.stringify({ generation: 3, conversionError: 'x' }))], { ...none, inMain: ['kcp-system/r1'] });
+    expect(writes).toEqual([{ runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null }]);
+  });
+
+  it('writes nothing where the annotation already says it, for Runtimes without facts in main, or not rendered', () => {
+    const said = JSON.stringify({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'm1' } });
+    const result = { ...none, proposed: [outcome('r1', 3)], inMain: ['kcp-system/r2'] };
+    expect(runtimeFactWrites([runtime('r1', 3, said), runtime('r2', 3), runtime('r3', 3, 'anything')], result)).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+// What a generator pass learned about each Runtime, as the annotation the backfiller turns into the
+// Runtime's status (model/pipeline-facts.ts): a conversion error, the PR of its change and whether it waits,
+// is blocked or merged, and that main holds its Shoot. Pure: the pass's result and the Runtimes in, the
+// annotation writes out — only where the text would change, so a pass that learned nothing new writes nothing.
+import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation, type GeneratorFacts, type Proposal, type ProposalState } from '../model/pipeline-facts.js';
+import { runtimeRef, type Runtime } from '../model/runtime.js';
+import type { GenerateResult, ShootOutcome } from './generate.js';
+
+export interface FactsWrite {
+  runtime: Runtime;
+  /** The annotation's new text; null removes it. */
+  value: string | null;
+}
+
+/** The change classes a Runtime asks for; a rollout, an adopt or a delete is not the Runtime's change. */
+const RUNTIME_CLASSES: ReadonlySet<ShootOutcome['class']> = new Set(['create', 'update', 'immutable']);
+
+const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
+  'auto-merge': 'merged',
+  'await-review': 'waiting-for-review',
+  blocked: 'blocked',
+  'merge-refused': 'open',
+  'left-to-human': 'open',
+};
+
+type PassFacts = Pick<GenerateResult, 'failures' | 'proposed' | 'inMain' | 'mainCommit'>;
+
+export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFacts): FactsWrite[] {
+  const failures = new Map(result.failures.map((failure) => [failure.runtime, failure]));
+  const proposals = new Map(result.proposed.filter((p) => RUNTIME_CLASSES.has(p.class)).map((p) => [`${p.runtime.namespace}/${p.runtime.name}`, p]));
+  const inMain = new Set(result.inMain);
+  const writes: FactsWrite[] = [];
+  for (const runtime of runtimes) {
+    const ref = runtimeRef(runtime);
+    const current = runtime.metadata.annotations?.[PIPELINE_ANNOTATION];
+    const generation = typeof runtime.metadata.generation === 'number' ? runtime.metadata.generation : undefined;
+    const at = generation !== undefined ? { generation } : {};
+    const failure = failures.get(ref);
+    const proposal = proposals.get(ref);
+    let facts: GeneratorFacts | undefined;
+    if (failure) {
+      // RenderFailure's message is `runtime <ns>/<name>: <field>: <reason>`: the Runtime is the status's own.
+      facts = { ...at, conversionError: failure.message.replace(`runtime ${ref}: `, '') };
+    } else if (proposal) {
+      facts = { ...at, proposal: proposalOf(proposal), ...(proposal.failedChecks.length > 0 && { validationError: proposal.failedChecks.join('; ') }) };
+    } else if (inMain.has(ref)) {
+      // Main holds its Shoot: an open or blocked proposal of an earlier pass has been merged (by a reviewer);
+      // errors of earlier generations are gone. Nothing to say for a Runtime that never had facts.
+      if (current === undefined) continue;
+      const earlier = readPipelineAnnotation(runtime.metadata.annotations).proposal;
+      facts = { ...at, ...(earlier && { proposal: merged(earlier, result.mainCommit) }) };
+    }
+    if (!facts) continue;
+    // Facts that say nothing but the generation: the annotation goes (absent means all is in main).
+    const value = Object.keys(facts).some((key) => key !== 'generation') ? pipelineAnnotationValue(facts) : null;
+    if (value !== (current ?? null)) writes.push({ runtime, value });
+  }
+  return writes;
+}
+
+function proposalOf(outcome: ShootOutcome): Proposal {
+  return { url: outcome.url, state: STATE_OF[outcome.action], ...(outcome.mergeCommit !== undefined && { commit: outcome.mergeCommit }) };
+}
+
+/** A proposal main now holds; the merge commit where this pass merged it, else the main it found it on. */
+function merged(proposal: Proposal, mainCommit: string | undefined): Proposal {
+  if (proposal.state === 'merged') return proposal;
+  return { url: proposal.url, state: 'merged', ...(mainCommit !== undefined && { commit: mainCommit }) };
+}

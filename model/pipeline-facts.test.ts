@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation } from './pipeline-facts.js';
+
+const read = (text: string) => readPipelineAnnotation({ [PIPELINE_ANNOTATION]: text });
+
+describe('the pipeline annotation', () => {
+  it('reads back what it writes, in one key order whatever the facts were built in', () => {
+    const facts = { proposal: { commit: 'abc', state: 'merged' as const, url: 'https://github.com/acme/l/pull/7' }, validationError: 'policy x: y', generation: 4 };
+    const text = pipelineAnnotationValue(facts);
+    expect(text).toBe('{"generation":4,"validationError":"policy x: y","proposal":{"url":"https://github.com/acme/l/pull/7","state":"merged","commit":"abc"}}');
+    expect(read(text)).toEqual(facts);
+    expect(pipelineAnnotationValue({ generation: 4, validationError: 'policy x: y', proposal: { url: 'https://github.com/acme/l/pull/7', state: 'merged', commit: 'abc' } })).toBe(text);
+  });
+
+  it('cuts long messages, so one broken Runtime cannot make its annotation huge', () => {
+    const text = pipelineAnnotationValue({ conversionError: 'x'.repeat(10_000) });
+    expect(read(text).conversionError).toHaveLength(2_000);
+    expect(read(text).conversionError?.endsWith('…')).toBe(true);
+  });
+
+  it('reads no facts from a missing, broken or foreign annotation, and drops fields of the wrong shape', () => {
+    expect(readPipelineAnnotation(undefined)).toEqual({});
+    expect(readPipelineAnnotation({ other: '{}' })).toEqual({});
+    expect(read('{"generation": 3')).toEqual({});
+    expect(read('"just text"')).toEqual({});
+    expect(read('{"generation":"3","conversionError":5,"proposal":{"url":"u","state":"done"}}')).toEqual({});
+    expect(read('{"generation":3.5,"proposal":{"url":"u","state":"open","commit":1}}')).toEqual({ proposal: { url: 'u', state: 'open' } });
+  });
+});
