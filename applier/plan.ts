@@ -82,6 +82,8 @@ export interface PlanEntry {
    * companion, or only values the live Shoot keeps): the markers are moved after the entry's other writes.
    */
   moveMarkers?: Record<string, string>;
+  /** Set by the seed check (sync-commit.ts) on a create it blocked: KIM's SeedNotFound message. */
+  seedNotFound?: string;
   /** Set by drift.ts: the difference is the live Shoot's, not Git's. */
   drift?: boolean;
   /** The live Shoot, for what a sync reads besides the plan (health, force-deletion); absent when not live. */

@@ -3,7 +3,7 @@
 // Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
 // Gardener's state asks for (force-deletion.ts, timeouts.ts). I/O only through the repo and Garden
 // adapters passed in; the report is a value the CLI renders.
-import type { ListAllOptions, ListAllResult, KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
+import { describeFailure, fixFor, type ListAllOptions, type ListAllResult, type KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -13,6 +13,7 @@ import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { mapInParallel } from '../model/in-parallel.js';
+import { APPLY_REPORT_NAME, applyFacts, applyReportConfigMap, readApplyReportCommit, reportUnchanged, type ApplyFacts } from './apply-report.js';
 import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
@@ -71,6 +72,11 @@ export interface SyncReport {
   overdue: string[];
   /** Absent when nothing was to be written. */
   result?: SyncResult;
+  /**
+   * The report for the backfiller (apply-report.ts), when the sync wrote: `written` (it changed), `unchanged`,
+   * or why it could not be written (the next sync tries again).
+   */
+  applyReport?: { outcome: 'written' | 'unchanged'; shoots: number } | { outcome: 'failed'; message: string };
 }
 
 const LIST_PAGE = 500;
@@ -127,7 +133,25 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     concurrency: config.apply.concurrency,
     pacing: { qps: config.apply.qps, burst: config.apply.burst, ...(input.sleep && { sleep: input.sleep }) },
   });
-  return { ...report, result };
+  // A Garden that stopped answering gets no more requests from this sync; the next one writes the report.
+  if (result.unreachable) return { ...report, result };
+  const applyReport = await writeApplyReport(garden, namespace, commit, applyFacts(plan.entries, result), fieldManager);
+  return { ...report, result, applyReport };
+}
+
+/** The report ConfigMap, written only when it says something new: one GET per sync, no write on a no-op. */
+async function writeApplyReport(garden: GardenApi, namespace: string, commit: string, facts: Map<string, ApplyFacts>, fieldManager: string): Promise<NonNullable<SyncReport['applyReport']>> {
+  const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: APPLY_REPORT_NAME };
+  const live = await garden.get<ApiObject>(ref);
+  if (!live.ok && live.status !== 404) return { outcome: 'failed', message: `read ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(live)}` };
+  // A report of no failures, where there is none yet, is none: a landscape that never failed has no ConfigMap.
+  if (!live.ok && facts.size === 0) return { outcome: 'unchanged', shoots: 0 };
+  const desired = applyReportConfigMap(namespace, commit, facts);
+  // The commit alone moving on is no news: the facts decide.
+  if (live.ok && reportUnchanged(live.body, applyReportConfigMap(namespace, readApplyReportCommit(live.body) ?? commit, facts))) return { outcome: 'unchanged', shoots: facts.size };
+  const written = await garden.apply(desired, fieldManager, { force: true });
+  if (!written.ok) return { outcome: 'failed', message: `apply ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(written)} — ${fixFor(written.status, 'configmaps')}` };
+  return { outcome: 'written', shoots: facts.size };
 }
 
 /**
@@ -275,17 +299,17 @@ async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPl
   if (creates.length === 0) return plan;
   const seeds = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
   if (!seeds.ok && seeds.status === 0) throw new TransportError('Garden', seeds.message);
-  const blocked = new Map<string, string>();
+  const blocked = new Map<string, { reason: string; seedNotFound?: string }>();
   for (const entry of creates) {
     const shoot = entry.object.manifest as Shoot;
     const check = seeds.ok ? seedCheck(shoot, seeds.items as unknown as Seed[]) : seedListFailure(shoot);
     // A refused LIST names its fix (KubeClient's): the identity needs `list` on the cluster-scoped seeds.
-    if (!check.ok) blocked.set(entry.shoot, `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`);
+    if (!check.ok) blocked.set(entry.shoot, { reason: `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`, ...(check.reason === 'SeedNotFound' && { seedNotFound: check.message }) });
   }
   if (blocked.size === 0) return plan;
   const entries = plan.entries.map((entry) => {
-    const reason = blocked.get(entry.shoot);
-    return reason === undefined ? entry : { ...entry, action: 'blocked' as const, reasons: [`not created: ${reason}`] };
+    const block = blocked.get(entry.shoot);
+    return block === undefined ? entry : { ...entry, action: 'blocked' as const, reasons: [`not created: ${block.reason}`], ...(block.seedNotFound !== undefined && { seedNotFound: block.seedNotFound }) };
   });
   return { ...plan, entries, counts: { ...plan.counts, create: plan.counts.create - blocked.size, blocked: plan.counts.blocked + blocked.size } };
 }

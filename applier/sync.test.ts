@@ -98,7 +98,7 @@ describe('executePlan', () => {
     // A conflict is tried four times; the Shoot of a companion that still failed is not applied: Gardener
     // would refuse it without its ConfigMap.
     expect(calls).toEqual([...Array(4).fill('APPLY ConfigMap/auth-a'), 'APPLY Shoot/b']);
-    expect(result.failed).toEqual([{ shoot: 'a', action: 'create', lines: ['apply ConfigMap auth-a: 409: conflict — another writer changed the object at the same time: the next sync applies it again'] }]);
+    expect(result.failed).toEqual([{ shoot: 'a', action: 'create', lines: ['apply ConfigMap auth-a: 409: conflict — another writer changed the object at the same time: the next sync applies it again'], status: 409 }]);
     expect(result.applied.map((o) => o.shoot)).toEqual(['b']);
     expect(result.unreachable).toBe(false);
   });
@@ -138,7 +138,7 @@ describe('executePlan', () => {
     const result = await executePlan({ plan, garden, namespace: NS, orphans, pacing: NO_WAIT, concurrency: 1 });
     expect(calls).toEqual(Array(4).fill('APPLY Shoot/b'));
     expect(result.unreachable).toBe(true);
-    expect(result.failed).toEqual([{ shoot: 'b', action: 'create', lines: ['apply Shoot b: unreachable: cannot reach'] }]);
+    expect(result.failed).toEqual([{ shoot: 'b', action: 'create', lines: ['apply Shoot b: unreachable: cannot reach'], status: 0 }]);
     expect(result.notAttempted).toBe(2);
   });
 

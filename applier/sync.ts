@@ -57,6 +57,8 @@ export interface ShootOutcome {
   shoot: string;
   action: PlanAction;
   lines: string[];
+  /** For a failed write: the API server's HTTP status (0: it did not answer). */
+  status?: number;
 }
 
 export interface SyncResult {
@@ -100,7 +102,7 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
   const failed = (shoot: string, action: PlanAction, lines: string[], error: unknown) => {
     if (!(error instanceof WriteFailed)) throw error;
     if (error.status === 0) result.unreachable = true;
-    result.failed.push({ shoot, action, lines: [...lines, error.message] });
+    result.failed.push({ shoot, action, lines: [...lines, error.message], status: error.status });
   };
   const writing = plan.entries.filter((entry) => {
     const writes = entry.action === 'create' || entry.action === 'update' || entry.action === 'take-over' || entry.action === 'delete' || entry.moveMarkers !== undefined;

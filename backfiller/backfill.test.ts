@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeClient, KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
+import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
 import { ConfigError } from '../model/errors.js';
 import { backfillWatcher, cachedLookup, reconcileRuntime, StepError, verifyGardenNamespace, type Lookup, type RuntimeObject, type ShootObject, type WatchedKind } from './backfill.js';
 import { RUNTIME_FINALIZER } from './status.js';
@@ -38,7 +39,7 @@ function fakeClient(answer: (method: string, args: unknown[]) => KubeResult<unkn
   return { client, calls };
 }
 
-const noShoot: Lookup = { shoot: async () => undefined, gardenerCluster: async () => undefined, secret: async () => undefined };
+const noShoot: Lookup = { shoot: async () => undefined, gardenerCluster: async () => undefined, secret: async () => undefined, applyFacts: () => undefined };
 
 const shootObject = (name = 'c-1'): ShootObject => ({
   apiVersion: 'core.gardener.cloud/v1beta1',
@@ -49,7 +50,7 @@ const shootObject = (name = 'c-1'): ShootObject => ({
 });
 
 /** A Shoot whose Create succeeded (Runtime generation 1 on it); no GardenerCluster, no Secret yet. */
-const succeededShoot = (): Lookup => ({ shoot: async () => shootObject(), gardenerCluster: async () => undefined, secret: async () => undefined });
+const succeededShoot = (): Lookup => ({ shoot: async () => shootObject(), gardenerCluster: async () => undefined, secret: async () => undefined, applyFacts: () => undefined });
 
 
 describe('reconcileRuntime', () => {
@@ -62,6 +63,21 @@ describe('reconcileRuntime', () => {
     expect((write?.args[0] as KubeObject).metadata.resourceVersion).toBe('10');
     expect(outcome.events).toBe(kcp.calls.filter((c) => c.method === 'create').length);
     expect(outcome.events).toBeGreaterThan(0);
+  });
+
+  it('writes the generator’s facts from the Runtime’s annotation and the applier’s from its report into the status', async () => {
+    const written = async (read: RuntimeObject, lookup: Lookup) => {
+      const kcp = fakeClient();
+      await reconcileRuntime({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW }, read, lookup);
+      const status = (kcp.calls.find((c) => c.method === 'replace')?.args[0] as { status: { state: string; conditions: { type: string; reason: string; message: string }[] } }).status;
+      return { state: status.state, provisioned: status.conditions.find((c) => c.type === 'Provisioned') };
+    };
+    const unconvertible = runtime({ annotations: { [PIPELINE_ANNOTATION]: JSON.stringify({ generation: 1, conversionError: 'metadata.labels: region missing' }) } });
+    expect(await written(unconvertible, noShoot)).toEqual({ state: 'Failed', provisioned: expect.objectContaining({ reason: 'ConversionErr', message: 'Runtime conversion error metadata.labels: region missing' }) });
+    const noSeed: Lookup = { ...noShoot, applyFacts: (shoot) => (shoot === 'c-1' ? { generation: 1, seedNotFound: 'Cannot find available seed for the region x.' } : undefined) };
+    expect(await written(runtime(), noSeed)).toEqual({ state: 'Failed', provisioned: expect.objectContaining({ reason: 'SeedNotFound', message: 'Cannot find available seed for the region x.' }) });
+    // About an older generation than KEB's newest change: Pending, not Failed.
+    expect((await written(runtime({ generation: 2 }), noSeed)).state).toBe('Pending');
   });
 
   it('on a 409 reads the Runtime again and writes once more; a second 409 leaves it to the next pass', async () => {

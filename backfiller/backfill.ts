@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
 import { ConfigError, TransportError } from '../model/errors.js';
-import { readPipelineAnnotation } from '../model/pipeline-facts.js';
+import { readPipelineAnnotation, withApplyFacts } from '../model/pipeline-facts.js';
+import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../applier/apply-report.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
 import { readRuntimeStatus, type RuntimeState } from '../model/runtime-status.js';
 import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
@@ -80,6 +81,8 @@ export interface Lookup {
   shoot(name: string): Promise<ShootObject | undefined>;
   gardenerCluster(namespace: string, name: string): Promise<GardenerClusterObject | undefined>;
   secret(namespace: string, name: string): Promise<SecretObject | undefined>;
+  /** What the applier's report (applier/apply-report.ts) says it could not do for this Shoot. */
+  applyFacts(shoot: string): ApplyFacts | undefined;
 }
 
 /** A failed call: `unreachable` when the API did not answer at all (the command then exits 69). */
@@ -123,11 +126,14 @@ export interface PassReport {
 
 /** One LIST each of Shoots, GardenerClusters and kubeconfig Secrets, as a `Lookup`; throws TransportError when one fails. */
 export async function snapshotLookup(context: BackfillContext, kcpNamespace: string): Promise<Lookup> {
-  const [shoots, clusters, secrets] = await Promise.all([
+  const [shoots, clusters, secrets, report] = await Promise.all([
     listWithRetry(() => context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace })),
     listWithRetry(() => context.kcp.listAll<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace })),
     listWithRetry(() => context.kcp.listAll<SecretObject>({ ...SECRET_TYPE, namespace: kcpNamespace }, { labelSelector: KUBECONFIG_SECRET_SELECTOR })),
+    context.garden.get<KubeObject>({ ...APPLY_REPORT_TYPE, namespace: context.gardenNamespace }),
   ]);
+  if (!report.ok && report.status !== 404) throw new TransportError(`kubeconfig ${context.garden.label}`, `read ConfigMap ${context.gardenNamespace}/${APPLY_REPORT_NAME}: ${describeFailure(report)}`);
+  const applied = readApplyReport(report.ok ? report.body : undefined);
   if (!shoots.ok) throw new TransportError(`kubeconfig ${context.garden.label}`, shoots.message);
   if (!clusters.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, clusters.message);
   if (!secrets.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, secrets.message);
@@ -143,8 +149,12 @@ export async function snapshotLookup(context: BackfillContext, kcpNamespace: str
     gardenerCluster: (namespace, name) => inSnapshot(clusterMap, GARDENER_CLUSTER_TYPE, namespace, name),
     // A kubeconfig Secret without the label (made by hand) counts as missing: the next write takes it over.
     secret: (namespace, name) => inSnapshot(secretMap, SECRET_TYPE, namespace, name),
+    applyFacts: (shoot) => applied.get(shoot),
   };
 }
+
+/** The applier's report: one ConfigMap of garden-<project>. */
+const APPLY_REPORT_TYPE = { apiVersion: 'v1', kind: 'ConfigMap', name: APPLY_REPORT_NAME } as const;
 
 /** Attempts of a LIST answered 429 or 5xx (an API server whose watch cache is still initializing answers 429). */
 const LIST_ATTEMPTS = 4;
@@ -164,8 +174,14 @@ async function listWithRetry<T extends KubeObject>(list: () => Promise<ListAllRe
  * once the cache has synced (`synced()` true); before that it is read by GET, so an empty cache never reads as
  * every Shoot gone.
  */
-export function cachedLookup(context: BackfillContext, shoot: (name: string) => ShootObject | undefined, synced: () => boolean = () => true): Lookup {
+export function cachedLookup(
+  context: BackfillContext,
+  shoot: (name: string) => ShootObject | undefined,
+  synced: () => boolean = () => true,
+  applyReport: () => ReadonlyMap<string, ApplyFacts> = () => new Map(),
+): Lookup {
   return {
+    applyFacts: (name) => applyReport().get(name),
     shoot: async (name) => {
       const cached = shoot(name);
       if (cached || synced()) return cached;
@@ -274,7 +290,8 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
 
     // The status first, from what was read: no kubeconfig step can keep a generation bump from showing Pending.
     const read = deleting ? { ready: false } : await readKubeconfigSecret(runtime, lookup, outcome);
-    runtime = await writeStatus(context, runtime, shoot, read.ready, now, outcome);
+    const applied = shootName ? lookup.applyFacts(shootName) : undefined;
+    runtime = await writeStatus(context, runtime, shoot, read.ready, applied, now, outcome);
 
     if (!deleting && shoot && createSucceeded(shoot)) {
       let ready = read.ready;
@@ -290,7 +307,7 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
         outcome.unreachable ||= error.unreachable;
       }
       // The Secret appeared (or went) in this pass: the status follows at once.
-      if (ready !== read.ready) runtime = await writeStatus(context, runtime, shoot, ready, now, outcome);
+      if (ready !== read.ready) runtime = await writeStatus(context, runtime, shoot, ready, applied, now, outcome);
     }
 
     if (finalizerAction(runtime, shoot) === 'release') {
@@ -353,12 +370,21 @@ function hasConfig(secret: SecretLike | undefined): boolean {
  * `statusChanged`. A 409: read the Runtime again, compute again, write once more; a second 409 is left to the
  * next pass. Returns the Runtime as written (or as last read).
  */
-async function writeStatus(context: BackfillContext, read: RuntimeObject, shoot: ShootObject | undefined, kubeconfigReady: boolean, now: () => Date, outcome: RuntimeOutcome): Promise<RuntimeObject> {
+async function writeStatus(
+  context: BackfillContext,
+  read: RuntimeObject,
+  shoot: ShootObject | undefined,
+  kubeconfigReady: boolean,
+  applied: ApplyFacts | undefined,
+  now: () => Date,
+  outcome: RuntimeOutcome,
+): Promise<RuntimeObject> {
   let runtime = read;
   for (let attempt = 0; attempt < 2; attempt++) {
     const at = now();
-    // The generator's facts (conversion, validation, the PR) ride on the Runtime: the one read now is the newest.
-    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline: readPipelineAnnotation(runtime.metadata.annotations), now: at });
+    // The generator's facts ride on the Runtime (the one read now is the newest); the applier's come from its report.
+    const pipeline = withApplyFacts(readPipelineAnnotation(runtime.metadata.annotations), applied, runtime.metadata.generation);
+    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline, now: at });
     outcome.state = next.state;
     // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
     if (!statusChanged(runtime.status, next)) {
@@ -632,13 +658,16 @@ export interface BackfillWatcher {
  */
 export function backfillWatcher(
   context: BackfillContext,
-  sources: { runtimes: WatchedKind<RuntimeObject>; shoots: WatchedKind<ShootObject>; kcpNamespace: string },
+  sources: { runtimes: WatchedKind<RuntimeObject>; shoots: WatchedKind<ShootObject>; kcpNamespace: string; applyReports?: WatchedKind<KubeObject> },
   report: (outcome: RuntimeOutcome) => void,
   concurrency = DEFAULT_CONCURRENCY,
 ): BackfillWatcher {
-  const { runtimes, shoots, kcpNamespace } = sources;
+  const { runtimes, shoots, kcpNamespace, applyReports } = sources;
   let synced = false;
-  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced);
+  // The applier's report, read once per change of it (not once per reconcile).
+  let applied: ReadonlyMap<string, ApplyFacts> = new Map();
+  const readReport = () => readApplyReport(applyReports?.get(context.gardenNamespace, APPLY_REPORT_NAME));
+  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced, () => applied);
   // Insertion-ordered sets: a name is in at most one of them, urgent taking it from routine.
   const urgent = new Set<string>();
   const routine = new Set<string>();
@@ -739,9 +768,20 @@ export function backfillWatcher(
   const unsubscribeShoots = shoots.onChange((change) => {
     for (const name of byShoot.get(change.object.metadata.name) ?? []) enqueue(name, true);
   });
+  // A changed report: the Runtimes of the Shoots whose facts it changed.
+  const unsubscribeReports = applyReports?.onChange((change) => {
+    if (change.object.metadata.name !== APPLY_REPORT_NAME) return;
+    const before = applied;
+    applied = readReport();
+    for (const shoot of new Set([...before.keys(), ...applied.keys()])) {
+      if (stringify(before.get(shoot)) === stringify(applied.get(shoot))) continue;
+      for (const name of byShoot.get(shoot) ?? []) enqueue(name, true);
+    }
+  });
   // A stopped cache rejects: then nothing runs any more (close() follows).
-  Promise.all([runtimes.synced(), shoots.synced()]).then(
+  Promise.all([runtimes.synced(), shoots.synced(), applyReports?.synced()]).then(
     () => {
+      applied = readReport();
       synced = true;
       pump();
     },
@@ -772,6 +812,7 @@ export function backfillWatcher(
       closed = true;
       unsubscribeRuntimes();
       unsubscribeShoots();
+      unsubscribeReports?.();
       urgent.clear();
       routine.clear();
       for (const name of queued) settle(name, undefined);

@@ -10,6 +10,7 @@ import { KubeClient } from '../adapters/kube/kube-client.js';
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { applierMetrics } from '../applier/metrics.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
+import { APPLY_REPORT_NAME } from '../applier/apply-report.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { GardenCaches } from './apply-caches.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -248,6 +249,9 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
     return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
   io.stdout(resultText(result) + reportTail(report, true));
+  const applyReport = report.applyReport;
+  if (applyReport?.outcome === 'written') io.stdout(`apply report ${namespace}/${APPLY_REPORT_NAME} written for the backfiller: ${applyReport.shoots} Shoot(s) with failures\n`);
+  if (applyReport?.outcome === 'failed') io.stderr(`${applyReport.message} (the Runtimes' status misses this sync's failures until a sync writes it)\n`);
   if (result.refused) io.stderr(`${result.refused}\n`);
   for (const failed of result.failed) for (const line of failed.lines) io.stderr(`${failed.shoot}: ${line}\n`);
   if (result.unreachable) return EXIT.unavailable;

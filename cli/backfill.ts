@@ -5,7 +5,8 @@ import { Option, type Command } from 'commander';
 import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { Informer } from '../adapters/kube/informer.js';
-import { KubeClient } from '../adapters/kube/kube-client.js';
+import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
+import { APPLY_REPORT_SELECTOR } from '../applier/apply-report.js';
 import {
   backfillPass,
   backfillWatcher,
@@ -141,22 +142,25 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
   const log = (line: string) => io.stderr(`${line}\n`);
   const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log });
   const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
+  // The applier's report of what it could not do (one ConfigMap): SeedNotFound and refused writes.
+  const applyReports = new Informer<KubeObject>(context.garden, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: context.gardenNamespace, labelSelector: APPLY_REPORT_SELECTOR, log });
   // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.
   runtimes.onChange((change) => {
     if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name);
   });
-  const watcher = backfillWatcher(context, { runtimes, shoots, kcpNamespace: options.kcpNamespace }, (outcome) => {
+  const watcher = backfillWatcher(context, { runtimes, shoots, applyReports, kcpNamespace: options.kcpNamespace }, (outcome) => {
     record(metrics, outcome);
     reportOutcome(outcome, io);
   });
-  const stopAll = () => Promise.all([runtimes.stop(), shoots.stop()]);
+  const stopAll = () => Promise.all([runtimes.stop(), shoots.stop(), applyReports.stop()]);
   runtimes.start();
   shoots.start();
+  applyReports.start();
   try {
     await runUntilStopped({
       // The first pass waits for both caches; the events of their first lists already queued every Runtime.
       pass: async () => {
-        await Promise.all([runtimes.synced(), shoots.synced()]);
+        await Promise.all([runtimes.synced(), shoots.synced(), applyReports.synced()]);
         const started = performance.now();
         const report = await watcher.fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);

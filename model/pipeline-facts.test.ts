@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation } from './pipeline-facts.js';
+import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation, withApplyFacts } from './pipeline-facts.js';
 
 const read = (text: string) => readPipelineAnnotation({ [PIPELINE_ANNOTATION]: text });
 
@@ -25,5 +25,17 @@ describe('the pipeline annotation', () => {
     expect(read('"just text"')).toEqual({});
     expect(read('{"generation":"3","conversionError":5,"proposal":{"url":"u","state":"done"}}')).toEqual({});
     expect(read('{"generation":3.5,"proposal":{"url":"u","state":"open","commit":1}}')).toEqual({ proposal: { url: 'u', state: 'open' } });
+  });
+});
+
+describe('withApplyFacts', () => {
+  const generator = { generation: 3, proposal: { url: 'u', state: 'merged' as const } };
+  it('adds the applier’s failures about the Runtime’s generation (or a newer, or an unknown one)', () => {
+    expect(withApplyFacts(generator, { generation: 3, seedNotFound: 'no seed' }, 3)).toEqual({ ...generator, seedNotFound: 'no seed' });
+    expect(withApplyFacts(generator, { applyError: 'refused' }, 3)).toEqual({ ...generator, applyError: 'refused' });
+  });
+  it('leaves out failures about an older generation: they do not answer KEB’s newest change', () => {
+    expect(withApplyFacts(generator, { generation: 2, applyError: 'refused' }, 3)).toEqual(generator);
+    expect(withApplyFacts(generator, undefined, 3)).toEqual(generator);
   });
 });

@@ -83,3 +83,13 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
   }
   return facts;
 }
+
+/**
+ * The generator's facts with the applier's (its report, applier/apply-report.ts) for the same Runtime. The
+ * applier's are about the Runtime generation its desired Shoot was rendered from: older than the Runtime's,
+ * they say nothing about KEB's newest change and are left out.
+ */
+export function withApplyFacts(generator: GeneratorFacts, apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'> | undefined, runtimeGeneration: number | undefined): PipelineState {
+  if (!apply || (apply.generation !== undefined && runtimeGeneration !== undefined && apply.generation < runtimeGeneration)) return generator;
+  return { ...generator, ...(apply.seedNotFound !== undefined && { seedNotFound: apply.seedNotFound }), ...(apply.applyError !== undefined && { applyError: apply.applyError }) };
+}

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readApplyReport } from '../../applier/apply-report.js';
 import { FORCE_DELETION_ANNOTATION } from '../../applier/force-deletion.js';
 import { DRIFT_REASON } from '../../applier/events.js';
 import { OWNERSHIP_LABEL } from '../../applier/plan.js';
@@ -337,6 +338,11 @@ describe('seeds', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/c-78fcc25: blocked: not created: SeedNotFound: Cannot find available seed for the region sa-east-1\. The followig regions have seeds ready: \[[a-z0-9 -]*eu-central-1[a-z0-9 -]*\]\./);
     expect(await getShoot(env.garden, project.namespace, AWS)).toBeUndefined();
+    // The backfiller learns it from the applier's report: KIM's message, and the Runtime generation it is about.
+    expect(refused.stdout).toContain(`apply report ${project.namespace}/kimops-apply-report written for the backfiller: 1 Shoot(s) with failures`);
+    const report = await env.garden.get<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: 'kimops-apply-report' });
+    expect(readApplyReport(report.ok ? report.body : undefined).get(AWS)).toEqual({ generation: expect.any(Number), seedNotFound: expect.stringMatching(/^Cannot find available seed for the region sa-east-1\./) });
+    expect((await kimops(repo.apply)).stdout).not.toContain('apply report'); // said once
 
     repo.git('revert', '--no-edit', 'HEAD');
     repo.edit(SHOOT_FILE, selector('eu-central-1'), 'enforce a seed location with a seed');
@@ -344,6 +350,8 @@ describe('seeds', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect((await live()).spec.seedSelector).toEqual({ matchLabels: { 'seed.gardener.cloud/region': 'eu-central-1' } });
+    const cleared = await env.garden.get<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: 'kimops-apply-report' });
+    expect(readApplyReport(cleared.ok ? cleared.body : undefined).size).toBe(0);
   }, 60_000);
 });
 

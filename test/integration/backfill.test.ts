@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE, describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { APPLY_REPORT_NAME, applyReportConfigMap, type ApplyFacts } from '../../applier/apply-report.js';
 import { RUNTIME_FINALIZER } from '../../backfiller/status.js';
 import { ANNOTATION_RUNTIME_GENERATION } from '../../generator/convert/extenders/metadata.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
@@ -266,6 +267,33 @@ describe('kimops backfill --watch', () => {
     expect(after?.status?.state).toBe('Ready');
     expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
     expect((await runtimeEvents(namespace, name)).length).toBe(eventsBefore.length);
+  }, 60_000);
+
+  it('follows the applier\'s report as it changes: SeedNotFound while the applier cannot create the Shoot, Pending again once it can', async () => {
+    const { namespace, shoot, name, args } = await setup('bfr');
+    const reportRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: APPLY_REPORT_NAME };
+    const facts = (entries: Map<string, ApplyFacts>) => applyReportConfigMap(project.namespace, 'c0ffee', entries);
+    const controller = new AbortController();
+    const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
+    try {
+      await eventually('Pending without a Shoot', async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined), 20_000);
+      const message = 'Cannot find available seed for the region sa-east-1. The followig regions have seeds ready: [eu-central-1].';
+      const written = await env.garden.apply(facts(new Map([[shoot, { generation: 1, seedNotFound: message }]])), 'kimops', { force: true });
+      expect(written.ok ? 'applied' : describeFailure(written)).toBe('applied');
+      const failed = await eventually('Failed with KIM\'s SeedNotFound', async () => {
+        const live = await getRuntime(namespace, name);
+        return live?.status?.state === 'Failed' ? live : undefined;
+      }, 10_000);
+      expect(condition(failed, 'Provisioned')).toMatchObject({ status: 'False', reason: 'SeedNotFound', message });
+      expect((await env.garden.apply(facts(new Map()), 'kimops', { force: true })).ok).toBe(true);
+      await eventually('Pending again', async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined), 10_000);
+    } finally {
+      controller.abort();
+      await env.garden.delete(reportRef);
+    }
+    const result = await running.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
   }, 60_000);
 
   it('turns a Ready Runtime Pending on a generation bump, Ready again on the Shoot event, and releases it once the Shoot is gone', async () => {

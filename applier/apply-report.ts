@@ -1,0 +1,110 @@
+// What the applier could not do, Shoot by Shoot, as one ConfigMap in garden-<project> that the backfiller
+// reads into the Runtimes' status (KIM's SeedNotFound, "Gardener API create error", "… shoot patch error").
+// A report like a Flux Kustomization's status: recomputed by every sync from the Garden's answers, never
+// an input to the applier itself. A ConfigMap because a refused create leaves no Shoot to annotate, and the
+// applier knows the Garden only. Pure: the sync's report in, the ConfigMap (or its facts) out.
+import { stringify } from 'safe-stable-stringify';
+import type { KubeObject } from '../adapters/kube/kube-client.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../generator/convert/extenders/metadata.js';
+import { isJsonObject } from '../model/json.js';
+import type { PipelineState } from '../model/pipeline-facts.js';
+import type { PlanEntry } from './plan.js';
+import type { SyncResult } from './sync.js';
+
+export const APPLY_REPORT_NAME = 'kimops-apply-report';
+/** Its label, so a watch can select it (the companions' selector does not match it). */
+export const APPLY_REPORT_LABEL = 'kimops.kyma-project.io/report';
+export const APPLY_REPORT_LABEL_VALUE = 'apply';
+export const APPLY_REPORT_SELECTOR = `${APPLY_REPORT_LABEL}=${APPLY_REPORT_LABEL_VALUE}`;
+const REPORT_KEY = 'report.json';
+
+/** The applier's part of PipelineState, with the Runtime generation the desired Shoot was rendered from. */
+export type ApplyFacts = Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'>;
+
+/** Bounds the ConfigMap (1 MiB at most): a mass failure reports its first Shoots, and how many more; messages cut. */
+const MAX_SHOOTS = 1_000;
+const MAX_MESSAGE = 512;
+
+/**
+ * The facts of one sync: creates blocked for want of a Seed, and writes Gardener refused for good (a 4xx but a
+ * conflict or a rate limit — the next sync retries those, as it does an unreachable Garden or a 5xx).
+ */
+export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResult, 'failed'> | undefined): Map<string, ApplyFacts> {
+  const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
+  const facts = new Map<string, ApplyFacts>();
+  const generationOf = (shoot: string): { generation?: number } => {
+    const text = byShoot.get(shoot)?.object.manifest?.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION];
+    const generation = typeof text === 'string' ? Number(text) : NaN;
+    return Number.isSafeInteger(generation) ? { generation } : {};
+  };
+  for (const entry of entries) {
+    if (entry.seedNotFound !== undefined) facts.set(entry.shoot, { ...generationOf(entry.shoot), seedNotFound: entry.seedNotFound });
+  }
+  for (const failed of result?.failed ?? []) {
+    const status = failed.status ?? 0;
+    if (status < 400 || status >= 500 || status === 409 || status === 429) continue;
+    facts.set(failed.shoot, { ...generationOf(failed.shoot), applyError: failed.lines.join('; ') });
+  }
+  return facts;
+}
+
+/** The ConfigMap to apply: stable JSON (sorted keys), so equal facts are equal bytes and need no write. */
+export function applyReportConfigMap(namespace: string, commit: string, facts: ReadonlyMap<string, ApplyFacts>): KubeObject {
+  const names = [...facts.keys()].sort();
+  const shoots = Object.fromEntries(names.slice(0, MAX_SHOOTS).map((name) => [name, cutMessages(facts.get(name) as ApplyFacts)]));
+  const more = names.length - MAX_SHOOTS;
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: APPLY_REPORT_NAME, namespace, labels: { [APPLY_REPORT_LABEL]: APPLY_REPORT_LABEL_VALUE } },
+    data: { [REPORT_KEY]: `${stringify({ commit, shoots, ...(more > 0 && { notListed: more }) }, null, 2) ?? '{}'}\n` },
+  };
+}
+
+/** Whether the live report (undefined: none) already says what `desired` says: then the sync writes nothing. */
+export function reportUnchanged(live: KubeObject | undefined, desired: KubeObject): boolean {
+  const text = (object: KubeObject | undefined) => (object?.data as Record<string, string> | undefined)?.[REPORT_KEY];
+  const labels = (live?.metadata.labels ?? {}) as Record<string, string>;
+  return live !== undefined && text(live) === text(desired) && labels[APPLY_REPORT_LABEL] === APPLY_REPORT_LABEL_VALUE;
+}
+
+/** The commit a live report was written at. */
+export function readApplyReportCommit(configMap: KubeObject): string | undefined {
+  const value = parsed(configMap);
+  return isJsonObject(value) && typeof value.commit === 'string' ? value.commit : undefined;
+}
+
+function parsed(configMap: KubeObject | undefined): unknown {
+  const text = (configMap?.data as Record<string, unknown> | undefined)?.[REPORT_KEY];
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The facts as the report carries them, by Shoot; a missing or unreadable report has none. */
+export function readApplyReport(configMap: KubeObject | undefined): Map<string, ApplyFacts> {
+  const value = parsed(configMap);
+  const shoots = isJsonObject(value) && isJsonObject(value.shoots) ? value.shoots : {};
+  const facts = new Map<string, ApplyFacts>();
+  for (const [name, entry] of Object.entries(shoots)) {
+    if (!isJsonObject(entry)) continue;
+    const read: ApplyFacts = {};
+    if (typeof entry.generation === 'number' && Number.isSafeInteger(entry.generation)) read.generation = entry.generation;
+    if (typeof entry.seedNotFound === 'string') read.seedNotFound = entry.seedNotFound;
+    if (typeof entry.applyError === 'string') read.applyError = entry.applyError;
+    if (read.seedNotFound !== undefined || read.applyError !== undefined) facts.set(name, read);
+  }
+  return facts;
+}
+
+function cutMessages(facts: ApplyFacts): ApplyFacts {
+  const cut = (text: string) => (text.length <= MAX_MESSAGE ? text : `${text.slice(0, MAX_MESSAGE - 1)}…`);
+  return {
+    ...(facts.generation !== undefined && { generation: facts.generation }),
+    ...(facts.seedNotFound !== undefined && { seedNotFound: cut(facts.seedNotFound) }),
+    ...(facts.applyError !== undefined && { applyError: cut(facts.applyError) }),
+  };
+}
