@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
+import { APPLY_REPORT_NAME } from '../../applier/apply-report.js';
 import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../applier/plan.js';
 import { DELETION_CONFIRMATION_ANNOTATION } from '../../applier/sync.js';
 import type { KubeObject } from '../../adapters/kube/kube-client.js';
@@ -46,7 +47,11 @@ function shootOf(request: ProxiedRequest): string | undefined {
   const prefix = `${SHOOTS}${project.namespace}/shoots/`;
   return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
 }
-const isCompanionRequest = (request: ProxiedRequest) => (request.path.split('?')[0] ?? '').startsWith(`/api/v1/namespaces/${project.namespace}/configmaps/`);
+/** A request for a companion ConfigMap (not the applier's report, which each writing sync reads). */
+const isCompanionRequest = (request: ProxiedRequest) => {
+  const path = request.path.split('?')[0] ?? '';
+  return path.startsWith(`/api/v1/namespaces/${project.namespace}/configmaps/`) && !path.endsWith(`/${APPLY_REPORT_NAME}`);
+};
 const namesOf = (requests: readonly ProxiedRequest[], method: string, ok = true) =>
   requests.filter((r) => r.method === method && (!ok || (r.status >= 200 && r.status < 300))).map(shootOf).filter((n): n is string => n !== undefined);
 
