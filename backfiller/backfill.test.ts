@@ -2,7 +2,21 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KubeClient, KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
 import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
 import { ConfigError } from '../model/errors.js';
-import { backfillWatcher, cachedLookup, reconcileRuntime, StepError, verifyGardenNamespace, type Lookup, type RuntimeObject, type ShootObject, type WatchedKind } from './backfill.js';
+import {
+  backfillWatcher,
+  cachedLookup,
+  compactSecret,
+  type GardenerClusterObject,
+  reconcileRuntime,
+  SECRET_VALUE_PRESENT,
+  type SecretObject,
+  StepError,
+  verifyGardenNamespace,
+  type Lookup,
+  type RuntimeObject,
+  type ShootObject,
+  type WatchedKind,
+} from './backfill.js';
 import { RUNTIME_FINALIZER } from './status.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -260,6 +274,52 @@ describe('backfillWatcher before the caches have synced', () => {
     synced = true;
     expect(await lookup.shoot('c-1')).toBeUndefined();
     expect(garden.calls).toHaveLength(1);
+  });
+
+  it('cachedLookup reads GardenerClusters and kubeconfig Secrets of the cached namespace from the caches once synced, by GET otherwise', async () => {
+    const kcp = fakeClient((method) => (method === 'get' ? fail(404) : undefined));
+    let synced = false;
+    const cluster = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', metadata: { name: 'rid', namespace: 'kcp-system' } };
+    const caches = { kcpNamespace: 'kcp-system', gardenerCluster: (name: string) => (name === 'rid' ? cluster : undefined), secret: () => undefined };
+    const lookup = cachedLookup({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p' }, () => undefined, () => synced, undefined, caches);
+    expect(await lookup.gardenerCluster('kcp-system', 'rid')).toBe(cluster);
+    expect(await lookup.secret('kcp-system', 'kubeconfig-rid')).toBeUndefined(); // not synced: asked by GET (404)
+    expect(kcp.calls).toHaveLength(1);
+    synced = true;
+    expect(await lookup.secret('kcp-system', 'kubeconfig-rid')).toBeUndefined();
+    expect(kcp.calls).toHaveLength(1);
+    // Another namespace (a hand-made GardenerCluster's reference) is never in the caches.
+    expect(await lookup.secret('elsewhere', 'kubeconfig-rid')).toBeUndefined();
+    expect(kcp.calls).toHaveLength(2);
+  });
+
+  it('compactSecret keeps the metadata and which keys hold a value, not the kubeconfig', () => {
+    const listed = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kubeconfig-rid', namespace: 'kcp-system', managedFields: [{ manager: 'kimops' }], annotations: { 'operator.kyma-project.io/last-sync': 't' } }, data: { config: 'c2VjcmV0', empty: '' } };
+    const compact = compactSecret(listed as unknown as KubeObject);
+    expect(compact).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kubeconfig-rid', namespace: 'kcp-system', annotations: { 'operator.kyma-project.io/last-sync': 't' } }, data: { config: SECRET_VALUE_PRESENT, empty: '' } });
+    expect(JSON.stringify(compact)).not.toContain('c2VjcmV0');
+  });
+
+  it('a deleted kubeconfig Secret or GardenerCluster reconciles its Runtime at once', async () => {
+    const runtimes = kind([runtime()]);
+    const secrets = kind<SecretObject>([]);
+    const clusters = kind<GardenerClusterObject>([]);
+    const seen: string[] = [];
+    const watcher = backfillWatcher(
+      { kcp: fakeClient().client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW },
+      { runtimes, shoots: kind<ShootObject>([]), kcpNamespace: 'kcp-system', secrets, gardenerClusters: clusters },
+      (o) => seen.push(o.runtime),
+    );
+    await watcher.idle();
+    seen.length = 0;
+    secrets.emit('deleted', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kubeconfig-rid', namespace: 'kcp-system', labels: { 'operator.kyma-project.io/cluster-name': 'rid' } } });
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/rt']);
+    clusters.emit('deleted', { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', metadata: { name: 'rid', namespace: 'kcp-system' } });
+    secrets.emit('deleted', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'other', namespace: 'kcp-system', labels: { 'operator.kyma-project.io/cluster-name': 'unknown' } } });
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/rt', 'kcp-system/rt']);
+    watcher.close();
   });
 
   it('a Shoot event finds the Runtimes naming it through an index, not a scan, and follows a changed spec.shoot.name', async () => {

@@ -19,18 +19,22 @@ import {
   GARDENER_CLUSTER_API_VERSION,
   GARDENER_CLUSTER_KIND,
   gardenerClusterFor,
+  gardenerClusterSeries,
   gardenerClusterStatus,
   type GardenerCluster,
   type GardenerClusterLike,
+  type GardenerClusterStatus,
+  kubeconfigExpirationSample,
   type KubeconfigOutcome,
   kubeconfigSecretFor,
   LABEL_CLUSTER_NAME,
   readAdminKubeconfigResponse,
   rotationDecision,
+  type RotationOptions,
   secretRefOf,
   type SecretLike,
 } from './kubeconfig.js';
-import { readyAfterSeconds, runtimeStateSeries, type RuntimeObservation } from './metrics.js';
+import { readyAfterSeconds, runtimeStateSeries, type KubeconfigObservation, type RuntimeObservation } from './metrics.js';
 import {
   CONDITION_KUBECONFIG_READY,
   conditionEvent,
@@ -70,6 +74,8 @@ export interface BackfillContext {
   now?: () => Date;
   /** What the AdminKubeconfigRequest asks for (default KIM's 24 h). */
   expirationSeconds?: number;
+  /** The rotation period's share of the expiration (default KIM's 0.6). */
+  minimalRotationTime?: number;
 }
 
 /**
@@ -114,6 +120,8 @@ export interface RuntimeOutcome {
   observation?: RuntimeObservation;
   /** The Runtime's id (KIM's label), for the metrics of a released Runtime. */
   runtimeId?: string;
+  /** For KIM's GardenerCluster and kubeconfig-expiration metrics: what this reconcile found or wrote. */
+  kubeconfigMetrics?: KubeconfigObservation;
 }
 
 export interface PassReport {
@@ -170,16 +178,32 @@ async function listWithRetry<T extends KubeObject>(list: () => Promise<ListAllRe
 }
 
 /**
- * The Shoots from a cache, GardenerClusters and Secrets by GET. A Shoot the cache lacks is "no Shoot" only
- * once the cache has synced (`synced()` true); before that it is read by GET, so an empty cache never reads as
- * every Shoot gone.
+ * The KCP objects a watching backfiller keeps in caches of its own (`kcpNamespace`'s GardenerClusters and
+ * kubeconfig Secrets, the latter compacted by `compactSecret`): a quiet full pass over 10,000 Runtimes then reads
+ * nothing from the KCP API instead of two GETs per Runtime.
+ */
+export interface KcpCaches {
+  kcpNamespace: string;
+  gardenerCluster(name: string): GardenerClusterObject | undefined;
+  secret(name: string): SecretObject | undefined;
+}
+
+/**
+ * The Shoots from a cache; GardenerClusters and Secrets from `kcp`'s caches where given (and for their
+ * namespace), by GET otherwise. An object a cache lacks is "does not exist" only once the caches have synced
+ * (`synced()` true); before that it is read by GET, so an empty cache never reads as every Shoot gone.
  */
 export function cachedLookup(
   context: BackfillContext,
   shoot: (name: string) => ShootObject | undefined,
   synced: () => boolean = () => true,
   applyReport: () => ReadonlyMap<string, ApplyFacts> = () => new Map(),
+  kcp?: KcpCaches,
 ): Lookup {
+  const fromCache = async <T extends KubeObject>(cached: T | undefined, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> => {
+    if (cached || (synced() && kcp?.kcpNamespace === namespace)) return cached;
+    return getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
+  };
   return {
     applyFacts: (name) => applyReport().get(name),
     shoot: async (name) => {
@@ -187,10 +211,25 @@ export function cachedLookup(
       if (cached || synced()) return cached;
       return getOrUndefined<ShootObject>(context.garden, { ...SHOOT_TYPE, namespace: context.gardenNamespace, name }, true);
     },
-    gardenerCluster: (namespace, name) => getOrUndefined(context.kcp, { ...GARDENER_CLUSTER_TYPE, namespace, name }, true),
-    secret: (namespace, name) => getOrUndefined(context.kcp, { ...SECRET_TYPE, namespace, name }, true),
+    gardenerCluster: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.gardenerCluster(name) : undefined, GARDENER_CLUSTER_TYPE, namespace, name),
+    // A kubeconfig Secret without the label (made by hand) is not in the cache: missing, the next write takes it over.
+    secret: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.secret(name) : undefined, SECRET_TYPE, namespace, name),
   };
 }
+
+/**
+ * What the Secret cache keeps of a kubeconfig Secret: its metadata (without managedFields) and which keys hold
+ * a value — not the kubeconfigs. The backfiller only asks whether `config` is there and when it was synced; it
+ * never writes a cached Secret back. So 10,000 customers' admin credentials are not held in its memory.
+ */
+export function compactSecret(item: KubeObject): KubeObject {
+  const data = (item as { data?: Record<string, unknown> }).data ?? {};
+  const metadata = Object.fromEntries(Object.entries(item.metadata).filter(([key]) => key !== 'managedFields')) as KubeObject['metadata'];
+  return { apiVersion: 'v1', kind: 'Secret', metadata, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : ''])) };
+}
+
+/** Stands for a Secret value a compacted Secret does not hold. */
+export const SECRET_VALUE_PRESENT = '(present)';
 
 async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; namespace: string; name: string }, ask: boolean): Promise<T | undefined> {
   if (!ask) return undefined;
@@ -299,6 +338,7 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
         const ensured = await ensureKubeconfig(context, runtime, shoot, lookup, now, read);
         ready = ensured.ready;
         if (ensured.written) outcome.kubeconfig = ensured.written;
+        if (ensured.metrics) outcome.kubeconfigMetrics = ensured.metrics;
         if (ensured.error) outcome.errors.push(ensured.error);
       } catch (error) {
         if (!(error instanceof StepError)) throw error;
@@ -484,6 +524,7 @@ interface Ensured {
   ready: boolean;
   written?: 'created' | 'rotated';
   error?: string;
+  metrics?: KubeconfigObservation;
 }
 
 /**
@@ -527,7 +568,7 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
     await writeClusterStatus(context, cluster, outcome, now());
     throw error;
   }
-  const decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...(context.expirationSeconds !== undefined && { expirationSeconds: context.expirationSeconds }) });
+  const decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...rotationOptionsOf(context) });
   let error: string | undefined;
   if (decision.action === 'keep') {
     outcome = { result: 'kept' };
@@ -560,8 +601,17 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
       }
     }
   }
-  await writeClusterStatus(context, cluster, outcome, now());
-  return { ready: hasConfig(secret), ...(written && { written }), ...(error !== undefined && { error }) };
+  const status = await writeClusterStatus(context, cluster, outcome, now());
+  const expiration = secret && kubeconfigExpirationSample(secret, rotationOptionsOf(context));
+  const metrics = { runtimeId: cluster.metadata.name, cluster: gardenerClusterSeries(cluster, status), ...(expiration && { expiration }) };
+  return { ready: hasConfig(secret), ...(written && { written }), ...(error !== undefined && { error }), metrics };
+}
+
+function rotationOptionsOf(context: BackfillContext): RotationOptions {
+  return {
+    ...(context.expirationSeconds !== undefined && { expirationSeconds: context.expirationSeconds }),
+    ...(context.minimalRotationTime !== undefined && { minimalRotationTime: context.minimalRotationTime }),
+  };
 }
 
 /** Whether the live GardenerCluster already has every label, annotation and spec field kimops would apply. */
@@ -573,12 +623,14 @@ function covers(live: GardenerClusterObject, desired: GardenerCluster): boolean 
   return stringify(live.spec ?? {}) === stringify(desired.spec);
 }
 
-async function writeClusterStatus(context: BackfillContext, cluster: GardenerClusterObject, outcome: KubeconfigOutcome, now: Date): Promise<void> {
+/** The GardenerCluster's status for `outcome`, written when it differs; returns it (written or not: the metric follows it). */
+async function writeClusterStatus(context: BackfillContext, cluster: GardenerClusterObject, outcome: KubeconfigOutcome, now: Date): Promise<GardenerClusterStatus> {
   const status = gardenerClusterStatus(outcome, now, cluster.status);
-  if (stringify(status) === stringify(cluster.status ?? null)) return;
+  if (stringify(status) === stringify(cluster.status ?? null)) return status;
   const ref = { ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name };
   const patched = await context.kcp.patch(ref, { status }, CONTENT_TYPE.mergePatch, 'status');
   if (!patched.ok && patched.status !== 404) throw failure(`write status of GardenerCluster ${ref.namespace ?? ''}/${ref.name}`, context.kcp, patched);
+  return status;
 }
 
 /** After the Shoot is gone: the GardenerCluster, then the Secret (KIM deletes it by its cluster-name label; here by name). */
@@ -658,16 +710,26 @@ export interface BackfillWatcher {
  */
 export function backfillWatcher(
   context: BackfillContext,
-  sources: { runtimes: WatchedKind<RuntimeObject>; shoots: WatchedKind<ShootObject>; kcpNamespace: string; applyReports?: WatchedKind<KubeObject> },
+  sources: {
+    runtimes: WatchedKind<RuntimeObject>;
+    shoots: WatchedKind<ShootObject>;
+    kcpNamespace: string;
+    applyReports?: WatchedKind<KubeObject>;
+    /** The namespace's GardenerClusters and kubeconfig Secrets (labelled, compactSecret): read from these instead of by GET. */
+    gardenerClusters?: WatchedKind<GardenerClusterObject>;
+    secrets?: WatchedKind<SecretObject>;
+  },
   report: (outcome: RuntimeOutcome) => void,
   concurrency = DEFAULT_CONCURRENCY,
 ): BackfillWatcher {
-  const { runtimes, shoots, kcpNamespace, applyReports } = sources;
+  const { runtimes, shoots, kcpNamespace, applyReports, gardenerClusters, secrets } = sources;
   let synced = false;
   // The applier's report, read once per change of it (not once per reconcile).
   let applied: ReadonlyMap<string, ApplyFacts> = new Map();
   const readReport = () => readApplyReport(applyReports?.get(context.gardenNamespace, APPLY_REPORT_NAME));
-  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced, () => applied);
+  const kcpCaches: KcpCaches | undefined =
+    gardenerClusters && secrets ? { kcpNamespace, gardenerCluster: (name) => gardenerClusters.get(kcpNamespace, name), secret: (name) => secrets.get(kcpNamespace, name) } : undefined;
+  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced, () => applied, kcpCaches);
   // Insertion-ordered sets: a name is in at most one of them, urgent taking it from routine.
   const urgent = new Set<string>();
   const routine = new Set<string>();
@@ -675,8 +737,15 @@ export function backfillWatcher(
   // Shoot name → the Runtimes naming it, kept from the Runtime events (a Shoot event then finds them without a scan).
   const byShoot = new Map<string, Set<string>>();
   const shootOf = new Map<string, string>();
+  // Runtime ID → the Runtime's name: a GardenerCluster is named by it, a kubeconfig Secret labelled with it.
+  const byRuntimeId = new Map<string, string>();
   const index = (runtime: RuntimeObject, deleted: boolean) => {
     const name = runtime.metadata.name;
+    const runtimeId = runtime.metadata.labels?.['kyma-project.io/runtime-id'];
+    if (runtimeId !== undefined) {
+      if (deleted) byRuntimeId.delete(runtimeId);
+      else byRuntimeId.set(runtimeId, name);
+    }
     const before = shootOf.get(name);
     const after = deleted ? undefined : runtime.spec?.shoot?.name;
     if (before === after) return;
@@ -778,8 +847,20 @@ export function backfillWatcher(
       for (const name of byShoot.get(shoot) ?? []) enqueue(name, true);
     }
   });
+  // A GardenerCluster or kubeconfig Secret someone deleted or changed: its Runtime at once (KIM's GardenerCluster
+  // controller watches both), not at the next full pass — KEB hands the Secret to the customer.
+  const onKubeconfigObject = (runtimeId: string | undefined) => {
+    const name = runtimeId === undefined ? undefined : byRuntimeId.get(runtimeId);
+    if (name !== undefined) enqueue(name, true);
+  };
+  const unsubscribeClusters = gardenerClusters?.onChange((change) => {
+    if (change.type !== 'added') onKubeconfigObject(change.object.metadata.name);
+  });
+  const unsubscribeSecrets = secrets?.onChange((change) => {
+    if (change.type !== 'added') onKubeconfigObject(change.object.metadata.labels?.[LABEL_CLUSTER_NAME] as string | undefined);
+  });
   // A stopped cache rejects: then nothing runs any more (close() follows).
-  Promise.all([runtimes.synced(), shoots.synced(), applyReports?.synced()]).then(
+  Promise.all([runtimes.synced(), shoots.synced(), applyReports?.synced(), gardenerClusters?.synced(), secrets?.synced()]).then(
     () => {
       applied = readReport();
       synced = true;
@@ -813,6 +894,8 @@ export function backfillWatcher(
       unsubscribeRuntimes();
       unsubscribeShoots();
       unsubscribeReports?.();
+      unsubscribeClusters?.();
+      unsubscribeSecrets?.();
       urgent.clear();
       routine.clear();
       for (const name of queued) settle(name, undefined);

@@ -461,6 +461,20 @@ function reasonMessage(reason: string): string {
 
 export const KUBECONFIG_EXPIRATION_METRIC = 'infrastructure_manager_im_kubeconfig_expiration';
 
+/** KIM's `infrastructure_manager_im_gardener_clusters_state` labels (value 1). */
+export interface GardenerClusterSeries extends Record<string, string> {
+  runtimeId: string;
+  shoot: string;
+  state: string;
+  /** The reason of the first condition, as KIM reads `conditions[0]`. */
+  reason: string;
+}
+
+/** The series of a GardenerCluster (its name is the runtime ID) with the status it now has. */
+export function gardenerClusterSeries(cluster: GardenerClusterLike, status: GardenerClusterStatus): GardenerClusterSeries {
+  return { runtimeId: cluster.metadata.name, shoot: cluster.spec?.shoot?.name ?? '', state: status.state, reason: status.conditions[0]?.reason ?? '' };
+}
+
 export interface KubeconfigExpirationSample {
   labels: { runtimeId: string; shoot: string; expires: string; rotationDuration: string; expirationDuration: string };
   /** Unix seconds when the kubeconfig expires: last-sync + rotation period / minimal rotation time. */

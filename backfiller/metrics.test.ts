@@ -8,8 +8,8 @@ const condition = (type: string, status: 'True' | 'False' | 'Unknown', message: 
 const pending: RuntimeStatus = { state: 'Pending', conditions: [condition('Provisioned', 'Unknown', 'Shoot update is in progress', '2026-11-30T10:00:00Z')] };
 const ready: RuntimeStatus = { state: 'Ready', conditions: [condition('Provisioned', 'True', 'Runtime processing completed successfully'), condition('Configured', 'True', 'Administrators configured')] };
 
-async function series(registry: Registry): Promise<string[]> {
-  const metric = await registry.getSingleMetric('infrastructure_manager_im_runtime_state')?.get();
+async function series(registry: Registry, name = 'infrastructure_manager_im_runtime_state'): Promise<string[]> {
+  const metric = await registry.getSingleMetric(name)?.get();
   return (metric?.values ?? []).map((v) => `${JSON.stringify(v.labels)} ${v.value}`);
 }
 
@@ -42,5 +42,22 @@ describe('backfillerMetrics', () => {
     expect(histogram?.values.find((v) => (v as { metricName?: string }).metricName === 'kimops_backfiller_change_to_ready_seconds_sum')?.value).toBe(42);
     metrics.released('id-1');
     expect(await series(registry)).toEqual([]);
+  });
+
+  it('serves KIM\'s GardenerCluster state and kubeconfig expiration, one series per runtime, replaced on change and removed on release', async () => {
+    const registry = new Registry();
+    const metrics = backfillerMetrics(registry, 'dev');
+    const expiration = (expires: number) => ({ labels: { runtimeId: 'id-1', shoot: 'c-1', expires: String(expires), rotationDuration: '51840', expirationDuration: '86400' }, value: expires });
+    metrics.observedKubeconfig({ runtimeId: 'id-1', cluster: { runtimeId: 'id-1', shoot: 'c-1', state: 'Ready', reason: 'KubeconfigSecretCreated' }, expiration: expiration(1_800_000_000) });
+    expect(await series(registry, 'infrastructure_manager_im_gardener_clusters_state')).toEqual([`${JSON.stringify({ runtimeId: 'id-1', shoot: 'c-1', state: 'Ready', reason: 'KubeconfigSecretCreated' })} 1`]);
+    expect(await series(registry, 'infrastructure_manager_im_kubeconfig_expiration')).toEqual([`${JSON.stringify(expiration(1_800_000_000).labels)} 1800000000`]);
+    metrics.observedKubeconfig({ runtimeId: 'id-1', cluster: { runtimeId: 'id-1', shoot: 'c-1', state: 'Ready', reason: 'KubeconfigSecretRotated' }, expiration: expiration(1_800_050_000) });
+    expect(await series(registry, 'infrastructure_manager_im_gardener_clusters_state')).toEqual([`${JSON.stringify({ runtimeId: 'id-1', shoot: 'c-1', state: 'Ready', reason: 'KubeconfigSecretRotated' })} 1`]);
+    expect(await series(registry, 'infrastructure_manager_im_kubeconfig_expiration')).toEqual([`${JSON.stringify(expiration(1_800_050_000).labels)} 1800050000`]);
+    // A Secret without a readable last-sync: KIM has no expiration series for it.
+    metrics.observedKubeconfig({ runtimeId: 'id-1', cluster: { runtimeId: 'id-1', shoot: 'c-1', state: 'Error', reason: 'FailedToGetKubeconfig' } });
+    expect(await series(registry, 'infrastructure_manager_im_kubeconfig_expiration')).toEqual([]);
+    metrics.released('id-1');
+    expect(await series(registry, 'infrastructure_manager_im_gardener_clusters_state')).toEqual([]);
   });
 });

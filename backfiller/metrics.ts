@@ -5,6 +5,7 @@
 // to reach Ready as KEB sees it, and the passes.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RuntimeStatus } from '../model/runtime-status.js';
+import type { GardenerClusterSeries, KubeconfigExpirationSample } from './kubeconfig.js';
 
 /** KIM's labels of `infrastructure_manager_im_runtime_state`. */
 export interface RuntimeStateSeries {
@@ -24,8 +25,17 @@ export interface RuntimeObservation {
   readyAfterSeconds?: number;
 }
 
+/** What KIM's GardenerCluster controller reports of one runtime: its GardenerCluster's state, its kubeconfig's expiry. */
+export interface KubeconfigObservation {
+  runtimeId: string;
+  cluster: GardenerClusterSeries;
+  /** Absent when the Secret has no readable last-sync: then KIM has no series either. */
+  expiration?: KubeconfigExpirationSample;
+}
+
 export interface BackfillerMetrics {
   observed(observation: RuntimeObservation): void;
+  observedKubeconfig(observation: KubeconfigObservation): void;
   /** The finalizer is released: the Runtime's series goes, as KIM removes it. */
   released(runtimeId: string): void;
   pass(seconds: number, failed: boolean): void;
@@ -76,6 +86,30 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
   const passes = new Histogram({ name: 'kimops_backfiller_pass_duration_seconds', help: 'Duration of a pass over the Runtimes', labelNames: ['landscape', 'outcome'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
   const failures = new Counter({ name: 'kimops_backfiller_pass_failures_total', help: 'Passes with a Runtime that could not be reconciled', labelNames: ['landscape'], registers });
   const current = new Map<string, RuntimeStateSeries>();
+  const clusters = new Gauge({
+    name: 'infrastructure_manager_im_gardener_clusters_state',
+    help: "The GardenerCluster's state (KIM's metric, same labels): 1 for its current series",
+    labelNames: ['runtimeId', 'shoot', 'state', 'reason'],
+    registers,
+  });
+  const expirations = new Gauge({
+    name: 'infrastructure_manager_im_kubeconfig_expiration',
+    help: "When the runtime's kubeconfig expires, Unix seconds (KIM's metric, same labels)",
+    labelNames: ['runtimeId', 'shoot', 'expires', 'rotationDuration', 'expirationDuration'],
+    registers,
+  });
+  const currentCluster = new Map<string, GardenerClusterSeries>();
+  const currentExpiration = new Map<string, KubeconfigExpirationSample['labels']>();
+  /** One series per runtime: a changed label set replaces the old series, as KIM deletes it first. */
+  const replace = <L extends Record<string, string>>(gauge: Gauge, seen: Map<string, L>, key: string, labels: L | undefined, value: number) => {
+    const before = seen.get(key);
+    if (before && (labels === undefined || JSON.stringify(before) !== JSON.stringify(labels))) gauge.remove({ ...before });
+    if (labels === undefined) seen.delete(key);
+    else {
+      gauge.set({ ...labels }, value);
+      seen.set(key, labels);
+    }
+  };
 
   return {
     observed({ series, readyAfterSeconds: seconds }) {
@@ -86,10 +120,16 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
       current.set(key, series);
       if (seconds !== undefined) toReady.observe({ landscape }, seconds);
     },
+    observedKubeconfig({ runtimeId, cluster, expiration }) {
+      replace(clusters, currentCluster, runtimeId, { ...cluster }, 1);
+      replace(expirations, currentExpiration, runtimeId, expiration?.labels, expiration?.value ?? 0);
+    },
     released(runtimeId) {
       const before = current.get(runtimeId);
       if (before) state.remove({ ...before });
       current.delete(runtimeId);
+      replace(clusters, currentCluster, runtimeId, undefined, 0);
+      replace(expirations, currentExpiration, runtimeId, undefined, 0);
     },
     pass(seconds, failed) {
       passes.observe({ landscape, outcome: failed ? 'failed' : 'ok' }, seconds);

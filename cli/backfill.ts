@@ -11,18 +11,23 @@ import {
   backfillPass,
   backfillWatcher,
   type BackfillContext,
+  compactSecret,
+  type GardenerClusterObject,
+  KUBECONFIG_SECRET_SELECTOR,
   outcomeLine,
   passSummary,
   type PassReport,
   type RuntimeObject,
   type RuntimeOutcome,
+  type SecretObject,
   type ShootObject,
   verifyGardenNamespace,
 } from '../backfiller/backfill.js';
-import { DEFAULT_KCP_NAMESPACE } from '../backfiller/kubeconfig.js';
+import { DEFAULT_KCP_NAMESPACE, GARDENER_CLUSTER_API_VERSION, GARDENER_CLUSTER_KIND, rotationPeriodMs } from '../backfiller/kubeconfig.js';
 import { backfillerMetrics, type BackfillerMetrics } from '../backfiller/metrics.js';
 import { DEFAULT_HOST } from '../adapters/webhook/receiver.js';
-import { TransportError } from '../model/errors.js';
+import { ConfigError, TransportError } from '../model/errors.js';
+import { parseGoDuration } from '../model/go-duration.js';
 import { conversionSettingsOf } from '../model/landscape.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
@@ -40,6 +45,8 @@ interface BackfillOptions {
   interval: string;
   metricsPort?: string;
   metricsHost: string;
+  kubeconfigExpiration: string;
+  minimalRotationTime: string;
 }
 
 /** A full pass at least this often in --watch: kubeconfig rotation, and anything an event did not bring. */
@@ -54,10 +61,15 @@ Once a Shoot's Create has succeeded, keeps KIM's GardenerCluster and the Secret 
 Secret is there. A deleted Runtime is Terminating until its Shoot is gone; then its GardenerCluster and
 Secret are removed and the finalizer released.
 
---once makes one pass (one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets).
---watch watches Runtimes and Shoots: a Runtime or Shoot change recomputes that Runtime at once, and a full
-pass runs every --interval seconds, until SIGINT or SIGTERM; --metrics-port serves KIM's
-infrastructure_manager_im_runtime_state (same labels) and kimops_backfiller_* metrics.
+What the pipeline knows lands in the status too: the generator's annotation kimops.kyma-project.io/pipeline
+on each Runtime (conversion errors, the PR) and the applier's report, the ConfigMap kimops-apply-report in
+garden-<project> (SeedNotFound, writes Gardener refused).
+
+--once makes one pass (one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets, one GET of
+the applier's report). --watch watches Runtimes, Shoots and the report: a change recomputes the Runtimes it
+concerns at once, and a full pass runs every --interval seconds, until SIGINT or SIGTERM; --metrics-port
+serves KIM's infrastructure_manager_im_runtime_state, _im_gardener_clusters_state and
+_im_kubeconfig_expiration (same labels) and kimops_backfiller_* metrics.
 
 Exit codes (--once): 0 done; 1 some Runtimes could not be written (each named with the server's answer);
 2 usage or configuration error (also: the Garden has no namespace garden-<project>); 69 the KCP cluster or the Garden could not be reached, run again.
@@ -78,6 +90,8 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
     .option('--interval <seconds>', 'with --watch: a full pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
     .option('--metrics-port <port>', "with --watch: serve Prometheus metrics at /metrics on this port (KIM's infrastructure_manager_im_runtime_state among them)")
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
+    .option('--kubeconfig-expiration <duration>', "how long the kubeconfigs Gardener issues are valid (KIM's --kubeconfig-expiration-time; Gardener caps it, 24h by default)", '24h')
+    .option('--minimal-rotation-time <ratio>', "rotate after this share of the expiration (KIM's --minimal-rotation-time)", '0.6')
     .addHelpText('after', HELP)
     .action(async (options: BackfillOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
@@ -88,16 +102,34 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
 
 /** The clients and the Garden namespace; refuses (ConfigError) when that namespace does not exist in the Garden. */
 async function contextOf(options: BackfillOptions): Promise<BackfillContext> {
+  const rotation = rotationOf(options);
   const landscape = await readLandscape(options.landscape);
   const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
   const context = {
     kcp: KubeClient.fromKubeconfigOption(options.kcpKubeconfig, '--kcp-kubeconfig'),
     garden: KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig'),
     gardenNamespace: `garden-${project}`,
+    ...rotation,
   };
   // A wrong project would read every Shoot as gone (404) and release finalizers in bulk: checked before anything runs.
   await verifyGardenNamespace(context, { name: landscape.name, project });
   return context;
+}
+
+/** KIM's two rotation settings, checked before anything runs. */
+function rotationOf(options: BackfillOptions): { expirationSeconds: number; minimalRotationTime: number } {
+  const nanos = parseGoDuration(options.kubeconfigExpiration);
+  if (nanos === undefined || nanos <= 0) throw new ConfigError('--kubeconfig-expiration', '', `${options.kubeconfigExpiration} is not a duration such as 24h or 90m`);
+  const ratio = Number(options.minimalRotationTime);
+  const settings = { expirationSeconds: nanos / 1e9, minimalRotationTime: ratio };
+  try {
+    rotationPeriodMs(settings);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const option = /expiration/.test(error.message) ? '--kubeconfig-expiration' : '--minimal-rotation-time';
+    throw new ConfigError(option, '', `${error.message}: pass whole seconds of at least 10m for --kubeconfig-expiration and a ratio in (0, 1] for --minimal-rotation-time`);
+  }
+  return settings;
 }
 
 function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {
@@ -134,8 +166,12 @@ async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
 
 /** What a reconcile tells the metrics: the Runtime's series, or its removal once released. */
 function record(metrics: BackfillerMetrics, outcome: RuntimeOutcome): void {
-  if (outcome.finalizer === 'released' && outcome.runtimeId !== undefined) metrics.released(outcome.runtimeId);
-  else if (outcome.observation) metrics.observed(outcome.observation);
+  if (outcome.finalizer === 'released' && outcome.runtimeId !== undefined) {
+    metrics.released(outcome.runtimeId);
+    return;
+  }
+  if (outcome.observation) metrics.observed(outcome.observation);
+  if (outcome.kubeconfigMetrics) metrics.observedKubeconfig(outcome.kubeconfigMetrics);
 }
 
 async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillContext, intervalMs: number, metrics: BackfillerMetrics): Promise<number> {
@@ -144,23 +180,26 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
   const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
   // The applier's report of what it could not do (one ConfigMap): SeedNotFound and refused writes.
   const applyReports = new Informer<KubeObject>(context.garden, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: context.gardenNamespace, labelSelector: APPLY_REPORT_SELECTOR, log });
+  // The GardenerClusters and kubeconfig Secrets, cached (the Secrets without their kubeconfigs): no GETs per reconcile.
+  const kcpNamespace = { namespace: options.kcpNamespace, log };
+  const gardenerClusters = new Informer<GardenerClusterObject>(context.kcp, { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND }, kcpNamespace);
+  const secrets = new Informer<SecretObject>(context.kcp, { apiVersion: 'v1', kind: 'Secret' }, { ...kcpNamespace, labelSelector: KUBECONFIG_SECRET_SELECTOR, transform: compactSecret });
+  const caches = [runtimes, shoots, applyReports, gardenerClusters, secrets];
   // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.
   runtimes.onChange((change) => {
     if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name);
   });
-  const watcher = backfillWatcher(context, { runtimes, shoots, applyReports, kcpNamespace: options.kcpNamespace }, (outcome) => {
+  const watcher = backfillWatcher(context, { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace }, (outcome) => {
     record(metrics, outcome);
     reportOutcome(outcome, io);
   });
-  const stopAll = () => Promise.all([runtimes.stop(), shoots.stop(), applyReports.stop()]);
-  runtimes.start();
-  shoots.start();
-  applyReports.start();
+  const stopAll = () => Promise.all(caches.map((cache) => cache.stop()));
+  for (const cache of caches) cache.start();
   try {
     await runUntilStopped({
       // The first pass waits for both caches; the events of their first lists already queued every Runtime.
       pass: async () => {
-        await Promise.all([runtimes.synced(), shoots.synced(), applyReports.synced()]);
+        await Promise.all(caches.map((cache) => cache.synced()));
         const started = performance.now();
         const report = await watcher.fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);

@@ -95,11 +95,11 @@ describe('KEB against generate, apply and backfill', () => {
       startKimops(['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace, '--watch', '--interval', '3600', '--metrics-port', '0'], controller.signal),
     ];
     /** KIM's runtime-state series of this Runtime, as the backfiller serves it (`state="…",…} 1`). */
-    const stateSeries = async (): Promise<string[]> => {
+    const stateSeries = async (metric = 'infrastructure_manager_im_runtime_state'): Promise<string[]> => {
       const url = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1];
       if (!url) return [];
       const text = await (await fetch(url)).text();
-      return text.split('\n').filter((line) => line.startsWith('infrastructure_manager_im_runtime_state{') && line.includes(`runtimeId="${runtimeID}"`));
+      return text.split('\n').filter((line) => line.startsWith(`${metric}{`) && line.includes(`runtimeId="${runtimeID}"`));
     };
     try {
       // Create → Ready, with the kubeconfig Secret KEB hands to the customer, and the GitOps trail beside KIM's conditions.
@@ -125,6 +125,12 @@ describe('KEB against generate, apply and backfill', () => {
       // KIM's metric, same labels: one series for the Runtime, Ready.
       const series = await eventually('the Ready series', async () => ((await stateSeries()).some((l) => l.includes('state="Ready"')) ? stateSeries() : undefined));
       expect(series).toEqual([expect.stringMatching(new RegExp(`^infrastructure_manager_im_runtime_state\\{runtimeId="${runtimeID}",runtimeName="${name}",shoot="${shoot}",provider="aws",state="Ready",message="[^"]+"\\} 1$`))]);
+      // KIM's other two: the GardenerCluster's state, and when the kubeconfig expires (last-sync + 24 h).
+      expect(await stateSeries('infrastructure_manager_im_gardener_clusters_state')).toEqual([`infrastructure_manager_im_gardener_clusters_state{runtimeId="${runtimeID}",shoot="${shoot}",state="Ready",reason="KubeconfigSecretCreated"} 1`]);
+      const [expiry] = await stateSeries('infrastructure_manager_im_kubeconfig_expiration');
+      const expires = Number(/expires="(\d+)"/.exec(expiry ?? '')?.[1]);
+      expect(expiry).toBe(`infrastructure_manager_im_kubeconfig_expiration{runtimeId="${runtimeID}",shoot="${shoot}",expires="${expires}",rotationDuration="51840",expirationDuration="86400"} ${expires}`);
+      expect(Math.abs(expires - (Date.now() / 1000 + 86_400))).toBeLessThan(120);
 
       // Update → Pending by the time KEB looks (4 s), then Ready with the change on the live Shoot.
       const second = await kebUpdate(25);
@@ -163,6 +169,8 @@ describe('KEB against generate, apply and backfill', () => {
       await eventually('the Runtime gone', async () => ((await get()) ? undefined : true), 90_000);
       expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
       await eventually('the series removed with the finalizer', async () => ((await stateSeries()).length === 0 ? true : undefined), 5_000);
+      expect(await stateSeries('infrastructure_manager_im_gardener_clusters_state')).toEqual([]);
+      expect(await stateSeries('infrastructure_manager_im_kubeconfig_expiration')).toEqual([]);
       expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
     } catch (error) {
       // What the three processes said is the first thing to read when this fails.

@@ -53,6 +53,15 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
     settings: { ...base, config: { ...base.config, gardener: { ...base.config.gardener, projectName: project } } },
     namespace,
     async remove() {
+      // Its Shoots first, while the Project exists: gardener-apiserver refuses every write to a Shoot whose
+      // Project is gone, so a Shoot left behind would stay for good and fail the gardenlet simulator of every
+      // later test run on this plane (it reconciles every Shoot it can see).
+      const shoots = await env.garden.listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace });
+      for (const shoot of shoots.ok ? shoots.items : []) {
+        const shootRef = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace, name: shoot.metadata.name };
+        await env.garden.patch(shootRef, { metadata: { finalizers: null, annotations: { [DELETION_CONFIRMATION]: 'true' } } });
+        await env.garden.delete(shootRef);
+      }
       const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
       await env.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } });
       await env.garden.delete(ref);
