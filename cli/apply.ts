@@ -236,6 +236,7 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
     write: !options.dryRun && !options.shadow,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     ...(watching && { memo: watching.memo, live: await watching.caches.live(namespace, config.apply.fieldManager) }),
+    betweenBatches: collectGarbage,
   });
   reported(report);
   const { plan, result } = report;
