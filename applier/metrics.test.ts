@@ -14,6 +14,7 @@ const entry = (shoot: string, action: PlanEntry['action'], drift = false): PlanE
 });
 
 const report: SyncReport = {
+  foldersRead: 3,
   plan: {
     commit: 'c1',
     fieldManager: 'kimops',

@@ -7,8 +7,8 @@ import { testShoot } from '../generator/propose/test-shoot.js';
 import { toCanonicalYaml } from '../generator/render/canonical-yaml.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from './plan.js';
-import { syncCommit, type GardenApi } from './sync-commit.js';
+import { APPLIED_TREE_ANNOTATION, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from './plan.js';
+import { syncCommit, syncMemo, type GardenApi } from './sync-commit.js';
 
 const dir = useTempDir('sync-batches');
 const NAMESPACE = 'garden-kyma-dev';
@@ -57,5 +57,38 @@ describe('syncCommit in batches', () => {
     expect(batched?.entries.map((e) => [e.shoot, e.action])).toEqual([...names.map((n) => [n, 'create']), ['z', 'delete']]);
     expect(batched?.counts).toEqual(whole?.counts);
     expect(batched?.entries).toEqual(whole?.entries);
+  });
+});
+
+describe('syncCommit with a memo from the plan cache', () => {
+  it('reads no folder whose entry the memo remembers for the same inputs, and links the listed live Shoot to it', async () => {
+    const names = ['a', 'b', 'c'];
+    const { repo, commit } = await commitWith(names);
+    // Live as kimops applied them from these folders: the ownership label, the applied tree, a resourceVersion.
+    const trees = await repo.listFolder(commit, 'shoots');
+    const live = names.map((name, i) => {
+      const shoot = testShoot();
+      const annotations = { ...shoot.metadata.annotations, [APPLIED_TREE_ANNOTATION]: trees.get(name)?.oid ?? '' };
+      shoot.metadata = { ...shoot.metadata, name, namespace: NAMESPACE, resourceVersion: String(10 + i), labels: { ...shoot.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE }, annotations };
+      return shoot as unknown as KubeObject;
+    });
+    const config = parseKimopsConfig('apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener:\n  project: kyma-dev\n');
+    const first = syncMemo();
+    const cold = await syncCommit({ repo, commit, garden: garden(live), namespace: NAMESPACE, config, write: false, memo: first });
+    expect(cold.plan.counts.unchanged).toBe(3);
+    expect(cold.foldersRead).toBe(3);
+
+    // What the plan cache keeps: the entries without their live Shoot.
+    const fromDisk = syncMemo();
+    for (const [key, entry] of first.plan) fromDisk.plan.set(key, structuredClone({ ...entry, live: undefined }));
+    const warm = await syncCommit({ repo, commit, garden: garden(live), namespace: NAMESPACE, config, write: false, memo: fromDisk });
+    expect(warm.foldersRead).toBe(0);
+    expect(warm.plan.entries.map((e) => [e.shoot, e.action, e.live?.metadata.resourceVersion])).toEqual([['a', 'unchanged', '10'], ['b', 'unchanged', '11'], ['c', 'unchanged', '12']]);
+
+    // A live Shoot that moved (another resourceVersion) is read and planned again.
+    const moved = live.map((shoot, i) => (i === 1 ? { ...shoot, metadata: { ...shoot.metadata, resourceVersion: '99' } } : shoot));
+    const again = await syncCommit({ repo, commit, garden: garden(moved), namespace: NAMESPACE, config, write: false, memo: fromDisk });
+    expect(again.foldersRead).toBe(1);
+    expect(again.plan.counts.unchanged).toBe(3);
   });
 });

@@ -79,6 +79,8 @@ export interface SyncReport {
   overdue: string[];
   /** Absent when nothing was to be written. */
   result?: SyncResult;
+  /** Shoot folders read and parsed: the ones the memo did not remember (a no-op of a watching applier reads none). */
+  foldersRead: number;
   /**
    * The report for the backfiller (apply-report.ts), when the sync wrote: `written` (it changed), `unchanged`,
    * or why it could not be written (the next sync tries again).
@@ -99,8 +101,11 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   // A watching applier has the live objects at once, and reads only the folders whose plan it does not remember.
   const cached = input.live ? await fromCaches(input.live) : undefined;
   const memo = input.memo ?? syncMemo();
-  const remembered = cached ? rememberedFolders(memo.plan, trees, cached.shoots, cached.companions, fieldManager) : new Set<string>();
   const listing = cached ? Promise.resolve(cached) : listLive(garden, namespace, fieldManager);
+  // A memo from an earlier process (the plan cache) is checked against the live objects, so they are listed
+  // first; without one, reading main and listing the Garden overlap (they wait on different things).
+  const known = cached ?? (memo.plan.size > 0 ? await listing : undefined);
+  const remembered = known ? rememberedFolders(memo.plan, trees, known.shoots, known.companions, fieldManager) : new Set<string>();
   const batches = inBatches([...folders].filter(([name]) => !remembered.has(name)), input.planBatch ?? PLAN_BATCH);
   // Batch by batch, the folders are read (the first while the Garden is listed: they wait on different things)
   // and planned into the memo, so that a sync never holds more than one batch's parsed files.
@@ -109,6 +114,8 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const { shoots: live, companions: liveCompanions } = await listing;
   if (!cached) input.betweenBatches?.(); // the LIST pages' garbage
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
+  // Entries read from the plan cache carry no live Shoot: a remembered one's key holds its resourceVersion, so the listed one is it.
+  for (const entry of memo.plan.values()) entry.live ??= liveByName.get(entry.shoot);
   for (let index = 0; index < batches.length; index++) {
     const desired = (await next) as DesiredState;
     next = read(index + 1);
@@ -146,7 +153,7 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const health = { progressing: 0, healthy: 0, failed: 0, unknown: 0 };
   for (const shoot of inventory) health[shootHealth(shoot).state]++;
 
-  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health, overdue: [...overdue.keys()] };
+  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health, overdue: [...overdue.keys()], foldersRead: folders.size - remembered.size };
   if (!input.write) return report;
   const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, now));
   const result = await executePlan({

@@ -2,6 +2,8 @@
 // Wiring only: the desired state is applier/desired.ts, the plan applier/plan.ts, the writes applier/sync.ts;
 // this file reads the inputs (one commit; the live objects by one LIST of Shoots and one of companions, or,
 // watching, from caches kept by WATCH: apply-caches.ts) and renders the outcome.
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
@@ -14,6 +16,7 @@ import { APPLY_REPORT_NAME } from '../applier/apply-report.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { GardenCaches } from './apply-caches.js';
 import { collectGarbage } from './collect-garbage.js';
+import { defaultPlanCachePath, readPlanCache, writePlanCache } from '../adapters/files/plan-cache.js';
 import { metricsServerOf } from './metrics-option.js';
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync, MAIN } from '../generator/branch-sync.js';
@@ -41,6 +44,8 @@ interface ApplyOptions {
   webhookHost: string;
   metricsPort?: string;
   metricsHost: string;
+  /** A file, true for the default place (~/.cache/kimops/plans/), false with --no-plan-cache. */
+  planCache: string | boolean;
 }
 
 /** The webhook's shared secret: from the environment only, never an option (it would show in `ps`). */
@@ -98,6 +103,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .option('--webhook-host <address>', 'with --webhook-port: the address to listen on (TLS is terminated in front of it)', DEFAULT_HOST)
     .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics on this port')
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
+    .option('--plan-cache <file>', 'where the plan of unchanged Shoots is kept between runs (default: ~/.cache/kimops/plans/<hash>.json; safe to delete)')
+    .option('--no-plan-cache', 'plan every Shoot in full at start, keep nothing on disk')
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
@@ -182,6 +189,8 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
 interface Watching {
   memo: SyncMemo;
   caches: GardenCaches;
+  /** The plan cache's file as last read or written (its keys' digest), so an unchanged memo is not written again. */
+  planCache?: { path: string; digest: string };
 }
 
 async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, watching?: Watching): Promise<number> {
@@ -227,6 +236,10 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
     throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape} writes to project ${project}: make them the same`);
   }
 
+  // The plan memo: a watching applier's own, read from the plan cache at its first sync; a --once run's from the cache alone.
+  const memo = watching?.memo ?? syncMemo();
+  const cachePath = options.planCache === false ? undefined : typeof options.planCache === 'string' ? resolve(options.planCache) : defaultPlanCachePath(repoId(options.repo), namespace, config.apply.fieldManager);
+  const cache = watching?.planCache?.path === cachePath ? watching?.planCache : cachePath && (await loadPlanCache(cachePath, memo));
   const report = await syncCommit({
     repo,
     commit,
@@ -235,9 +248,14 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
     config,
     write: !options.dryRun && !options.shadow,
     ...(allowMassDeletion !== undefined && { allowMassDeletion }),
-    ...(watching && { memo: watching.memo, live: await watching.caches.live(namespace, config.apply.fieldManager) }),
+    memo,
+    ...(watching && { live: await watching.caches.live(namespace, config.apply.fieldManager) }),
     betweenBatches: collectGarbage,
   });
+  if (cachePath) {
+    const saved = await savePlanCache(cachePath, memo, cache || undefined, io);
+    if (watching) watching.planCache = saved;
+  }
   reported(report);
   const { plan, result } = report;
   for (const problem of plan.problems) io.stderr(`${problem.error.message}\n`);
@@ -275,6 +293,31 @@ function reportTail(report: SyncReport, written: boolean): string {
 }
 
 /** main at one commit: the local repo's branch, or a remote's fetched into the cache generate uses. */
+/** A local repo by its absolute path, a remote one by its URL: one plan cache per repo. */
+function repoId(repo: string): string {
+  return /^[a-z]+:\/\//i.test(repo) ? repo : resolve(repo);
+}
+
+const digestOfKeys = (memo: SyncMemo) => createHash('sha256').update([...memo.plan.keys()].join('\n')).digest('hex');
+
+/** The plan cache's entries into `memo` (none when it is missing, unreadable or of other code). */
+async function loadPlanCache(path: string, memo: SyncMemo): Promise<{ path: string; digest: string }> {
+  for (const [key, entry] of await readPlanCache(path)) memo.plan.set(key, entry);
+  return { path, digest: digestOfKeys(memo) };
+}
+
+/** The memo written to the plan cache when it changed; a cache that cannot be written only costs the next run time. */
+async function savePlanCache(path: string, memo: SyncMemo, last: { path: string; digest: string } | undefined, io: CliIo): Promise<{ path: string; digest: string }> {
+  const digest = digestOfKeys(memo);
+  if (last?.path === path && last.digest === digest) return last;
+  try {
+    await writePlanCache(path, memo.plan);
+  } catch (error) {
+    io.stderr(`plan cache ${path} not written (${error instanceof Error ? error.message : String(error)}): the next run plans every Shoot in full; pass --plan-cache <file> somewhere writable, or --no-plan-cache\n`);
+  }
+  return { path, digest };
+}
+
 async function openMain(options: ApplyOptions): Promise<{ repo: LandscapeRepo; ref: string }> {
   const { repo, remote } = await openLandscapeRepo(options);
   const sync = branchSync(repo, remote);

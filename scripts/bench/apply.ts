@@ -9,6 +9,9 @@
 // are then written by the applier itself — syncCommit, what `kimops apply --once` runs, in this process —
 // with QPS, burst and concurrency raised (apply-seed.ts). The seeding rate is printed.
 //
+// The --once processes keep a plan cache in the bench's folder (ADR 0007): (1) runs without one, (2) and (3) with
+// the one the run before wrote; the watching applier runs with --no-plan-cache (its first sync is a fresh process's).
+//
 // Measured: (1) a no-op sync, the first after seeding (nothing written by anyone in between): wall time,
 // write requests, LIST requests (and pages), peak RSS. Baselines in the same run: the LISTs the sync cannot
 // avoid (every Shoot, and the labelled ConfigMaps, of the namespace) through the same proxy in a process of
@@ -351,7 +354,10 @@ export async function benchApply(): Promise<void> {
     log(`seeded: ${seed.shoots} Shoots written (${seed.created} created) in ${(seed.ms / 1000).toFixed(0)} s; measuring`);
 
     proxy = await startGardenProxy({ kubeconfig: join(env.stateDir, 'garden.kubeconfig'), dir: work });
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--once'];
+    // The --once processes keep their plan cache in the bench's folder (new, so the first sync has none); the
+    // watching applier keeps none, so its first sync is a fresh process's.
+    const planCache = join(work, 'plan-cache.json');
+    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--once', '--plan-cache', planCache];
     const sync = async (label: string, noop = false): Promise<SyncFigures> => {
       proxy?.reset();
       const run = await runKimops(apply, true);
@@ -385,7 +391,7 @@ export async function benchApply(): Promise<void> {
       return { oid: commit.oid, shoots: new Set(commit.changedPaths.map((p) => p.split('/')[1])).size };
     };
     if (COLD) {
-      syncs.push(await noop('(1) no-op, first after seeding'));
+      syncs.push(await noop('(1) no-op, first after seeding (no plan cache yet)'));
       for (let i = 1; i <= ROUNDS; i++) {
         const { shoots } = await commitChange();
         const changed = await sync(`(2) ${shoots} Shoots changed, round ${round}`);
@@ -400,7 +406,7 @@ export async function benchApply(): Promise<void> {
       log(`warm: kimops apply --watch --interval ${WARM_INTERVAL_S}: the first sync, ${WARM_NOOPS} no-ops, a commit of ${CHANGED} changed Shoots, its sync, a no-op`);
       const measured = await measureWarm({
         nodeArgs: [...NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-        applyArgs: apply.filter((a) => a !== '--once'),
+        applyArgs: [...apply.filter((a) => a !== '--once' && a !== '--plan-cache' && a !== planCache), '--no-plan-cache'],
         kimopsBin: KIMOPS_BIN,
         cwd: ROOT,
         proxy,
