@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
 import { ConfigError, TransportError } from '../model/errors.js';
-import { readPipelineAnnotation, withApplyFacts } from '../model/pipeline-facts.js';
+import { readPipelineAnnotation, withApplyFacts, type PipelineState } from '../model/pipeline-facts.js';
 import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../applier/apply-report.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
-import { readRuntimeStatus, type RuntimeState } from '../model/runtime-status.js';
+import { readRuntimeStatus, type RuntimeState, type RuntimeStatus } from '../model/runtime-status.js';
 import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
 import {
   adminKubeconfigRequest,
@@ -34,8 +34,9 @@ import {
   secretRefOf,
   type SecretLike,
 } from './kubeconfig.js';
-import { readyAfterSeconds, runtimeStateSeries, type KubeconfigObservation, type RuntimeObservation } from './metrics.js';
+import { readyAfterSeconds, runtimeStateSeries, type KubeconfigObservation, type RuntimeObservation, type RuntimeProgress } from './metrics.js';
 import {
+  appliedRuntimeGeneration,
   CONDITION_KUBECONFIG_READY,
   conditionEvent,
   eventConditions,
@@ -427,15 +428,16 @@ async function writeStatus(
     const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline, now: at });
     outcome.state = next.state;
     // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
+    const progress = progressOf(outcome.runtime, runtime, shoot, pipeline, next);
     if (!statusChanged(runtime.status, next)) {
-      outcome.observation = { series: runtimeStateSeries(runtime, next) };
+      outcome.observation = { series: runtimeStateSeries(runtime, next), ...(progress && { progress }) };
       return runtime;
     }
     const written = await context.kcp.replace<RuntimeObject>({ ...runtime, ...RUNTIME_TYPE, status: next }, 'status');
     if (written.ok) {
       outcome.statusWritten = true;
       const seconds = readyAfterSeconds(readRuntimeStatus(runtime.status), next, at);
-      outcome.observation = { series: runtimeStateSeries(runtime, next), ...(seconds !== undefined && { readyAfterSeconds: seconds }) };
+      outcome.observation = { series: runtimeStateSeries(runtime, next), ...(seconds !== undefined && { readyAfterSeconds: seconds }), ...(progress && { progress }) };
       for (const condition of eventConditions(runtime.status, next)) {
         if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
       }
@@ -454,6 +456,21 @@ async function writeStatus(
 }
 
 /** KIM's Event for a changed condition, on the Runtime; a refused Event does not fail the Runtime (returns false). */
+/** Where the Runtime's newest generation is, for the per-stage latencies; none for a Runtime being deleted. */
+function progressOf(key: string, runtime: RuntimeObject, shoot: ShootObject | undefined, pipeline: PipelineState, next: RuntimeStatus): RuntimeProgress | undefined {
+  const generation = runtime.metadata.generation;
+  if (typeof generation !== 'number' || runtime.metadata.deletionTimestamp) return undefined;
+  const appliedGeneration = shoot ? appliedRuntimeGeneration(shoot) : undefined;
+  return {
+    runtime: key,
+    generation,
+    created: readRuntimeStatus(runtime.status)?.state === undefined,
+    merged: pipeline.proposal?.state === 'merged' && (pipeline.generation ?? generation) >= generation,
+    applied: appliedGeneration !== undefined && appliedGeneration >= generation,
+    ready: next.state === 'Ready',
+  };
+}
+
 async function recordEvent(context: BackfillContext, runtime: RuntimeObject, event: { type: string; reason: string; message: string }, now: Date): Promise<boolean> {
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
   const created = await context.kcp.create({

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { RuntimeStatus } from '../model/runtime-status.js';
-import { backfillerMetrics, readyAfterSeconds, runtimeStateSeries } from './metrics.js';
+import { backfillerMetrics, readyAfterSeconds, type RuntimeProgress, runtimeStateSeries, StageClock } from './metrics.js';
 
 const runtime = { metadata: { name: 'rt-1', labels: { 'kyma-project.io/runtime-id': 'id-1' } }, spec: { shoot: { name: 'c-1', provider: { type: 'aws' } } } };
 const condition = (type: string, status: 'True' | 'False' | 'Unknown', message: string, lastTransitionTime = '2026-11-30T10:00:00Z') => ({ type, status, reason: 'R', message, lastTransitionTime });
@@ -59,5 +59,48 @@ describe('backfillerMetrics', () => {
     expect(await series(registry, 'infrastructure_manager_im_kubeconfig_expiration')).toEqual([]);
     metrics.released('id-1');
     expect(await series(registry, 'infrastructure_manager_im_gardener_clusters_state')).toEqual([]);
+  });
+});
+
+describe('StageClock', () => {
+  const at = (seconds: number) => new Date(Date.parse('2026-12-01T10:00:00Z') + seconds * 1000);
+  const progress = (generation: number, done: Partial<Pick<RuntimeProgress, 'created' | 'merged' | 'applied' | 'ready'>> = {}): RuntimeProgress => ({
+    runtime: 'kcp-system/rt',
+    generation,
+    created: false,
+    merged: false,
+    applied: false,
+    ready: false,
+    ...done,
+  });
+
+  it('measures merge, apply and ready of a new generation from the reconcile that first saw it', () => {
+    const clock = new StageClock();
+    expect(clock.observe(progress(1, { ready: true }), at(0))).toEqual([]); // Ready before: nothing under way
+    expect(clock.observe(progress(2), at(10))).toEqual([]);
+    expect(clock.observe(progress(2, { merged: true }), at(25))).toEqual([{ stage: 'merge', seconds: 15 }]);
+    expect(clock.observe(progress(2, { merged: true }), at(26))).toEqual([]);
+    expect(clock.observe(progress(2, { merged: true, applied: true }), at(40))).toEqual([{ stage: 'apply', seconds: 15 }]);
+    expect(clock.observe(progress(2, { merged: true, applied: true, ready: true }), at(100))).toEqual([{ stage: 'ready', seconds: 60 }]);
+    expect(clock.observe(progress(2, { merged: true, applied: true, ready: true }), at(110))).toEqual([]);
+  });
+
+  it('measures a Runtime KEB just created; not one whose change was under way before the clock saw it', () => {
+    const clock = new StageClock();
+    expect(clock.observe(progress(1, { created: true }), at(0))).toEqual([]);
+    expect(clock.observe(progress(1, { merged: true, applied: true }), at(5))).toEqual([{ stage: 'merge', seconds: 5 }, { stage: 'apply', seconds: 0 }]);
+    const restarted = new StageClock();
+    expect(restarted.observe(progress(3, { merged: true }), at(0))).toEqual([]);
+    expect(restarted.observe(progress(3, { merged: true, applied: true, ready: true }), at(9))).toEqual([]);
+  });
+
+  it('starts over for a newer generation, and forgets a Runtime that is gone', () => {
+    const clock = new StageClock();
+    clock.observe(progress(1, { ready: true }), at(0));
+    clock.observe(progress(2), at(1));
+    expect(clock.observe(progress(3), at(2))).toEqual([]);
+    expect(clock.observe(progress(3, { merged: true }), at(5))).toEqual([{ stage: 'merge', seconds: 3 }]);
+    clock.forget('kcp-system/rt');
+    expect(clock.observe(progress(3, { merged: true, applied: true }), at(6))).toEqual([]);
   });
 });

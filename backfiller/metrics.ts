@@ -23,6 +23,71 @@ export interface RuntimeObservation {
   series: RuntimeStateSeries;
   /** Seconds from the Runtime's change (its Provisioned condition leaving True) to Ready, when this write made it Ready again. */
   readyAfterSeconds?: number;
+  /** Where the Runtime's newest generation is in the pipeline, for the per-stage latencies (StageClock). */
+  progress?: RuntimeProgress;
+}
+
+/** Where a Runtime's newest generation is in the pipeline, as one reconcile saw it. */
+export interface RuntimeProgress {
+  /** `<namespace>/<name>`. */
+  runtime: string;
+  generation: number;
+  /** The Runtime had no status yet: KEB has just created it. */
+  created: boolean;
+  /** The generator reports this generation's change merged (or main already held it). */
+  merged: boolean;
+  /** The Shoot carries this generation (KIM's runtime-generation annotation): the applier wrote it. */
+  applied: boolean;
+  /** The status says Ready for this generation. */
+  ready: boolean;
+}
+
+export type Stage = 'merge' | 'apply' | 'ready';
+
+/**
+ * When each stage of a Runtime's change was first seen, from the change (a new generation, or a new Runtime) to
+ * Ready: `merge` (change → merged: the PR, its checks and review), `apply` (merged → on the Shoot: the
+ * applier's poll and write), `ready` (on the Shoot → Ready: Gardener and the kubeconfig). Kept in memory by the
+ * watching backfiller; a change already under way when it started is not measured (its start is unknown).
+ */
+export class StageClock {
+  private readonly open = new Map<string, { generation: number; since: number; merged?: number; applied?: number }>();
+  private readonly seen = new Map<string, number>();
+
+  /** The stages this reconcile completed, in seconds each. */
+  observe(progress: RuntimeProgress, now: Date): { stage: Stage; seconds: number }[] {
+    const at = now.getTime();
+    const before = this.seen.get(progress.runtime);
+    this.seen.set(progress.runtime, progress.generation);
+    let entry = this.open.get(progress.runtime);
+    const changed = (before !== undefined && progress.generation > before) || (before === undefined && progress.created);
+    if (changed && !progress.ready) {
+      entry = { generation: progress.generation, since: at };
+      this.open.set(progress.runtime, entry);
+    }
+    if (!entry || entry.generation !== progress.generation) return [];
+    const done: { stage: Stage; seconds: number }[] = [];
+    // A stage seen done with the ones before it unseen (all in one reconcile) ends at the same moment as they do.
+    if (entry.merged === undefined && (progress.merged || progress.applied || progress.ready)) {
+      entry.merged = at;
+      done.push({ stage: 'merge', seconds: (at - entry.since) / 1000 });
+    }
+    if (entry.applied === undefined && (progress.applied || progress.ready)) {
+      entry.applied = at;
+      done.push({ stage: 'apply', seconds: (at - (entry.merged ?? at)) / 1000 });
+    }
+    if (progress.ready) {
+      done.push({ stage: 'ready', seconds: (at - (entry.applied ?? at)) / 1000 });
+      this.open.delete(progress.runtime);
+    }
+    return done;
+  }
+
+  /** The Runtime is gone: nothing more to measure. */
+  forget(runtime: string): void {
+    this.open.delete(runtime);
+    this.seen.delete(runtime);
+  }
 }
 
 /** What KIM's GardenerCluster controller reports of one runtime: its GardenerCluster's state, its kubeconfig's expiry. */
@@ -36,8 +101,8 @@ export interface KubeconfigObservation {
 export interface BackfillerMetrics {
   observed(observation: RuntimeObservation): void;
   observedKubeconfig(observation: KubeconfigObservation): void;
-  /** The finalizer is released: the Runtime's series goes, as KIM removes it. */
-  released(runtimeId: string): void;
+  /** The finalizer is released (or the Runtime is gone): its series go, as KIM removes them; `runtime` (`<ns>/<name>`) ends its stage clock. */
+  released(runtimeId: string, runtime?: string): void;
   pass(seconds: number, failed: boolean): void;
 }
 
@@ -83,6 +148,14 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
     registers,
   });
+  const stages = new Histogram({
+    name: 'kimops_backfiller_stage_seconds',
+    help: 'How long each stage of a Runtime change took: merge (change to merged), apply (merged to on the Shoot), ready (on the Shoot to Ready)',
+    labelNames: ['landscape', 'stage'],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers,
+  });
+  const clock = new StageClock();
   const passes = new Histogram({ name: 'kimops_backfiller_pass_duration_seconds', help: 'Duration of a pass over the Runtimes', labelNames: ['landscape', 'outcome'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
   const failures = new Counter({ name: 'kimops_backfiller_pass_failures_total', help: 'Passes with a Runtime that could not be reconciled', labelNames: ['landscape'], registers });
   const current = new Map<string, RuntimeStateSeries>();
@@ -112,7 +185,8 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
   };
 
   return {
-    observed({ series, readyAfterSeconds: seconds }) {
+    observed({ series, readyAfterSeconds: seconds, progress }) {
+      if (progress) for (const done of clock.observe(progress, new Date())) stages.observe({ landscape, stage: done.stage }, done.seconds);
       const key = series.runtimeId || series.runtimeName;
       const before = current.get(key);
       if (before && JSON.stringify(before) !== JSON.stringify(series)) state.remove({ ...before });
@@ -124,7 +198,8 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
       replace(clusters, currentCluster, runtimeId, { ...cluster }, 1);
       replace(expirations, currentExpiration, runtimeId, expiration?.labels, expiration?.value ?? 0);
     },
-    released(runtimeId) {
+    released(runtimeId, runtime) {
+      if (runtime !== undefined) clock.forget(runtime);
       const before = current.get(runtimeId);
       if (before) state.remove({ ...before });
       current.delete(runtimeId);

@@ -167,7 +167,7 @@ async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
 /** What a reconcile tells the metrics: the Runtime's series, or its removal once released. */
 function record(metrics: BackfillerMetrics, outcome: RuntimeOutcome): void {
   if (outcome.finalizer === 'released' && outcome.runtimeId !== undefined) {
-    metrics.released(outcome.runtimeId);
+    metrics.released(outcome.runtimeId, outcome.runtime);
     return;
   }
   if (outcome.observation) metrics.observed(outcome.observation);
@@ -187,7 +187,7 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
   const caches = [runtimes, shoots, applyReports, gardenerClusters, secrets];
   // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.
   runtimes.onChange((change) => {
-    if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name);
+    if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name, `${change.object.metadata.namespace ?? ''}/${change.object.metadata.name}`);
   });
   const watcher = backfillWatcher(context, { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace }, (outcome) => {
     record(metrics, outcome);
