@@ -6,6 +6,7 @@ import {
   backfillWatcher,
   cachedLookup,
   compactSecret,
+  compactShootForStatus,
   type GardenerClusterObject,
   reconcileRuntime,
   SECRET_VALUE_PRESENT,
@@ -16,6 +17,7 @@ import {
   type RuntimeObject,
   type ShootObject,
   type WatchedKind,
+  withoutManagedFields,
 } from './backfill.js';
 import { RUNTIME_FINALIZER } from './status.js';
 
@@ -291,6 +293,26 @@ describe('backfillWatcher before the caches have synced', () => {
     // Another namespace (a hand-made GardenerCluster's reference) is never in the caches.
     expect(await lookup.secret('elsewhere', 'kubeconfig-rid')).toBeUndefined();
     expect(kcp.calls).toHaveLength(2);
+  });
+
+  it('compactShootForStatus keeps metadata without managedFields, the status and the DNS domain: what the status mapping reads', () => {
+    const listed = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'c-1', namespace: 'garden-p', generation: 4, annotations: { a: 'b' }, managedFields: [{ manager: 'kimops' }] },
+      spec: { region: 'eu-west-1', dns: { domain: 'c-1.example.com' }, provider: { workers: [] } },
+      status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
+    };
+    expect(compactShootForStatus(listed as unknown as KubeObject)).toEqual({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'c-1', namespace: 'garden-p', generation: 4, annotations: { a: 'b' } },
+      spec: { dns: { domain: 'c-1.example.com' } },
+      status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
+    });
+    expect(compactShootForStatus({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'new' } })).toEqual({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'new' } });
+    const runtimeLike = { apiVersion: 'v1', kind: 'X', metadata: { name: 'r', managedFields: [] }, spec: { a: 1 } };
+    expect(withoutManagedFields(runtimeLike as unknown as KubeObject)).toEqual({ apiVersion: 'v1', kind: 'X', metadata: { name: 'r' }, spec: { a: 1 } });
   });
 
   it('compactSecret keeps the metadata and which keys hold a value, not the kubeconfig', () => {

@@ -229,6 +229,23 @@ export function compactSecret(item: KubeObject): KubeObject {
   return { apiVersion: 'v1', kind: 'Secret', metadata, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : ''])) };
 }
 
+/** The object without its managedFields: what a cache of the backfiller's needs of any kind (it never writes a cached object back whole, and an update without managedFields keeps the server's). */
+export function withoutManagedFields<T extends KubeObject>(item: T): T {
+  if (!('managedFields' in item.metadata)) return item;
+  return { ...item, metadata: Object.fromEntries(Object.entries(item.metadata).filter(([key]) => key !== 'managedFields')) as T['metadata'] };
+}
+
+/**
+ * What the Shoot cache keeps: metadata (without managedFields), the status, and of the spec only the DNS domain
+ * (the GardenerCluster's `skr-domain`) — the status mapping reads nothing else, and 10,000 Shoots' specs and
+ * managedFields are most of their size.
+ */
+export function compactShootForStatus(item: KubeObject): KubeObject {
+  const shoot = withoutManagedFields(item) as ShootObject;
+  const domain = shoot.spec?.dns?.domain;
+  return { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', metadata: shoot.metadata, ...(domain !== undefined && { spec: { dns: { domain } } }), ...(shoot.status !== undefined && { status: shoot.status }) };
+}
+
 /** Stands for a Secret value a compacted Secret does not hold. */
 export const SECRET_VALUE_PRESENT = '(present)';
 
@@ -465,6 +482,7 @@ function progressOf(key: string, runtime: RuntimeObject, shoot: ShootObject | un
     runtime: key,
     generation,
     created: readRuntimeStatus(runtime.status)?.state === undefined,
+    proposed: pipeline.proposal !== undefined && (pipeline.generation ?? generation) >= generation,
     merged: pipeline.proposal?.state === 'merged' && (pipeline.generation ?? generation) >= generation,
     applied: appliedGeneration !== undefined && appliedGeneration >= generation,
     ready: next.state === 'Ready',

@@ -64,21 +64,23 @@ describe('backfillerMetrics', () => {
 
 describe('StageClock', () => {
   const at = (seconds: number) => new Date(Date.parse('2026-12-01T10:00:00Z') + seconds * 1000);
-  const progress = (generation: number, done: Partial<Pick<RuntimeProgress, 'created' | 'merged' | 'applied' | 'ready'>> = {}): RuntimeProgress => ({
+  const progress = (generation: number, done: Partial<Pick<RuntimeProgress, 'created' | 'proposed' | 'merged' | 'applied' | 'ready'>> = {}): RuntimeProgress => ({
     runtime: 'kcp-system/rt',
     generation,
     created: false,
+    proposed: false,
     merged: false,
     applied: false,
     ready: false,
     ...done,
   });
 
-  it('measures merge, apply and ready of a new generation from the reconcile that first saw it', () => {
+  it('measures propose, merge, apply and ready of a new generation from the reconcile that first saw it', () => {
     const clock = new StageClock();
     expect(clock.observe(progress(1, { ready: true }), at(0))).toEqual([]); // Ready before: nothing under way
     expect(clock.observe(progress(2), at(10))).toEqual([]);
-    expect(clock.observe(progress(2, { merged: true }), at(25))).toEqual([{ stage: 'merge', seconds: 15 }]);
+    expect(clock.observe(progress(2, { proposed: true }), at(12))).toEqual([{ stage: 'propose', seconds: 2 }]);
+    expect(clock.observe(progress(2, { proposed: true, merged: true }), at(25))).toEqual([{ stage: 'merge', seconds: 13 }]);
     expect(clock.observe(progress(2, { merged: true }), at(26))).toEqual([]);
     expect(clock.observe(progress(2, { merged: true, applied: true }), at(40))).toEqual([{ stage: 'apply', seconds: 15 }]);
     expect(clock.observe(progress(2, { merged: true, applied: true, ready: true }), at(100))).toEqual([{ stage: 'ready', seconds: 60 }]);
@@ -88,7 +90,7 @@ describe('StageClock', () => {
   it('measures a Runtime KEB just created; not one whose change was under way before the clock saw it', () => {
     const clock = new StageClock();
     expect(clock.observe(progress(1, { created: true }), at(0))).toEqual([]);
-    expect(clock.observe(progress(1, { merged: true, applied: true }), at(5))).toEqual([{ stage: 'merge', seconds: 5 }, { stage: 'apply', seconds: 0 }]);
+    expect(clock.observe(progress(1, { merged: true, applied: true }), at(5))).toEqual([{ stage: 'propose', seconds: 5 }, { stage: 'merge', seconds: 0 }, { stage: 'apply', seconds: 0 }]);
     const restarted = new StageClock();
     expect(restarted.observe(progress(3, { merged: true }), at(0))).toEqual([]);
     expect(restarted.observe(progress(3, { merged: true, applied: true, ready: true }), at(9))).toEqual([]);
@@ -99,7 +101,7 @@ describe('StageClock', () => {
     clock.observe(progress(1, { ready: true }), at(0));
     clock.observe(progress(2), at(1));
     expect(clock.observe(progress(3), at(2))).toEqual([]);
-    expect(clock.observe(progress(3, { merged: true }), at(5))).toEqual([{ stage: 'merge', seconds: 3 }]);
+    expect(clock.observe(progress(3, { merged: true }), at(5))).toEqual([{ stage: 'propose', seconds: 3 }, { stage: 'merge', seconds: 0 }]);
     clock.forget('kcp-system/rt');
     expect(clock.observe(progress(3, { merged: true, applied: true }), at(6))).toEqual([]);
   });

@@ -34,6 +34,8 @@ export interface RuntimeProgress {
   generation: number;
   /** The Runtime had no status yet: KEB has just created it. */
   created: boolean;
+  /** The generator reports a pull request for this generation's change (in any state). */
+  proposed: boolean;
   /** The generator reports this generation's change merged (or main already held it). */
   merged: boolean;
   /** The Shoot carries this generation (KIM's runtime-generation annotation): the applier wrote it. */
@@ -42,16 +44,17 @@ export interface RuntimeProgress {
   ready: boolean;
 }
 
-export type Stage = 'merge' | 'apply' | 'ready';
+export type Stage = 'propose' | 'merge' | 'apply' | 'ready';
 
 /**
  * When each stage of a Runtime's change was first seen, from the change (a new generation, or a new Runtime) to
- * Ready: `merge` (change → merged: the PR, its checks and review), `apply` (merged → on the Shoot: the
- * applier's poll and write), `ready` (on the Shoot → Ready: Gardener and the kubeconfig). Kept in memory by the
- * watching backfiller; a change already under way when it started is not measured (its start is unknown).
+ * Ready: `propose` (change → its pull request: the generator's pass), `merge` (→ merged: checks and review),
+ * `apply` (merged → on the Shoot: the applier's poll and write), `ready` (on the Shoot → Ready: Gardener and the
+ * kubeconfig). Kept in memory by the watching backfiller; a change already under way when it started is not
+ * measured (its start is unknown).
  */
 export class StageClock {
-  private readonly open = new Map<string, { generation: number; since: number; merged?: number; applied?: number }>();
+  private readonly open = new Map<string, { generation: number; since: number; proposed?: number; merged?: number; applied?: number }>();
   private readonly seen = new Map<string, number>();
 
   /** The stages this reconcile completed, in seconds each. */
@@ -68,9 +71,13 @@ export class StageClock {
     if (!entry || entry.generation !== progress.generation) return [];
     const done: { stage: Stage; seconds: number }[] = [];
     // A stage seen done with the ones before it unseen (all in one reconcile) ends at the same moment as they do.
+    if (entry.proposed === undefined && (progress.proposed || progress.merged || progress.applied || progress.ready)) {
+      entry.proposed = at;
+      done.push({ stage: 'propose', seconds: (at - entry.since) / 1000 });
+    }
     if (entry.merged === undefined && (progress.merged || progress.applied || progress.ready)) {
       entry.merged = at;
-      done.push({ stage: 'merge', seconds: (at - entry.since) / 1000 });
+      done.push({ stage: 'merge', seconds: (at - (entry.proposed ?? at)) / 1000 });
     }
     if (entry.applied === undefined && (progress.applied || progress.ready)) {
       entry.applied = at;
@@ -150,7 +157,7 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
   });
   const stages = new Histogram({
     name: 'kimops_backfiller_stage_seconds',
-    help: 'How long each stage of a Runtime change took: merge (change to merged), apply (merged to on the Shoot), ready (on the Shoot to Ready)',
+    help: 'How long each stage of a Runtime change took: propose (change to its pull request), merge (to merged), apply (to on the Shoot), ready (to Ready)',
     labelNames: ['landscape', 'stage'],
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
     registers,

@@ -12,6 +12,7 @@ import {
   backfillWatcher,
   type BackfillContext,
   compactSecret,
+  compactShootForStatus,
   type GardenerClusterObject,
   KUBECONFIG_SECRET_SELECTOR,
   outcomeLine,
@@ -22,6 +23,7 @@ import {
   type SecretObject,
   type ShootObject,
   verifyGardenNamespace,
+  withoutManagedFields,
 } from '../backfiller/backfill.js';
 import { DEFAULT_KCP_NAMESPACE, GARDENER_CLUSTER_API_VERSION, GARDENER_CLUSTER_KIND, rotationPeriodMs } from '../backfiller/kubeconfig.js';
 import { backfillerMetrics, type BackfillerMetrics } from '../backfiller/metrics.js';
@@ -176,13 +178,14 @@ function record(metrics: BackfillerMetrics, outcome: RuntimeOutcome): void {
 
 async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillContext, intervalMs: number, metrics: BackfillerMetrics): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
-  const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log });
-  const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log });
+  // Each cache keeps what a reconcile reads (without managedFields; of a Shoot, its status and DNS domain).
+  const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log, transform: withoutManagedFields });
+  const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log, transform: compactShootForStatus });
   // The applier's report of what it could not do (one ConfigMap): SeedNotFound and refused writes.
   const applyReports = new Informer<KubeObject>(context.garden, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: context.gardenNamespace, labelSelector: APPLY_REPORT_SELECTOR, log });
   // The GardenerClusters and kubeconfig Secrets, cached (the Secrets without their kubeconfigs): no GETs per reconcile.
   const kcpNamespace = { namespace: options.kcpNamespace, log };
-  const gardenerClusters = new Informer<GardenerClusterObject>(context.kcp, { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND }, kcpNamespace);
+  const gardenerClusters = new Informer<GardenerClusterObject>(context.kcp, { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND }, { ...kcpNamespace, transform: withoutManagedFields });
   const secrets = new Informer<SecretObject>(context.kcp, { apiVersion: 'v1', kind: 'Secret' }, { ...kcpNamespace, labelSelector: KUBECONFIG_SECRET_SELECTOR, transform: compactSecret });
   const caches = [runtimes, shoots, applyReports, gardenerClusters, secrets];
   // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.

@@ -101,7 +101,7 @@ const KEEP_PROJECT = process.env.KIMOPS_BENCH_APPLY_KEEP === '1';
 const REUSE_PROJECT = process.env.KIMOPS_BENCH_APPLY_PROJECT;
 
 /** A project an earlier run kept, as createTestProject describes one (settings pointed at it, remove()). */
-async function existingProject(env: Testenv, project: string): Promise<TestProject> {
+export async function existingProject(env: Testenv, project: string): Promise<TestProject> {
   const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
   const found = await env.garden.get(ref);
   if (!found.ok) throw new Error(`KIMOPS_BENCH_APPLY_PROJECT=${project}: no such Project on the plane (${found.status}); leave it unset to make a new one`);
@@ -118,7 +118,7 @@ async function existingProject(env: Testenv, project: string): Promise<TestProje
 
 /** What SIGINT/SIGTERM must still do (in order) before the bench dies: stop its plane, remove its files. */
 const onStopSteps: (() => void)[] = [];
-function onStop(step: () => void): void {
+export function onStop(step: () => void): void {
   if (onStopSteps.length === 0) {
     const stop = (signal: NodeJS.Signals) => {
       for (const s of onStopSteps.splice(0)) s();
@@ -131,13 +131,13 @@ function onStop(step: () => void): void {
 }
 
 /** The plane the bench works on, and how to let go of it. */
-interface Plane {
+export interface Plane {
   env: Testenv;
   own: boolean;
   release(): void;
 }
 
-function startPlane(): Plane {
+export function startPlane(): Plane {
   const given = process.env.KIMOPS_TESTENV;
   if (!given && (KEEP_PROJECT || REUSE_PROJECT)) throw new Error('KIMOPS_BENCH_APPLY_KEEP and KIMOPS_BENCH_APPLY_PROJECT need a running plane in KIMOPS_TESTENV (a plane of its own is stopped at the end)');
   if (given) {
@@ -333,25 +333,7 @@ export async function benchApply(): Promise<void> {
     const settings = project.settings;
     log(`project namespace ${project.namespace}${REUSE_PROJECT ? ', reused' : ''} (${projectMs.toFixed(0)} ms)`);
 
-    // The landscape repo: kimops init, then every Shoot folder on main in one commit.
-    const landscape = await landscapeForProject(tempDirAt(work), 'landscape', BENCH_LANDSCAPE, project);
-    const gitdir = join(work, 'landscape.git');
-    await runInProcess(['init', '--landscape', landscape, gitdir]);
-    const runtimes = benchRuntimes(RUNTIMES);
-    admissible(runtimes, await gardenRegions(env.garden));
-    const [files, renderMs] = await timed(async () => render(runtimes, settings));
-    const repo = await LandscapeRepo.open(gitdir);
-    const [initial, commitMs] = await timed(() => repo.commitFiles({ branch: 'main', files, deletions: 'replace-shoots-folder', message: 'render', author: BENCH_AUTHOR }));
-    if (!initial.oid) throw new Error('the first commit of the benchmark Shoots made no commit');
-    const fileCount = files.size;
-    files.clear();
-    log(`rendered ${RUNTIMES} Runtimes into ${fileCount} files in ${renderMs.toFixed(0)} ms, committed in ${commitMs.toFixed(0)} ms; seeding`);
-    const config = parseKimopsConfig((await repo.readFile(initial.oid, KIMOPS_YAML)) ?? '');
-
-    // The live Shoots and companions, written by the applier many at a time.
-    const seed = await seedAsApplier({ repo, commit: initial.oid, garden: env.garden, namespace: project.namespace, lanes: SEED_LANES, log });
-    if (seed.failed.length > 0) throw new Error(`seeding failed for ${seed.failed.length} Shoots, e.g. ${seed.failed.slice(0, 3).join('\n')}`);
-    log(`seeded: ${seed.shoots} Shoots written (${seed.created} created) in ${(seed.ms / 1000).toFixed(0)} s; measuring`);
+    const { landscape, gitdir, repo, runtimes, config, setup } = await seededLandscape(env, project, work, RUNTIMES, log);
 
     proxy = await startGardenProxy({ kubeconfig: join(env.stateDir, 'garden.kubeconfig'), dir: work });
     // The --once processes keep their plan cache in the bench's folder (new, so the first sync has none); the
@@ -426,7 +408,7 @@ export async function benchApply(): Promise<void> {
       if (!measured.syncs.some((s) => s.kind === 'changed')) problems.push('warm: no sync of the changed commit was seen');
     }
 
-    report({ seed, renderMs, commitMs, files: fileCount, start, lists, syncs, warm, pacing: config.apply, namespace: project.namespace, ownPlane: plane.own });
+    report({ ...setup, start, lists, syncs, warm, pacing: config.apply, namespace: project.namespace, ownPlane: plane.own });
   } catch (error) {
     problems = [...problems, error instanceof Error ? (error.stack ?? error.message) : String(error)];
   } finally {
@@ -445,6 +427,31 @@ export async function benchApply(): Promise<void> {
     for (const problem of problems) console.error(`  ${problem}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * The bench's landscape: a repo made by `kimops init` for the project, every synthetic Runtime (made admissible)
+ * rendered and committed on main in one commit, and the live Shoots and companions written by the applier many
+ * at a time (on a reused project, only what differs). Shared by the apply and backfill benchmarks.
+ */
+export async function seededLandscape(env: Testenv, project: TestProject, work: string, count: number, say: (text: string) => void) {
+  const landscape = await landscapeForProject(tempDirAt(work), 'landscape', BENCH_LANDSCAPE, project);
+  const gitdir = join(work, 'landscape.git');
+  await runInProcess(['init', '--landscape', landscape, gitdir]);
+  const runtimes = benchRuntimes(count);
+  admissible(runtimes, await gardenRegions(env.garden));
+  const [files, renderMs] = await timed(async () => render(runtimes, project.settings));
+  const repo = await LandscapeRepo.open(gitdir);
+  const [initial, commitMs] = await timed(() => repo.commitFiles({ branch: 'main', files, deletions: 'replace-shoots-folder', message: 'render', author: BENCH_AUTHOR }));
+  if (!initial.oid) throw new Error('the first commit of the benchmark Shoots made no commit');
+  const fileCount = files.size;
+  files.clear();
+  say(`rendered ${count} Runtimes into ${fileCount} files in ${renderMs.toFixed(0)} ms, committed in ${commitMs.toFixed(0)} ms; seeding`);
+  const config = parseKimopsConfig((await repo.readFile(initial.oid, KIMOPS_YAML)) ?? '');
+  const seed = await seedAsApplier({ repo, commit: initial.oid, garden: env.garden, namespace: project.namespace, lanes: SEED_LANES, log: say });
+  if (seed.failed.length > 0) throw new Error(`seeding failed for ${seed.failed.length} Shoots, e.g. ${seed.failed.slice(0, 3).join('\n')}`);
+  say(`seeded: ${seed.shoots} Shoots written (${seed.created} created) in ${(seed.ms / 1000).toFixed(0)} s; measuring`);
+  return { landscape, gitdir, repo, runtimes, config, commit: initial.oid, setup: { seed, renderMs, commitMs, files: fileCount } };
 }
 
 /** The `kimops` command in this process (for setup only: init). */

@@ -138,10 +138,10 @@ describe('KEB against generate, apply and backfill', () => {
       await ready(second);
       const scaled = await getShoot(env.garden, project.namespace, shoot);
       expect(scaled?.spec.provider.workers[0]?.maximum).toBe(25);
-      // The change's stages, each measured once so far (the create and this update): merged, applied, Ready.
+      // The change's stages, measured for the create and this update: its PR, merged, applied, Ready.
       const metricsUrl = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1] ?? '';
       const stageCounts = (await (await fetch(metricsUrl)).text()).split('\n').filter((line) => line.startsWith('kimops_backfiller_stage_seconds_count{'));
-      for (const stage of ['merge', 'apply', 'ready']) expect(stageCounts.find((line) => line.includes(`stage="${stage}"`))).toMatch(/ [12]$/);
+      for (const stage of ['propose', 'merge', 'apply', 'ready']) expect(stageCounts.find((line) => line.includes(`stage="${stage}"`))).toMatch(/ [12]$/);
       expect(scaled?.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION]).toBe(String(second));
 
       // Gardener fails the next reconcile with a retryable code: KEB keeps seeing Pending.
