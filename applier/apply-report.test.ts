@@ -25,8 +25,8 @@ describe('applyFacts', () => {
     });
   });
 
-  it('leaves out what the next sync retries: conflicts, rate limits, 5xx, an unreachable Garden', () => {
-    const failed = [409, 429, 500, 503, 0].map((status, i) => ({ shoot: `s${i}`, action: 'update' as const, lines: ['x'], status }));
+  it('leaves out what the next sync retries: conflicts, rate limits, timeouts, a vanished Shoot, credentials, 5xx, an unreachable Garden', () => {
+    const failed = [401, 404, 408, 409, 429, 500, 503, 0].map((status, i) => ({ shoot: `s${i}`, action: 'update' as const, lines: ['x'], status }));
     expect(applyFacts(failed.map((f) => entry(f.shoot)), { failed }).size).toBe(0);
   });
 });

@@ -27,7 +27,8 @@ const MAX_MESSAGE = 512;
 
 /**
  * The facts of one sync: creates blocked for want of a Seed, and writes Gardener refused for good (a 4xx but a
- * conflict or a rate limit — the next sync retries those, as it does an unreachable Garden or a 5xx).
+ * conflict, a rate limit, a timeout, a vanished object or refused credentials — the next sync retries those, as
+ * it does an unreachable Garden or a 5xx).
  */
 export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResult, 'failed'> | undefined): Map<string, ApplyFacts> {
   const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
@@ -42,7 +43,8 @@ export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResul
   }
   for (const failed of result?.failed ?? []) {
     const status = failed.status ?? 0;
-    if (status < 400 || status >= 500 || status === 409 || status === 429) continue;
+    // Not a rejection: a conflict, a rate limit, a Shoot gone meanwhile (404), a timeout (408), credentials (401, the whole sync's problem).
+    if (status < 400 || status >= 500 || [401, 404, 408, 409, 429].includes(status)) continue;
     facts.set(failed.shoot, { ...generationOf(failed.shoot), applyError: failed.lines.join('; ') });
   }
   return facts;

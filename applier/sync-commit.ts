@@ -282,7 +282,7 @@ async function listLive(garden: GardenApi, namespace: string, fieldManager: stri
   // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
   const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) as unknown as ApiObject });
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, map: (item) => compactCompanion(item, fieldManager) });
+  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) });
   if (!companions.ok) throw new TransportError('Garden', companions.message);
   return { shoots: shoots.items as unknown as Shoot[], companions: companions.items as unknown as KubeObject[] };
 }

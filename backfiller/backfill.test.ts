@@ -278,20 +278,17 @@ describe('backfillWatcher before the caches have synced', () => {
     expect(garden.calls).toHaveLength(1);
   });
 
-  it('cachedLookup reads GardenerClusters and kubeconfig Secrets of the cached namespace from the caches once synced, by GET otherwise', async () => {
-    const kcp = fakeClient((method) => (method === 'get' ? fail(404) : undefined));
-    let synced = false;
+  it('cachedLookup answers GardenerClusters and kubeconfig Secrets the caches hold, and asks the API for the others (one it has just written may not be in them yet)', async () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kubeconfig-rid', namespace: 'kcp-system' }, data: { config: 'x' } };
+    const kcp = fakeClient((method) => (method === 'get' ? ok(secret) : undefined));
     const cluster = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', metadata: { name: 'rid', namespace: 'kcp-system' } };
     const caches = { kcpNamespace: 'kcp-system', gardenerCluster: (name: string) => (name === 'rid' ? cluster : undefined), secret: () => undefined };
-    const lookup = cachedLookup({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p' }, () => undefined, () => synced, undefined, caches);
+    const lookup = cachedLookup({ kcp: kcp.client, garden: fakeClient().client, gardenNamespace: 'garden-p' }, () => undefined, () => true, undefined, caches);
     expect(await lookup.gardenerCluster('kcp-system', 'rid')).toBe(cluster);
-    expect(await lookup.secret('kcp-system', 'kubeconfig-rid')).toBeUndefined(); // not synced: asked by GET (404)
+    expect(kcp.calls).toHaveLength(0);
+    expect((await lookup.secret('kcp-system', 'kubeconfig-rid'))?.metadata.name).toBe('kubeconfig-rid'); // not cached yet: asked
     expect(kcp.calls).toHaveLength(1);
-    synced = true;
-    expect(await lookup.secret('kcp-system', 'kubeconfig-rid')).toBeUndefined();
-    expect(kcp.calls).toHaveLength(1);
-    // Another namespace (a hand-made GardenerCluster's reference) is never in the caches.
-    expect(await lookup.secret('elsewhere', 'kubeconfig-rid')).toBeUndefined();
+    expect((await lookup.secretFresh?.('kcp-system', 'kubeconfig-rid'))?.data).toEqual({ config: 'x' });
     expect(kcp.calls).toHaveLength(2);
   });
 
@@ -320,6 +317,20 @@ describe('backfillWatcher before the caches have synced', () => {
     const compact = compactSecret(listed as unknown as KubeObject);
     expect(compact).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kubeconfig-rid', namespace: 'kcp-system', annotations: { 'operator.kyma-project.io/last-sync': 't' } }, data: { config: SECRET_VALUE_PRESENT, empty: '' } });
     expect(JSON.stringify(compact)).not.toContain('c2VjcmV0');
+  });
+
+  it('reconciles without waiting for the report and KCP caches an identity may not be allowed to list (they never sync)', async () => {
+    const never = new Promise<void>(() => {});
+    const seen: string[] = [];
+    const watcher = backfillWatcher(
+      { kcp: fakeClient().client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW },
+      { runtimes: kind([runtime()]), shoots: kind<ShootObject>([]), kcpNamespace: 'kcp-system', applyReports: kind<KubeObject>([], never), secrets: kind<SecretObject>([], never), gardenerClusters: kind<GardenerClusterObject>([], never) },
+      (o) => seen.push(o.runtime),
+    );
+    const passed = await Promise.race([watcher.fullPass(), new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5_000))]);
+    expect(passed === 'stuck' ? 'stuck' : passed.outcomes.map((o) => o.runtime)).toEqual(['kcp-system/rt']);
+    expect(seen).toEqual(['kcp-system/rt']);
+    watcher.close();
   });
 
   it('a deleted kubeconfig Secret or GardenerCluster reconciles its Runtime at once', async () => {

@@ -5,7 +5,7 @@
 // kubeconfig.ts's.
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
+import { CONTENT_TYPE, describeFailure, fixFor, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { readPipelineAnnotation, withApplyFacts, type PipelineState } from '../model/pipeline-facts.js';
 import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../applier/apply-report.js';
@@ -90,6 +90,10 @@ export interface Lookup {
   secret(namespace: string, name: string): Promise<SecretObject | undefined>;
   /** What the applier's report (applier/apply-report.ts) says it could not do for this Shoot. */
   applyFacts(shoot: string): ApplyFacts | undefined;
+  /** The Secret read again from the API, where `secret` may answer from a cache behind the backfiller's own writes. */
+  secretFresh?(namespace: string, name: string): Promise<SecretObject | undefined>;
+  /** Why some facts are missing (a report the identity may not read), one line each, for the command to print. */
+  warnings?: string[];
 }
 
 /** A failed call: `unreachable` when the API did not answer at all (the command then exits 69). */
@@ -127,6 +131,8 @@ export interface RuntimeOutcome {
 
 export interface PassReport {
   outcomes: RuntimeOutcome[];
+  /** Facts the pass had to do without (Lookup.warnings). */
+  warnings?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -136,12 +142,13 @@ export interface PassReport {
 /** One LIST each of Shoots, GardenerClusters and kubeconfig Secrets, as a `Lookup`; throws TransportError when one fails. */
 export async function snapshotLookup(context: BackfillContext, kcpNamespace: string): Promise<Lookup> {
   const [shoots, clusters, secrets, report] = await Promise.all([
-    listWithRetry(() => context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace })),
-    listWithRetry(() => context.kcp.listAll<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace })),
-    listWithRetry(() => context.kcp.listAll<SecretObject>({ ...SECRET_TYPE, namespace: kcpNamespace }, { labelSelector: KUBECONFIG_SECRET_SELECTOR })),
+    listWithRetry(() => context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace }, { limit: PAGE })),
+    listWithRetry(() => context.kcp.listAll<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace }, { limit: PAGE })),
+    listWithRetry(() => context.kcp.listAll<SecretObject>({ ...SECRET_TYPE, namespace: kcpNamespace }, { labelSelector: KUBECONFIG_SECRET_SELECTOR, limit: PAGE })),
     context.garden.get<KubeObject>({ ...APPLY_REPORT_TYPE, namespace: context.gardenNamespace }),
   ]);
-  if (!report.ok && report.status !== 404) throw new TransportError(`kubeconfig ${context.garden.label}`, `read ConfigMap ${context.gardenNamespace}/${APPLY_REPORT_NAME}: ${describeFailure(report)}`);
+  // The report only adds facts: one that cannot be read leaves the status to the Shoot, and says why.
+  const warnings = !report.ok && report.status !== 404 ? [`read ConfigMap ${context.gardenNamespace}/${APPLY_REPORT_NAME} (kubeconfig ${context.garden.label}): ${describeFailure(report)} — the applier's failures are left out of this pass; ${report.status === 403 ? `grant the identity get, list and watch on configmaps in ${context.gardenNamespace}` : fixFor(report.status, 'configmaps')}`] : [];
   const applied = readApplyReport(report.ok ? report.body : undefined);
   if (!shoots.ok) throw new TransportError(`kubeconfig ${context.garden.label}`, shoots.message);
   if (!clusters.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, clusters.message);
@@ -159,11 +166,15 @@ export async function snapshotLookup(context: BackfillContext, kcpNamespace: str
     // A kubeconfig Secret without the label (made by hand) counts as missing: the next write takes it over.
     secret: (namespace, name) => inSnapshot(secretMap, SECRET_TYPE, namespace, name),
     applyFacts: (shoot) => applied.get(shoot),
+    warnings,
   };
 }
 
 /** The applier's report: one ConfigMap of garden-<project>. */
 const APPLY_REPORT_TYPE = { apiVersion: 'v1', kind: 'ConfigMap', name: APPLY_REPORT_NAME } as const;
+
+/** LIST pages of 500 (as client-go's pager): each page, not a whole namespace, must arrive within the request deadline. */
+const PAGE = 500;
 
 /** Attempts of a LIST answered 429 or 5xx (an API server whose watch cache is still initializing answers 429). */
 const LIST_ATTEMPTS = 4;
@@ -201,10 +212,10 @@ export function cachedLookup(
   applyReport: () => ReadonlyMap<string, ApplyFacts> = () => new Map(),
   kcp?: KcpCaches,
 ): Lookup {
-  const fromCache = async <T extends KubeObject>(cached: T | undefined, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> => {
-    if (cached || (synced() && kcp?.kcpNamespace === namespace)) return cached;
-    return getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
-  };
+  // A cache hit is used as it is; a miss is asked by GET: the object may be one this process has just written,
+  // which its watch has not delivered yet (a miss taken for "none" would write Pending over a Ready, rotate twice).
+  const fromCache = async <T extends KubeObject>(cached: T | undefined, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> =>
+    cached ?? getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
   return {
     applyFacts: (name) => applyReport().get(name),
     shoot: async (name) => {
@@ -215,6 +226,7 @@ export function cachedLookup(
     gardenerCluster: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.gardenerCluster(name) : undefined, GARDENER_CLUSTER_TYPE, namespace, name),
     // A kubeconfig Secret without the label (made by hand) is not in the cache: missing, the next write takes it over.
     secret: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.secret(name) : undefined, SECRET_TYPE, namespace, name),
+    ...(kcp && { secretFresh: (namespace: string, name: string) => getOrUndefined<SecretObject>(context.kcp, { ...SECRET_TYPE, namespace, name }, true) }),
   };
 }
 
@@ -309,12 +321,12 @@ export async function verifyGardenNamespace(context: BackfillContext, landscape:
 
 /** --once: one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets, then every Runtime. */
 export async function backfillPass(context: BackfillContext, kcpNamespace: string): Promise<PassReport> {
-  const runtimes = await listWithRetry(() => context.kcp.listAll<RuntimeObject>({ ...RUNTIME_TYPE, namespace: kcpNamespace }));
+  const runtimes = await listWithRetry(() => context.kcp.listAll<RuntimeObject>({ ...RUNTIME_TYPE, namespace: kcpNamespace }, { limit: PAGE }));
   if (!runtimes.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, runtimes.message);
   const lookup = await snapshotLookup(context, kcpNamespace);
   const outcomes: RuntimeOutcome[] = [];
   for (const runtime of runtimes.items) outcomes.push(await reconcileRuntime(context, { ...runtime, ...RUNTIME_TYPE }, lookup));
-  return { outcomes };
+  return { outcomes, ...(lookup.warnings && lookup.warnings.length > 0 && { warnings: lookup.warnings }) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -603,7 +615,12 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
     await writeClusterStatus(context, cluster, outcome, now());
     throw error;
   }
-  const decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...rotationOptionsOf(context) });
+  let decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...rotationOptionsOf(context) });
+  if (decision.action === 'rotate' && lookup.secretFresh) {
+    // Decided from a cache: a rotation this process has just written may not be in it yet. Rotate only on the API's word.
+    secret = await lookup.secretFresh(ref.namespace, ref.name);
+    decision = rotationDecision({ secret, gardenerCluster: cluster, now: now(), ...rotationOptionsOf(context) });
+  }
   let error: string | undefined;
   if (decision.action === 'keep') {
     outcome = { result: 'kept' };
@@ -895,9 +912,18 @@ export function backfillWatcher(
     if (change.type !== 'added') onKubeconfigObject(change.object.metadata.labels?.[LABEL_CLUSTER_NAME] as string | undefined);
   });
   // A stopped cache rejects: then nothing runs any more (close() follows).
-  Promise.all([runtimes.synced(), shoots.synced(), applyReports?.synced(), gardenerClusters?.synced(), secrets?.synced()]).then(
+  // The report and the KCP caches only add facts or save GETs: an identity that may not read them (their informers
+  // retry and log the fix) must not keep a bump from showing Pending.
+  applyReports?.synced().then(
     () => {
+      const before = applied;
       applied = readReport();
+      for (const shoot of new Set([...before.keys(), ...applied.keys()])) for (const name of byShoot.get(shoot) ?? []) enqueue(name, true);
+    },
+    () => {},
+  );
+  Promise.all([runtimes.synced(), shoots.synced()]).then(
+    () => {
       synced = true;
       pump();
     },

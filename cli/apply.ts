@@ -189,8 +189,8 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
 interface Watching {
   memo: SyncMemo;
   caches: GardenCaches;
-  /** The plan cache's file as last read or written (its keys' digest), so an unchanged memo is not written again. */
-  planCache?: { path: string; digest: string };
+  /** The plan cache's file as last read or written (its keys' digest), so an unchanged memo is not written again; null once it could not be written. */
+  planCache?: { path: string; digest: string } | null;
 }
 
 async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, watching?: Watching): Promise<number> {
@@ -238,8 +238,9 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
 
   // The plan memo: a watching applier's own, read from the plan cache at its first sync; a --once run's from the cache alone.
   const memo = watching?.memo ?? syncMemo();
-  const cachePath = options.planCache === false ? undefined : typeof options.planCache === 'string' ? resolve(options.planCache) : defaultPlanCachePath(repoId(options.repo), namespace, config.apply.fieldManager);
-  const cache = watching?.planCache?.path === cachePath ? watching?.planCache : cachePath && (await loadPlanCache(cachePath, memo));
+  const cachePath =
+    options.planCache === false || watching?.planCache === null ? undefined : typeof options.planCache === 'string' ? resolve(options.planCache) : defaultPlanCachePath(repoId(options.repo), garden.server, namespace, config.apply.fieldManager);
+  const cache = watching?.planCache && watching.planCache.path === cachePath ? watching.planCache : cachePath && (await loadPlanCache(cachePath, memo));
   const report = await syncCommit({
     repo,
     commit,
@@ -254,6 +255,7 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
   });
   if (cachePath) {
     const saved = await savePlanCache(cachePath, memo, cache || undefined, io);
+    // A cache that cannot be written is said once: a watching applier then keeps its memo in memory only.
     if (watching) watching.planCache = saved;
   }
   reported(report);
@@ -307,13 +309,14 @@ async function loadPlanCache(path: string, memo: SyncMemo): Promise<{ path: stri
 }
 
 /** The memo written to the plan cache when it changed; a cache that cannot be written only costs the next run time. */
-async function savePlanCache(path: string, memo: SyncMemo, last: { path: string; digest: string } | undefined, io: CliIo): Promise<{ path: string; digest: string }> {
+async function savePlanCache(path: string, memo: SyncMemo, last: { path: string; digest: string } | undefined, io: CliIo): Promise<{ path: string; digest: string } | null> {
   const digest = digestOfKeys(memo);
   if (last?.path === path && last.digest === digest) return last;
   try {
     await writePlanCache(path, memo.plan);
   } catch (error) {
-    io.stderr(`plan cache ${path} not written (${error instanceof Error ? error.message : String(error)}): the next run plans every Shoot in full; pass --plan-cache <file> somewhere writable, or --no-plan-cache\n`);
+    io.stderr(`plan cache ${path} not written (${error instanceof Error ? error.message : String(error)}): the next process plans every Shoot in full; pass --plan-cache <file> somewhere writable, or --no-plan-cache\n`);
+    return null;
   }
   return { path, digest };
 }

@@ -143,6 +143,7 @@ function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {
 async function once(options: BackfillOptions, io: CliIo): Promise<number> {
   const context = await contextOf(options);
   const report = await backfillPass(context, options.kcpNamespace);
+  for (const warning of report.warnings ?? []) io.stderr(`${warning}\n`);
   for (const outcome of report.outcomes) reportOutcome(outcome, io);
   io.stdout(`${passSummary(report)}\n`);
   return exitCodeOf(report);
@@ -202,7 +203,7 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
     await runUntilStopped({
       // The first pass waits for both caches; the events of their first lists already queued every Runtime.
       pass: async () => {
-        await Promise.all(caches.map((cache) => cache.synced()));
+        await Promise.all([runtimes.synced(), shoots.synced()]);
         const started = performance.now();
         const report = await watcher.fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);

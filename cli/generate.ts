@@ -193,15 +193,23 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
   return {
     read: async () => ({ inputs: (await source.items()).map((runtime) => ({ source: `kcp ${namespace}/${runtime.metadata.name}`, runtime })), errors: [] }),
     report: async (writes) => {
+      let unreachable: string | undefined;
       await mapInParallel(writes, REPORT_LANES, async ({ runtime, value }) => {
+        // A KCP that stopped answering gets no more of them: the next pass writes what is left.
+        if (unreachable !== undefined) return;
         // A merge patch of the one annotation: no resourceVersion, so it never conflicts with KEB's or the backfiller's writes.
         const ref = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime', namespace: runtime.metadata.namespace, name: runtime.metadata.name };
         const written = await kcp.patch(ref, { metadata: { annotations: { [PIPELINE_ANNOTATION]: value } } });
+        if (!written.ok && written.status === 0) {
+          unreachable = describeFailure(written);
+          return;
+        }
         // A Runtime deleted meanwhile has nothing to report to; any other failure is the next pass's to retry.
         if (!written.ok && written.status !== 404) {
           io.stderr(`runtime ${runtimeRef(runtime)}: could not write ${PIPELINE_ANNOTATION} (its status misses this pass's facts): ${describeFailure(written)} — ${written.status === 403 ? "grant the --kcp-kubeconfig identity patch on runtimes.infrastructuremanager.kyma-project.io" : fixFor(written.status, 'runtimes')}\n`);
         }
       });
+      if (unreachable !== undefined) io.stderr(`the Runtimes' ${PIPELINE_ANNOTATION} annotations were not all written: ${unreachable}; the next pass writes them\n`);
     },
     onChange: (listener) => source.onChange(listener),
     stop: () => source.stop(),

@@ -63,6 +63,8 @@ export interface ShootOutcome extends BranchOutcome {
   runtime: ShootProposal['runtime'];
   /** The messages of the checks that failed (a deny policy, the Shoot schema): they block the merge. */
   failedChecks: string[];
+  /** Part of the landscape's rollout: a change no Runtime asked for (its class may still be immutable). */
+  rollout?: boolean;
 }
 
 export interface GenerateResult {
@@ -302,7 +304,7 @@ async function proposeRolloutWave(context: BranchContext, input: GenerateInput, 
   const later = changes.length - wave.length;
   const outcome = await proposeOrRefuse(context, result, { branch, proposals, rollout: { name, later }, files });
   if (!outcome) return;
-  result.proposed.push(...proposals.map((p) => outcomeOf(p, outcome)));
+  result.proposed.push(...proposals.map((p) => ({ ...outcomeOf(p, outcome), rollout: true })));
   result.rollout = { name, pr: outcome.pr, shoots: wave.length, later };
 }
 

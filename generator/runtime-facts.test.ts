@@ -40,9 +40,15 @@ describe('runtimeFactWrites', () => {
     expect(factsOf(writes, 'r1')).toMatchObject({ validationError: 'no-ssh: SSH access must stay off; audit-log: missing', proposal: { state: 'blocked' } });
   });
 
-  it('says nothing about rollouts, adoptions and deletions: the Runtime did not ask for them', () => {
-    const proposed = (['rollout', 'adopt', 'delete'] as const).map((c, i) => outcome(`r${i}`, 1, { class: c }));
-    expect(runtimeFactWrites([runtime('r0', 1), runtime('r1', 1), runtime('r2', 1)], { ...none, proposed })).toEqual([]);
+  it('says nothing about rollouts (a blocked immutable one included), adoptions and deletions: the Runtime did not ask for them', () => {
+    const proposed = [...(['rollout', 'adopt', 'delete'] as const).map((c, i) => outcome(`r${i}`, 1, { class: c })), outcome('r3', 1, { class: 'immutable', rollout: true, action: 'blocked' })];
+    expect(runtimeFactWrites([runtime('r0', 1), runtime('r1', 1), runtime('r2', 1), runtime('r3', 1)], { ...none, proposed })).toEqual([]);
+  });
+
+  it('clears an earlier error of a Runtime whose render now only a rollout changes', () => {
+    const failed = JSON.stringify({ generation: 1, conversionError: 'x' });
+    const writes = runtimeFactWrites([runtime('r1', 1, failed)], { ...none, proposed: [outcome('r1', 1, { class: 'update', rollout: true, action: 'await-review' })] });
+    expect(writes).toEqual([{ runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null }]);
   });
 
   it('marks an earlier proposal merged once main holds the Shoot, with the main it found it on', () => {

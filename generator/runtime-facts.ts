@@ -12,7 +12,7 @@ export interface FactsWrite {
   value: string | null;
 }
 
-/** The change classes a Runtime asks for; a rollout, an adopt or a delete is not the Runtime's change. */
+/** The change classes a Runtime asks for, outside a rollout; a rollout, an adopt or a delete is not the Runtime's change. */
 const RUNTIME_CLASSES: ReadonlySet<ShootOutcome['class']> = new Set(['create', 'update', 'immutable']);
 
 const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
@@ -27,8 +27,12 @@ type PassFacts = Pick<GenerateResult, 'failures' | 'proposed' | 'inMain' | 'main
 
 export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFacts): FactsWrite[] {
   const failures = new Map(result.failures.map((failure) => [failure.runtime, failure]));
-  const proposals = new Map(result.proposed.filter((p) => RUNTIME_CLASSES.has(p.class)).map((p) => [`${p.runtime.namespace}/${p.runtime.name}`, p]));
-  const inMain = new Set(result.inMain);
+  const refOf = (p: ShootOutcome) => `${p.runtime.namespace}/${p.runtime.name}`;
+  const own = (p: ShootOutcome) => !p.rollout && RUNTIME_CLASSES.has(p.class);
+  const proposals = new Map(result.proposed.filter(own).map((p) => [refOf(p), p]));
+  // A change no Runtime asked for (a rollout wave, even a blocked one; an adoption) says the Runtime's own change
+  // is on main, like a render main holds: it never fails the Runtime, and earlier errors are gone.
+  const inMain = new Set([...result.inMain, ...result.proposed.filter((p) => !own(p) && p.class !== 'delete').map(refOf)]);
   const writes: FactsWrite[] = [];
   for (const runtime of runtimes) {
     const ref = runtimeRef(runtime);

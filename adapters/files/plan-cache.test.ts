@@ -47,11 +47,13 @@ describe('the plan cache', () => {
     expect([...(await readPlanCache(odd)).keys()]).toEqual(['k-a']);
   });
 
-  it('lives under XDG_CACHE_HOME, one file per repo, namespace and field manager', () => {
+  it('lives under XDG_CACHE_HOME, one file per repo, Garden, namespace and field manager', () => {
     process.env.XDG_CACHE_HOME = '/var/cache/me';
-    const path = defaultPlanCachePath('/repos/landscape-dev.git', 'garden-kyma-dev', 'kimops');
+    const garden = 'https://api.garden.example';
+    const path = defaultPlanCachePath('/repos/landscape-dev.git', garden, 'garden-kyma-dev', 'kimops');
     expect(path).toMatch(/^\/var\/cache\/me\/kimops\/plans\/[0-9a-f]{16}\.json$/);
-    expect(defaultPlanCachePath('/repos/landscape-dev.git', 'garden-kyma-dev', 'kim')).not.toBe(path);
-    expect(defaultPlanCachePath('/repos/landscape-stage.git', 'garden-kyma-dev', 'kimops')).not.toBe(path);
+    expect(defaultPlanCachePath('/repos/landscape-dev.git', garden, 'garden-kyma-dev', 'kim')).not.toBe(path);
+    expect(defaultPlanCachePath('/repos/landscape-stage.git', garden, 'garden-kyma-dev', 'kimops')).not.toBe(path);
+    expect(defaultPlanCachePath('/repos/landscape-dev.git', 'https://api.other-garden.example', 'garden-kyma-dev', 'kimops')).not.toBe(path);
   });
 });

@@ -9,28 +9,31 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlanEntry } from '../../applier/plan.js';
+import { packagePath } from '../../model/package-root.js';
 
 /** Raise when the file's shape changes. */
 const FORMAT = 1;
 
-/** Where a landscape's plan cache lives by default: beside the repo caches, one file per repo, namespace and field manager. */
-export function defaultPlanCachePath(repo: string, namespace: string, fieldManager: string): string {
+/** Where a landscape's plan cache lives by default: beside the repo caches, one file per repo, Garden, namespace and field manager. */
+export function defaultPlanCachePath(repo: string, garden: string, namespace: string, fieldManager: string): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const id = createHash('sha256').update(JSON.stringify([repo, namespace, fieldManager])).digest('hex').slice(0, 16);
+  const id = createHash('sha256').update(JSON.stringify([repo, garden, namespace, fieldManager])).digest('hex').slice(0, 16);
   return join(base, 'kimops', 'plans', `${id}.json`);
 }
 
 let stamp: Promise<string> | undefined;
 
 /**
- * What computed the entries: a digest of the planning code as it runs (applier/ and generator/, compiled or
- * not), so an upgraded kimops never takes an older one's "unchanged" for its own.
+ * What computed the entries: a digest of kimops's code as it runs (applier/, generator/ and model/, compiled or
+ * not) and of the dependencies it was installed with (package.json, package-lock.json), so another kimops — an
+ * upgrade, a dependency bump — reads an older one's cache as empty.
  */
 export function planCodeStamp(): Promise<string> {
   stamp ??= (async () => {
     const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     const hash = createHash('sha256').update(`format ${FORMAT}\n`);
-    for (const folder of ['applier', 'generator']) {
+    for (const file of [packagePath('package.json'), packagePath('package-lock.json')]) hash.update(await readFile(file).catch(() => Buffer.from(`no ${file}`)));
+    for (const folder of ['applier', 'generator', 'model']) {
       const files = (await readdir(join(root, folder), { recursive: true })).filter((file) => /\.(ts|js)$/.test(file) && !/\.test\.(ts|js)$/.test(file)).sort();
       for (const file of files) hash.update(`${folder}/${file}\n`).update(await readFile(join(root, folder, file)));
     }

@@ -1,7 +1,7 @@
 // Objects of one kind in one namespace, as a generator pass needs them: a one-shot list (`--once`),
 // or an informer's cache that stays current and says when something changed (`--watch`).
 import { TransportError } from '../../model/errors.js';
-import { Informer, type ChangeListener } from './informer.js';
+import { DEFAULT_PAGE_SIZE, Informer, type ChangeListener } from './informer.js';
 import type { KubeClient, KubeObject } from './kube-client.js';
 
 export interface ObjectSource<T> {
@@ -23,7 +23,8 @@ export function objectSource<T extends KubeObject>(client: KubeClient, type: { a
   if (!options.watch) {
     return {
       async items() {
-        const listed = await client.listAll<T>({ ...type, namespace: options.namespace });
+        // Paged as the informer pages: each page, not the whole namespace, must arrive within the request deadline.
+        const listed = await client.listAll<T>({ ...type, namespace: options.namespace }, { limit: DEFAULT_PAGE_SIZE });
         if (!listed.ok) throw new TransportError(`kubeconfig ${client.label}`, listed.message);
         return listed.items;
       },

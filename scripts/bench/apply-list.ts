@@ -18,7 +18,7 @@ const [shoots, shootsMs] = await timed(() =>
 );
 if (!shoots.ok) throw new Error(shoots.message);
 const [companions, companionsMs] = await timed(() =>
-  garden.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, map: (item) => compactCompanion(item, DEFAULT_FIELD_MANAGER) }),
+  garden.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, limit: 500, map: (item) => compactCompanion(item, DEFAULT_FIELD_MANAGER) }),
 );
 if (!companions.ok) throw new Error(companions.message);
 console.log(
