@@ -115,6 +115,9 @@ export interface BackfillerMetrics {
 
 const NO_VALUE = 'No value';
 
+/** Seconds, for a change's way through the pipeline: a pass of seconds up to KEB's hour. */
+const PIPELINE_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
 /** KIM's series for a Runtime and the status it now has. */
 export function runtimeStateSeries(runtime: { metadata: { name: string; labels?: Record<string, string> }; spec?: { shoot?: { name?: string; provider?: { type?: string } } } }, status: RuntimeStatus): RuntimeStateSeries {
   const last = status.conditions?.at(-1)?.message;
@@ -152,14 +155,14 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
     name: 'kimops_backfiller_change_to_ready_seconds',
     help: 'From a Runtime change (its Provisioned condition leaving True) until the Runtime is Ready again',
     labelNames: ['landscape'],
-    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    buckets: PIPELINE_BUCKETS,
     registers,
   });
   const stages = new Histogram({
     name: 'kimops_backfiller_stage_seconds',
     help: 'How long each stage of a Runtime change took: propose (change to its pull request), merge (to merged), apply (to on the Shoot), ready (to Ready)',
     labelNames: ['landscape', 'stage'],
-    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    buckets: PIPELINE_BUCKETS,
     registers,
   });
   const clock = new StageClock();
