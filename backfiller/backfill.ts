@@ -201,9 +201,9 @@ export interface KcpCaches {
 }
 
 /**
- * The Shoots from a cache; GardenerClusters and Secrets from `kcp`'s caches where given (and for their
- * namespace), by GET otherwise. An object a cache lacks is "does not exist" only once the caches have synced
- * (`synced()` true); before that it is read by GET, so an empty cache never reads as every Shoot gone.
+ * The Shoots from a cache: one it lacks is "no Shoot" only once the cache has synced (`synced()` true), before
+ * that it is read by GET, so an empty cache never reads as every Shoot gone. GardenerClusters and Secrets from
+ * `kcp`'s caches where given (and for their namespace) when they hold them, by GET otherwise.
  */
 export function cachedLookup(
   context: BackfillContext,
@@ -237,8 +237,7 @@ export function cachedLookup(
  */
 export function compactSecret(item: KubeObject): KubeObject {
   const data = (item as { data?: Record<string, unknown> }).data ?? {};
-  const metadata = Object.fromEntries(Object.entries(item.metadata).filter(([key]) => key !== 'managedFields')) as KubeObject['metadata'];
-  return { apiVersion: 'v1', kind: 'Secret', metadata, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : ''])) };
+  return { apiVersion: 'v1', kind: 'Secret', metadata: withoutManagedFields(item).metadata, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : ''])) };
 }
 
 /** The object without its managedFields: what a cache of the backfiller's needs of any kind (it never writes a cached object back whole, and an update without managedFields keeps the server's). */
@@ -890,14 +889,16 @@ export function backfillWatcher(
     for (const name of byShoot.get(change.object.metadata.name) ?? []) enqueue(name, true);
   });
   // A changed report: the Runtimes of the Shoots whose facts it changed.
-  const unsubscribeReports = applyReports?.onChange((change) => {
-    if (change.object.metadata.name !== APPLY_REPORT_NAME) return;
+  const refreshReport = () => {
     const before = applied;
     applied = readReport();
     for (const shoot of new Set([...before.keys(), ...applied.keys()])) {
       if (stringify(before.get(shoot)) === stringify(applied.get(shoot))) continue;
       for (const name of byShoot.get(shoot) ?? []) enqueue(name, true);
     }
+  };
+  const unsubscribeReports = applyReports?.onChange((change) => {
+    if (change.object.metadata.name === APPLY_REPORT_NAME) refreshReport();
   });
   // A GardenerCluster or kubeconfig Secret someone deleted or changed: its Runtime at once (KIM's GardenerCluster
   // controller watches both), not at the next full pass — KEB hands the Secret to the customer.
@@ -914,14 +915,7 @@ export function backfillWatcher(
   // A stopped cache rejects: then nothing runs any more (close() follows).
   // The report and the KCP caches only add facts or save GETs: an identity that may not read them (their informers
   // retry and log the fix) must not keep a bump from showing Pending.
-  applyReports?.synced().then(
-    () => {
-      const before = applied;
-      applied = readReport();
-      for (const shoot of new Set([...before.keys(), ...applied.keys()])) for (const name of byShoot.get(shoot) ?? []) enqueue(name, true);
-    },
-    () => {},
-  );
+  applyReports?.synced().then(refreshReport, () => {});
   Promise.all([runtimes.synced(), shoots.synced()]).then(
     () => {
       synced = true;

@@ -294,7 +294,6 @@ function reportTail(report: SyncReport, written: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** main at one commit: the local repo's branch, or a remote's fetched into the cache generate uses. */
 /** A local repo by its absolute path, a remote one by its URL: one plan cache per repo. */
 function repoId(repo: string): string {
   return /^[a-z]+:\/\//i.test(repo) ? repo : resolve(repo);
@@ -321,6 +320,7 @@ async function savePlanCache(path: string, memo: SyncMemo, last: { path: string;
   return { path, digest };
 }
 
+/** main at one commit: the local repo's branch, or a remote's fetched into the cache generate uses. */
 async function openMain(options: ApplyOptions): Promise<{ repo: LandscapeRepo; ref: string }> {
   const { repo, remote } = await openLandscapeRepo(options);
   const sync = branchSync(repo, remote);
