@@ -14,23 +14,24 @@ const author = { name: 'test', email: 'test@localhost' };
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
 
 const BODY = '## Create shoot a\n\n| shoot | class |\n|---|---|\n| a | create |\n';
+const CONFIG = 'apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener: {project: dev}\n';
 
-/** A landscape repo with PR #1 (validated, commented) and PR #2 (conflicting with main). */
+/** A landscape repo with PR #1 (a create, validated, commented) and PR #2 (an update conflicting with main). */
 async function prepared() {
   const gitdir = join(dir.path, 'landscape.git');
   const repo = await LandscapeRepo.open(gitdir);
   const commit = async (branch: string, files: Record<string, string>, base?: string) => (await repo.commitFiles({ branch, ...(base ? { base } : {}), files: new Map(Object.entries(files)), message: `change ${branch}`, author })).oid as string;
-  await commit('main', { 'kimops.yaml': 'landscape: dev\n' });
+  await commit('main', { 'kimops.yaml': CONFIG });
   const head = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' }, 'main');
-  await commit('kimops/dev/clash', { 'kimops.yaml': 'landscape: other\n' }, 'main');
+  const clash = await commit('kimops/dev/clash', { 'kimops.yaml': CONFIG.replace('dev}', 'other}') }, 'main');
   const forge = localForge(repo);
-  for (const [branch, title, body] of [['kimops/dev/shoot-a', 'Create shoot a', BODY], ['kimops/dev/clash', 'Change config', 'x']] as const) {
-    if (!(await forge.openPullRequest({ branch, base: 'main', title, body })).ok) throw new Error('open failed');
+  for (const [branch, title, body, labels] of [['kimops/dev/shoot-a', 'Create shoot a', BODY, ['kimops:create']], ['kimops/dev/clash', 'Change config', 'x', ['kimops:update']]] as const) {
+    if (!(await forge.openPullRequest({ branch, base: 'main', title, body, labels: [...labels] })).ok) throw new Error('open failed');
   }
-  await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks passed' });
+  for (const sha of [head, clash]) await forge.setCommitStatus(sha, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks passed' });
   await forge.upsertStickyComment(1, 'validation', 'checks: all green');
-  await commit('main', { 'kimops.yaml': 'landscape: dev\npolicySet: default\n' });
-  return { gitdir, head, commit };
+  await commit('main', { 'kimops.yaml': `${CONFIG}policySet: default\n` });
+  return { gitdir, head, commit, forge, repo };
 }
 
 describe('kimops pr', () => {
@@ -40,7 +41,7 @@ describe('kimops pr', () => {
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     expect(listed.stdout.split('\n')).toEqual([
       '#1\tkimops/dev/shoot-a\tCreate shoot a\tapprovals: none\tkimops/validate: success',
-      '#2\tkimops/dev/clash\tChange config\tapprovals: none\tno status',
+      '#2\tkimops/dev/clash\tChange config\tapprovals: none\tkimops/validate: success',
       '',
     ]);
 
@@ -75,6 +76,60 @@ describe('kimops pr', () => {
     expect(moved.code).toBe(1);
     expect(moved.stderr).toContain('the branch moved since it was validated');
     expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain('the branch moved');
+  });
+
+  it('merges only what the gate allows: class, approvals and the validation of the head', async () => {
+    const { gitdir, repo, forge, commit } = await prepared();
+    const relabel = async (number: number, labels: string[]) => {
+      const record = (await forge.pullRecord(number)) as { ok: true; value: object };
+      await repo.commitFiles({ branch: 'kimops/pulls', files: new Map([[`pulls/${number}.json`, JSON.stringify({ ...record.value, labels })]]), message: 'relabel', author });
+    };
+    const refused = async (number: number, reason: string) => {
+      const result = await kimops(['pr', 'merge', String(number), '--repo', gitdir]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(reason);
+      expect(result.stderr).toContain(`kimops pr merge ${number} --repo ${gitdir} --force --reason`);
+    };
+    const main = git(gitdir, 'rev-parse', 'main');
+
+    await relabel(1, ['kimops:immutable']);
+    await refused(1, '#1 not merged, blocked: Gardener would reject this change');
+    await relabel(1, ['kimops:update', 'kimops:disruptive']);
+    await refused(1, '#1 not merged, await-review: update-disruptive: needs 1 approval, has 0');
+    await relabel(1, []);
+    await refused(1, 'carries no change class label');
+    await relabel(1, ['kimops:create']);
+    const failing = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
+    await forge.updatePullRequest(1, {});
+    await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'failure', description: '1 of 3 checks failed: no-ssh' });
+    await refused(1, 'failed checks: kimops/validate (failure: 1 of 3 checks failed: no-ssh)');
+    await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'pending', description: 'x' });
+    await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {x: 1}\n' });
+    await forge.updatePullRequest(1, {});
+    await refused(1, 'no status on the head');
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(main);
+
+    // The break-glass: needs a reason, and records who and why in the PR record and the merge commit.
+    const noReason = await kimops(['pr', 'merge', '1', '--repo', gitdir, '--force']);
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toContain('--force: needs --reason');
+    const forced = await kimops(['pr', 'merge', '1', '--repo', gitdir, '--as', 'bob', '--force', '--reason', 'incident 42: restore quickly']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('past the gate, by bob: incident 42: restore quickly');
+    expect(git(gitdir, 'log', '-1', '--format=%B', 'main')).toContain('Kimops-Forced-By: bob\nKimops-Force-Reason: incident 42: restore quickly');
+    expect((await forge.pullRecord(1)) as object).toMatchObject({ value: { state: 'merged', forced: { by: 'bob', reason: 'incident 42: restore quickly' } } });
+    expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain('merged past the gate by bob: incident 42: restore quickly');
+  });
+
+  it('refuses reviewer names that would break a commit header or a terminal line', async () => {
+    const { gitdir } = await prepared();
+    for (const name of ['eve\nparent 0000000000000000000000000000000000000000', 'eve <x@y>', ' ', 'a\u001b[31mred']) {
+      const result = await kimops(['pr', 'approve', '1', '--repo', gitdir, '--as', name]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--as:');
+    }
+    expect(git(gitdir, 'fsck', '--strict')).toBe('');
+    expect((await kimops(['pr', 'approve', '1', '--repo', gitdir, '--as', 'Jane Doe'])).code).toBe(0);
   });
 
   it('exits 2 for usage errors: no repo, a bad or unknown number', async () => {

@@ -3,10 +3,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { ForgeResult } from '../adapters/forge/forge.js';
-import { approvalsOf, localForge, type LocalForge, type PullRecord } from '../adapters/forge/local.js';
+import { VALIDATE_CONTEXT, type ForgeResult } from '../adapters/forge/forge.js';
+import { approvalsOf, localForge, reviewerNameProblem, type LocalForge, type PullRecord } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { mergeGate } from '../generator/propose/merge-gate.js';
 import { ConfigError } from '../model/errors.js';
+import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
 /** A forge refused the action (not mergeable, moved head, closed PR): not a usage error. */
@@ -18,13 +20,21 @@ interface RepoOptions {
 interface ReviewerOptions extends RepoOptions {
   as: string;
 }
+interface MergeOptions extends ReviewerOptions {
+  force?: boolean;
+  reason?: string;
+}
 
 const HELP = `
 Pull requests of the embedded local forge are recorded in the landscape repo itself (branch kimops/pulls),
 so reviewing needs no server. Merging is a real git merge into the PR's base (a fast-forward when possible),
 guarded by the head recorded when kimops opened or last updated the PR: a branch that moved since is refused.
+A merge passes the same gate as kimops's auto-merge: the PR's change class under kimops.yaml's mergePolicy
+on main, the approvals on its head, and a kimops/validate status of success on its head; a blocked class
+(an immutable change) never passes. --force --reason "<why>" merges past the gate (not past a moved head)
+and records who and why in the PR record and the merge commit.
 
-Exit codes: 0 done; 1 refused (head moved, conflicts, PR not open); 2 usage error, no such repo or PR.
+Exit codes: 0 done; 1 refused (the gate, head moved, conflicts, PR not open); 2 usage error, no such repo or PR.
 
 Examples:
   kimops pr list --repo ./landscape-dev.git
@@ -36,7 +46,10 @@ export function registerPr(program: Command, io: CliIo, setExitCode: (code: numb
   const pr = program.command('pr').description('review pull requests of the local forge (recorded in the landscape repo)').addHelpText('after', HELP);
   const repoOption = () => new Option('--repo <dir>', 'the landscape repo (a bare git repository)').makeOptionMandatory();
   const asOption = () => new Option('--as <name>', 'who you are in the record').default(process.env.USER || 'reviewer', '$USER or reviewer');
-  const run = (action: (forge: LocalForge) => Promise<number>) => async (options: RepoOptions) => setExitCode(await action(await openForge(options.repo, options)));
+  const run = (action: (forge: LocalForge, repo: LandscapeRepo) => Promise<number>) => async (options: RepoOptions) => {
+    const { forge, repo } = await openForge(options.repo, options);
+    setExitCode(await action(forge, repo));
+  };
 
   pr.command('list')
     .description('open pull requests: number, branch, title, approvals, validation status')
@@ -54,19 +67,24 @@ export function registerPr(program: Command, io: CliIo, setExitCode: (code: numb
     .addOption(asOption())
     .action(async (number: string, options: ReviewerOptions) => run((forge) => approve(forge, parseNumber(number), options.as, io))(options));
   pr.command('merge')
-    .description('merge into the base branch, if the head is still the one kimops recorded')
+    .description('merge into the base branch if the merge gate allows it and the head is still the one kimops recorded')
     .argument('<number>')
     .addOption(repoOption())
     .addOption(asOption())
-    .action(async (number: string, options: ReviewerOptions) => run((forge) => merge(forge, parseNumber(number), io))(options));
+    .option('--force', 'merge past the gate (class, approvals, checks); needs --reason')
+    .option('--reason <text>', 'why the gate is overridden: recorded in the PR record and the merge commit')
+    .action(async (number: string, options: MergeOptions) => run((forge, repo) => merge(forge, repo, parseNumber(number), options, io))(options));
 }
 
-async function openForge(dir: string, options: RepoOptions | ReviewerOptions): Promise<LocalForge> {
+async function openForge(dir: string, options: RepoOptions | ReviewerOptions): Promise<{ forge: LocalForge; repo: LandscapeRepo }> {
   const gitdir = resolve(dir);
   // LandscapeRepo.open would create a missing repo; a typo must not.
   if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${dir} is not a bare git repository; pass the landscape repo kimops init created`);
   const as = 'as' in options ? options.as : undefined;
-  return localForge(await LandscapeRepo.open(gitdir), as === undefined ? {} : { author: { name: as, email: `${as}@localhost` } });
+  const problem = as === undefined ? undefined : reviewerNameProblem(as);
+  if (problem !== undefined) throw new ConfigError('--as', '', `${JSON.stringify(as)} ${problem}`);
+  const repo = await LandscapeRepo.open(gitdir);
+  return { repo, forge: localForge(repo, as === undefined ? {} : { author: { name: as, email: `${as}@localhost` } }) };
 }
 
 function parseNumber(text: string): number {
@@ -107,6 +125,7 @@ async function show(forge: LocalForge, number: number, io: CliIo): Promise<numbe
   const lines = [`#${record.number} ${record.title} [${record.state}]`, `${record.branch} → ${record.base}, head ${head}${head === record.headSha ? '' : ` (recorded ${record.headSha}: the branch moved)`}`];
   if (record.labels.length > 0) lines.push(`labels: ${record.labels.join(', ')}`);
   if (record.mergeCommit !== undefined) lines.push(`merge commit: ${record.mergeCommit}`);
+  if (record.forced !== undefined) lines.push(`merged past the gate by ${record.forced.by}: ${record.forced.reason}`);
   const statuses = await forge.statuses(head);
   lines.push(`statuses on ${head.slice(0, 12)}:`, ...(statuses.ok && statuses.value.length > 0 ? statuses.value.map((s) => `  ${s.context}: ${s.state} — ${s.description}${s.targetUrl ? ` (${s.targetUrl})` : ''}`) : ['  none']));
   const approvals = approvalsOf(record);
@@ -124,14 +143,41 @@ async function approve(forge: LocalForge, number: number, reviewer: string, io: 
   return EXIT.ok;
 }
 
-async function merge(forge: LocalForge, number: number, io: CliIo): Promise<number> {
-  const found = check(await forge.pullRecord(number), io);
-  if ('code' in found) return found.code;
-  // The recorded head is what kimops validated and reviewers saw; a later push must be re-validated first.
-  const merged = check(await forge.mergePullRequest(number, { sha: found.value.headSha, method: 'merge' }), io);
-  if ('code' in merged) return merged.code;
-  io.stdout(`merged #${number} (${found.value.branch}) into ${found.value.base}: ${merged.value.sha}\n`);
-  return EXIT.ok;
+async function merge(forge: LocalForge, repo: LandscapeRepo, number: number, options: MergeOptions, io: CliIo): Promise<number> {
+  const reason = options.reason?.trim();
+  if (options.force && !reason) throw new ConfigError('--force', '', 'needs --reason "<why the gate is overridden>": it is recorded in the PR and the merge commit');
+  if (!options.force && reason !== undefined) throw new ConfigError('--reason', '', 'only goes with --force');
+  // The gate's inputs and the merge are read and done under one hold of the repo's lock: an approval or
+  // status that changes in between cannot slip past the decision.
+  return repo.withLock(`pr merge #${number}`, async () => {
+    const found = check(await forge.pullRecord(number), io);
+    if ('code' in found) return found.code;
+    const record = found.value;
+    if (!options.force) {
+      const decision = await gateOf(forge, repo, record);
+      if (decision.action !== 'auto-merge') {
+        io.stderr(`error: #${number} not merged, ${decision.action}: ${decision.reason}\n  to merge anyway: kimops pr merge ${number} --repo ${options.repo} --force --reason "<why>"\n`);
+        return REFUSED;
+      }
+    }
+    // The recorded head is what kimops validated and reviewers saw; a later push must be re-validated first.
+    const breakGlass = options.force && reason ? { by: options.as, reason } : undefined;
+    const merged = check(await forge.mergePullRequest(number, { sha: record.headSha, method: 'merge', ...(breakGlass && { breakGlass }) }), io);
+    if ('code' in merged) return merged.code;
+    io.stdout(`merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${breakGlass.reason}` : ''}\n`);
+    return EXIT.ok;
+  });
+}
+
+/** kimops's own merge decision for the recorded head: class labels, approvals on it, its validation. */
+async function gateOf(forge: LocalForge, repo: LandscapeRepo, record: PullRecord) {
+  const configText = await repo.readFile(record.base, KIMOPS_YAML);
+  if (configText === undefined) throw new ConfigError(`${record.base}:${KIMOPS_YAML}`, '', `not found in ${repo.gitdir}; the merge policy lives there (create the repo with kimops init)`);
+  const policy = parseKimopsConfig(configText, `${record.base}:${KIMOPS_YAML}`).mergePolicy;
+  const statuses = await forge.statuses(record.headSha);
+  const validation = statuses.ok ? statuses.value.find((status) => status.context === VALIDATE_CONTEXT) : undefined;
+  const approvals = approvalsOf(record).filter((approval) => approval.commitSha === record.headSha).length;
+  return mergeGate({ labels: record.labels, approvals, validation, policy });
 }
 
 async function currentHead(forge: LocalForge, record: PullRecord): Promise<string> {

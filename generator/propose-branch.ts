@@ -10,6 +10,7 @@ import { ConfigError, TransportError } from '../model/errors.js';
 import type { BranchSync } from './branch-sync.js';
 import { MAIN } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
+import { classLabels } from './propose/merge-gate.js';
 import { decideMerge, type MergeAction } from './propose/merge-policy.js';
 import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
 import { SHOOTS_FOLDER } from './render/landscape-layout.js';
@@ -87,13 +88,14 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
       deletions: folders,
       message: `${pr.title}\n\n${proposals.flatMap((p) => p.classification.reasons).slice(0, 20).join('\n')}`,
       author: context.author,
+      detached: true,
     });
     head = commit.oid as string;
     if (commit.changed) {
-      // Named in the body before it is pushed: a pass that dies right after the push still knows the
-      // head for its own, instead of taking it for a human's and leaving the PR alone for good.
+      // Named in the body before the branch moves (or is pushed): a pass that dies right after still
+      // knows the head for its own, instead of taking it for a human's and leaving the PR alone for good.
       if (open) unwrap(await forge.updatePullRequest(open.number, { body: `${open.body}${wroteLine(head)}` }), forge);
-      await sync.publish(branch, { force: open === undefined });
+      await sync.publish(branch, head, { previous: open?.headSha });
     }
   }
   // The status before the PR (whose body records it): a branch protection that requires it sees it at once.
@@ -102,7 +104,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const posted = open !== undefined && STATUS.exec(open.body)?.slice(1).join(' ') === `${head} ${state}`;
   if (!posted) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}`;
-  const labels = [`kimops:${prClass.class}`];
+  const labels = classLabels(prClass);
   const { number, url } = open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 

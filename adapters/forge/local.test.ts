@@ -123,4 +123,37 @@ describe('local forge', () => {
     expect(existsSync(join(gitdir, 'index'))).toBe(false);
     git(gitdir, 'fsck', '--strict');
   }, 30_000);
+
+  it('names a damaged PR record with the fix instead of failing on it later', async () => {
+    const { repo, push } = await landscape();
+    const forge = localForge(repo);
+    await push('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' });
+    value(await forge.openPullRequest({ branch: 'kimops/dev/shoot-a', base: 'main', title: 'a', body: '' }));
+    const damage = async (text: string) => repo.commitFiles({ branch: PULLS_BRANCH, files: new Map([['pulls/1.json', text]]), message: 'edit', author });
+    await damage('{"number": 1, ');
+    await expect(forge.pullRecords()).rejects.toThrow(`${repo.gitdir} ${PULLS_BRANCH}:pulls/1.json: is not valid JSON`);
+    await damage(JSON.stringify({ number: 1, branch: 'kimops/dev/shoot-a', base: 'main', title: 'a', body: '', state: 'open', labels: 'x', headSha: 'a'.repeat(40), reviews: [], comments: [] }));
+    await expect(forge.approve(1, 'alice')).rejects.toThrow('pulls/1.json: labels: not a list of strings; the record was edited or damaged');
+    await damage(JSON.stringify({ number: 2 }));
+    await expect(forge.findOpenPullRequest('kimops/dev/shoot-a')).rejects.toThrow('says number 2, but its file is #1');
+  });
+
+  it('records as merged a PR whose head reached main before its record was written (a crash in between)', async () => {
+    const { gitdir, repo, push } = await landscape();
+    const forge = localForge(repo);
+    const head = await push('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' });
+    const other = await push('kimops/dev/shoot-b', { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
+    value(await forge.openPullRequest({ branch: 'kimops/dev/shoot-a', base: 'main', title: 'a', body: '' }));
+    value(await forge.openPullRequest({ branch: 'kimops/dev/shoot-b', base: 'main', title: 'b', body: '' }));
+    // The merge a killed `pr merge` made, without the record it would have written next.
+    const merged = await repo.mergeInto({ branch: 'main', theirs: head, message: 'Merge pull request #1', author });
+    const main = git(gitdir, 'rev-parse', 'main');
+    expect(value(await forge.mergePullRequest(1, { sha: head, method: 'merge' }))).toEqual({ sha: merged.merged && merged.oid });
+    expect(git(gitdir, 'rev-parse', 'main')).toBe(main); // nothing merged twice
+    expect(value(await forge.pullRecord(1))).toMatchObject({ state: 'merged', mergeCommit: main });
+    // A pass that finds main holding the change closes the PR: it is recorded merged, not closed.
+    await repo.mergeInto({ branch: 'main', theirs: other, message: 'Merge pull request #2', author });
+    expect(value(await forge.closePullRequest(2, 'no change left'))).toMatchObject({ merged: true, state: 'closed' });
+    expect(value(await forge.pullRecord(2))).toMatchObject({ state: 'merged', mergeCommit: git(gitdir, 'rev-parse', 'main') });
+  });
 });

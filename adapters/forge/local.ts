@@ -4,10 +4,16 @@
 // rather than a custom ref (refs/kimops/…): `git clone` and a plain fetch carry refs/heads/* only, so
 // the records travel with the repo, yet they never mix with `main` (no common history, never merged).
 // Semantics follow GitHub's where the Forge interface asks: one open PR per branch, a sha-guarded real
-// merge, the latest review per reviewer, sticky comments found by the same hidden marker.
+// merge, the latest review per reviewer, sticky comments found by the same hidden marker, and a PR whose
+// head reached its base by any way counts as merged. Every change of a record reads, decides and writes
+// under the repo's lock (LandscapeRepo.withLock), so two `kimops pr` commands or a generator pass beside
+// them never lose each other's update (docs/reliability.md).
+import { ConfigError } from '../../model/errors.js';
 import { DEFAULT_BRANCH, type LandscapeRepo, type Signature } from '../git/landscape-repo.js';
+import { isSignatureText } from '../git/objects.js';
 import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest, StatusState } from './forge.js';
 import { stickyTag } from './forge.js';
+import { parsePullRecord, parseStatuses } from './pull-record.js';
 
 export const PULLS_BRANCH = 'kimops/pulls';
 
@@ -40,6 +46,14 @@ export interface PullRecord {
   reviews: { reviewer: string; state: 'approved' | 'changes-requested'; commitSha: string }[];
   comments: PullComment[];
   mergeCommit?: string;
+  /** Set when a human merged past the gate (`kimops pr merge --force --reason`): who and why. */
+  forced?: { by: string; reason: string };
+}
+
+/** A merge past the gate: recorded in the PR record and as trailers of the merge commit. */
+export interface BreakGlass {
+  by: string;
+  reason: string;
 }
 
 export interface LocalForgeOptions {
@@ -54,7 +68,22 @@ export interface LocalForge extends Forge {
   statuses(sha: string): Promise<ForgeResult<CommitStatus[]>>;
   /** Records `reviewer`'s approval of the branch's current head. */
   approve(number: number, reviewer: string): Promise<ForgeResult<Approval>>;
+  /** `mergePullRequest`, past the merge gate: the reason goes into the record and the merge commit. */
+  mergePullRequest(number: number, options: { sha: string; method: MergeMethod; breakGlass?: BreakGlass }): Promise<ForgeResult<{ sha: string }>>;
 }
+
+/** Reviewer names go into commit headers and terminals: printable, no angle brackets, at most this long. */
+const MAX_REVIEWER_LENGTH = 100;
+
+/** Why a reviewer name cannot be recorded, or undefined when it can. */
+export function reviewerNameProblem(name: string): string | undefined {
+  if (name.length > MAX_REVIEWER_LENGTH) return `is longer than ${MAX_REVIEWER_LENGTH} characters`;
+  if (!isSignatureText(name) || name !== name.trim()) return 'must be printable text without control characters, "<", ">" or surrounding spaces';
+  return undefined;
+}
+
+/** How far back in the base's history a PR's head is looked for when deciding whether it was merged. */
+const MERGED_LOOKBACK = 1000;
 
 const KIMOPS = { name: 'kimops', email: 'kimops@localhost' };
 
@@ -63,30 +92,44 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
   const author = options.author ?? KIMOPS;
   const fail = (kind: Exclude<ForgeFailure['kind'], 'rate-limited' | 'transport'>, message: string): { ok: false; failure: ForgeFailure } => ({ ok: false, failure: { kind, message: `${label}: ${message}` } });
   const ok = <T>(value: T): ForgeResult<T> => ({ ok: true, value });
-  // Read-modify-write of the records must not interleave within this process (the repo orders commits, not reads).
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  // Read-modify-write of the records holds the repo's lock, across processes; the reads happen inside it.
+  const exclusive = <T>(purpose: string, work: () => Promise<T>): Promise<T> => repo.withLock(purpose, work);
 
-  const readJson = async <T>(path: string): Promise<T | undefined> => {
-    const file = (await repo.readFiles(PULLS_BRANCH, path.slice(0, path.lastIndexOf('/')))).get(path);
-    return file === undefined ? undefined : (JSON.parse(await file.read()) as T);
+  const where = (path: string) => `${repo.gitdir} ${PULLS_BRANCH}:${path}`;
+  const readFile = async (path: string): Promise<string | undefined> => repo.readFile(PULLS_BRANCH, path);
+  const readRecord = async (number: number): Promise<PullRecord | undefined> => {
+    const path = `pulls/${number}.json`;
+    const text = await readFile(path);
+    return text === undefined ? undefined : parsePullRecord(text, where(path), number);
   };
   const records = async (): Promise<PullRecord[]> => {
     const files = await repo.readFiles(PULLS_BRANCH, 'pulls');
-    const all = await Promise.all([...files.values()].map(async (file) => JSON.parse(await file.read()) as PullRecord));
+    const all = await Promise.all(
+      [...files].map(async ([path, file]) => {
+        const number = /^pulls\/([1-9]\d*)\.json$/.exec(path)?.[1];
+        if (number === undefined) throw new ConfigError(where(path), '', `is no pull request record (pulls/<number>.json); remove it from ${PULLS_BRANCH}`);
+        return parsePullRecord(await file.read(), where(path), Number(number));
+      }),
+    );
     return all.sort((a, b) => a.number - b.number);
+  };
+  /** Whether `head` is in the base's history already: then the PR is merged, whoever brought it there. */
+  const reachedBase = async (record: PullRecord, head: string): Promise<string | undefined> => {
+    const base = await repo.resolve(`refs/heads/${record.base}`);
+    return base !== undefined && (base === head || (await repo.contains(base, head, MERGED_LOOKBACK))) ? base : undefined;
   };
   const save = async (path: string, value: unknown, message: string, by: Signature = author) => {
     await repo.commitFiles({ branch: PULLS_BRANCH, files: new Map([[path, `${JSON.stringify(value, null, 2)}\n`]]), message, author: by });
   };
   const saveRecord = (record: PullRecord, message: string, by?: Signature) => save(`pulls/${record.number}.json`, record, `#${record.number}: ${message}`, by);
   const withRecord = async <T>(number: number, work: (record: PullRecord) => Promise<ForgeResult<T>>): Promise<ForgeResult<T>> => {
-    const record = Number.isInteger(number) && number > 0 ? await readJson<PullRecord>(`pulls/${number}.json`) : undefined;
+    const record = Number.isInteger(number) && number > 0 ? await readRecord(number) : undefined;
     return record === undefined ? fail('not-found', `no pull request #${number}; list them with kimops pr list`) : work(record);
+  };
+  const statusesOf = async (sha: string): Promise<CommitStatus[]> => {
+    const path = `statuses/${sha}.json`;
+    const text = /^[0-9a-f]{40}$/.test(sha) ? await readFile(path) : undefined;
+    return text === undefined ? [] : parseStatuses(text, where(path));
   };
   /** The live branch head when the branch exists (as GitHub reports it), else the recorded one. */
   const pullRequestOf = async (record: PullRecord): Promise<PullRequest> => ({
@@ -113,7 +156,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
       return ok(found === undefined ? undefined : await pullRequestOf(found));
     },
     openPullRequest: (request) =>
-      exclusive(async () => {
+      exclusive(`open a pull request from ${request.branch}`, async () => {
         const all = await records();
         const open = all.find((record) => record.state === 'open' && record.branch === request.branch);
         // GitHub's 422 for the same cases.
@@ -127,7 +170,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         return ok(await pullRequestOf(record));
       }),
     updatePullRequest: (number, change) =>
-      exclusive(() =>
+      exclusive(`update #${number}`, () =>
         withRecord(number, async (record) => {
           if (record.state === 'merged' && change.state === 'open') return fail('invalid', `#${number} is merged and cannot be reopened`);
           const head = await repo.resolve(`refs/heads/${record.branch}`);
@@ -140,35 +183,51 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         }),
       ),
     closePullRequest: (number, comment) =>
-      exclusive(() =>
+      exclusive(`close #${number}`, () =>
         withRecord(number, async (record) => {
           const comments = comment === undefined ? record.comments : [...record.comments, { id: nextId(record), author: author.name, body: comment }];
-          const next: PullRecord = { ...record, comments, state: record.state === 'merged' ? 'merged' : 'closed' };
-          await saveRecord(next, 'close');
+          // A merge whose record a crash did not write is recorded now, not turned into a close.
+          const head = record.state === 'open' ? await repo.resolve(`refs/heads/${record.branch}`) : undefined;
+          const mergedAt = head === undefined ? undefined : await reachedBase(record, head);
+          const next: PullRecord =
+            mergedAt !== undefined && head !== undefined
+              ? { ...record, comments, state: 'merged', headSha: head, mergeCommit: mergedAt }
+              : { ...record, comments, state: record.state === 'merged' ? 'merged' : 'closed' };
+          await saveRecord(next, next.state === 'merged' ? `merged as ${next.mergeCommit ?? ''} (found in ${record.base})` : 'close');
           return ok(await pullRequestOf(next));
         }),
       ),
-    mergePullRequest: (number, options: { sha: string; method: MergeMethod }) =>
-      exclusive(() =>
+    mergePullRequest: (number, options) =>
+      exclusive(`merge #${number}`, () =>
         withRecord(number, async (record) => {
           if (record.state !== 'open') return fail('not-mergeable', `#${number} is ${record.state}, not open`);
           const head = await repo.resolve(`refs/heads/${record.branch}`);
           if (head === undefined) return fail('not-mergeable', `branch ${record.branch} of #${number} no longer exists`);
           if (head !== options.sha) return fail('head-moved', `#${number}: ${record.branch} is at ${head.slice(0, 12)}, not ${options.sha.slice(0, 12)} — the branch moved since it was validated; re-validate the new head`);
+          const forced = options.breakGlass;
+          // A merge a crash left unrecorded: the head is in the base already; record it, merge nothing twice.
+          const already = await reachedBase(record, head);
+          if (already !== undefined) {
+            await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: already, ...(forced && { forced }) }, `merged as ${already} (found in ${record.base})`);
+            return ok({ sha: already });
+          }
+          const trailers = forced ? `\n\nKimops-Forced-By: ${forced.by}\nKimops-Force-Reason: ${forced.reason.replace(/\s+/g, ' ')}` : '';
           // Every method merges (fast-forward or merge commit): the landscape's history is reverted with `git revert`.
-          const merged = await repo.mergeInto({ branch: record.base, theirs: head, message: `Merge pull request #${number} from ${record.branch}\n\n${record.title}`, author });
+          const merged = await repo.mergeInto({ branch: record.base, theirs: head, message: `Merge pull request #${number} from ${record.branch}\n\n${record.title}${trailers}`, author });
           if (!merged.merged) {
             const where = merged.conflicts.length > 0 ? `conflicts in ${merged.conflicts.join(', ')}` : 'no single merge base';
             return fail('not-mergeable', `#${number} cannot be merged into ${record.base}: ${where} — re-render ${record.branch} on top of ${record.base}`);
           }
-          await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: merged.oid }, `merged as ${merged.oid}`);
+          await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: merged.oid, ...(forced && { forced }) }, `merged as ${merged.oid}${forced ? ` past the gate by ${forced.by}: ${forced.reason}` : ''}`);
           return ok({ sha: merged.oid });
         }),
       ),
     approvals: (number) => withRecord(number, async (record) => ok(approvalsOf(record))),
     approve: (number, reviewer) =>
-      exclusive(() =>
+      exclusive(`approve #${number}`, () =>
         withRecord(number, async (record) => {
+          const problem = reviewerNameProblem(reviewer);
+          if (problem !== undefined) return fail('invalid', `reviewer name ${JSON.stringify(reviewer)} ${problem}; pass another with --as`);
           if (record.state !== 'open') return fail('invalid', `#${number} is ${record.state}; only open pull requests are reviewed`);
           const commitSha = (await repo.resolve(`refs/heads/${record.branch}`)) ?? record.headSha;
           const next: PullRecord = { ...record, reviews: [...record.reviews, { reviewer, state: 'approved', commitSha }] };
@@ -178,16 +237,16 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         }),
       ),
     setCommitStatus: (sha, status) =>
-      exclusive(async () => {
-        const current = (await readJson<CommitStatus[]>(`statuses/${sha}.json`)) ?? [];
+      exclusive(`status on ${sha.slice(0, 12)}`, async () => {
+        const current = await statusesOf(sha);
         const entry: CommitStatus = { context: status.context, state: status.state, description: status.description, ...(status.targetUrl === undefined ? {} : { targetUrl: status.targetUrl }) };
         // The latest status per context counts, as on GitHub.
         await save(`statuses/${sha}.json`, [...current.filter((s) => s.context !== status.context), entry], `status ${status.context} ${status.state} on ${sha}`);
         return ok(undefined);
       }),
-    statuses: async (sha) => ok((await readJson<CommitStatus[]>(`statuses/${sha}.json`)) ?? []),
+    statuses: async (sha) => ok(await statusesOf(sha)),
     upsertStickyComment: (number, marker, body) =>
-      exclusive(() =>
+      exclusive(`comment on #${number}`, () =>
         withRecord<{ id: number; created: boolean }>(number, async (record) => {
           const tag = stickyTag(marker);
           const text = `${tag}\n${body}`;

@@ -2,14 +2,21 @@
 // contents without a worktree or index, trees written content-addressed (tree-edit.ts), so a no-op
 // render makes no commit and one changed Shoot writes one blob and the trees above it.
 // No git CLI here: isomorphic-git reads refs and objects and talks to remotes (remote.ts).
+// Crash and concurrency safety (docs/reliability.md): objects are written whole (objects.ts), refs move
+// by compare-and-swap under git's `<ref>.lock` (refs.ts), and every write runs under the repo's lock
+// (repo-lock.ts), which a generator pass or a `kimops pr` command holds across its reads and writes.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { gitFs as fs } from './git-fs.js';
 import git from 'isomorphic-git';
 import { ConfigError } from '../../model/errors.js';
-import { objectId, writeObjects } from './objects.js';
+import { commitBody, objectId, writeObjects } from './objects.js';
+import { readRef, updateRef } from './refs.js';
 import { fetchBranch, pushBranch, type RemoteAuth, type RemoteResult } from './remote.js';
+import { withRepoLock, type RepoLockOptions } from './repo-lock.js';
 import { FileInTheWay, TreeEdit } from './tree-edit.js';
+
+export { RefMoved } from './refs.js';
 
 export const DEFAULT_BRANCH = 'main';
 /** DESIGN §1.4's folder of Shoots (the generator's landscape-layout.ts writes there; adapters do not import the generator). */
@@ -44,6 +51,11 @@ export interface CommitRequest {
    * When the tree equals `alsoParent`'s, nothing is committed (`changed: false`, `oid` = alsoParent).
    */
   alsoParent?: string;
+  /**
+   * Write the commit but leave the branch where it is (the caller moves it with `updateBranch` once it
+   * has recorded the new head elsewhere, e.g. in the PR body, so a crash in between loses nothing).
+   */
+  detached?: boolean;
 }
 
 export interface CommitResult {
@@ -75,6 +87,8 @@ export interface TreeFile {
 export interface LandscapeRepoOptions {
   /** Deadline of each fetch and push of this repo, unless the call gives its own; DEFAULT_REMOTE_TIMEOUT_MS when absent. */
   remoteTimeoutMs?: number;
+  /** How writers wait for the repo's lock (repo-lock.ts); the purpose is each call's own. */
+  lock?: Omit<RepoLockOptions, 'purpose'>;
 }
 
 export interface RemoteOptions {
@@ -114,12 +128,11 @@ export class LandscapeRepo {
         return undefined;
       }
     }
-    for (const candidate of ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, ref]) {
-      try {
-        return await git.resolveRef({ fs, gitdir: this.gitdir, ref: candidate });
-      } catch {
-        // not this one; try the next spelling
-      }
+    // git's own order of spellings (git-rev-parse): `origin/main` is refs/remotes/origin/main.
+    for (const candidate of ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, `refs/${ref}`, `refs/tags/${ref}`, `refs/remotes/${ref}`]) {
+      // A damaged ref throws: taking it for absent would start a new history over the old one.
+      const oid = await readRef(this.gitdir, candidate);
+      if (oid !== undefined) return oid;
     }
     if (/^[0-9a-f]{4,39}$/.test(ref)) {
       try {
@@ -179,6 +192,16 @@ export class LandscapeRepo {
     return entries;
   }
 
+  /** Whether `ancestor` is in the history of `commit`, looking at most `depth` commits back. */
+  async contains(commit: string, ancestor: string, depth: number): Promise<boolean> {
+    try {
+      return await git.isDescendent({ fs, gitdir: this.gitdir, oid: commit, ancestor, depth, cache: this.cache });
+    } catch (error) {
+      if (error instanceof git.Errors.MaxDepthError) return false;
+      throw error;
+    }
+  }
+
   /** The message of a commit (its subject, body and trailers). */
   async commitMessage(commit: string): Promise<string> {
     return (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit.message;
@@ -192,13 +215,34 @@ export class LandscapeRepo {
     return entry?.type === 'blob' ? this.readBlob(entry.oid) : undefined;
   }
 
+  /**
+   * Runs `work` holding the repo's lock across processes (see repo-lock.ts): what it reads stays what
+   * it read until it returns. Re-entrant: the repo's own writes inside it do not wait for it.
+   */
+  withLock<T>(purpose: string, work: () => Promise<T>, options: Omit<RepoLockOptions, 'purpose'> = {}): Promise<T> {
+    return withRepoLock(this.gitdir, { ...this.options.lock, ...options, purpose }, work);
+  }
+
   /** Commits `files` on `branch` from `base`; calls on one repo run one after another. */
   commitFiles(request: CommitRequest): Promise<CommitResult> {
-    return this.exclusive(() => this.commit(request));
+    return this.write(`commit on ${request.branch}`, () => this.commit(request));
+  }
+
+  /**
+   * Moves `branch` to `oid` if it is still at `expected` (undefined: it must not exist); throws
+   * RefMoved otherwise. `force` moves it from wherever it is.
+   */
+  updateBranch(branch: string, oid: string, expected: string | undefined | { force: true }): Promise<void> {
+    checkedBranch(branch);
+    return this.write(`update ${branch}`, async () => {
+      const ref = `refs/heads/${branch}`;
+      await updateRef(this.gitdir, ref, oid, typeof expected === 'object' ? await readRef(this.gitdir, ref) : expected);
+    });
   }
 
   private async commit(request: CommitRequest): Promise<CommitResult> {
     checkedBranch(request.branch);
+    const previous = await readRef(this.gitdir, `refs/heads/${request.branch}`);
     const paths = [...request.files.keys()].map((path) => ({ path, segments: checkedPath(path) }));
     const deletions = request.deletions ?? [];
     const deleted = deletions === 'replace-shoots-folder' ? [] : deletions.map(checkedPath);
@@ -232,21 +276,20 @@ export class LandscapeRepo {
     const parents = [...(base ? [base] : []), ...(alsoParent !== undefined && alsoParent !== base ? [alsoParent] : [])];
 
     if (!tree.oid) tree.objects.push({ type: 'tree', oid: EMPTY_TREE, body: new Uint8Array() });
-    await writeObjects(this.gitdir, tree.objects);
     const author = signature(request.author);
-    const oid = await git.writeCommit({
-      fs,
-      gitdir: this.gitdir,
-      commit: {
-        tree: rootTree,
-        parent: parents,
-        author,
-        committer: request.committer ? signature(request.committer) : author,
-        // As the git CLI stores it: ending in one newline.
-        message: request.message.endsWith('\n') ? request.message : `${request.message}\n`,
-      },
+    const body = commitBody({
+      tree: rootTree,
+      parents,
+      author,
+      committer: request.committer ? signature(request.committer) : author,
+      // As the git CLI stores it: ending in one newline.
+      message: request.message.endsWith('\n') ? request.message : `${request.message}\n`,
     });
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${request.branch}`, value: oid, force: true });
+    const oid = objectId('commit', body);
+    // Objects first, the commit last, the ref after both: a crash at any point leaves the branch as it was.
+    await writeObjects(this.gitdir, tree.objects);
+    await writeObjects(this.gitdir, [{ type: 'commit', oid, body }]);
+    if (!request.detached) await updateRef(this.gitdir, `refs/heads/${request.branch}`, oid, previous);
     return { changed: true, oid, changedPaths: tree.changedPaths.sort() };
   }
 
@@ -256,12 +299,17 @@ export class LandscapeRepo {
    * merge base, comes back as `conflicts` and nothing is written.
    */
   mergeInto(request: { branch: string; theirs: string; message: string; author: Signature }): Promise<MergeResult> {
-    return this.exclusive(async () => {
+    return this.write(`merge into ${request.branch}`, async () => {
       checkedBranch(request.branch);
       const author = signature(request.author);
+      const ref = `refs/heads/${request.branch}`;
+      const ours = await readRef(this.gitdir, ref);
       try {
-        const merged = await git.merge({ fs, gitdir: this.gitdir, cache: this.cache, ours: `refs/heads/${request.branch}`, theirs: request.theirs, author, committer: author, message: request.message.endsWith('\n') ? request.message : `${request.message}\n` });
-        return { merged: true, oid: merged.oid ?? request.theirs, fastForward: merged.fastForward === true };
+        await rm(`${this.gitdir}/index`, { force: true }); // one a crashed merge left behind
+        const merged = await git.merge({ fs, gitdir: this.gitdir, cache: this.cache, ours: ref, theirs: request.theirs, author, committer: author, message: request.message.endsWith('\n') ? request.message : `${request.message}\n`, noUpdateBranch: true });
+        const oid = merged.oid ?? request.theirs;
+        if (oid !== ours) await updateRef(this.gitdir, ref, oid, ours);
+        return { merged: true, oid, fastForward: merged.fastForward === true };
       } catch (error) {
         if (error instanceof git.Errors.MergeConflictError) return { merged: false, conflicts: error.data.filepaths };
         if (error instanceof git.Errors.MergeNotSupportedError) return { merged: false, conflicts: [] };
@@ -276,20 +324,26 @@ export class LandscapeRepo {
   /** Fetches `branch` from `remoteUrl` into refs/remotes/origin/<branch>; the result names its commit. */
   fetch(remoteUrl: string, branch: string, auth?: RemoteAuth, options: Omit<RemoteOptions, 'auth'> = {}): Promise<RemoteResult> {
     const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
-    return this.exclusive(() => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth, timeoutMs }));
+    return this.write(`fetch ${branch}`, () => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth, timeoutMs }));
   }
 
   /** Pushes `branch` to the same branch at `remoteUrl`; a non-fast-forward comes back as `rejected`. */
   push(remoteUrl: string, branch: string, options: RemoteOptions & { force?: boolean } = {}): Promise<RemoteResult> {
     const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
-    return this.exclusive(() => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth: options.auth, force: options.force, timeoutMs }));
+    return this.write(`push ${branch}`, () => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth: options.auth, force: options.force, timeoutMs }));
   }
 
-  /** isomorphic-git locks nothing across calls; one repo instance runs its writes in order. */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /**
+   * Every write holds the repo's lock (other processes), and within it one repo instance runs its writes
+   * in order: isomorphic-git locks nothing across calls. The lock comes first, so work that holds it
+   * never waits in the queue behind a write that waits for the lock.
+   */
+  private write<T>(purpose: string, work: () => Promise<T>): Promise<T> {
+    return this.withLock(purpose, () => {
+      const run = this.queue.then(work);
+      this.queue = run.catch(() => undefined);
+      return run;
+    });
   }
 
   private async treeOf(commit: string): Promise<string> {

@@ -1,16 +1,17 @@
 // Git objects hashed and written by kimops itself: node's native SHA-1 and zlib, text hashed without a
 // copy; a bulk write (the first commit of a landscape, thousands of Shoots) goes into one packfile
 // instead of tens of thousands of loose files, whose creation is what makes `git add` slow — the same
-// rule as git's own `transfer.unpackLimit`. Small writes stay loose, through isomorphic-git.
+// rule as git's own `transfer.unpackLimit`. Small writes stay loose. Every object reaches its final name
+// by a rename, so a crash leaves it whole or absent; and an object already there is trusted only after
+// its bytes were checked against its id (one left empty by an older kimops is written again).
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
-import git from 'isomorphic-git';
-import { gitFs as fs } from './git-fs.js';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { ConfigError } from '../../model/errors.js';
+import { temporaryPathFor, writeFileAtomic } from './atomic-file.js';
 
-/** Commits are written by isomorphic-git's writeCommit; kimops hashes and writes the rest itself. */
-export type ObjectType = 'blob' | 'tree';
+export type ObjectType = 'blob' | 'tree' | 'commit';
 
 export interface GitObject {
   type: ObjectType;
@@ -71,26 +72,83 @@ function compareBytes(a: string, b: string): number {
 export async function writeObjects(gitdir: string, objects: readonly GitObject[]): Promise<void> {
   if (objects.length === 0) return;
   if (objects.length < LOOSE_OBJECT_LIMIT) {
-    for (const { type, oid, body } of objects) {
-      const wrapped = Buffer.concat([Buffer.from(`${type} ${Buffer.byteLength(body)}\0`), bytesOf(body)]);
-      await git.writeObject({ fs, gitdir, type, oid, format: 'deflated', object: deflateSync(wrapped, DEFLATE) });
-    }
+    for (const object of objects) await writeLoose(gitdir, object);
     return;
   }
+  // A damaged loose copy would shadow the packed one for readers that look at loose objects first.
+  for (const { oid } of objects) if ((await looseState(gitdir, oid)) === 'damaged') await rm(loosePath(gitdir, oid), { force: true });
   await writePack(gitdir, objects);
+}
+
+const loosePath = (gitdir: string, oid: string) => join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+
+async function writeLoose(gitdir: string, { type, oid, body }: GitObject): Promise<void> {
+  if ((await looseState(gitdir, oid)) === 'intact') return;
+  const wrapped = Buffer.concat([Buffer.from(`${type} ${Buffer.byteLength(body)}\0`), bytesOf(body)]);
+  const path = loosePath(gitdir, oid);
+  await mkdir(join(gitdir, 'objects', oid.slice(0, 2)), { recursive: true });
+  await writeFileAtomic(path, deflateSync(wrapped, DEFLATE));
+}
+
+/** Whether a loose object is there, and if so whether its bytes hash to its name. */
+async function looseState(gitdir: string, oid: string): Promise<'absent' | 'intact' | 'damaged'> {
+  let deflated: Buffer;
+  try {
+    deflated = await readFile(loosePath(gitdir, oid));
+  } catch {
+    return 'absent';
+  }
+  try {
+    return createHash('sha1').update(inflateSync(deflated)).digest('hex') === oid ? 'intact' : 'damaged';
+  } catch {
+    return 'damaged';
+  }
+}
+
+/** Who and when, as git records it in a commit. */
+export interface CommitSignature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  /** Minutes as isomorphic-git and JavaScript count them: UTC+2 is -120. */
+  timezoneOffset: number;
+}
+
+/**
+ * A commit object's body as git writes it. Names and emails are refused when they would break the
+ * header (a newline in a reviewer's name would otherwise add header lines of its own).
+ */
+export function commitBody(commit: { tree: string; parents: readonly string[]; author: CommitSignature; committer: CommitSignature; message: string }): string {
+  const lines = [`tree ${commit.tree}`, ...commit.parents.map((parent) => `parent ${parent}`), `author ${signatureLine(commit.author)}`, `committer ${signatureLine(commit.committer)}`];
+  return `${lines.join('\n')}\n\n${commit.message}`;
+}
+
+function signatureLine({ name, email, timestamp, timezoneOffset }: CommitSignature): string {
+  for (const [field, value] of [['name', name], ['email', email]] as const) {
+    if (!isSignatureText(value)) throw new ConfigError(`commit signature ${JSON.stringify(value)}`, field, 'must be non-empty, without control characters, "<" or ">"; choose another name');
+  }
+  const minutes = Math.abs(timezoneOffset);
+  const zone = `${timezoneOffset > 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}${String(minutes % 60).padStart(2, '0')}`;
+  return `${name} <${email}> ${timestamp} ${zone}`;
+}
+
+/** Text git can carry in a signature: no control characters, no angle brackets, not blank. */
+export function isSignatureText(text: string): boolean {
+  return text.trim() !== '' && !/[\p{Cc}<>]/u.test(text);
 }
 
 /** Compressed pack bytes gathered before one write. */
 const PACK_WRITE_CHUNK = 4 * 2 ** 20;
 
-const PACK_TYPE: Record<ObjectType, number> = { tree: 2, blob: 3 };
+const PACK_TYPE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
 
 /** A version-2 packfile of undeltified objects and its version-2 index (git's pack-format.txt), written
  * as it is built so that only the compressed bytes of a few objects are in memory at a time. */
 async function writePack(gitdir: string, objects: readonly GitObject[]): Promise<void> {
   const dir = join(gitdir, 'objects', 'pack');
   await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `tmp-pack-${process.pid}-${Date.now()}`);
+  const temporary = temporaryPathFor(join(dir, 'pack'));
   const file = await open(temporary, 'w');
   const packHash = createHash('sha1');
   let buffered: Buffer[] = [];

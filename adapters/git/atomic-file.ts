@@ -1,0 +1,25 @@
+// Writing a file of the landscape repo as git does: the bytes go to a temporary file beside it, which is
+// then renamed over the target. A rename within one folder is atomic, so a reader (or a process started
+// after a `kill -9`) finds the old file or the new one, never a truncated or empty one.
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+
+/** A name no other writer uses: two processes (or two writes in one) never share a temporary file. */
+export function temporaryPathFor(path: string): string {
+  return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Replaces `path` with `data` in one step. Errors (a missing folder, say) are thrown as node throws
+ * them, after the temporary file is removed, so callers may create the folder and try again.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options?: Parameters<typeof writeFile>[2]): Promise<void> {
+  const temporary = temporaryPathFor(path);
+  try {
+    await writeFile(temporary, data, options);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

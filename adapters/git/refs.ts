@@ -1,0 +1,101 @@
+// Reading and moving a ref the way git does: under `<ref>.lock` (created exclusively, the same lock file
+// the git CLI takes, so a `git push` into the same bare repository and kimops never interleave), compared
+// against the value the caller expects, then renamed into place. A ref is never truncated, and an update
+// based on a stale read fails instead of overwriting someone else's.
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError, TransportError } from '../../model/errors.js';
+import { holdsRepoLock } from './repo-lock.js';
+
+const OID = /^[0-9a-f]{40}$/;
+
+/** A ref lock older than this, found by the holder of the repo lock, was left by a process that died. */
+const STALE_REF_LOCK_MS = 5_000;
+/** How long an update waits for another writer's ref lock (the git CLI holds one for milliseconds). */
+const REF_LOCK_WAIT_MS = 10_000;
+
+/** The ref is no longer what the caller read: another writer moved it in between. */
+export class RefMoved extends Error {
+  override readonly name = 'RefMoved';
+  constructor(
+    readonly ref: string,
+    readonly expected: string | undefined,
+    readonly actual: string | undefined,
+  ) {
+    super(`${ref} moved: expected ${expected?.slice(0, 12) ?? 'no ref'}, found ${actual?.slice(0, 12) ?? 'no ref'}`);
+  }
+}
+
+/**
+ * The commit a full ref (`refs/heads/main`) names, loose or packed; undefined when it does not exist.
+ * A loose ref that exists but holds no oid is corruption, not absence: taking it for absent would start
+ * a new history over the old one (a lost PR record branch restarts PR numbers at #1).
+ */
+export async function readRef(gitdir: string, ref: string): Promise<string | undefined> {
+  const loose = await readFile(join(gitdir, ref), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'EISDIR') return undefined;
+    throw error;
+  });
+  if (loose !== undefined) {
+    const value = loose.trim();
+    if (OID.test(value)) return value;
+    if (value.startsWith('ref: ')) return readRef(gitdir, value.slice(5));
+    throw new ConfigError(
+      `landscape repo ${gitdir}`,
+      ref,
+      `holds ${JSON.stringify(value.slice(0, 60))}, not a commit id: the ref is damaged; restore it from a clone (git update-ref ${ref} <commit>) before kimops writes here again`,
+    );
+  }
+  const packed = await readFile(join(gitdir, 'packed-refs'), 'utf8').catch(() => '');
+  for (const line of packed.split('\n')) {
+    const [oid, name] = line.split(' ');
+    if (name === ref && oid !== undefined && OID.test(oid)) return oid;
+  }
+  return undefined;
+}
+
+/**
+ * Points `ref` at `value` if it still names `expected` (undefined: the ref must not exist yet);
+ * throws RefMoved otherwise and changes nothing. A ref written loose shadows a packed one, as in git.
+ */
+export async function updateRef(gitdir: string, ref: string, value: string, expected: string | undefined): Promise<void> {
+  if (!OID.test(value)) throw new Error(`updateRef ${ref}: ${value} is not a commit id`);
+  const path = join(gitdir, ref);
+  const lock = `${path}.lock`;
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await takeRefLock(gitdir, lock);
+  let renamed = false;
+  try {
+    const actual = await readRef(gitdir, ref);
+    if (actual !== expected) throw new RefMoved(ref, expected, actual);
+    await handle.writeFile(`${value}\n`);
+    await handle.close();
+    await rename(lock, path);
+    renamed = true;
+  } finally {
+    await handle.close().catch(() => undefined);
+    if (!renamed) await rm(lock, { force: true });
+  }
+}
+
+async function takeRefLock(gitdir: string, lock: string) {
+  const deadline = Date.now() + REF_LOCK_WAIT_MS;
+  for (let delayMs = 2; ; delayMs = Math.min(delayMs * 2, 100)) {
+    try {
+      return await open(lock, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // Every kimops ref update runs under the repo lock, so a ref lock this old is a dead writer's.
+    const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (holdsRepoLock(gitdir) && age > STALE_REF_LOCK_MS) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new TransportError(`landscape repo ${gitdir}`, `${lock} exists for ${Math.round(age / 1000)} s: another git process is updating the ref; if none runs, remove the file and run again`);
+    }
+    await sleep(delayMs);
+  }
+}
