@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { watchLoop } from './watch.js';
 
 /** Resolves when `check` holds, polling the event loop. */
@@ -9,20 +9,28 @@ async function until(check: () => boolean): Promise<void> {
 
 describe('watchLoop', () => {
   it('passes at once, then once for a burst of triggers spread over the debounce window; stops when aborted', async () => {
-    const controller = new AbortController();
-    const passes: number[] = [];
-    const loop = watchLoop({ pass: async () => void passes.push(Date.now()), intervalMs: 60_000, debounceMs: 80, signal: controller.signal, onFailure: () => undefined });
-    await until(() => passes.length === 1);
-    // Changes arriving 20 ms apart, all within the 80 ms the first one waits: one pass after the last.
-    for (let i = 0; i < 3; i++) {
-      loop.trigger();
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    // On a fake clock: with real timers a busy machine can stretch a 20 ms step past the 80 ms window.
+    vi.useFakeTimers();
+    try {
+      const controller = new AbortController();
+      const passes: number[] = [];
+      const loop = watchLoop({ pass: async () => void passes.push(Date.now()), intervalMs: 60_000, debounceMs: 80, signal: controller.signal, onFailure: () => undefined });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(passes).toHaveLength(1);
+      // Changes arriving 20 ms apart, all within the 80 ms the first one waits: one pass after the last.
+      for (let i = 0; i < 3; i++) {
+        loop.trigger();
+        await vi.advanceTimersByTimeAsync(20);
+      }
+      await vi.advanceTimersByTimeAsync(20);
+      expect(passes).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(150);
+      expect(passes).toHaveLength(2);
+      controller.abort();
+      await loop.done;
+    } finally {
+      vi.useRealTimers();
     }
-    await until(() => passes.length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(passes).toHaveLength(2);
-    controller.abort();
-    await loop.done;
   });
 
   it('runs the next pass after the interval without a trigger', async () => {

@@ -1,7 +1,7 @@
 // The README's first command: the whole generator on the embedded default, in-process.
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../test/helpers/temp-dir.js';
-import { kimops } from '../test/helpers/cli.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+import { kimops } from '../../helpers/cli.js';
 
 const dir = useTempDir('demo');
 

@@ -2,18 +2,18 @@
 // create, status and merge, the next run converges — one PR per Shoot, every change merged, nothing
 // lost. A forge that dies after its n-th call stands in for the killed process.
 import { describe, expect, it } from 'vitest';
-import type { Forge } from '../adapters/forge/forge.js';
-import { localForge } from '../adapters/forge/local.js';
-import { readLandscape } from '../adapters/files/landscape.js';
-import { readRuntimes } from '../adapters/files/manifests.js';
-import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { conversionSettingsOf } from '../model/landscape.js';
-import { kimops } from '../test/helpers/cli.js';
-import { useTempDir } from '../test/helpers/temp-dir.js';
-import { generate } from './generate.js';
+import type { Forge } from '../../../adapters/forge/forge.js';
+import { localForge } from '../../../adapters/forge/local.js';
+import { readLandscape } from '../../../adapters/files/landscape.js';
+import { readRuntimes } from '../../../adapters/files/manifests.js';
+import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
+import { conversionSettingsOf } from '../../../model/landscape.js';
+import { kimops } from '../../helpers/cli.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+import { generate } from '../../../generator/generate.js';
 
 const dir = useTempDir('generate');
-const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
+const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
 
 class Killed extends Error {}
 
