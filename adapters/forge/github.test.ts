@@ -121,9 +121,8 @@ describe('GitHub forge', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     try {
-      const started = Date.now();
+      // The message says the deadline ended it (a silent server never answers); no wall-clock assertion.
       const result = await (await forge({ baseUrl, requestTimeoutMs: 200 })).defaultBranch();
-      expect(Date.now() - started).toBeLessThan(5_000);
       expect(result).toMatchObject({ ok: false, failure: { kind: 'transport' } });
       expect(!result.ok && result.failure.message).toBe(
         `GitHub ${baseUrl} acme/landscape-dev: cannot reach the API: no answer within 0.2 s (requestTimeoutMs) — check baseUrl (GitHub Enterprise: https://<host>/api/v3) and the network`,

@@ -152,14 +152,13 @@ describe('remote deadlines', () => {
     try {
       const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'), { remoteTimeoutMs: 200 });
       await commit(repo, { 'a.yaml': 'a\n' });
-      const started = Date.now();
+      // The messages say the deadline ended each call (a silent server never answers); no wall-clock assertion.
       const results = [
         await repo.fetch(silent.url, 'main', auth),
         await repo.push(silent.url, 'main', { auth }),
         await repo.push(silent.url, 'main', { auth, timeoutMs: 100 }),
         await remoteBranchHead({ url: silent.url, branch: 'main', timeoutMs: 100 }),
       ];
-      expect(Date.now() - started).toBeLessThan(5_000);
       for (const result of results) {
         expect(result).toMatchObject({ ok: false, reason: 'unreachable' });
         expect(!result.ok && result.message).toMatch(new RegExp(`${silent.url}: no answer within 0\\.[12] s; check that the server is up and answers, or allow more time`));
