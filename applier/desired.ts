@@ -6,7 +6,7 @@ import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { SHOOTS_FOLDER, SHOOT_FILE } from '../generator/render/landscape-layout.js';
-import { isJsonObject } from '../model/json.js';
+import { describeKind, isJsonObject } from '../model/json.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
 export interface DesiredCompanion {
@@ -157,11 +157,6 @@ function checkedCompanion(value: unknown, path: string, folder: string, problems
 
 function problem(path: string, field: string, detail: string, shoot: string | undefined): DesiredProblem {
   return { ...(shoot !== undefined ? { shoot } : {}), error: new ConfigError(path, field, detail) };
-}
-
-function describeKind(value: unknown): string {
-  if (!isJsonObject(value)) return 'no Kubernetes object';
-  return `${typeof value.apiVersion === 'string' ? value.apiVersion : '<no apiVersion>'} ${typeof value.kind === 'string' ? value.kind : '<no kind>'}`;
 }
 
 function byCodeUnit(a: string, b: string): number {

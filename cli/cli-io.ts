@@ -2,6 +2,7 @@
 // exit codes, and how a failure becomes one line on stderr.
 import { readProcessStdin } from '../adapters/files/manifests.js';
 import { ConfigError, ConversionError, TransportError } from '../model/errors.js';
+import { printable, printableLines, printableOutput } from '../model/printable.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -11,9 +12,13 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
+/**
+ * stderr (messages, logs) passes printableOutput: no input a line quotes can send the terminal a control
+ * sequence. stdout stays byte for byte: it carries manifests and reports that other tools read.
+ */
 export const processIo: CliIo = {
   stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stderr: (text) => void process.stderr.write(printableOutput(text)),
   readStdin: readProcessStdin,
 };
 
@@ -44,8 +49,10 @@ export function reportFailure(error: unknown, io: CliIo): number {
     return EXIT.conversionFailed;
   }
   const cause = error instanceof Error ? error.cause : undefined;
-  const detail = [error, ...(cause === undefined ? [] : [cause])].map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\ncaused by: ');
-  const message = [error, ...(cause === undefined ? [] : [cause])].map((e) => (e instanceof Error ? e.message : String(e))).join(': ');
+  const chain = [error, ...(cause === undefined ? [] : [cause])];
+  // A bug's message may quote user input (a path in a file-system error): escaped like the errors' own messages.
+  const detail = chain.map((e) => printableLines(e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\ncaused by: ');
+  const message = chain.map((e) => printable(e instanceof Error ? e.message : String(e))).join(': ');
   io.stderr(`error: internal error: ${message}\nThis is a bug in kimops; please report it with the details below.\n${detail}\n`);
   return EXIT.internal;
 }

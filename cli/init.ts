@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { fillPlaceholders, readTemplate } from '../adapters/files/template.js';
+import { outputFolder, writeProblemReason } from '../adapters/files/write-files.js';
 import { DEFAULT_BRANCH, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapters/git/new-repo.js';
 import { redacted } from '../adapters/git/remote.js';
@@ -39,7 +40,8 @@ as HTTP Basic auth (user x-access-token); it is never printed. ssh and scp-like 
 use the https URL of the same repository.
 
 Exit codes: 0 created; 2 usage error, unknown landscape, <dir> or <url> already holds a landscape repo,
-or the remote refused the token, does not exist or did not answer.
+<dir> lies under a file or cannot be written, or the remote refused the token, does not exist or did not
+answer.
 
 Examples:
   kimops init --landscape dev ./landscape-dev.git && git clone ./landscape-dev.git
@@ -69,7 +71,16 @@ async function init(target: string, options: InitOptions, io: CliIo): Promise<nu
 async function initLocal(dir: string, landscape: Landscape, files: Map<string, string>, io: CliIo): Promise<number> {
   const gitdir = resolve(dir);
   const { head: existingHead } = await checkNewRepoTarget(dir, gitdir);
-  const oid = await initialCommit(await LandscapeRepo.open(gitdir), landscape, files);
+  // A file above <dir> is the user's to fix, said before git's folders are made.
+  await outputFolder(gitdir, (reason) => new ConfigError('<dir>', '', `${dir} ${reason}`));
+  let oid: string | undefined;
+  try {
+    oid = await initialCommit(await LandscapeRepo.open(gitdir), landscape, files);
+  } catch (error) {
+    const reason = writeProblemReason(error);
+    if (reason === undefined) throw error;
+    throw new ConfigError('<dir>', '', `${dir} cannot be written (${reason}) — pass a folder you may write to; remove what was made there first`);
+  }
   report(io, `${dir} (bare)`, dir, landscape, files, oid);
   if (existingHead !== undefined && existingHead !== `ref: refs/heads/${DEFAULT_BRANCH}`) {
     // A repo made by `git init --bare` elsewhere may name another default branch; clones check out HEAD.

@@ -11,6 +11,7 @@ import { filesOf } from '../generator/render/landscape-layout.js';
 import { renderRuntimes, type RenderResult } from '../generator/render/render-runtimes.js';
 import { parseAssignments } from '../model/assignments.js';
 import { ConfigError } from '../model/errors.js';
+import { printable, printableLines } from '../model/printable.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
@@ -91,17 +92,18 @@ async function render(options: RenderOptions, io: CliIo): Promise<number> {
 
   if (options.out) {
     const { written, unchanged } = await writeFiles(options.out, filesOf(result.rendered.flatMap((r) => r.manifests)));
-    io.stderr(`wrote ${written.length} files under ${options.out} (${unchanged.length} unchanged)\n`);
+    io.stderr(`wrote ${written.length} files under ${printable(options.out)} (${unchanged.length} unchanged)\n`);
   }
   if (options.output === 'json') io.stdout(`${jsonReport(result, readErrors)}\n`);
   else if (!options.out) io.stdout(toYamlStream(result.rendered.flatMap((r) => r.manifests.map((m) => m.object))));
 
   if (result.unusedLiveShoots.length > 0) {
-    io.stderr(`note: live Shoots matching no Runtime were not used: ${result.unusedLiveShoots.join(', ')}\n`);
+    io.stderr(`note: live Shoots matching no Runtime were not used: ${result.unusedLiveShoots.map(printable).join(', ')}\n`);
   }
-  if (runtimes.length === 0 && readErrors.length === 0) io.stderr(`note: no Runtime found in ${options.runtime}\n`);
+  if (runtimes.length === 0 && readErrors.length === 0) io.stderr(`note: no Runtime found in ${printable(options.runtime)}\n`);
   const failures = [...readErrors, ...result.failures];
-  for (const failure of failures) io.stderr(`${failure.message}\n`);
+  // Escaped again (it changes nothing already escaped): a read problem's message may quote a file name as is.
+  for (const failure of failures) io.stderr(`${printableLines(failure.message)}\n`);
   for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
   if (result.bugs.length > 0) return EXIT.internal;
   return failures.length > 0 ? EXIT.conversionFailed : EXIT.ok;
@@ -122,7 +124,7 @@ async function loadSettings(options: RenderOptions, io: CliIo): Promise<Conversi
 /** Live Shoots by name. Any unreadable one stops the run: without it a Runtime would render in create mode. */
 async function loadLiveShoots(path: string, io: CliIo): Promise<Map<string, Shoot>> {
   const { shoots, errors } = await readShoots(path, () => io.readStdin());
-  for (const error of errors) io.stderr(`${error.message}\n`);
+  for (const error of errors) io.stderr(`${printableLines(error.message)}\n`);
   if (errors.length > 0) {
     throw new ConfigError('--live-shoot', '', `${errors.length} live Shoot document(s) above cannot be read; fix or remove them, or their Runtimes would render as new Shoots`);
   }

@@ -6,7 +6,8 @@ import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { folderOid } from '../adapters/git/objects.js';
 import { ConfigError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
-import type { Shoot } from '../model/shoot.js';
+import { describeKind, isJsonObject } from '../model/json.js';
+import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 
@@ -47,10 +48,14 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     const path = `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
     const text = (await readFolder(shoot)).get(path);
     if (text === undefined) return undefined;
-    const [document] = parseYamlDocuments(text, `${path} on ${ref}`);
+    const source = `${path} on ${ref}`;
+    const documents = parseYamlDocuments(text, source);
+    const [document] = documents;
     // A broken Shoot on main must not render as a create that overwrites it: it is reported instead.
-    if (document && !document.error) return document.value as Shoot;
-    broken.set(shoot, document?.error ?? new ConfigError(`${path} on ${ref}`, '', 'is empty'));
+    const error = document?.error
+      ?? (documents.length !== 1 ? new ConfigError(source, '', documents.length === 0 ? 'is empty' : `holds ${documents.length} YAML documents; a Shoot file holds exactly one`) : shootProblem(document?.value, shoot, source));
+    if (!error) return document?.value as Shoot;
+    broken.set(shoot, error);
     return undefined;
   };
 
@@ -73,6 +78,20 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     },
     shoot: (shoot) => (folders.has(shoot) ? shoots.get(shoot) ?? shoots.set(shoot, parse(shoot)).get(shoot) as Promise<Shoot | undefined> : Promise.resolve(undefined)),
   };
+}
+
+/**
+ * Why the value of `shoots/<folder>/shoot.yaml` is no Shoot the generator can render against: valid YAML that
+ * is a ConfigMap, a list or a string, or a Shoot of another name, would otherwise be read as that Shoot.
+ */
+function shootProblem(value: unknown, folder: string, source: string): ConfigError | undefined {
+  if (!isJsonObject(value) || value.kind !== 'Shoot' || value.apiVersion !== SHOOT_API_VERSION) {
+    return new ConfigError(source, 'kind', `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}`);
+  }
+  const name = isJsonObject(value.metadata) ? value.metadata.name : undefined;
+  if (name !== folder) return new ConfigError(source, 'metadata.name', `is ${JSON.stringify(name)}, but the folder is ${SHOOTS_FOLDER}/${folder}/`);
+  if (!isJsonObject(value.spec)) return new ConfigError(source, 'spec', 'is missing: a Shoot manifest needs its spec');
+  return undefined;
 }
 
 /** kimops.yaml on main: the merge policy and guards; a repo of another landscape is refused. */

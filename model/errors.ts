@@ -1,5 +1,8 @@
 // The failures a user can cause, as values. Each names the object, the field and the fix; they
-// are rendered once, at the edge (CLI output, Runtime status, PR body).
+// are rendered once, at the edge (CLI output, Runtime status, PR body). Their messages are built here, with
+// the control characters of names escaped (printable.ts): a file or Runtime name is user input, and a
+// message is printed to terminals, written into PR bodies and annotations as it is.
+import { printable, printableLines } from './printable.js';
 
 /** KIM's condition reason for a Runtime that cannot be converted; the backfiller reports it as is. */
 export const CONVERSION_ERROR_REASON = 'ConversionErr';
@@ -15,7 +18,7 @@ export class ConversionError extends Error {
     /** What is wrong and how to fix it. */
     readonly detail: string,
   ) {
-    super(`runtime ${runtime}: ${field}: ${detail}`);
+    super(`runtime ${printable(runtime)}: ${printable(field)}: ${printableLines(detail)}`);
   }
 }
 
@@ -27,7 +30,7 @@ export class ConfigError extends Error {
     readonly field: string,
     readonly detail: string,
   ) {
-    super(`${source}: ${field ? `${field}: ` : ''}${detail}`);
+    super(`${printable(source)}: ${field ? `${printable(field)}: ` : ''}${printableLines(detail)}`);
   }
 }
 
@@ -41,7 +44,7 @@ export class FieldError extends Error {
     readonly field: string,
     readonly detail: string,
   ) {
-    super(`${field}: ${detail}`);
+    super(`${printable(field)}: ${printableLines(detail)}`);
   }
 }
 
@@ -57,6 +60,6 @@ export class TransportError extends Error {
     /** What failed and how to fix it. */
     readonly detail: string,
   ) {
-    super(`${remote}: ${detail}`);
+    super(`${printable(remote)}: ${printableLines(detail)}`);
   }
 }

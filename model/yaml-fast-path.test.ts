@@ -130,6 +130,13 @@ describe('fastYamlDocument', () => {
     expect(fastYamlDocument(text, YAML_READ_OPTIONS)).toEqual({ value: { a: 1 }, line: 200_001 });
   });
 
+  it('declines a line of megabytes before any regex sees it, whatever the line holds', () => {
+    // 12 MB each: with the regex tried first, the quoted pieces overflowed V8's regexp stack (RangeError, exit 70).
+    for (const line of [`a: x${"'y'".repeat(4_000_000)}`, `a: ${'"xx"'.repeat(3_000_000)}`, `a: "${'x y '.repeat(3_000_000)}"`]) {
+      expect(fastYamlDocument(`kind: Runtime\n${line}\n`, YAML_READ_OPTIONS)).toBeUndefined();
+    }
+  });
+
   it('places the document on its first line of content and returns null for a file of comments', () => {
     expect(fastYamlDocument('# header\n\n  # more\nkind: Shoot\n', YAML_READ_OPTIONS)).toStrictEqual({ value: { kind: 'Shoot' }, line: 4 });
     expect(fastYamlDocument('# only a comment\n', YAML_READ_OPTIONS)?.value).toBeNull();
@@ -138,6 +145,8 @@ describe('fastYamlDocument', () => {
   it('declines anchors, tags, merge keys, several documents, duplicate keys and broken YAML', () => {
     const texts = ['a: &x 1\nb: *x\n', 'a: !!binary aGVsbG8=\n', 'a: {x: 1}\nb:\n  <<: {x: 2}\n', 'a: 1\n---\nb: 2\n', '---\na: 1\n', 'a: 1\na: 2\n', 'a: [\n', '~: 1\n', '? a\n: 1\n'];
     // What a review found the readers disagree on: empty flow keys, indentation indicators, CR line breaks, comments glued to a value, long keys.
+    // Nesting past 50 levels: js-yaml reads recursively, the full reader checks depth before it does.
+    texts.push(`${Array.from({ length: 60 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} x\n`);
     texts.push('a: {: x}\n', 'a: {"": 1, : 2}\n', 'a: |2\n    \n', '|2\n  x\n', 'a: b\r', 'a: 1\r\nb: 2\r\n', 'a: "b"# c\n', 'a: [b]#c\n', `${'k'.repeat(1100)}: 1\n`, 'a: |\n      \n  x\n');
     for (const text of texts) {
       expect(fastYamlDocument(text, YAML_READ_OPTIONS), text).toBeUndefined();

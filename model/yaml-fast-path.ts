@@ -20,16 +20,25 @@ import { Document, isScalar, type DocumentOptions, type ParseOptions, type Scala
  * (invalid, which js-yaml lets pass); a line over 1,024 characters (a key that long is invalid: hasLongLine);
  * `__proto__`: an object-building edge; a line leaving a quote open (a multi-line quoted scalar: the readers
  * differ on its indentation rules; the lookahead and back-reference make the balanced part atomic, so a
- * closed quote is never taken for an open one). No part repeats over line breaks: the test stays linear.
+ * closed quote is never taken for an open one). While reading: nesting past MAX_DEPTH, and any error.
+ * No part repeats over line breaks, and the regex only ever sees lines of at most 1,024 characters
+ * (hasLongLine runs first): V8 backtracks the quote lookahead once per quoted piece, which on a line of
+ * megabytes overflowed its regexp stack. The test is linear in the text, its depth bounded.
  */
 const DECLINED =
   // eslint-disable-next-line no-control-regex -- control characters are among what it looks for
   /(?:^|[\s[{,:])[&*!]|^%|<<|^(?:---|\.\.\.)|\?(?:\s|$)|[\t\r\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|(?:~|null|Null|NULL)[ ]*:(?:\s|$)|^[ -]*[[{]|[[{,][ ]*[[{:]|[|>][-+]?[0-9]|["'\]}]#|__proto__|^[ ]*:|^[ ]+$|^(?=((?:[^"'\n]|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')*))\1["']/m;
 
+/**
+ * Nodes open at once (a map holding a list holding a string is 3) past which the fast path declines: half the
+ * full reader's MAX_YAML_DEPTH, so that the two readers' ways of counting can never make it read what that refuses.
+ */
+const MAX_DEPTH = 50;
+
 /** The first line holding content (not blank, not only a comment): where the full reader places the document. */
 const BLANK_OR_COMMENT = /^[ ]*(?:#.*)?$/;
 
-/** Why resolving a plain scalar stopped the fast path (a tag reported a problem): the full reader words it. */
+/** Why the fast path stopped reading (a tag reported a problem, the nesting got too deep): the full reader words it. */
 class Declined extends Error {}
 
 /**
@@ -37,10 +46,17 @@ class Declined extends Error {}
  * full reader would; undefined when it declines. `null` for a document without content (only comments).
  */
 export function fastYamlDocument(text: string, options: ParseOptions & DocumentOptions & SchemaOptions): { value: unknown; line: number } | undefined {
-  if (DECLINED.test(text) || hasLongLine(text)) return undefined;
+  // hasLongLine first: it bounds the line length DECLINED is tried on.
+  if (hasLongLine(text) || DECLINED.test(text)) return undefined;
   let value: unknown;
+  let depth = 0;
   try {
-    value = load(text, { schema: schemaFor(options) });
+    // js-yaml reads recursively: a deep document is the full reader's, which refuses it past MAX_YAML_DEPTH unread.
+    const listener = (event: 'open' | 'close') => {
+      depth += event === 'open' ? 1 : -1;
+      if (depth > MAX_DEPTH) throw new Declined('nested too deeply');
+    };
+    value = load(text, { schema: schemaFor(options), listener });
   } catch {
     return undefined;
   }

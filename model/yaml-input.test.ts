@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { parseYaml11, parseYamlDocuments } from './yaml-input.js';
+import { MAX_YAML_DEPTH, parseYaml11, parseYamlDocuments } from './yaml-input.js';
 
 describe('parseYamlDocuments', () => {
   it('reads YAML 1.1 scalars as Kubernetes does', () => {
@@ -34,8 +34,31 @@ describe('parseYamlDocuments', () => {
     expect(messages).toEqual([
       'x.yaml: document 1, line 1: Unresolved tag: tag:yaml.org,2002:binary',
       expect.stringContaining('x.yaml: document 1, line 1: Unresolved alias'),
-      expect.stringContaining('x.yaml: document 1, line 1: Excessive alias count'),
+      "x.yaml: document 1, line 1: expands aliases (*name) past kimops's limit (32 per document), as a YAML bomb does: write the values out instead of using anchors (&) and aliases (*)",
     ]);
+  });
+
+  it('reads a line of megabytes: the fast path declines it before any regex sees it', () => {
+    // 12 MB of a plain scalar holding quotes: the fast path's quote lookahead overflowed V8's regexp stack on it.
+    const value = `x${"'y'".repeat(4_000_000)}`;
+    const [document] = parseYamlDocuments(`a: ${value}\n`, 'long.yaml');
+    expect((document?.value as { a: string }).a === value).toBe(true); // not toEqual: a failure would diff 12 MB
+  });
+
+  it(`refuses a document nested deeper than ${MAX_YAML_DEPTH} levels unread, keeping the others`, () => {
+    const nested = (levels: number) => `${'['.repeat(levels - 1)}x${']'.repeat(levels - 1)}`;
+    // Levels: the map, its value's lists, the string.
+    expect(parseYamlDocuments(`a: ${nested(MAX_YAML_DEPTH - 1)}\n`, 'f.yaml')[0]?.error).toBeUndefined();
+    for (const levels of [MAX_YAML_DEPTH, 10_000]) {
+      const documents = parseYamlDocuments(`a: 1\n---\nb:\n  c: ${nested(levels)}\n---\nd: 4\n`, 'deep.yaml');
+      expect(documents.map((d) => d.error?.message ?? d.value)).toEqual([
+        { a: 1 },
+        `deep.yaml: document 2, line 4: nests deeper than ${MAX_YAML_DEPTH} levels (a Kubernetes manifest has a few dozen): check that the file is the manifest meant`,
+        { d: 4 },
+      ]);
+    }
+    // Compact block lists nest too, on one line.
+    expect(parseYamlDocuments(`a:\n${'- '.repeat(10_000)}x\n`, 'deep.yaml')[0]?.error?.message).toContain(`nests deeper than ${MAX_YAML_DEPTH} levels`);
   });
 
   it('returns nothing for an empty stream', () => {
