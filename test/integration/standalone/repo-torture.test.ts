@@ -94,7 +94,9 @@ describe('the landscape repo under kill -9 and concurrent writers', () => {
     // The repo's policy: review everything, so the pr commands have work.
     const repo = await LandscapeRepo.open(gitdir);
     const config = (await repo.readFile('main', 'kimops.yaml')) as string;
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config.replace(/^mergePolicy:\n(  .*\n)+/m, REVIEW_ALL)]]), message: 'review everything', author: { name: 'test', email: 'test@localhost' } });
+    const reviewing = config.replace(/^mergePolicy:\n( {2}.*\n)+/m, REVIEW_ALL);
+    expect(reviewing).toContain('create: {mode: review, approvals: 1}');
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', reviewing]]), message: 'review everything', author: { name: 'test', email: 'test@localhost' } });
 
     const template = parse(await readFile(join(ROOT, 'examples/runtimes/keb/aws.yaml'), 'utf8')) as { metadata: { name: string; generation?: number; deletionTimestamp?: string; labels: Record<string, string> }; spec: { shoot: { name: string; provider: { workers: { maximum: number }[] } } } };
     const runtimes = new Map<number, typeof template>();
