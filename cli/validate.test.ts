@@ -1,21 +1,36 @@
 // `kimops validate` as the landscape repo's workflow runs it: a real checkout (git CLI in the test), the
-// Shoots changed against the base, human and GitHub output, exit codes.
+// Shoots changed against the base, human and GitHub output, exit codes — and input that holds no Shoot.
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { readRuntimes } from '../adapters/files/manifests.js';
+import { conversionSettingsOf } from '../model/landscape.js';
 import { kimops } from '../test/helpers/cli.js';
+import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 
 const dir = useTempDir('validate');
+const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
 
-/** A dev landscape repo with the KEB examples merged, checked out as a workflow would. */
+// A dev landscape repo whose main holds the 12 KEB examples' Shoots, made once: each test clones it.
+let origin: { dir: string; gitdir: string };
+beforeAll(async () => {
+  const made = await mkdtemp(join(tmpdir(), 'kimops-validate-origin-'));
+  const { runtimes } = await readRuntimes(EXAMPLES);
+  await seededLandscape(join(made, 'landscape.git'), runtimes, conversionSettingsOf(await readLandscape('dev')));
+  origin = { dir: made, gitdir: join(made, 'landscape.git') };
+  // The first check compiles the Shoot schema and the policies: not any test's time.
+  expect((await kimops(['validate', '--landscape', 'dev', new URL('../policies/default/examples/ssh-access-disabled/pass-rendered.yaml', import.meta.url).pathname])).code).toBe(0);
+});
+afterAll(() => rm(origin.dir, { recursive: true, force: true }));
+
+/** A checkout of the landscape repo, as a workflow makes it. */
 async function checkout(): Promise<string> {
-  const gitdir = join(dir.path, 'landscape.git');
-  expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
-  expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', 'examples/runtimes/keb', '--repo', gitdir, '--once'])).code).toBe(0);
   const work = join(dir.path, 'work');
-  execFileSync('git', ['clone', '--quiet', gitdir, work]);
+  execFileSync('git', ['clone', '--quiet', origin.gitdir, work]);
   return work;
 }
 
@@ -67,6 +82,31 @@ describe('kimops validate', () => {
     const result = await kimops(args(work));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+});
+
+describe('kimops validate of input that holds no Shoot', () => {
+  it.each([
+    ['a Runtime file', async () => [join(EXAMPLES, 'aws.yaml')], (paths: string[]) => `found 1 Runtime and 0 Shoots in ${paths[0]}`],
+    ['an empty file', async () => [await dir.write('empty.yaml', '')], (paths: string[]) => `found no YAML document in ${paths[0]}`],
+    ['a comment-only file and a ConfigMap', async () => [await dir.write('a.yaml', '# nothing\n'), await dir.write('b.yml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n')], (paths: string[]) => `found 1 ConfigMap and 0 Shoots in ${paths.join(', ')}`],
+    ['an empty folder', async () => {
+      const empty = join(dir.path, 'empty');
+      await mkdir(empty);
+      return [empty];
+    }, (paths: string[]) => `found no .yaml, .yml or .json file in ${paths[0]}`],
+  ])('exits 2 for %s, saying what it found instead', async (_what, given, found) => {
+    const paths = await given();
+    const result = await kimops(['validate', '--landscape', 'dev', ...paths]);
+    expect(result.stderr).toBe(`error: <files>: ${found(paths)}: pass Shoot manifests or a landscape repo checkout\n`);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 1, not 2, for a file that cannot be read as YAML (it may have been meant as a Shoot)', async () => {
+    const result = await kimops(['validate', '--landscape', 'dev', await dir.write('broken.yaml', 'kind: Shoot\nspec: [unclosed\n')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('broken.yaml:1: yaml: ');
   });
 });
 

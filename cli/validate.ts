@@ -10,10 +10,12 @@ import { readTextFile } from '../adapters/files/read-text.js';
 import { readRepoFiles } from '../adapters/files/repo-files.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { describeFailure, KubeClient, refOf, type KubeObject } from '../adapters/kube/kube-client.js';
-import { checkLandscapeFiles, checkShootFiles, type Finding, type RepoCheckReport } from '../generator/validate/repo-check.js';
+import { YAML_CHECK } from '../generator/validate/folder-check.js';
+import { checkLandscapeFiles, checkShootFiles, foundInsteadOfShoots, type Finding, type RepoCheckReport } from '../generator/validate/repo-check.js';
 import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
+import { printable } from '../model/printable.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
@@ -35,14 +37,16 @@ const HELP = `
 (create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
 kimops.yaml names, with the landscape kimops.yaml names (the base's kimops.yaml when --base is given,
 so a pull request cannot pick its own rules); every file is scanned for credentials.
-<files…>: Shoot manifests outside a landscape repo, each checked as a create; needs --landscape.
+<files…>: Shoot manifests outside a landscape repo (files, or folders of .yaml/.yml/.json files), each
+Shoot checked as a create; needs --landscape. Input that holds no Shoot at all is refused (exit 2).
 
 --garden-kubeconfig: also a server-side dry-run (apply, dryRun=All) of each created or updated Shoot and
 its companions in garden-<project>, reported beside the policies; nothing is written.
 --output github: GitHub workflow annotations (::error / ::warning with file and line) and a summary.
 
-Exit codes: 0 nothing denied (warnings allowed); 1 something denied; 2 usage or configuration error;
-69 the Garden could not be reached.
+Exit codes: 0 nothing denied (warnings allowed); 1 something denied (a file that cannot be read as YAML
+included); 2 usage or configuration error, or files that hold no Shoot (a Runtime, an empty file or
+folder); 69 the Garden could not be reached.
 
 Examples:
   kimops validate . --base origin/main --output github        (the landscape repo's workflow)
@@ -83,6 +87,12 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   const report = repoDir
     ? checkLandscapeFiles({ files, context, ...(base && { base: base.shoots }) })
     : checkShootFiles(files, context);
+  if (!repoDir && report.shoots.length === 0 && !report.findings.some((f) => f.check === YAML_CHECK)) {
+    // "0 Shoots checked, exit 0" would pass a Runtime file or an empty folder as if it had been checked.
+    printFindings(report.findings, options, io);
+    const found = files.size === 0 ? `found no .yaml, .yml or .json file in ${paths.join(', ')}` : foundInsteadOfShoots([...files.keys()], report.others ?? []);
+    throw new ConfigError('<files>', '', `${found}: pass Shoot manifests or a landscape repo checkout`);
+  }
   if (garden) report.findings.push(...(await dryRun(garden, files, report)));
 
   print(report, options, io);
@@ -105,7 +115,7 @@ async function readGivenFiles(paths: readonly string[]): Promise<Map<string, str
   const files = new Map<string, string>();
   for (const path of paths) {
     if (isDirectory(path)) {
-      for (const [name, text] of await readRepoFiles(path)) if (/\.(ya?ml|json)$/.test(name)) files.set(join(path, name), text);
+      for (const [name, text] of await readRepoFiles(path)) if (/\.(ya?ml|json)$/i.test(name)) files.set(join(path, name), text);
     } else {
       files.set(path, await readTextFile(path, (reason) => new ConfigError('<files>', '', `${path} ${reason}`)));
     }
@@ -154,7 +164,17 @@ async function dryRun(garden: KubeClient, files: ReadonlyMap<string, string>, re
 function print(report: RepoCheckReport, options: ValidateOptions, io: CliIo): void {
   const denied = report.findings.filter((f) => f.severity === 'deny').length;
   const warned = report.findings.length - denied;
-  for (const finding of report.findings) {
+  printFindings(report.findings, options, io);
+  const changed = options.base === undefined ? '' : ` changed against ${options.base} (${report.unchanged} unchanged)`;
+  const operations = report.shoots.map((s) => s.operation.toLowerCase());
+  const counts = ['create', 'update', 'delete'].map((op) => `${operations.filter((o) => o === op).length} ${op}`).join(', ');
+  io.stdout(`${report.shoots.length} Shoots checked${changed}: ${counts}; ${denied} denied, ${warned} ${warned === 1 ? 'warning' : 'warnings'}\n`);
+}
+
+function printFindings(findings: readonly Finding[], options: ValidateOptions, io: CliIo): void {
+  // File names and messages quote the checked files: no control character of theirs reaches the terminal or the log.
+  for (const { path, message, ...rest } of findings) {
+    const finding = { ...rest, path: printable(path), message: printable(message) };
     if (options.output === 'github') {
       const line = finding.line === undefined ? '' : `,line=${finding.line}`;
       io.stdout(`::${finding.severity === 'deny' ? 'error' : 'warning'} file=${property(finding.path)}${line},title=${property(`kimops ${finding.check}`)}::${data(finding.message)}\n`);
@@ -162,10 +182,6 @@ function print(report: RepoCheckReport, options: ValidateOptions, io: CliIo): vo
       io.stdout(`${finding.severity === 'deny' ? '✗' : '!'} ${finding.path}${finding.line === undefined ? '' : `:${finding.line}`}: ${finding.check}: ${finding.message}\n`);
     }
   }
-  const changed = options.base === undefined ? '' : ` changed against ${options.base} (${report.unchanged} unchanged)`;
-  const operations = report.shoots.map((s) => s.operation.toLowerCase());
-  const counts = ['create', 'update', 'delete'].map((op) => `${operations.filter((o) => o === op).length} ${op}`).join(', ');
-  io.stdout(`${report.shoots.length} Shoots checked${changed}: ${counts}; ${denied} denied, ${warned} ${warned === 1 ? 'warning' : 'warnings'}\n`);
 }
 
 /** GitHub workflow command escaping (actions/toolkit): data escapes %, CR, LF; properties also : and ,. */

@@ -3,15 +3,25 @@
 // ValidatingAdmissionPolicy: a VAP matches requests by resource, and one denying `secrets` in the
 // garden cluster would also deny the Secrets Gardener and its operators create there. In Git, every
 // file is ours, so the rule is checked over files instead.
+//
+// YAML and JSON files are read as documents (credential-documents.ts), so a credential is found however
+// it is written; their lines are scanned for token formats too (a comment has no value), and wholly
+// (credential-lines.ts) when Kubernetes' reader refuses the file. Other files are scanned line by line.
+import { printable } from '../../model/printable.js';
+import type { YamlDocument } from '../../model/yaml-input.js';
+import { scanDocument } from './credential-documents.js';
+import { scanLines } from './credential-lines.js';
+import type { CredentialRule } from './credential-rules.js';
+import { readAnyYaml, type ScannedDocument } from './credential-yaml.js';
 
-export type CredentialRule = 'secret-object' | 'private-key' | 'kubeconfig-client-key' | 'credential-value' | 'token-pattern';
+export type { CredentialRule } from './credential-rules.js';
 
 export interface CredentialFinding {
   path: string;
   /** 1-based line of the finding. */
   line: number;
   rule: CredentialRule;
-  /** What was found and how to fix it; never the credential itself. */
+  /** The document and field (for YAML and JSON), what was found and how to fix it; never the credential itself. */
   message: string;
 }
 
@@ -20,75 +30,66 @@ export const ALLOW_MARKER = 'kimops: not-a-secret';
 
 const FIX = 'remove it from the repo and rotate it; credentials live in the cluster (Secrets referenced by name), never in Git';
 
-/** A top-level `kind: Secret` (YAML at column 0, or a JSON document's first-level "kind"). */
-const SECRET_KIND_YAML = /^kind:\s*["']?Secret["']?\s*(#.*)?$/;
-const SECRET_KIND_JSON = /^\s{0,2}"kind"\s*:\s*"Secret"\s*,?\s*$/;
-const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----/;
-const KUBECONFIG_CLIENT_KEY = /^\s*-?\s*["']?(client-key-data|client-key)["']?\s*:\s*(.*)$/;
-/** Keys whose value is a credential when it is a literal (not a reference or placeholder). */
-const CREDENTIAL_KEY =
-  /^\s*-?\s*["']?(password|passwd|pwd|token|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|bearer[_-]?token|api[_-]?key|apikey|secret|client[_-]?secret|secret[_-]?access[_-]?key|aws[_-]?secret[_-]?access[_-]?key|private[_-]?key|service[_-]?account[_-]?key)["']?\s*[:=]\s*(.*)$/i;
-const TOKEN_PATTERNS: { pattern: RegExp; what: string }[] = [
-  { pattern: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/, what: 'a GitHub token' },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{40,}\b/, what: 'a GitHub fine-grained token' },
-  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, what: 'an AWS access key id' },
-  { pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/, what: 'a Slack token' },
-  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/, what: 'a Google API key' },
-];
-/** Files whose `key: value` lines are data (configs, manifests, docs), not program code. */
-const DATA_FILE = /(\.(ya?ml|json|env|ini|properties|conf|cfg|toml|md|txt)|\/[^./]+|^[^./]+|kubeconfig[^/]*)$/i;
+/** Files read as YAML documents (JSON is YAML). */
+const DOCUMENT_FILE = /(\.(ya?ml|json|kubeconfig)|(^|\/)[^/.]*kubeconfig[^/.]*)$/i;
+/** Files whose `key: value` lines are data (configs, docs), not program code: the line scan reads their keys. */
+const DATA_FILE = /(\.(env|ini|properties|conf|cfg|toml|md|txt)|\/[^./]+|^[^./]+)$/i;
 
 /** Finds Secret objects and credentials in the given files, sorted by path and line. */
 export function scanForCredentials(files: ReadonlyMap<string, string> | Readonly<Record<string, string>>): CredentialFinding[] {
   const entries = files instanceof Map ? [...files.entries()] : Object.entries(files);
-  const findings: CredentialFinding[] = [];
-  for (const [path, text] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) findings.push(...scanFile(path, text));
-  return findings;
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([path, text]) => scanFile(path, text));
 }
 
-function scanFile(path: string, text: string): CredentialFinding[] {
-  const findings: CredentialFinding[] = [];
-  const isData = DATA_FILE.test(path);
+/** One file's findings, by line; `documents` when the caller has parsed the file already. */
+export function scanFile(path: string, text: string, documents?: readonly YamlDocument[]): CredentialFinding[] {
   const lines = text.split(/\r?\n/);
-  const add = (index: number, rule: CredentialRule, message: string) => findings.push({ path, line: index + 1, rule, message });
-  lines.forEach((line, i) => {
-    if (line.includes(ALLOW_MARKER)) return;
-    if (SECRET_KIND_YAML.test(line) || (path.endsWith('.json') && SECRET_KIND_JSON.test(line))) {
-      add(i, 'secret-object', `a Secret object; ${FIX}`);
-      return;
+  let findings: (CredentialFinding & { token?: string })[];
+  if (DOCUMENT_FILE.test(path)) {
+    const read = readAnyYaml(text, documents, /\.json$/i.test(path));
+    findings = read.documents.flatMap((document, i) => documentFindings(path, lines, document, read.documents[i + 1]?.line ?? lines.length + 1));
+    // The lines add what the documents do not show: a token in a comment, a value a duplicate key hid.
+    const tokens = findings.flatMap((f) => (f.token === undefined ? [] : [f.token]));
+    const taken = new Set(findings.map((f) => f.line));
+    const note = read.refused ? ' (found line by line: Kubernetes cannot read this file as YAML)' : '';
+    for (const hit of scanLines(text, read.refused ? 'all' : 'patterns', true)) {
+      const known = hit.token === undefined ? taken.has(hit.line) : tokens.some((token) => token.includes(hit.token as string));
+      if (known) continue;
+      findings.push({ path, line: hit.line, rule: hit.rule, message: `${hit.what}${note}; ${FIX}` });
     }
-    if (PRIVATE_KEY.test(line)) {
-      add(i, 'private-key', `a PEM private key; ${FIX}`);
-      return;
-    }
-    for (const { pattern, what } of TOKEN_PATTERNS) {
-      if (pattern.test(line)) {
-        add(i, 'token-pattern', `${what}; ${FIX}`);
-        return;
-      }
-    }
-    if (!isData) return;
-    const clientKey = KUBECONFIG_CLIENT_KEY.exec(line);
-    if (clientKey && isLiteral(clientKey[2] ?? '', lines[i + 1])) {
-      add(i, 'kubeconfig-client-key', `a kubeconfig with a client key (${clientKey[1]}); ${FIX}`);
-      return;
-    }
-    const credential = CREDENTIAL_KEY.exec(line);
-    if (credential && isLiteral(credential[2] ?? '', lines[i + 1])) {
-      add(i, 'credential-value', `a literal value for "${credential[1]}"; ${FIX}`);
-    }
-  });
-  return findings;
+  } else {
+    findings = scanLines(text, 'all', DATA_FILE.test(path)).map((hit) => ({ path, line: hit.line, rule: hit.rule, message: `${hit.what}; ${FIX}` }));
+  }
+  return findings
+    .filter((finding) => !lines[finding.line - 1]?.includes(ALLOW_MARKER))
+    .sort((a, b) => a.line - b.line)
+    .map(({ path: file, line, rule, message }) => ({ path: file, line, rule, message }));
 }
 
-/** A value that is a credential, not a reference, placeholder or empty: `${X}`, `{{ x }}`, `<x>`, null, "". */
-function isLiteral(raw: string, nextLine: string | undefined): boolean {
-  let value = raw.replace(/\s+#.*$/, '').trim();
-  if (/^[|>][-+]?\d*$/.test(value)) return nextLine !== undefined && nextLine.trim() !== ''; // a block scalar holds the value below
-  value = value.replace(/,$/, '').replace(/^(["'])(.*)\1$/, '$2').trim();
-  if (value === '' || value === '~' || /^(null|true|false|\d+)$/i.test(value)) return false;
-  if (/^(\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^>]*>|\*+|x{3,}|\.\.\.|redacted)$/i.test(value)) return false;
-  // `password: string` in a schema, `secret: {…}` or `token: [...]` are structure, not values.
-  if (/^[{[]/.test(value) || /^(string|integer|boolean|object)$/.test(value)) return false;
-  return true;
+function documentFindings(path: string, lines: readonly string[], document: ScannedDocument, nextStart: number): (CredentialFinding & { token?: string })[] {
+  const lastLine = new Map<string, number>();
+  return scanDocument(document.value).map((hit) => {
+    // Hits come in the document's order: the same key again is searched for below the last one.
+    const from = Math.max(document.line, (lastLine.get(hit.needle) ?? 0) + 1);
+    const needles = [hit.needle, ...(hit.alsoOnLine === undefined ? [] : [hit.alsoOnLine])];
+    const line =
+      lineOf(lines, from, nextStart - 1, needles) ?? lineOf(lines, document.line, nextStart - 1, needles) ??
+      lineOf(lines, from, nextStart - 1, [hit.needle]) ?? lineOf(lines, document.line, nextStart - 1, [hit.needle]) ?? document.line;
+    lastLine.set(hit.needle, line);
+    return { path, line, rule: hit.rule, message: `${documentLabel(document)}${hit.field ? `, ${hit.field}` : ''}: ${hit.what}; ${FIX}`, ...(hit.token !== undefined && { token: hit.token }) };
+  });
+}
+
+/** The first line in [from, to] (1-based) holding every needle. */
+function lineOf(lines: readonly string[], from: number, to: number, needles: readonly string[]): number | undefined {
+  for (let line = from; line <= Math.min(to, lines.length); line++) if (needles.every((needle) => lines[line - 1]?.includes(needle))) return line;
+  return undefined;
+}
+
+/** `document 2 (Secret kcp-system/x)`: which document of the file, and what it is. */
+function documentLabel({ index, value }: ScannedDocument): string {
+  const object = value as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+  if (typeof object?.kind !== 'string') return `document ${index}`;
+  const name = typeof object.metadata?.name === 'string' ? ` ${typeof object.metadata.namespace === 'string' ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` : '';
+  return `document ${index} (${printable(`${object.kind}${name}`)})`;
 }

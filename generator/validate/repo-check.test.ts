@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readRuntimes } from '../../adapters/files/manifests.js';
 import { readLandscape } from '../../adapters/files/landscape.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
@@ -10,7 +10,7 @@ import { checkLandscapeFiles } from './repo-check.js';
 const EXAMPLES = new URL('../../examples/runtimes/keb/', import.meta.url).pathname;
 
 /** The dev landscape repo's files for the aws and gcp examples, as the generator writes them. */
-async function landscapeFiles(): Promise<Map<string, string>> {
+async function renderedFiles(): Promise<Map<string, string>> {
   const settings = conversionSettingsOf(await readLandscape('dev'));
   const runtimes = [...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes, ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes];
   const files = new Map<string, string>([['kimops.yaml', 'landscape: dev\n']]);
@@ -36,11 +36,33 @@ spec:
 );
 const context = { policies: [maxNodes], params: {}, landscape: 'dev' };
 
+// Rendered once (the converter's first render takes a while); each test works on a copy.
+let rendered: Map<string, string>;
+beforeAll(async () => {
+  rendered = await renderedFiles();
+});
+const landscapeFiles = async () => new Map(rendered);
+
 describe('checkLandscapeFiles', () => {
+  it("scans a changed folder's companions with it, and every other file on its own, each finding at its file and line", async () => {
+    const base = await landscapeFiles();
+    const files = new Map(base);
+    const companion = 'shoots/c-78fcc25/configmap-extra.yaml';
+    files.set(companion, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  password: hunter2-Xq9\n');
+    files.set('docs/notes.yaml', `token: ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}\n`);
+    const report = checkLandscapeFiles({ files, base, context });
+    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-78fcc25/shoot.yaml UPDATE 3']);
+    expect(report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`)).toEqual([
+      `${companion}:5 credentials (credential-value) deny`,
+      'docs/notes.yaml:1 credentials (token-pattern) deny',
+    ]);
+    expect(report.findings[0]?.message).toMatch(/^document 1 \(ConfigMap extra\), data\.password: a literal value for "password" \(11 characters\); remove it/);
+  });
+
   it('checks every Shoot without a base, and finds nothing in a repo kimops rendered', async () => {
     const files = await landscapeFiles();
     const report = checkLandscapeFiles({ files, context });
-    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-56a4813/shoot.yaml CREATE 2', 'shoots/c-78fcc25/shoot.yaml CREATE 2']);
+    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-56a4813/shoot.yaml CREATE 3', 'shoots/c-78fcc25/shoot.yaml CREATE 3']);
     expect(report.findings).toEqual([]);
   });
 

@@ -1,24 +1,16 @@
 // `kimops validate` on a landscape repo's files: every Shoot folder that changed against the base (all
-// of them without one) checked like the generator checks its proposals — schema and policies with the
-// change's operation — plus the repo-wide credentials scan. Pure: the caller reads the files.
+// of them without one) checked as the generator checks the folders it commits — checkShootFolder, the
+// one implementation both use — plus the credentials scan over every other file. Pure: the caller
+// reads the files.
 import type { Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from '../render/landscape-layout.js';
-import { checkShootChange, operationOf, type ValidationContext } from './checks.js';
-import { scanForCredentials } from './credentials.js';
+import { checkShootChange, type ValidationContext } from './checks.js';
+import { scanFile } from './credentials.js';
+import { checkShootFolder, credentialFinding, findingsOf, YAML_CHECK, type Finding } from './folder-check.js';
 import type { Operation } from './policy-file.js';
-import type { CheckResult } from '../propose/merge-policy.js';
 
-export interface Finding {
-  /** Repo path the finding is about. */
-  path: string;
-  /** 1-based, where known. */
-  line?: number;
-  /** The policy, `shoot-schema`, `yaml` or `credentials (<rule>)`. */
-  check: string;
-  severity: 'deny' | 'warn';
-  message: string;
-}
+export type { Finding } from './folder-check.js';
 
 export interface RepoCheckInput {
   /** The files as they are now (repo path → text). */
@@ -31,7 +23,7 @@ export interface RepoCheckInput {
 export interface CheckedShoot {
   path: string;
   operation: Operation;
-  /** Checks that ran (schema and applicable policies). */
+  /** Checks that ran (schema, applicable policies, credentials). */
   checks: number;
 }
 
@@ -40,27 +32,32 @@ export interface RepoCheckReport {
   /** Shoots left out because they did not change against the base. */
   unchanged: number;
   findings: Finding[];
+  /** Loose files: the documents that are no Shoot, by file (kind undefined: a document without one). */
+  others?: { path: string; kind: string | undefined }[];
 }
 
 export function checkLandscapeFiles({ files, base, context }: RepoCheckInput): RepoCheckReport {
   const report: RepoCheckReport = { shoots: [], unchanged: 0, findings: [] };
-  const now = shootFiles(files);
-  const before = base === undefined ? new Map<string, string>() : shootFiles(base);
-  for (const path of [...new Set([...now.keys(), ...before.keys()])].sort()) {
-    const text = now.get(path);
-    const old = before.get(path);
-    if (base !== undefined && folderUnchanged(path, files, base)) {
+  const now = shootFolders(files);
+  const before = base === undefined ? new Map<string, Map<string, string>>() : shootFolders(base);
+  const empty = new Map<string, string>();
+  const scanned = new Set<string>();
+  for (const folder of [...new Set([...now.keys(), ...before.keys()])].sort()) {
+    const change = { folder, files: now.get(folder) ?? empty, base: before.get(folder) ?? empty };
+    // A Shoot's companions count as part of its change.
+    if (base !== undefined && sameFiles(change.files, change.base)) {
       report.unchanged++;
       continue;
     }
-    const after = text === undefined ? undefined : parsedShoot(path, text, false, report.findings);
-    const previous = old === undefined ? undefined : parsedShoot(path, old, true, report.findings);
-    if (after === null || previous === null) continue; // unreadable: reported, nothing to check
-    const checks = checkShootChange(context, { before: previous, after });
-    report.shoots.push({ path, operation: operationOf({ before: previous, after }), checks: checks.length });
-    report.findings.push(...findingsOf(path, checks));
+    const checked = checkShootFolder(context, change);
+    for (const path of change.files.keys()) scanned.add(path);
+    if (checked.operation) report.shoots.push({ path: `${folder}${SHOOT_FILE}`, operation: checked.operation, checks: checked.checks.length });
+    report.findings.push(...checked.findings);
   }
-  report.findings.push(...credentialFindings(files));
+  // Every other file (unchanged folders included): the credentials scan alone.
+  for (const [path, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!scanned.has(path)) report.findings.push(...scanFile(path, text).map(credentialFinding));
+  }
   return report;
 }
 
@@ -69,65 +66,61 @@ export function checkLandscapeFiles({ files, base, context }: RepoCheckInput): R
  * credentials scan. Documents of other kinds are skipped; a broken one is a finding.
  */
 export function checkShootFiles(files: ReadonlyMap<string, string>, context: ValidationContext): RepoCheckReport {
-  const report: RepoCheckReport = { shoots: [], unchanged: 0, findings: [] };
+  const report: RepoCheckReport = { shoots: [], unchanged: 0, findings: [], others: [] };
   for (const [path, text] of files) {
-    for (const document of parseYamlDocuments(text, path)) {
+    const documents = parseYamlDocuments(text, path);
+    for (const document of documents) {
       if (document.error) {
-        report.findings.push({ path, line: document.line, check: 'yaml', severity: 'deny', message: document.error.message });
+        report.findings.push({ path, line: document.line, check: YAML_CHECK, severity: 'deny', message: document.error.message });
         continue;
       }
-      if ((document.value as { kind?: unknown } | null)?.kind !== 'Shoot') continue;
+      const kind = (document.value as { kind?: unknown } | null)?.kind;
+      if (kind !== 'Shoot') {
+        report.others?.push({ path, kind: typeof kind === 'string' ? kind : undefined });
+        continue;
+      }
       const checks = checkShootChange(context, { after: document.value as Shoot });
       report.shoots.push({ path: documentPath(path, document.index), operation: 'CREATE', checks: checks.length });
       report.findings.push(...findingsOf(path, checks, document.line));
     }
+    report.findings.push(...scanFile(path, text, documents).map(credentialFinding));
   }
-  report.findings.push(...credentialFindings(files));
   return report;
 }
 
-function findingsOf(path: string, checks: readonly CheckResult[], line?: number): Finding[] {
-  return checks
-    .filter((check) => !check.passed || check.warning)
-    .flatMap((check) =>
-      (check.messages.length > 0 ? check.messages : [`${check.name} failed`]).map((message) => ({ path, ...(line !== undefined && { line }), check: check.name, severity: check.passed ? ('warn' as const) : ('deny' as const), message })),
-    );
-}
-
-function credentialFindings(files: ReadonlyMap<string, string>): Finding[] {
-  return scanForCredentials(new Map(files)).map((finding) => ({ path: finding.path, line: finding.line, check: `credentials (${finding.rule})`, severity: 'deny' as const, message: finding.message }));
+/**
+ * What loose files held when none of it was a Shoot, for the error that says so: `found 1 Runtime and
+ * 0 Shoots in x.yaml`, `found no YAML document in empty.yaml`.
+ */
+export function foundInsteadOfShoots(paths: readonly string[], others: readonly { kind: string | undefined }[]): string {
+  const where = paths.length > 3 ? `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more` : paths.join(', ');
+  if (others.length === 0) return `found no YAML document in ${where}`;
+  const counts = new Map<string, number>();
+  for (const { kind } of others) counts.set(kind ?? '', (counts.get(kind ?? '') ?? 0) + 1);
+  const kinds = [...counts].map(([kind, n]) => (kind === '' ? `${n} ${n === 1 ? 'document' : 'documents'} without a kind` : `${n} ${kind}${n === 1 ? '' : 's'}`));
+  return `found ${kinds.join(', ')} and 0 Shoots in ${where}`;
 }
 
 const documentPath = (path: string, index: number) => (index === 1 ? path : `${path} (document ${index})`);
 
-/** `shoots/<name>/shoot.yaml` → text. */
-function shootFiles(files: ReadonlyMap<string, string>): Map<string, string> {
-  const shoots = new Map<string, string>();
+/** `shoots/<name>/` → its files (repo path → text), for each folder that holds a shoot.yaml. */
+function shootFolders(files: ReadonlyMap<string, string>): Map<string, Map<string, string>> {
+  const folders = new Map<string, Map<string, string>>();
   for (const [path, text] of files) {
-    const [folder, name, file, ...rest] = path.split('/');
-    if (folder === SHOOTS_FOLDER && name && file === SHOOT_FILE && rest.length === 0) shoots.set(path, text);
+    const folder = folderOf(path);
+    if (folder === undefined) continue;
+    (folders.get(folder) ?? folders.set(folder, new Map()).get(folder))?.set(path, text);
   }
-  return shoots;
+  for (const [folder, inFolder] of folders) if (!inFolder.has(`${folder}${SHOOT_FILE}`)) folders.delete(folder);
+  return folders;
 }
 
-/** A Shoot's companions count as part of its change. */
-function folderUnchanged(shootPath: string, files: ReadonlyMap<string, string>, base: ReadonlyMap<string, string>): boolean {
-  const folder = shootPath.slice(0, shootPath.lastIndexOf('/') + 1);
-  const inFolder = (map: ReadonlyMap<string, string>) => [...map].filter(([path]) => path.startsWith(folder));
-  const now = inFolder(files);
-  return now.length === inFolder(base).length && now.every(([path, text]) => base.get(path) === text);
+/** `shoots/<name>/` for a path under it. */
+function folderOf(path: string): string | undefined {
+  const [top, name, ...rest] = path.split('/');
+  return top === SHOOTS_FOLDER && name && rest.length > 0 ? `${top}/${name}/` : undefined;
 }
 
-/** The Shoot in the file, or null when it cannot be read (a finding says why). */
-function parsedShoot(path: string, text: string, atBase: boolean, findings: Finding[]): Shoot | null {
-  const documents = parseYamlDocuments(text, atBase ? `${path} at the base` : path);
-  const [document] = documents;
-  const problem =
-    documents.length !== 1 ? `holds ${documents.length} YAML documents; a Shoot file holds exactly one`
-    : document?.error ? document.error.message
-    : (document?.value as { kind?: unknown } | null)?.kind !== 'Shoot' ? 'is not a Shoot (kind: Shoot)'
-    : undefined;
-  if (problem === undefined) return document?.value as Shoot;
-  findings.push({ path, check: 'yaml', severity: 'deny', message: `${atBase ? 'at the base: ' : ''}${problem}` });
-  return null;
+function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([path, text]) => b.get(path) === text);
 }

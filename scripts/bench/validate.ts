@@ -2,6 +2,8 @@
 // whole default policy pack as an UPDATE of a live Shoot that differs in one worker's maximum (so the
 // UPDATE-only policies — immutable fields, no downgrade — really run), with the landscape facts of all
 // 10,000 Runtimes; and, separately, each Shoot's schema check (model/schemas/shoot-schema.ts) beside it.
+// Beside them, each Shoot as the one folder check the generator's PRs and `kimops validate` share
+// (generator/validate/folder-check.ts): its file read, schema, pack and the credentials scan.
 // One core: a plain loop. Baselines in the same run: a JSON round trip of each Shoot, and hand-written
 // TypeScript doing the checks of three policies. Target: ≥ 5,000 Shoots/s for the pack.
 // Exits non-zero when any policy errors on the corpus (the figures would then measure failures).
@@ -9,7 +11,9 @@ import { readKebZones } from '../../adapters/files/keb-zones.js';
 import { readLandscape } from '../../adapters/files/landscape.js';
 import { readPolicySet } from '../../adapters/files/policies.js';
 import { convertRuntime } from '../../generator/convert/index.js';
+import { toCanonicalYaml } from '../../generator/render/canonical-yaml.js';
 import { evaluatePolicies, type PolicyInput, type PolicyStatus } from '../../generator/validate/evaluate.js';
+import { checkShootFolder } from '../../generator/validate/folder-check.js';
 import { landscapeParams, type RuntimeFact } from '../../generator/validate/params.js';
 import { parsePolicyFiles } from '../../generator/validate/policy-file.js';
 import { conversionSettingsOf, type Landscape } from '../../model/landscape.js';
@@ -161,6 +165,20 @@ export async function benchValidate(): Promise<void> {
   for (const c of corpus) validateShootSchema(c.object);
   const schemaTotal = Number(process.hrtime.bigint() - start);
 
+  // (4) The folder check of each Shoot as an UPDATE: its file and main's parsed, schema, pack, credentials.
+  // The texts are written per Shoot outside the measured time (kept, they would double the peak RSS).
+  let folderTotal = 0;
+  let folderDenied = 0;
+  const context = { policies, params, landscape: chosen };
+  for (const c of corpus) {
+    const folder = `shoots/${(c.object.metadata as { name: string }).name}/`;
+    const change = { folder, files: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.object)]]), base: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.oldObject)]]) };
+    const t0 = process.hrtime.bigint();
+    const checked = checkShootFolder(context, change);
+    folderTotal += Number(process.hrtime.bigint() - t0);
+    if (checked.checks.some((check) => !check.passed)) folderDenied++;
+  }
+
   // Baselines: a JSON round trip of each Shoot; hand-written checks equal to three of the policies.
   start = process.hrtime.bigint();
   let bytes = 0;
@@ -186,6 +204,7 @@ export async function benchValidate(): Promise<void> {
   console.log(`  whole pack (policies only)  ${perSecond(n, policiesTotal)} Shoots/s   ${(policiesTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootPolicies, 50))}   p99 ${micros(percentile(perShootPolicies, 99))}`);
   console.log(`  schema + policies           ${perSecond(n, bothTotal)} Shoots/s   ${(bothTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootBoth, 50))}   p99 ${micros(percentile(perShootBoth, 99))}`);
   console.log(`  schema check alone          ${perSecond(n, schemaTotal)} Shoots/s   ${(schemaTotal / 1e6).toFixed(0)} ms`);
+  console.log(`  folder check (files)        ${perSecond(n, folderTotal)} Shoots/s   ${(folderTotal / 1e6).toFixed(0)} ms   (both files parsed, schema, pack, credentials; ${folderDenied} denied)`);
   console.log(`  baseline JSON round trip    ${perSecond(n, jsonTotal)} Shoots/s   ${(jsonTotal / 1e6).toFixed(0)} ms   (JSON.parse(JSON.stringify(shoot)), ${bytes > 0 ? 'checked' : 'empty'})`);
   console.log(`  baseline hand-written TS    ${perSecond(n, handTotal)} Shoots/s   ${(handTotal / 1e6).toFixed(1)} ms   (ssh-access-disabled, worker-scaling-bounds, immutable region/provider; ${handPassed}/${n} pass)`);
   console.log(`  pack vs JSON round trip     ${(policiesTotal / jsonTotal).toFixed(1)}× the time`);
