@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readLandscape } from '../adapters/files/landscape.js';
+import { readRuntimes } from '../adapters/files/manifests.js';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { conversionSettingsOf } from '../model/landscape.js';
+import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimops } from '../test/helpers/cli.js';
 
@@ -30,6 +34,16 @@ async function prepared() {
   const runtimes = join(dir.path, 'runtimes');
   await cp(KEB, runtimes, { recursive: true });
   const generate = () => kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir, '--forge', 'local', '--once']);
+  return { gitdir, runtimes, generate };
+}
+
+/** As `prepared`, but main holds the Shoots of `files` (all example Runtimes by default) from the start, merged without PRs. */
+async function seeded(files?: string[]) {
+  const gitdir = join(dir.path, 'landscape.git');
+  const runtimes = join(dir.path, 'runtimes');
+  await cp(KEB, runtimes, { recursive: true, filter: (source) => !files || source === KEB || files.some((file) => source.endsWith(`/${file}`)) });
+  await seededLandscape(gitdir, (await readRuntimes(runtimes)).runtimes, conversionSettingsOf(await readLandscape('dev')));
+  const generate = (source = runtimes, stdin = '') => kimops(['generate', '--landscape', 'dev', '--runtimes', source, '--repo', gitdir, '--forge', 'local', '--once'], stdin);
   return { gitdir, runtimes, generate };
 }
 
@@ -134,22 +148,22 @@ describe('kimops generate --once', () => {
     expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 13, state: 'open' });
   });
 
-  it('proposes a delete for a removed Runtime, and refuses too many at once', async () => {
-    const { gitdir, runtimes, generate } = await prepared();
-    expect((await generate()).code).toBe(0);
+  it('proposes a delete for a removed Runtime for approval, and refuses too many at once', async () => {
+    const { gitdir, runtimes, generate } = await seeded();
     await rm(join(runtimes, 'aws.yaml'));
     const deleted = await generate();
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
-    expect(deleted.stdout).toMatch(/^delete +c-78fcc25: #13 opened, merged$/m);
-    expect(shootsOnMain(gitdir)).toHaveLength(11);
-    expect((await records(gitdir)).records.at(-1)).toMatchObject({ branch: 'kimops/dev/c-78fcc25', title: '[dev] delete: c-78fcc25', state: 'merged' });
+    // No Runtime asked for it (KEB's deletions carry a deletionTimestamp): a human approves it.
+    expect(deleted.stdout).toMatch(/^delete +c-78fcc25: #1 opened, await-review: delete no Runtime asked for: needs 1 approval, has 0$/m);
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ branch: 'kimops/dev/c-78fcc25', title: '[dev] delete (Runtime absent): c-78fcc25', state: 'open' });
 
     await rm(runtimes, { recursive: true });
     await cp(join(KEB, 'gcp.yaml'), join(runtimes, 'gcp.yaml'));
     const refused = await generate();
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('refusing to propose deleting 10 of 11 shoots');
-    expect(shootsOnMain(gitdir)).toHaveLength(11);
+    expect(refused.stderr).toContain('refusing to propose deleting 11 of 12 shoots');
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
   });
 
   it('reports Runtimes that fail to convert and opens no PR for them; usage errors exit 2', async () => {
@@ -206,5 +220,58 @@ describe('kimops generate --once', () => {
     } finally {
       for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
     }
+  });
+});
+
+describe('kimops generate --once: deletion only on proof', () => {
+  /** The line a pass says once when it deletes nothing for want of proof. */
+  const heldBack = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('not proposing to delete'));
+
+  it('deletes nothing when a Runtime file lost its labels and spec.shoot.name, and says why once', async () => {
+    const { gitdir, runtimes, generate } = await seeded();
+    const aws = join(runtimes, 'aws.yaml');
+    const stripped = (await readFile(aws, 'utf8')).replace(/^ {2}labels:\n( {4}.*\n)+/m, '').replace(/^ {4}name: c-78fcc25\n/m, '');
+    expect(stripped).not.toMatch(/labels:|name: c-78fcc25/);
+    await writeFile(aws, stripped);
+    await rm(join(runtimes, 'gcp.yaml'));
+    const result = await generate();
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('0 proposed');
+    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-56a4813, c-78fcc25: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name/)]);
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect((await records(gitdir)).records).toEqual([]);
+  });
+
+  it('reads *.YAML files and a symlinked folder inside the tree: nothing is missing, nothing deleted', async () => {
+    const { gitdir, runtimes, generate } = await seeded();
+    await rename(join(runtimes, 'aws.yaml'), join(runtimes, 'aws.YAML'));
+    await mkdir(join(runtimes, '.store'));
+    await rename(join(runtimes, 'azure.yaml'), join(runtimes, '.store', 'azure.yaml'));
+    await symlink('.store', join(runtimes, 'current'));
+    const result = await generate();
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n');
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+  });
+
+  it('refuses a symlinked folder outside the tree and deletes nothing while it does', async () => {
+    const { gitdir, runtimes, generate } = await seeded();
+    await mkdir(join(dir.path, 'elsewhere'));
+    await rename(join(runtimes, 'gcp.yaml'), join(dir.path, 'elsewhere', 'gcp.yaml'));
+    await symlink(join(dir.path, 'elsewhere'), join(runtimes, 'more'));
+    const result = await generate();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(runtimes, 'more')}: a symbolic link to the folder ${join(dir.path, 'elsewhere')}, outside ${runtimes}`);
+    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-56a4813: some Runtime inputs could not be read/)]);
+    expect(shootsOnMain(gitdir)).toHaveLength(12);
+  });
+
+  it('deletes nothing on an empty stdin, not even the only Shoot', async () => {
+    const { gitdir, generate } = await seeded(['aws.yaml']);
+    expect(shootsOnMain(gitdir)).toEqual(['shoots/c-78fcc25/shoot.yaml']);
+    const result = await generate('-', '');
+    expect(result.code).toBe(1);
+    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-78fcc25: no Runtime was read at all, and an empty Runtime source never deletes/)]);
+    expect(shootsOnMain(gitdir)).toEqual(['shoots/c-78fcc25/shoot.yaml']);
   });
 });

@@ -21,6 +21,7 @@ import { policySource } from './policy-context.js';
 import { intervalMsOf, runUntilStopped } from './until-stopped.js';
 import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 import { GITHUB_API } from '../adapters/forge/github.js';
+import { printableLines } from '../model/printable.js';
 
 /** KEB and KIM keep Runtimes here. */
 const DEFAULT_KCP_NAMESPACE = 'kcp-system';
@@ -48,9 +49,16 @@ const HELP = `
 Renders every Runtime, and for each Shoot whose files differ from main proposes the change as a pull
 request: a Runtime's own change on the branch kimops/<landscape>/<shoot>; a change no Runtime asked for
 (the landscape config or kimops changed) as the landscape's rollout, kimops.yaml rollout.waveSize
-Shoots per PR. Shoots whose Runtime is gone are proposed for deletion, under kimops.yaml's
-mass-deletion guard. PRs are merged as kimops.yaml's mergePolicy says. Running it again with the same
+Shoots per PR. PRs are merged as kimops.yaml's mergePolicy says. Running it again with the same
 inputs writes nothing.
+
+A Shoot is proposed for deletion only when its Runtime is known to be gone. KEB's deletions (the
+Runtime carries a deletionTimestamp) go kimops.yaml deprovisioning.batchSize per pass, merged as
+deletes are; the others follow in later passes. A Shoot whose Runtime is simply absent waits for a
+human's approval, under kimops.yaml's mass-deletion guard (--allow-mass-deletion), and only when
+every Runtime was understood (one that fails to convert holds it back). A pass whose Runtimes are
+incomplete (an unreadable, malformed or skipped file; a Runtime without spec.shoot.name) or empty
+deletes nothing; the reason is said once.
 
 Runtimes come from --runtimes (a folder of YAML) or --kcp-kubeconfig (the Runtimes in
 --kcp-namespace, listed or, with --watch, watched). With --garden-kubeconfig, update-mode renders start
@@ -64,10 +72,10 @@ GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) whose installation toke
 --once runs one pass and exits. --watch runs a pass on every Runtime change and at least every
 --interval seconds until SIGINT or SIGTERM; a failed pass is logged and retried with backoff.
 
-Exit codes (--once): 0 done; 1 some Runtimes failed to convert (they get no PR), the forge refused a
-PR (a 404/409/422, named), or deletions were refused; 2 usage or configuration error (refused forge
-credentials included); 69 a remote (git server, GitHub, Kubernetes API) could not be reached or rate
-limited the pass, run again; 70 a bug in kimops.
+Exit codes (--once): 0 done; 1 some Runtimes could not be read or failed to convert (they get no
+PR), the forge refused a PR (a 404/409/422, named), or deletions were held back; 2 usage or
+configuration error (refused forge credentials included); 69 a remote (git server, GitHub,
+Kubernetes API) could not be reached or rate limited the pass, run again; 70 a bug in kimops.
 
 Examples:
   kimops init --landscape dev ./landscape-dev.git
@@ -109,7 +117,8 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
   const settings = conversionSettingsOf(landscape);
-  const log = (line: string) => io.stdout(`${line}\n`);
+  // Log lines quote Runtime and file names from the input: printed with their control characters escaped.
+  const log = (line: string) => io.stdout(`${printableLines(line)}\n`);
   const target = await openLandscapeTarget(options, log);
   const watch = options.watch === true;
   const runtimes = runtimeSource(options, watch, io);
@@ -120,7 +129,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
 
   const pass = async (): Promise<number> => {
     const { inputs, errors } = await runtimes.read();
-    for (const error of errors) io.stderr(`${error}\n`);
+    for (const error of errors) io.stderr(`${printableLines(String(error))}\n`);
     const gardenShoots = garden && new Map((await garden.items()).map((shoot) => [shoot.metadata.name, shoot]));
     const result = await generate({
       landscape: landscape.name,
@@ -135,7 +144,7 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     });
     await runtimes.report(runtimeFactWrites(inputs.map((input) => input.runtime), result));
-    for (const failure of result.failures) io.stderr(`${failure.message}\n`);
+    for (const failure of result.failures) io.stderr(`${printableLines(failure.message)}\n`);
     for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
     if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
     for (const refused of result.refused) io.stderr(`${refused.branch}: the forge refused it: ${refused.message}\n`);
@@ -232,6 +241,7 @@ function summary(result: GenerateResult): string {
     `${result.closed.length} closed`,
     ...(result.leftOpen.length > 0 ? [`${result.leftOpen.length} left open`] : []),
     ...(result.rollout ? [`rollout ${result.rollout.name}: #${result.rollout.pr} with ${result.rollout.shoots} shoots, ${result.rollout.later} in later waves`] : []),
+    ...(result.deprovisioning?.later ? [`${result.deprovisioning.later} deprovisionings in later passes`] : []),
     ...(result.suspended.length > 0 ? [`${result.suspended.length} suspended`] : []),
     ...(result.refused.length > 0 ? [`${result.refused.length} refused by the forge`] : []),
     `${result.failures.length + result.bugs.length} failed`,

@@ -262,8 +262,9 @@ spec:
     expect(open?.body).toContain('- ❌ at-most-40-nodes\n  - a worker pool may grow to 40 nodes at most');
     expect(open?.body).toContain('- ⚠️ at-most-25-nodes');
     expect(open?.body).toContain('- ✅ shoot-schema');
+    expect(open?.body).toContain('- ✅ credentials');
     const statuses = await forge.statuses(open?.headSha as string);
-    expect(statuses.ok && statuses.value).toEqual([expect.objectContaining({ context: 'kimops/validate', state: 'failure', description: '1 of 3 checks failed: at-most-40-nodes' })]);
+    expect(statuses.ok && statuses.value).toEqual([expect.objectContaining({ context: 'kimops/validate', state: 'failure', description: '1 of 4 checks failed: at-most-40-nodes' })]);
   });
 });
 

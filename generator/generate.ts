@@ -9,20 +9,21 @@ import type { Forge } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
-import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, LABEL_RUNTIME_ID, runtimeRef, type Runtime } from '../model/runtime.js';
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
-import { ANNOTATION_RUNTIME_GENERATION } from './convert/extenders/metadata.js';
+import { ANNOTATION_RUNTIME_GENERATION, ANNOTATION_RUNTIME_ID } from './convert/extenders/metadata.js';
 import { readMainSnapshot, type MainSnapshot } from './main-snapshot.js';
 import { classifyChange, type ChangeClass } from './propose/classify.js';
 import { waves } from './propose/clusters.js';
-import { massDeletionGuard } from './propose/merge-policy.js';
+import { planDeletions } from './propose/deletions.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import { closeStalePullRequests, ForgeRefusal, proposeBranch, type BranchContext, type BranchOutcome, type BranchProposal } from './propose-branch.js';
 import { fileMapOf, SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
-import { checkShootChange, type ValidationContext, type ValidationSource } from './validate/checks.js';
+import type { ValidationContext, ValidationSource } from './validate/checks.js';
+import { checkProposedShoot } from './validate/folder-check.js';
 
 /** Runtimes rendered at once: bounds a cold pass's memory to a batch of Shoot objects. */
 const RENDER_BATCH = 500;
@@ -85,8 +86,10 @@ export interface GenerateResult {
   suspended: string[];
   /** The landscape's rollout, when one is pending: its PR and how many Shoots wait for later waves. */
   rollout?: { name: string; pr: number; shoots: number; later: number };
-  /** The mass-deletion guard's message when deletions were refused. */
+  /** Why Shoots whose Runtime was not found were not proposed for deletion (no proof, or the mass-deletion guard). */
   deletionRefused?: string;
+  /** Deletions KEB asked for: proposed in this pass (kimops.yaml deprovisioning.batchSize), and left for later passes. */
+  deprovisioning?: { proposed: number; later: number };
   /** Proposals the forge refused (a 404/409/422 on that PR), each with the forge's reason; the others went on. */
   refused: { branch: string; message: string }[];
 }
@@ -101,6 +104,15 @@ interface Change {
 }
 
 export async function generate(input: GenerateInput): Promise<GenerateResult> {
+  // One pass at a time per local repo, across processes: a pass reads main, the branches and the PRs,
+  // then writes on what it read; `kimops pr` commands wait for it, and it for them (docs/reliability.md).
+  // A remote repo's truth is the remote (pushes without force, the forge's own rules): its local cache
+  // is locked per write only, so an applier fetching into the same cache does not wait for a pass.
+  if (input.remote) return generateHoldingLock(input);
+  return input.repo.withLock('generate', () => generateHoldingLock(input), { onWait: (holder) => input.log(`waiting for the landscape repo's lock, held by ${holder}`) });
+}
+
+async function generateHoldingLock(input: GenerateInput): Promise<GenerateResult> {
   const sync = branchSync(input.repo, input.remote);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -142,7 +154,8 @@ async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateRes
   if (rollout.length > 0) await proposeRolloutWave(context, input, rollout, result, keep);
 
   const requested = requestedShoots(input.runtimes);
-  result.deletionRefused = await proposeDeletions(context, input, snapshot, requested, result, keep, validation);
+  // The Runtimes KEB is deleting too: their deletionTimestamp is what proves a deletion.
+  result.deletionRefused = await proposeDeletions(context, given, snapshot, requested, result, keep, validation);
   const stale = await closeStalePullRequests(context, [branchOf(landscape, ''), rolloutBranchOf(landscape, '')], keep);
   result.closed = stale.closed;
   result.leftOpen = stale.leftOpen;
@@ -229,7 +242,8 @@ async function renderChanges(
       runtime: { namespace, name, ...(typeof generation === 'number' && { generation }) },
       classification,
       after,
-      checks: checkShootChange(validation, { before, after }),
+      // The files it commits, as `kimops validate` checks them on a checkout of the PR (credentials included).
+      checks: checkProposedShoot(validation, r.shootName, files, beforeFiles),
       ...(before && { before }),
     };
     changes.push({ runtime, proposal, files, landscapeDriven });
@@ -308,7 +322,11 @@ async function proposeRolloutWave(context: BranchContext, input: GenerateInput, 
   result.rollout = { name, pr: outcome.pr, shoots: wave.length, later };
 }
 
-/** Shoots on main whose Runtime is gone: one delete PR each, all of them under the mass-deletion guard. */
+/**
+ * Shoots on main no Runtime asks for, one delete PR each, proposed only on proof (propose/deletions.ts): those KEB
+ * is deleting in batches, merged per the delete policy; those whose Runtime is absent for a human's approval,
+ * under the mass-deletion guard. Returns why Shoots were held back.
+ */
 async function proposeDeletions(
   context: BranchContext,
   input: GenerateInput,
@@ -318,31 +336,44 @@ async function proposeDeletions(
   keep: Set<string>,
   validation: ValidationContext | undefined,
 ): Promise<string | undefined> {
-  const gone: { name: string; before: Shoot }[] = [];
+  const gone = new Map<string, Shoot>();
   for (const name of snapshot.folders.keys()) {
     if (requested.has(name)) continue;
     const before = await snapshot.shoot(name);
     if (brokenOnMain(input, snapshot, name, result, keep)) continue;
-    if (before) gone.push({ name, before });
+    if (before) gone.set(name, before);
   }
-  if (gone.length === 0) return undefined;
-  gone.forEach(({ name }) => keep.add(branchOf(input.landscape, name)));
-  if (!input.runtimesComplete) {
-    // A Runtime that could not be read is not a deleted Runtime.
-    input.log(`not proposing to delete ${gone.map((g) => g.name).join(', ')}: some Runtimes could not be read`);
-    return undefined;
+  if (gone.size === 0) return undefined;
+  // Open delete PRs stay while their Shoot waits (a later batch, a held-back pass).
+  for (const name of gone.keys()) keep.add(branchOf(input.landscape, name));
+  // Failures of Runtimes read this pass; the others are main's broken files, of no Runtime.
+  const read = new Set(input.runtimes.map(({ runtime }) => runtimeRef(runtime)));
+  const failed = new Set([...result.failures, ...result.bugs].map((f) => f.runtime).filter((ref) => read.has(ref)));
+  const plan = planDeletions({
+    unasked: [...gone].map(([name, shoot]) => {
+      const runtimeId = shoot.metadata.annotations?.[ANNOTATION_RUNTIME_ID];
+      return runtimeId ? { name, runtimeId } : { name };
+    }),
+    runtimes: input.runtimes.map(({ runtime }) => runtime),
+    runtimesComplete: input.runtimesComplete,
+    failed: [...failed],
+    total: snapshot.folders.size,
+    config: snapshot.config,
+    ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
+  });
+  const proposed = plan.deletions.filter((d) => d.askedByKeb).length;
+  if (proposed + plan.later > 0) result.deprovisioning = { proposed, later: plan.later };
+  if (plan.later > 0) {
+    input.log(`deprovisioning: ${proposed} of ${proposed + plan.later} deletions KEB asked for proposed in this pass (kimops.yaml deprovisioning.batchSize ${snapshot.config.deprovisioning.batchSize}); ${plan.later} more ${plan.later === 1 ? 'follows' : 'follow'} in later passes`);
   }
-  const guard = massDeletionGuard({ deleting: gone.length, total: snapshot.folders.size, policy: snapshot.config.massDeletion, ...(input.allowMassDeletion !== undefined && { override: input.allowMassDeletion }) });
-  if (!guard.allowed) return guard.message;
-  for (const { name, before } of gone) {
-    const classification = classifyChange({ before, runtimeDeleted: true }) as ChangeClass;
-    // The Runtime is gone; its id stays on the Shoot's label.
-    const runtime = { namespace: 'kcp-system', name: before.metadata.labels?.[LABEL_RUNTIME_ID] ?? name };
-    const proposal: ShootProposal = { shoot: name, runtime, classification, before, checks: checkShootChange(validation, { before }) };
-    const outcome = await proposeOrRefuse(context, result, { branch: branchOf(input.landscape, name), proposals: [proposal], files: new Map() });
+  for (const deletion of plan.deletions) {
+    const before = gone.get(deletion.shoot) as Shoot;
+    const classification = { ...(classifyChange({ before, runtimeDeleted: deletion.askedByKeb }) as ChangeClass), reasons: [deletion.reason] };
+    const proposal: ShootProposal = { shoot: deletion.shoot, runtime: deletion.runtime, classification, before, checks: checkProposedShoot(validation, deletion.shoot, new Map(), await snapshot.files(deletion.shoot)) };
+    const outcome = await proposeOrRefuse(context, result, { branch: branchOf(input.landscape, deletion.shoot), proposals: [proposal], files: new Map() });
     if (outcome) result.proposed.push(outcomeOf(proposal, outcome));
   }
-  return undefined;
+  return plan.withheld;
 }
 
 /**

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { DEFAULT_APPLY, DEFAULT_COMMIT_AUTHOR, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
+import { DEFAULT_APPLY, DEFAULT_COMMIT_AUTHOR, DEFAULT_DEPROVISIONING_BATCH_SIZE, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
 kind: KimopsConfig
@@ -30,10 +31,17 @@ describe('parseKimopsConfig', () => {
       drift: 'report',
       mergePolicy: DEFAULT_MERGE_POLICY,
       massDeletion: DEFAULT_MASS_DELETION,
+      deprovisioning: { batchSize: DEFAULT_DEPROVISIONING_BATCH_SIZE },
       rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
       commit: { author: DEFAULT_COMMIT_AUTHOR },
       apply: DEFAULT_APPLY,
     });
+  });
+
+  it("spells out exactly the defaults in the landscape repo template's kimops.yaml, as its comment says", () => {
+    const template = readFileSync(new URL('../repo-template/kimops.yaml', import.meta.url), 'utf8').replace('{{landscape}}', 'dev').replace('{{project}}', 'kyma-dev');
+    expect(parseKimopsConfig(template)).toEqual(parseKimopsConfig(minimal));
+    expect(template).toContain('deprovisioning:\n  batchSize: 10\n');
   });
 
   it('overrides the classes and limits the file names, keeping the other defaults', () => {
@@ -47,6 +55,8 @@ massDeletion:
   maxShoots: 5
 rollout:
   waveSize: 200
+deprovisioning:
+  batchSize: 40
 commit:
   author: {name: landscape-bot, email: bot@users.noreply.example.com}
 apply:
@@ -62,6 +72,7 @@ apply:
     expect(config.mergePolicy.rollout).toEqual(DEFAULT_MERGE_POLICY.rollout);
     expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
     expect(config.rollout.waveSize).toBe(200);
+    expect(config.deprovisioning).toEqual({ batchSize: 40 });
     expect(config.commit.author).toEqual({ name: 'landscape-bot', email: 'bot@users.noreply.example.com' });
     expect(config.apply).toEqual({ ...DEFAULT_APPLY, fieldManager: 'kim', forceDeletion: true, concurrency: 8, timeouts: { ...DEFAULT_APPLY.timeouts, update: 5_400_000 } });
   });
@@ -76,6 +87,8 @@ apply:
     ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
     ['an author git would refuse', `${minimal}commit: { author: { name: "a <b>", email: x@y } }\n`, 'commit.author.name: must match pattern'],
     ['an empty wave', `${minimal}rollout: { waveSize: 0 }\n`, 'rollout.waveSize: must be >= 1'],
+    ['an empty deprovisioning batch', `${minimal}deprovisioning: { batchSize: 0 }\n`, 'deprovisioning.batchSize: must be >= 1'],
+    ['a misspelt deprovisioning key', `${minimal}deprovisioning: { batch: 5 }\n`, 'deprovisioning.batch: is not a known key'],
     ['a timeout that is no duration', `${minimal}apply: { timeouts: { create: 60 } }\n`, 'apply.timeouts.create: must be string'],
     ['a timeout in the wrong unit', `${minimal}apply: { timeouts: { delete: 1d } }\n`, 'apply.timeouts.delete: must match pattern'],
     ['a timeout under a second', `${minimal}apply: { timeouts: { delete: 10ms } }\n`, 'apply.timeouts.delete: 10ms is not a duration of a second or more'],

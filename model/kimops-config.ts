@@ -36,6 +36,8 @@ export interface KimopsConfig {
   drift: 'correct' | 'report' | 'adopt';
   mergePolicy: Record<PolicyClass, ClassPolicy>;
   massDeletion: MassDeletionGuard;
+  /** Deletions KEB asked for (the Runtime carries a deletionTimestamp): proposed this many per pass, outside the mass-deletion guard. */
+  deprovisioning: { batchSize: number };
   /** Landscape-wide changes go out this many Shoots per PR, the next wave once the last is merged. */
   rollout: { waveSize: number };
   /** Who kimops's commits are by (a bot account's noreply address, so the forge links them). */
@@ -97,6 +99,14 @@ export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = 
 export const DEFAULT_MASS_DELETION: Readonly<MassDeletionGuard> = { maxShoots: 20, maxPercent: 10 };
 
 /**
+ * A wave of deprovisionings (trial expiry) is proven one Runtime at a time by its deletionTimestamp, so it
+ * flows without a human, but a bounded number per pass: a bug that marked every Runtime for deletion still
+ * takes many passes and is seen. 10 stays within DEFAULT_MASS_DELETION.maxShoots, which the applier still
+ * applies to the deletions of one sync; a watching generator passes at least once a minute, so ≥ 600 an hour.
+ */
+export const DEFAULT_DEPROVISIONING_BATCH_SIZE = 10;
+
+/**
  * A first wave small enough that a bad landscape change hurts few clusters and a reviewer can read
  * its table; later waves of the same size keep the blast radius bounded (canary first, like Argo
  * Rollouts' steps). Landscapes with thousands of Shoots raise it in kimops.yaml.
@@ -137,6 +147,7 @@ const SCHEMA = {
       properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
     },
     rollout: { type: 'object', additionalProperties: false, properties: { waveSize: { type: 'integer', minimum: 1 } } },
+    deprovisioning: { type: 'object', additionalProperties: false, properties: { batchSize: { type: 'integer', minimum: 1 } } },
     apply: {
       type: 'object',
       additionalProperties: false,
@@ -172,10 +183,11 @@ const SCHEMA = {
 
 const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
 
-type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'rollout' | 'commit' | 'apply'> & {
+type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'deprovisioning' | 'rollout' | 'commit' | 'apply'> & {
   apply?: Partial<Omit<ApplySettings, 'timeouts'>> & { timeouts?: Partial<Record<keyof ApplySettings['timeouts'], string>> };
   commit?: { author?: { name: string; email: string } };
   rollout?: { waveSize?: number };
+  deprovisioning?: { batchSize?: number };
   mergePolicy?: Partial<Record<PolicyClass, { mode: ClassPolicy['mode']; approvals?: number }>>;
   massDeletion?: Partial<MassDeletionGuard>;
 };
@@ -218,6 +230,7 @@ export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsCon
     drift: raw.drift ?? 'report',
     mergePolicy,
     massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
+    deprovisioning: { batchSize: raw.deprovisioning?.batchSize ?? DEFAULT_DEPROVISIONING_BATCH_SIZE },
     rollout: { waveSize: raw.rollout?.waveSize ?? DEFAULT_ROLLOUT_WAVE_SIZE },
     commit: { author: raw.commit?.author ?? { ...DEFAULT_COMMIT_AUTHOR } },
     apply: applySettingsOf(raw.apply, source),

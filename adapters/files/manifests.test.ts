@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
-import { readRuntimes, readShoots } from './manifests.js';
+import { readBounded, readRuntimes, readShoots } from './manifests.js';
+import { MAX_TEXT_FILE_BYTES } from './read-text.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 
 const dir = useTempDir('manifests');
@@ -33,6 +36,65 @@ describe('readRuntimes', () => {
       [join(dir.path, 'a/z.yml'), 'z'],
       [join(dir.path, 'b.yaml'), 'b'],
     ]);
+  });
+
+  it('reads .yaml, .yml and .json in any case', async () => {
+    await dir.write('a.YAML', runtime('a'));
+    await dir.write('b.Yaml', runtime('b'));
+    await dir.write('c.YML', runtime('c'));
+    await dir.write('d.JSON', JSON.stringify({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: 'd' } }));
+    const { runtimes, errors } = await readRuntimes(dir.path, noStdin);
+    expect(errors).toEqual([]);
+    expect(runtimes.map((r) => r.runtime.metadata.name)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('follows a symlinked folder inside the tree, reading each file once, and ends a link back up', async () => {
+    await dir.write('real/one.yaml', runtime('one'));
+    await symlink(join(dir.path, 'real'), join(dir.path, 'linked'));
+    await symlink('..', join(dir.path, 'real', 'up')); // back to the folder read
+    await mkdir(join(dir.path, 'other'));
+    await dir.write('other/two.yaml', runtime('two'));
+    await symlink(join(dir.path, 'other'), join(dir.path, 'a-link-to-other'));
+    const { runtimes, errors } = await readRuntimes(dir.path, noStdin);
+    expect(errors).toEqual([]);
+    // By name order the links come first, so the files are read through them; never twice.
+    expect(runtimes.map((r) => [r.source, r.runtime.metadata.name])).toEqual([
+      [join(dir.path, 'a-link-to-other/two.yaml'), 'two'],
+      [join(dir.path, 'linked/one.yaml'), 'one'],
+    ]);
+  });
+
+  it('refuses a symlinked folder outside the tree, and a link that leads nowhere, naming each', async () => {
+    await dir.write('outside/three.yaml', runtime('three'));
+    await dir.write('tree/one.yaml', runtime('one'));
+    await symlink(join(dir.path, 'outside'), join(dir.path, 'tree', 'elsewhere'));
+    await symlink(join(dir.path, 'nowhere'), join(dir.path, 'tree', 'broken'));
+    const tree = join(dir.path, 'tree');
+    const { runtimes, errors } = await readRuntimes(tree, noStdin);
+    expect(runtimes.map((r) => r.runtime.metadata.name)).toEqual(['one']);
+    expect(errors.map((e) => e.message)).toEqual([
+      `${join(tree, 'broken')}: a symbolic link that cannot be followed (not found) — fix its target or remove it`,
+      `${join(tree, 'elsewhere')}: a symbolic link to the folder ${join(dir.path, 'outside')}, outside ${tree}: links are followed only within the folder read — move those manifests under it, or pass ${join(dir.path, 'outside')} itself`,
+    ]);
+  });
+
+  it('reports a file of another extension that holds a manifest, and passes over one that does not', async () => {
+    await dir.write('aws.yaml.bak', runtime('aws'));
+    await dir.write('exported.txt', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [] }, null, 2));
+    await dir.write('notes.txt', 'kind: of a note, no apiVersion here\n');
+    await dir.write('README.md', 'The Runtimes of dev.\n');
+    const { runtimes, errors } = await readRuntimes(dir.path, noStdin);
+    expect(runtimes).toEqual([]);
+    expect(errors.map((e) => e.message)).toEqual([
+      `${join(dir.path, 'aws.yaml.bak')}: looks like a Kubernetes manifest (apiVersion and kind) but is not read: only .yaml, .yml and .json files are — rename it, or move it out of ${dir.path}`,
+      `${join(dir.path, 'exported.txt')}: looks like a Kubernetes manifest (apiVersion and kind) but is not read: only .yaml, .yml and .json files are — rename it, or move it out of ${dir.path}`,
+    ]);
+  });
+
+  it('refuses a FIFO named like a manifest instead of waiting for a writer', async () => {
+    execFileSync('mkfifo', [join(dir.path, 'pipe.yaml')]);
+    const { errors } = await readRuntimes(dir.path, noStdin);
+    expect(errors.map((e) => e.message)).toEqual([`${join(dir.path, 'pipe.yaml')}: is not a regular file (a FIFO, socket or device) — replace it with the file itself`]);
   });
 
   it('reports each bad document with its file and index, and still returns the good ones', async () => {
@@ -107,5 +169,17 @@ describe('readShoots', () => {
     expect(shoots.map((s) => s.shoot.metadata.name)).toEqual(['s1']);
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toContain('is a Runtime (infrastructuremanager.kyma-project.io/v1), not a Shoot');
+  });
+
+  it('refuses stdin past the limit of one file instead of reading it whole', async () => {
+    async function* endless() {
+      const chunk = Buffer.alloc(2 ** 20, 'a');
+      for (;;) yield chunk;
+    }
+    await expect(readBounded(endless())).rejects.toThrow(`<stdin>: is over kimops's limit of ${MAX_TEXT_FILE_BYTES / 2 ** 20} MiB for one input`);
+    async function* small() {
+      yield Buffer.from('kind: Runtime\n');
+    }
+    expect(await readBounded(small())).toBe('kind: Runtime\n');
   });
 });

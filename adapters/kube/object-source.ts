@@ -1,5 +1,6 @@
 // Objects of one kind in one namespace, as a generator pass needs them: a one-shot list (`--once`),
-// or an informer's cache that stays current and says when something changed (`--watch`).
+// or an informer's cache that stays current and says when something changed (`--watch`). Either is a
+// complete list or none (every page read): the generator takes a Runtime absent from it as gone.
 import { TransportError } from '../../model/errors.js';
 import { DEFAULT_PAGE_SIZE, Informer, type ChangeListener } from './informer.js';
 import type { KubeClient, KubeObject } from './kube-client.js';

@@ -16,7 +16,7 @@ describe('classifyChange', () => {
   it('marks a delete the Runtime did not ask for as disruptive and says so', () => {
     const result = classifyChange({ before: testShoot(), runtimeDeleted: false });
     expect(result).toMatchObject({ class: 'delete', disruptive: true });
-    expect(result?.reasons[0]).toContain('Runtime still exists');
+    expect(result?.reasons[0]).toContain('no Runtime asked for this delete');
   });
 
   it.each<[string, (s: Shoot) => void, string]>([

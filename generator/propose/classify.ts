@@ -14,7 +14,7 @@ export type ChangeClassName = 'create' | 'delete' | 'update' | 'immutable' | 'ro
 
 export interface ChangeClass {
   class: ChangeClassName;
-  /** Nodes get replaced or workloads interrupted (update), or a delete the Runtime did not ask for. */
+  /** Nodes get replaced or workloads interrupted (update), or a delete no Runtime asked for (its Runtime is absent, not being deleted). */
   disruptive: boolean;
   /** Sentences naming fields, shown in the PR body under the class. */
   reasons: string[];
@@ -24,7 +24,7 @@ export interface ChangeClass {
 export interface ClassifyInput {
   before?: Shoot;
   after?: Shoot;
-  /** The Shoot disappears because its Runtime was deleted (KEB deprovisioning); otherwise the delete waits for review. */
+  /** The Shoot disappears because KEB is deleting its Runtime (deprovisioning); otherwise the delete waits for review. */
   runtimeDeleted?: boolean;
 }
 
@@ -36,7 +36,7 @@ export function classifyChange({ before, after, runtimeDeleted }: ClassifyInput)
   if (!after) {
     return runtimeDeleted
       ? { class: 'delete', disruptive: false, reasons: ['the Runtime was deleted (deprovisioning): Gardener deletes the cluster'], changes }
-      : { class: 'delete', disruptive: true, reasons: ['the Shoot is no longer rendered although its Runtime still exists: deleting it destroys a cluster nobody asked to delete'], changes };
+      : { class: 'delete', disruptive: true, reasons: ['no Runtime asked for this delete (none is being deleted for it): deleting it destroys a cluster nobody asked to delete'], changes };
   }
   const immutable = immutableReasons(before, after);
   if (immutable.length > 0) return { class: 'immutable', disruptive: true, reasons: immutable, changes };

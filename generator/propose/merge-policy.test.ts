@@ -20,7 +20,9 @@ describe('decideMerge', () => {
     ['create', false, [pass, fail], 0, 'blocked', /failed checks: policy/],
     ['update', true, [fail], 5, 'blocked', /failed checks: policy/],
     ['immutable', true, [pass], 9, 'blocked', /Gardener would reject this change/],
-    ['delete', true, [pass], 0, 'await-review', /Runtime still exists: needs 1 approval/],
+    // A delete no Runtime asked for (its Runtime is absent) waits for a human although deletes auto-merge.
+    ['delete', true, [pass], 0, 'await-review', /^delete no Runtime asked for: needs 1 approval, has 0$/],
+    ['delete', true, [pass], 1, 'auto-merge', /^delete no Runtime asked for: 1 of 1 required approvals$/],
   ])('%s (disruptive %s) → %s', (changeClass, disruptive, checks, approvals, action, reason) => {
     const decision = decideMerge({ class: changeClass, disruptive, checks, approvals, policy });
     expect(decision.action).toBe(action);
@@ -50,7 +52,8 @@ describe('massDeletionGuard', () => {
       allowed: false,
       message:
         'refusing to propose deleting 40 of 200 shoots (20 %) at once: kimops.yaml massDeletion allows 20 shoots or 10 %. ' +
-        'Check that the Runtime source is complete; if the deletions are intended, re-run with --allow-mass-deletion 40 or raise massDeletion in kimops.yaml.',
+        'These are Shoots whose Runtime is absent (deletions KEB asked for, by a deletionTimestamp, are not counted): check that the Runtime source is complete; ' +
+        'if the deletions are intended, re-run with --allow-mass-deletion 40 or raise massDeletion in kimops.yaml.',
     });
   });
 });

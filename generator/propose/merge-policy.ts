@@ -35,9 +35,10 @@ export function decideMerge({ class: changeClass, disruptive, checks, approvals,
   }
   const failed = checks.filter((check) => !check.passed).map((check) => check.name);
   if (failed.length > 0) return { action: 'blocked', reason: `failed checks: ${failed.join(', ')}; fix them before this can merge` };
-  // A delete the Runtime did not ask for always waits for a human, whatever the delete policy says.
+  // A delete no Runtime asked for (its Runtime is absent, not being deleted by KEB) always waits for a human,
+  // whatever the delete policy says: absence alone may be a broken Runtime source, not a deprovisioning.
   if (changeClass === 'delete' && disruptive) {
-    return decideByPolicy({ mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) }, approvals, 'delete of a Shoot whose Runtime still exists');
+    return decideByPolicy({ mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) }, approvals, 'delete no Runtime asked for');
   }
   const policyClass: PolicyClass = changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
   return decideByPolicy(policy[policyClass], approvals, policyClass);
@@ -54,7 +55,7 @@ const approvalsOf = (policy: ClassPolicy) => (policy.mode === 'review' ? policy.
 export type GuardResult = { allowed: true } | { allowed: false; message: string };
 
 export interface MassDeletionInput {
-  /** Shoots this run would propose deleting. */
+  /** Shoots this run would propose deleting (the generator: those no Runtime asked for; KEB's deletions pass in batches). */
   deleting: number;
   /** Shoots in the landscape before the deletion. */
   total: number;
@@ -67,7 +68,9 @@ export interface MassDeletionInput {
 
 const GENERATOR_WORDING: NonNullable<MassDeletionInput['wording']> = {
   refusing: 'refusing to propose deleting',
-  approve: (deleting) => `Check that the Runtime source is complete; if the deletions are intended, re-run with --allow-mass-deletion ${deleting} or raise massDeletion in kimops.yaml.`,
+  approve: (deleting) =>
+    `These are Shoots whose Runtime is absent (deletions KEB asked for, by a deletionTimestamp, are not counted): check that the Runtime source is complete; ` +
+    `if the deletions are intended, re-run with --allow-mass-deletion ${deleting} or raise massDeletion in kimops.yaml.`,
 };
 
 /**

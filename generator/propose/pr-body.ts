@@ -23,7 +23,8 @@ export const REPORTS_FOLDER = '.kimops/reports';
 
 export interface ShootProposal {
   shoot: string;
-  runtime: { namespace: string; name: string; generation?: number };
+  /** `absent`: no Runtime was found for a Shoot deleted from main; `name` is then the runtime id the Shoot records, if any. */
+  runtime: { namespace: string; name: string; generation?: number; absent?: true };
   classification: ChangeClass;
   before?: Shoot;
   after?: Shoot;
@@ -135,14 +136,20 @@ function fitted(section: Section, budget: number): string {
 }
 
 function summaryRow({ shoot, runtime, classification, checks }: ShootProposal): string {
+  return `| ${cell(code(shoot))} | ${runtimeCell(runtime)} | ${classLabel(classification)} | ${checksCell(checks)} |`;
+}
+
+/** The Runtime as far as it is known: a Runtime that is gone is not given a made-up namespace and name. */
+function runtimeCell(runtime: ShootProposal['runtime']): string {
+  if (runtime.absent) return runtime.name === '' ? 'none found' : `none found (runtime id ${cell(code(runtime.name))})`;
   const generation = runtime.generation === undefined ? '' : ` (generation ${runtime.generation})`;
-  return `| ${cell(code(shoot))} | ${cell(code(`${runtime.namespace}/${runtime.name}`))}${generation} | ${classLabel(classification)} | ${checksCell(checks)} |`;
+  return `${cell(code(runtime.namespace === '' ? runtime.name : `${runtime.namespace}/${runtime.name}`))}${generation}`;
 }
 
 function classLabel({ class: name, disruptive }: ChangeClass): string {
   if (name === 'update') return disruptive ? 'update (disruptive)' : 'update (non-disruptive)';
   if (name === 'immutable') return 'immutable (blocked)';
-  if (name === 'delete' && disruptive) return 'delete (Runtime still exists)';
+  if (name === 'delete' && disruptive) return 'delete (Runtime absent)';
   return name;
 }
 

@@ -2,7 +2,7 @@
 // controllers: KEB's Runtimes generated into a landscape repo, then synced — create with companions first, a
 // no-op sync that writes nothing, a worker change, a deletion with confirmation — and --dry-run writing nothing.
 import { createHmac } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -95,9 +95,11 @@ describe('kimops apply --once', () => {
       expect(aws?.spec.provider.workers[0]?.maximum).toBe(25);
       expect(aws?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBe(main(gitdir));
 
-      // A Runtime is removed: generate auto-merges the delete, apply confirms and deletes; the companion follows
-      // once Gardener (the simulator) has removed the Shoot.
-      rmSync(join(runtimes, 'gcp.yaml'));
+      // KEB deletes a Runtime (marked for deletion, as KIM's finalizer keeps it in the KCP): generate auto-merges
+      // the delete, apply confirms and deletes; the companion follows once Gardener (the simulator) has removed the Shoot.
+      const gcpFile = join(runtimes, 'gcp.yaml');
+      writeFileSync(gcpFile, readFileSync(gcpFile, 'utf8').replace(/^metadata:\n/m, 'metadata:\n  deletionTimestamp: "2026-12-01T10:00:00Z"\n'));
+      expect(readFileSync(gcpFile, 'utf8')).toContain('deletionTimestamp');
       expect((await kimops(generate)).code).toBe(0);
       const deleted = await kimops(apply);
       expect(deleted.stderr).toBe('');
