@@ -3,23 +3,23 @@
 // left alone, forced ones re-rendered; a long-running generator renders only what may have changed.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { readLandscape } from '../adapters/files/landscape.js';
-import { readRuntimes } from '../adapters/files/manifests.js';
-import { localForge, type LocalForge } from '../adapters/forge/local.js';
-import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { ConfigError } from '../model/errors.js';
-import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
-import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, type Runtime } from '../model/runtime.js';
-import type { Shoot } from '../model/shoot.js';
-import { kimops } from '../test/helpers/cli.js';
-import { useTempDir } from '../test/helpers/temp-dir.js';
-import { generate, rolloutBranchOf, type GenerateInput } from './generate.js';
-import { RenderMemo } from './render-memo.js';
-import { parsePolicyFile } from './validate/policy-file.js';
-import { parseYaml11 } from '../model/yaml-input.js';
+import { readLandscape } from '../../../adapters/files/landscape.js';
+import { readRuntimes } from '../../../adapters/files/manifests.js';
+import { localForge, type LocalForge } from '../../../adapters/forge/local.js';
+import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
+import { ConfigError } from '../../../model/errors.js';
+import { conversionSettingsOf, type ConversionSettings } from '../../../model/landscape.js';
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, type Runtime } from '../../../model/runtime.js';
+import type { Shoot } from '../../../model/shoot.js';
+import { kimops } from '../../helpers/cli.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+import { generate, rolloutBranchOf, type GenerateInput } from '../../../generator/generate.js';
+import { RenderMemo } from '../../../generator/render-memo.js';
+import { parsePolicyFile } from '../../../generator/validate/policy-file.js';
+import { parseYaml11 } from '../../../model/yaml-input.js';
 
 const dir = useTempDir('generate-changes');
-const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
+const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
 const author = { name: 'kimops', email: 'kimops@localhost' };
 
 /** A dev landscape repo with the 12 example Runtimes (generation 1) created and merged. */
