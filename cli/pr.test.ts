@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { classLine, type RecordedClass } from '../generator/propose/merge-gate.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimops } from '../test/helpers/cli.js';
 
@@ -25,8 +26,9 @@ async function prepared() {
   const head = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' }, 'main');
   const clash = await commit('kimops/dev/clash', { 'kimops.yaml': CONFIG.replace('dev}', 'other}') }, 'main');
   const forge = localForge(repo);
-  for (const [branch, title, body, labels] of [['kimops/dev/shoot-a', 'Create shoot a', BODY, ['kimops:create']], ['kimops/dev/clash', 'Change config', 'x', ['kimops:update']]] as const) {
-    if (!(await forge.openPullRequest({ branch, base: 'main', title, body, labels: [...labels] })).ok) throw new Error('open failed');
+  for (const [branch, title, body, sha, recorded] of [['kimops/dev/shoot-a', 'Create shoot a', BODY, head, 'create'], ['kimops/dev/clash', 'Change config', 'x', clash, 'update']] as const) {
+    // As the generator records it: the class decided for the head, hidden in the body.
+    if (!(await forge.openPullRequest({ branch, base: 'main', title, body: `${body}${classLine(sha, { class: recorded, disruptive: false })}` })).ok) throw new Error('open failed');
   }
   for (const sha of [head, clash]) await forge.setCommitStatus(sha, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks passed' });
   await forge.upsertStickyComment(1, 'validation', 'checks: all green');
@@ -80,9 +82,11 @@ describe('kimops pr', () => {
 
   it('merges only what the gate allows: class, approvals and the validation of the head', async () => {
     const { gitdir, repo, forge, commit } = await prepared();
-    const relabel = async (number: number, labels: string[]) => {
-      const record = (await forge.pullRecord(number)) as { ok: true; value: object };
-      await repo.commitFiles({ branch: 'kimops/pulls', files: new Map([[`pulls/${number}.json`, JSON.stringify({ ...record.value, labels })]]), message: 'relabel', author });
+    /** The class a generator pass records for the PR's head (undefined: none recorded), or for another head. */
+    const record = async (number: number, recorded: RecordedClass | undefined, forHead?: string) => {
+      const current = ((await forge.pullRecord(number)) as { ok: true; value: { headSha: string } }).value;
+      const body = recorded === undefined ? 'no class' : classLine(forHead ?? current.headSha, recorded);
+      await repo.commitFiles({ branch: 'kimops/pulls', files: new Map([[`pulls/${number}.json`, JSON.stringify({ ...current, body })]]), message: 'reclassify', author });
     };
     const refused = async (number: number, reason: string) => {
       const result = await kimops(['pr', 'merge', String(number), '--repo', gitdir]);
@@ -92,20 +96,24 @@ describe('kimops pr', () => {
     };
     const main = git(gitdir, 'rev-parse', 'main');
 
-    await relabel(1, ['kimops:immutable']);
+    await record(1, { class: 'immutable', disruptive: false });
     await refused(1, '#1 not merged, blocked: Gardener would reject this change');
-    await relabel(1, ['kimops:update', 'kimops:disruptive']);
+    await record(1, { class: 'update', disruptive: true });
     await refused(1, '#1 not merged, await-review: update-disruptive: needs 1 approval, has 0');
-    await relabel(1, []);
-    await refused(1, 'carries no change class label');
-    await relabel(1, ['kimops:create']);
+    await record(1, undefined);
+    await refused(1, 'kimops recorded no change class for its head');
+    // A class decided for an earlier head says nothing about this one (a later pass may have found it immutable).
+    await record(1, { class: 'create', disruptive: false }, 'f'.repeat(40));
+    await refused(1, 'kimops recorded no change class for its head');
     const failing = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
     await forge.updatePullRequest(1, {});
+    await record(1, { class: 'create', disruptive: false });
     await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'failure', description: '1 of 3 checks failed: no-ssh' });
     await refused(1, 'failed checks: kimops/validate (failure: 1 of 3 checks failed: no-ssh)');
     await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'pending', description: 'x' });
     await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {x: 1}\n' });
     await forge.updatePullRequest(1, {});
+    await record(1, { class: 'create', disruptive: false });
     await refused(1, 'no status on the head');
     expect(git(gitdir, 'rev-parse', 'main')).toBe(main);
 

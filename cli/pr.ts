@@ -6,9 +6,10 @@ import { Option, type Command } from 'commander';
 import { VALIDATE_CONTEXT, type ForgeResult } from '../adapters/forge/forge.js';
 import { approvalsOf, localForge, reviewerNameProblem, type LocalForge, type PullRecord } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { mergeGate } from '../generator/propose/merge-gate.js';
+import { mergeGate, recordedClass } from '../generator/propose/merge-gate.js';
 import { ConfigError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
+import { printable, printableOutput } from '../model/printable.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
 /** A forge refused the action (not mergeable, moved head, closed PR): not a usage error. */
@@ -29,8 +30,8 @@ const HELP = `
 Pull requests of the embedded local forge are recorded in the landscape repo itself (branch kimops/pulls),
 so reviewing needs no server. Merging is a real git merge into the PR's base (a fast-forward when possible),
 guarded by the head recorded when kimops opened or last updated the PR: a branch that moved since is refused.
-A merge passes the same gate as kimops's auto-merge: the PR's change class under kimops.yaml's mergePolicy
-on main, the approvals on its head, and a kimops/validate status of success on its head; a blocked class
+A merge passes the same gate as kimops's auto-merge: the change class kimops recorded for the PR's head under
+kimops.yaml's mergePolicy on main, the approvals on that head, and its kimops/validate status; a blocked class
 (an immutable change) never passes. --force --reason "<why>" merges past the gate (not past a moved head)
 and records who and why in the PR record and the merge commit.
 
@@ -112,7 +113,7 @@ async function list(forge: LocalForge, io: CliIo): Promise<number> {
   for (const record of open) {
     const head = await currentHead(forge, record);
     const approvals = approvalsOf(record).map((a) => (a.commitSha === head ? a.reviewer : `${a.reviewer} (earlier head)`));
-    io.stdout(`#${record.number}\t${record.branch}\t${record.title}\tapprovals: ${approvals.join(', ') || 'none'}\t${await validation(forge, head)}\n`);
+    io.stdout(`#${record.number}\t${printable(record.branch)}\t${printable(record.title)}\tapprovals: ${approvals.join(', ') || 'none'}\t${await validation(forge, head)}\n`);
   }
   return EXIT.ok;
 }
@@ -131,8 +132,9 @@ async function show(forge: LocalForge, number: number, io: CliIo): Promise<numbe
   const approvals = approvalsOf(record);
   lines.push('approvals:', ...(approvals.length > 0 ? approvals.map((a) => `  ${a.reviewer} on ${a.commitSha.slice(0, 12)}${a.commitSha === head ? '' : ' (earlier head)'}`) : ['  none']));
   // The body is markdown written for reviewers: printed as stored.
-  io.stdout(`${lines.join('\n')}\n\n${record.body}${record.body.endsWith('\n') ? '' : '\n'}`);
-  for (const comment of record.comments) io.stdout(`\n--- comment ${comment.id} by ${comment.author}\n${comment.body}${comment.body.endsWith('\n') ? '' : '\n'}`);
+  // Records are text anyone with push access may have edited: printed with control characters escaped (lines kept).
+  io.stdout(printableOutput(`${lines.join('\n')}\n\n${record.body}${record.body.endsWith('\n') ? '' : '\n'}`));
+  for (const comment of record.comments) io.stdout(printableOutput(`\n--- comment ${comment.id} by ${comment.author}\n${comment.body}${comment.body.endsWith('\n') ? '' : '\n'}`));
   return EXIT.ok;
 }
 
@@ -164,12 +166,12 @@ async function merge(forge: LocalForge, repo: LandscapeRepo, number: number, opt
     const breakGlass = options.force && reason ? { by: options.as, reason } : undefined;
     const merged = check(await forge.mergePullRequest(number, { sha: record.headSha, method: 'merge', ...(breakGlass && { breakGlass }) }), io);
     if ('code' in merged) return merged.code;
-    io.stdout(`merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${breakGlass.reason}` : ''}\n`);
+    io.stdout(`merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${printable(breakGlass.reason)}` : ''}\n`);
     return EXIT.ok;
   });
 }
 
-/** kimops's own merge decision for the recorded head: class labels, approvals on it, its validation. */
+/** kimops's own merge decision for the recorded head: the class recorded for it, approvals on it, its validation. */
 async function gateOf(forge: LocalForge, repo: LandscapeRepo, record: PullRecord) {
   const configText = await repo.readFile(record.base, KIMOPS_YAML);
   if (configText === undefined) throw new ConfigError(`${record.base}:${KIMOPS_YAML}`, '', `not found in ${repo.gitdir}; the merge policy lives there (create the repo with kimops init)`);
@@ -177,7 +179,7 @@ async function gateOf(forge: LocalForge, repo: LandscapeRepo, record: PullRecord
   const statuses = await forge.statuses(record.headSha);
   const validation = statuses.ok ? statuses.value.find((status) => status.context === VALIDATE_CONTEXT) : undefined;
   const approvals = approvalsOf(record).filter((approval) => approval.commitSha === record.headSha).length;
-  return mergeGate({ labels: record.labels, approvals, validation, policy });
+  return mergeGate({ recorded: recordedClass(record.body, record.headSha), approvals, validation, policy });
 }
 
 async function currentHead(forge: LocalForge, record: PullRecord): Promise<string> {

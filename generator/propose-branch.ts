@@ -10,7 +10,7 @@ import { ConfigError, TransportError } from '../model/errors.js';
 import type { BranchSync } from './branch-sync.js';
 import { MAIN } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
-import { classLabels } from './propose/merge-gate.js';
+import { classLine } from './propose/merge-gate.js';
 import { decideMerge, type MergeAction } from './propose/merge-policy.js';
 import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
 import { SHOOTS_FOLDER } from './render/landscape-layout.js';
@@ -23,8 +23,8 @@ import { checksSummary } from './validate/checks.js';
  */
 const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/g;
 const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->\n`;
-/** Room in the body for those markers: the status line and two heads while a push is under way. */
-const MARKERS_RESERVE = 300;
+/** Room in the body for those markers: the status and class lines and two heads while a push is under way. */
+const MARKERS_RESERVE = 400;
 const STATUS = /<!-- kimops:status ([0-9a-f]{40}) (\w+) -->/;
 const statusLine = (sha: string, state: string) => `<!-- kimops:status ${sha} ${state} -->\n`;
 
@@ -103,8 +103,9 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const state = checks.every((c) => c.passed) ? 'success' : 'failure';
   const posted = open !== undefined && STATUS.exec(open.body)?.slice(1).join(' ') === `${head} ${state}`;
   if (!posted) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
-  const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}`;
-  const labels = classLabels(prClass);
+  // The class is recorded with its head: `kimops pr merge` decides on it, and a later pass may change it.
+  const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}${classLine(head, prClass)}`;
+  const labels = [`kimops:${prClass.class}`];
   const { number, url } = open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 

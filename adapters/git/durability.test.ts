@@ -104,6 +104,13 @@ describe('the repo lock', () => {
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: parent });
   });
 
+  it('waits for a lock it cannot read (here a folder in its place) until its deadline, and says how to fix it', async () => {
+    const { repo } = await repoWithMain();
+    await mkdir(join(repo.gitdir, REPO_LOCK_FILE));
+    const attempt = withRepoLock(repo.gitdir, { purpose: 'generate', timeoutMs: 50 }, async () => 'ran');
+    await expect(attempt).rejects.toThrow(`held by an unreadable ${REPO_LOCK_FILE}; let it finish and run again, or, if no kimops runs there any more, remove ${join(repo.gitdir, REPO_LOCK_FILE)}`);
+  });
+
   it('is re-entrant within its holder and queues the other holders of this process', async () => {
     const { repo } = await repoWithMain();
     const order: string[] = [];

@@ -6,7 +6,7 @@
 // over. Within one process, holders queue, and work started inside a holder's work is part of it (it
 // does not wait for itself).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -74,7 +74,7 @@ async function acquire(gitdir: string, { purpose, timeoutMs = DEFAULT_LOCK_TIMEO
   let told = false;
   for (;;) {
     if (await create(path, text)) return () => releaseIfOurs(path, text);
-    const found = await readFile(path, 'utf8').catch(() => undefined);
+    const found = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : ''));
     if (found === undefined) continue; // released between our two steps: try again at once
     const holder = parseHolder(found);
     if (holder !== undefined && isDead(holder)) {
@@ -132,20 +132,28 @@ function isDead(holder: Holder): boolean {
   }
 }
 
+/** A takeover takes seconds at most; a break file older than this was left by a breaker that died. */
+const STALE_BREAK_MS = 10_000;
+
 /**
- * Removes a dead holder's lock without removing a live one that replaced it meanwhile: the file is
- * moved aside first and removed only if it is still the dead holder's; else it is put back.
+ * Removes a dead holder's lock without removing a live one that replaced it meanwhile. Takeovers are
+ * serialised by `<lock>.break`, created whole like the lock: inside it the lock is read again and removed
+ * only if it is still the dead holder's. (Creating a lock needs no break file: nobody can while the dead
+ * holder's file exists.)
  */
 async function breakStale(path: string, stale: string): Promise<void> {
-  const aside = temporaryPathFor(path);
-  try {
-    await rename(path, aside);
-  } catch {
-    return; // someone else broke it already
+  const breakPath = `${path}.break`;
+  if (!(await create(breakPath, `${process.pid}\n`))) {
+    const age = await stat(breakPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (age > STALE_BREAK_MS) await rm(breakPath, { force: true });
+    else await sleep(5);
+    return; // another process is taking it over; look again
   }
-  const moved = await readFile(aside, 'utf8').catch(() => undefined);
-  if (moved !== stale) await link(aside, path).catch(() => undefined);
-  await rm(aside, { force: true });
+  try {
+    if ((await readFile(path, 'utf8').catch(() => undefined)) === stale) await rm(path, { force: true });
+  } finally {
+    await rm(breakPath, { force: true });
+  }
 }
 
 async function releaseIfOurs(path: string, text: string): Promise<void> {

@@ -4,7 +4,7 @@ import type { Runtime } from '../../model/runtime.js';
 import { planDeletions, type DeletionInput } from './deletions.js';
 
 const runtime = (shoot: string, more: Partial<Runtime['metadata']> = {}): Runtime =>
-  ({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: `rt-${shoot}`, namespace: 'kcp-system', ...more }, spec: { shoot: { name: shoot } } }) as unknown as Runtime;
+  ({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: `rt-${shoot}`, namespace: 'kcp-system', labels: { 'kyma-project.io/runtime-id': `id-${shoot}` }, ...more }, spec: { shoot: { name: shoot } } }) as unknown as Runtime;
 const deleting = (shoot: string) => runtime(shoot, { deletionTimestamp: '2026-12-01T10:00:00Z', generation: 3 });
 
 /** A landscape of `total` Shoots whose `unasked` no live Runtime names; a live Runtime keeps the landscape non-empty. */
@@ -28,6 +28,13 @@ describe('planDeletions', () => {
     expect(plan.later).toBe(1);
     expect(plan.withheld).toBeUndefined();
     expect(plan.deletions[0]).toMatchObject({ runtime: { namespace: 'kcp-system', name: 'rt-a', generation: 3 }, reason: expect.stringContaining('runtime kcp-system/rt-a is being deleted (deletionTimestamp 2026-12-01T10:00:00Z') });
+  });
+
+  it("takes KEB's deletion for proof only from the Shoot's own Runtime: another Runtime naming it proves nothing", () => {
+    const impostor = runtime('a', { deletionTimestamp: '2026-12-01T10:00:00Z', labels: { 'kyma-project.io/runtime-id': 'id-other' } });
+    expect(shoots(planDeletions(input(['a'], { runtimes: [runtime('kept'), impostor] })))).toEqual(['a absent']);
+    // Without the runtime id on the Shoot (written before KIM's annotation), the name is all there is to go by.
+    expect(shoots(planDeletions({ ...input([], { runtimes: [runtime('kept'), impostor] }), unasked: [{ name: 'a' }] }))).toEqual(['a keb']);
   });
 
   it("lets KEB's deletions pass a mass-deletion guard that refuses the absent Runtimes' Shoots", () => {

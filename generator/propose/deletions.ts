@@ -5,7 +5,7 @@
 // `deprovisioning.batchSize` per pass; a Shoot whose Runtime is simply absent waits for a human, under the
 // mass-deletion guard. Pure: the caller reads main and the Runtimes.
 import type { KimopsConfig } from '../../model/kimops-config.js';
-import { runtimeRef, type Runtime } from '../../model/runtime.js';
+import { LABEL_RUNTIME_ID, runtimeRef, type Runtime } from '../../model/runtime.js';
 import { formatCount } from './change-text.js';
 import { massDeletionGuard } from './merge-policy.js';
 import type { ShootProposal } from './pr-body.js';
@@ -59,8 +59,14 @@ export function planDeletions(input: DeletionInput): DeletionPlan {
 
   const deleting = new Map<string, Runtime>();
   for (const runtime of input.runtimes) if (runtime.metadata.deletionTimestamp) deleting.set(runtime.spec.shoot.name, runtime);
-  const asked = unasked.filter((shoot) => deleting.has(shoot.name));
-  const absent = unasked.filter((shoot) => !deleting.has(shoot.name));
+  // KEB's deletion proves a Shoot's only when it is that Shoot's Runtime: where KIM recorded the runtime id on
+  // the Shoot, the Runtime being deleted must carry the same id (another Runtime naming the Shoot proves nothing).
+  const isKebs = (shoot: UnaskedShoot) => {
+    const runtime = deleting.get(shoot.name);
+    return runtime !== undefined && (!shoot.runtimeId || runtime.metadata.labels?.[LABEL_RUNTIME_ID] === shoot.runtimeId);
+  };
+  const asked = unasked.filter(isKebs);
+  const absent = unasked.filter((shoot) => !isKebs(shoot));
   const batch = asked.slice(0, input.config.deprovisioning.batchSize).map(({ name }) => kebDeletion(name, deleting.get(name) as Runtime));
   const plan: DeletionPlan = { deletions: batch, later: asked.length - batch.length };
   if (absent.length === 0) return plan;

@@ -129,6 +129,28 @@ describe('generate: rollouts', () => {
   });
 });
 
+describe('generate: a PR whose class a later pass changed', () => {
+  it('is judged by kimops pr merge on the class recorded for its head: an update turned immutable stays refused when approved', async () => {
+    const { repo, forge, runtimes, run } = await landscape();
+    const config = (await repo.readFile('main', 'kimops.yaml')) as string;
+    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config.replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}')]]), message: 'review updates', author });
+    const changed = (generation: number, nodes?: string) =>
+      changedRuntime(runtimes, 0, (runtime) => {
+        runtime.metadata.generation = generation;
+        (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 1;
+        if (nodes !== undefined) runtime.spec.shoot.networking.nodes = nodes;
+      });
+    const [update] = (await run({ runtimes: changed(2) })).proposed;
+    expect(update).toMatchObject({ class: 'update', action: 'await-review' });
+    const [immutable] = (await run({ runtimes: changed(3, '10.251.0.0/16') })).proposed;
+    expect(immutable).toMatchObject({ pr: update?.pr, class: 'immutable', action: 'blocked' });
+    await approve(forge, update?.pr as number);
+    const merge = await kimops(['pr', 'merge', String(update?.pr), '--repo', repo.gitdir]);
+    expect(merge.code).toBe(1);
+    expect(merge.stderr).toContain('not merged, blocked: Gardener would reject this change');
+  });
+});
+
 describe('generate: a superseded rollout', () => {
   it('closes the open rollout PR when the landscape changes again, and proposes the new rollout instead', async () => {
     const { forge, settings, run } = await landscape();
