@@ -1,7 +1,8 @@
 // `kimops validate`: the landscape repo's own check, run by its workflow on every pull request — the
 // same schema and policy checks the generator puts into its PRs, for the Shoots that changed against
-// the base, plus the credentials scan; with a Garden kubeconfig also a server-side dry-run of each
-// changed Shoot. Wiring only: the checks are generator/validate/repo-check.ts.
+// the base, plus the credentials scan of the files the change added or changed (of every file without
+// a base); with a Garden kubeconfig also a server-side dry-run of each changed Shoot. Wiring only: the
+// checks are generator/validate/repo-check.ts.
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -36,7 +37,10 @@ const HELP = `
 --base only those that changed against that git ref (e.g. origin/main), each with its operation
 (create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
 kimops.yaml names, with the landscape kimops.yaml names (the base's kimops.yaml when --base is given,
-so a pull request cannot pick its own rules); every file is scanned for credentials.
+so a pull request cannot pick its own rules). Files are scanned for credentials: with --base those the
+change added or changed (and every file of a changed Shoot's folder), so a pull request is judged on
+what it changes; without --base every file, which is how to find a credential already on main (run it on
+main, e.g. on each push to main or on a schedule).
 <files…>: Shoot manifests outside a landscape repo (files, or folders of .yaml/.yml/.json files), each
 Shoot checked as a create; needs --landscape. Input that holds no Shoot at all is refused (exit 2).
 
@@ -74,7 +78,7 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   if (options.base !== undefined && repoDir === undefined) throw new ConfigError('--base', '', 'compares a landscape repo checkout; pass the folder that holds kimops.yaml');
 
   const files = repoDir ? await readRepoFiles(repoDir) : await readGivenFiles(paths);
-  const base = repoDir && options.base !== undefined ? await readBase(repoDir, options.base) : undefined;
+  const base = repoDir && options.base !== undefined ? await readBase(repoDir, options.base, files) : undefined;
   // The rules come from the base when there is one: a pull request must not choose its own.
   const config = repoDir ? parseKimopsConfig(base?.kimopsYaml ?? files.get(KIMOPS_YAML) ?? '', base ? `${KIMOPS_YAML} at ${options.base}` : join(repoDir, KIMOPS_YAML)) : undefined;
   const landscapeName = options.landscape ?? config?.landscape;
@@ -85,7 +89,7 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   const context = { policies: await source.policies(options.policySet ?? config?.policySet ?? 'default'), params: await source.params(undefined), landscape: landscape.name };
 
   const report = repoDir
-    ? checkLandscapeFiles({ files, context, ...(base && { base: base.shoots }) })
+    ? checkLandscapeFiles({ files, context, ...(base && { base: base.files }) })
     : checkShootFiles(files, context);
   if (!repoDir && report.shoots.length === 0 && !report.findings.some((f) => f.check === YAML_CHECK)) {
     // "0 Shoots checked, exit 0" would pass a Runtime file or an empty folder as if it had been checked.
@@ -99,16 +103,22 @@ async function validate(paths: string[], options: ValidateOptions, io: CliIo): P
   return report.findings.some((f) => f.severity === 'deny') ? EXIT.conversionFailed : EXIT.ok;
 }
 
-/** kimops.yaml and the Shoot folders at the base ref, from the checkout's own git data. */
-async function readBase(repoDir: string, ref: string): Promise<{ kimopsYaml: string | undefined; shoots: Map<string, string> }> {
+/**
+ * kimops.yaml and the files at the base ref the change is compared with — its Shoot folders, and every
+ * other file the checkout also holds (one the checkout lacks was deleted: nothing to judge) — from the
+ * checkout's own git data.
+ */
+async function readBase(repoDir: string, ref: string, checkout: ReadonlyMap<string, string>): Promise<{ kimopsYaml: string | undefined; files: Map<string, string> }> {
   const gitdir = join(repoDir, '.git');
   if (!isDirectory(gitdir)) throw new ConfigError('--base', '', `${repoDir} is not a git checkout (no .git folder); check out the repo with its history (fetch-depth: 0)`);
   const repo = await LandscapeRepo.open(gitdir);
   const commit = (await repo.resolve(ref)) ?? (await repo.resolve(`refs/remotes/${ref}`));
   if (commit === undefined) throw new ConfigError('--base', '', `${ref} is not a branch, remote branch or commit of ${repoDir}; fetch it (actions/checkout with fetch-depth: 0)`);
-  const shoots = new Map<string, string>();
-  for (const [path, file] of await repo.readFiles(commit, SHOOTS_FOLDER)) shoots.set(path, await file.read());
-  return { kimopsYaml: await repo.readFile(commit, KIMOPS_YAML), shoots };
+  const files = new Map<string, string>();
+  for (const [path, file] of await repo.readFiles(commit)) {
+    if (path.startsWith(`${SHOOTS_FOLDER}/`) || checkout.has(path)) files.set(path, await file.read());
+  }
+  return { kimopsYaml: await repo.readFile(commit, KIMOPS_YAML), files };
 }
 
 async function readGivenFiles(paths: readonly string[]): Promise<Map<string, string>> {

@@ -5,7 +5,7 @@ import { readRuntimes } from '../../adapters/files/manifests.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
 import { filesOf } from '../render/landscape-layout.js';
 import { renderRuntimes } from '../render/render-runtimes.js';
-import { scanForCredentials } from './credentials.js';
+import { scanFile } from './credentials.js';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 // Made up, in the formats gitleaks' rules describe.
@@ -19,7 +19,7 @@ const SERVICE_ACCOUNT = JSON.stringify({ type: 'service_account', project_id: 'p
 /** The credentials planted in the cases below: no message may print any of them. */
 const SECRETS = [GITHUB_TOKEN, AWS_KEY, SLACK_TOKEN, PASSWORD, 'abc.def.ghi', 'MIIEvQIBADANBg', 's3cr3t-Value'];
 
-describe('scanForCredentials', () => {
+describe('scanFile', () => {
   it.each([
     ['a Secret object', 'shoots/a/secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n', [[2, 'secret-object', 'document 1 (Secret x): a Secret object']]],
     ['a Secret object in JSON', 'x.json', '{\n  "apiVersion": "v1",\n  "kind": "Secret"\n}', [[3, 'secret-object', 'document 1 (Secret): a Secret object']]],
@@ -68,7 +68,7 @@ describe('scanForCredentials', () => {
     ]],
     ['a file no YAML reader can parse, line by line', 'broken.yaml', `foo: [unclosed\npassword: ${PASSWORD}\n`, [[2, 'credential-value', 'a literal value for "password" (11 characters) (found line by line']]],
   ])('finds %s, naming the file, line, document and field', (_case, path, text, expected) => {
-    const findings = scanForCredentials({ [path]: text });
+    const findings = scanFile(path, text);
     expect(findings.map((f) => [f.line, f.rule])).toEqual(expected.map(([line, rule]) => [line, rule]));
     findings.forEach((finding, i) => {
       expect(finding.path).toBe(path);
@@ -93,24 +93,24 @@ describe('scanForCredentials', () => {
     ['a CA certificate', 'cm.yaml', `data:\n  ca.crt: |\n    -----BEGIN CERTIFICATE-----\n    MIIC\n    -----END CERTIFICATE-----\n  bundle: ${base64('-----BEGIN CERTIFICATE-----\nMIIC\n')}\n`],
     ['a low-entropy value of a key naming a credential', 'x.yaml', 'dbPasswordHint: aaaaaaaaaaaaaaaa\n'],
   ])('does not flag %s', (_case, path, text) => {
-    expect(scanForCredentials(new Map([[path, text]]))).toEqual([]);
+    expect(scanFile(path, text)).toEqual([]);
   });
 
   it('reads what no manifest holds without failing: alias cycles, nesting thousands deep, binary data', () => {
     const deep = `${'['.repeat(5000)}"${GITHUB_TOKEN}"${']'.repeat(5000)}`;
-    const findings = scanForCredentials({ 'cycle.yaml': 'a: &x\n  b: *x\n', 'deep.json': deep, 'key.yaml': `privateKey: !!binary ${base64('\u0000\u0001binary')}\n` });
+    const findings = [...scanFile('cycle.yaml', 'a: &x\n  b: *x\n'), ...scanFile('deep.json', deep), ...scanFile('key.yaml', `privateKey: !!binary ${base64('\u0000\u0001binary')}\n`)];
     expect(findings.map((f) => `${f.path}:${f.line} ${f.rule}`)).toEqual(['deep.json:1 token-pattern', 'key.yaml:1 credential-value']);
     expect(findings[1]?.message).toContain('privateKey: a literal value for "privateKey" (8 bytes)');
   });
 
   it('prints names from the file with control characters escaped', () => {
-    const [finding] = scanForCredentials({ 'x.json': JSON.stringify({ kind: 'Secret', metadata: { name: 'evil\u001b[2J\nforged line' } }) });
+    const [finding] = scanFile('x.json', JSON.stringify({ kind: 'Secret', metadata: { name: 'evil\u001b[2J\nforged line' } }));
     expect(finding?.message).toContain('document 1 (Secret evil\\x1b[2J\\nforged line): a Secret object');
   });
 
-  it('reports findings sorted by path and line', () => {
-    const findings = scanForCredentials({ 'b.yaml': 'kind: Secret\n', 'a.yaml': 'x: 1\ntoken: abcdef\n---\nkind: Secret\n' });
-    expect(findings.map((f) => `${f.path}:${f.line}`)).toEqual(['a.yaml:2', 'a.yaml:4', 'b.yaml:1']);
+  it("reports a file's findings by line, documents and line scan merged", () => {
+    const findings = scanFile('a.yaml', `kind: Secret\n---\nx: 1\ntoken: abcdef\n# ${GITHUB_TOKEN}\n---\nkind: Secret\n`);
+    expect(findings.map((f) => `${f.path}:${f.line} ${f.rule}`)).toEqual(['a.yaml:1 secret-object', 'a.yaml:4 credential-value', 'a.yaml:5 token-pattern', 'a.yaml:7 secret-object']);
   });
 
   describe("kimops's own files", () => {
@@ -134,7 +134,7 @@ describe('scanForCredentials', () => {
 
     it('finds nothing in the examples, the policy pack, the repo template, or any Shoot rendered from the examples', () => {
       expect(files.size).toBeGreaterThan(100);
-      expect(scanForCredentials(files)).toEqual([]);
+      expect([...files].flatMap(([path, text]) => scanFile(path, text))).toEqual([]);
     });
   });
 });

@@ -1,5 +1,7 @@
-// The repo-level rule "no Secret objects or credentials anywhere in the landscape repo": a scan over
-// file texts (path → text). Pure; the caller lists and reads the files. It is not a
+// The repo-level rule "no Secret objects or credentials anywhere in the landscape repo": a scan of one
+// file's text at a time (scanFile); which files a check scans is its caller's (folder-check.ts: every file
+// of a Shoot's folder; repo-check.ts: the files a change added or changed, or all). Pure; the caller reads
+// the files. It is not a
 // ValidatingAdmissionPolicy: a VAP matches requests by resource, and one denying `secrets` in the
 // garden cluster would also deny the Secrets Gardener and its operators create there. In Git, every
 // file is ours, so the rule is checked over files instead.
@@ -34,12 +36,6 @@ const FIX = 'remove it from the repo and rotate it; credentials live in the clus
 const DOCUMENT_FILE = /(\.(ya?ml|json|kubeconfig)|(^|\/)[^/.]*kubeconfig[^/.]*)$/i;
 /** Files whose `key: value` lines are data (configs, docs), not program code: the line scan reads their keys. */
 const DATA_FILE = /(\.(env|ini|properties|conf|cfg|toml|md|txt)|\/[^./]+|^[^./]+)$/i;
-
-/** Finds Secret objects and credentials in the given files, sorted by path and line. */
-export function scanForCredentials(files: ReadonlyMap<string, string> | Readonly<Record<string, string>>): CredentialFinding[] {
-  const entries = files instanceof Map ? [...files.entries()] : Object.entries(files);
-  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([path, text]) => scanFile(path, text));
-}
 
 /** One file's findings, by line; `documents` when the caller has parsed the file already. */
 export function scanFile(path: string, text: string, documents?: readonly YamlDocument[]): CredentialFinding[] {

@@ -48,22 +48,31 @@ function generatorDenies(context: ValidationContext, c: Case): string[] {
   return checkProposedShoot(context, c.shoot, c.files, c.onMain).filter((check) => !check.passed).map((check) => check.name).sort();
 }
 
-/** `kimops validate --base main` on the PR's head: the checks its denials name (credentials by rule folded into one). */
-function validateDenies(context: ValidationContext, c: Case): string[] {
+/** main and the PR's head as files: `mainOutside` beside the folder on main, the folder as the PR commits it. */
+function checkouts(c: Case, mainOutside: ReadonlyMap<string, string>): { main: Map<string, string>; head: Map<string, string> } {
   const folder = `shoots/${c.shoot}/`;
-  const main = new Map([...MAIN, ...(c.onMain ?? [])]);
-  const head = new Map([...[...main].filter(([path]) => !path.startsWith(folder)), ...c.files]);
+  const main = new Map([...mainOutside, ...(c.onMain ?? [])]);
+  return { main, head: new Map([...[...main].filter(([path]) => !path.startsWith(folder)), ...c.files]) };
+}
+
+/**
+ * `kimops validate --base main` on the PR's head: the checks its denials name (credentials by rule folded
+ * into one). `mainOutside`: what main holds beside the folder (clean unless a test says otherwise).
+ */
+function validateDenies(context: ValidationContext, c: Case, mainOutside: ReadonlyMap<string, string> = MAIN): string[] {
+  const folder = `shoots/${c.shoot}/`;
+  const { main, head } = checkouts(c, mainOutside);
   const report = checkLandscapeFiles({ files: head, base: main, context });
-  // Nothing outside the PR's folder may decide its verdict here: main is clean.
+  // Nothing outside the PR's folder may decide its verdict: the PR changes nothing there, whatever main holds.
   expect(report.findings.filter((f) => !f.path.startsWith(folder))).toEqual([]);
   return [...new Set(report.findings.filter((f) => f.severity === 'deny').map((f) => f.check.replace(/ \(.*\)$/, '')))].sort();
 }
 
-function expectOneVerdict(c: Case): void {
+function expectOneVerdict(c: Case, mainOutside: ReadonlyMap<string, string> = MAIN): void {
   const generator = generatorDenies(withInventory, c);
-  expect(generator, c.name).toEqual(validateDenies(withInventory, c));
+  expect(generator, c.name).toEqual(validateDenies(withInventory, c, mainOutside));
   // The workflow's facts (no inventory): whatever it denies, the PR denied too.
-  for (const check of validateDenies(withoutInventory, c)) expect(generator, c.name).toContain(check);
+  for (const check of validateDenies(withoutInventory, c, mainOutside)) expect(generator, c.name).toContain(check);
 }
 
 function packCases(): Case[] {
@@ -177,5 +186,37 @@ describe('one verdict: the generator denies what `kimops validate` denies on a c
 
   it.each(['CREATE', 'UPDATE', 'DELETE'] as const)('on variants of a rendered Shoot, %s: SSH, versions, worker bounds, credentials in labels, annotations and companions', (operation) => {
     fc.assert(fc.property(variant, (v) => expectOneVerdict(variantCase({ ...v, operation }))), { numRuns: RUNS });
+  });
+
+  describe('when main already holds a credential (a README.md with a token, merged with `kimops pr merge --force`)', () => {
+    const dirtyMain = new Map([...MAIN, ['README.md', `# landscape stage\n\nold token: ${GITHUB_TOKEN}\n`]]);
+    const create = (change: Partial<Variant>) =>
+      variantCase({ operation: 'CREATE', ssh: false, version: '1.33.3', minimum: 3, maximum: 20, account: 'd90f856e-6f54-579b-a12b-27abb6e4727e', annotation: undefined, companion: 'clean', shootAsText: undefined, ...change });
+
+    it("a PR that adds a clean Shoot passes both: the generator's checks and `kimops validate --base main` on its head", () => {
+      const c = create({});
+      expect(checkProposedShoot(withInventory, c.shoot, c.files, c.onMain).every((check) => check.passed)).toBe(true);
+      const { main, head } = checkouts(c, dirtyMain);
+      expect(checkLandscapeFiles({ files: head, base: main, context: withInventory }).findings).toEqual([]);
+      for (const context of [withInventory, withoutInventory]) expect(validateDenies(context, c, dirtyMain)).toEqual([]);
+      // The token is not lost: `kimops validate` without a base — on main, or on the head — still reports it.
+      for (const files of [main, head]) {
+        expect(checkLandscapeFiles({ files, context: withoutInventory }).findings.map((f) => `${f.path}:${f.line} ${f.check}`)).toEqual(['README.md:3 credentials (token-pattern)']);
+      }
+    });
+
+    it.each([
+      ['in a Shoot label', { account: GITHUB_TOKEN, companion: 'none' as const }],
+      ['in a companion', { companion: 'token-in-comment' as const }],
+    ])('a PR that adds the token %s is denied by both, for its own file', (_where, change) => {
+      const c = create(change);
+      expect(generatorDenies(withInventory, c)).toEqual(['credentials']);
+      expect(validateDenies(withInventory, c, dirtyMain)).toEqual(['credentials']);
+      expect(validateDenies(withoutInventory, c, dirtyMain)).toEqual(['credentials']);
+    });
+
+    it('on variants of a rendered Shoot, every operation: one verdict, whatever main holds beside the folder', () => {
+      fc.assert(fc.property(variant, (v) => expectOneVerdict(variantCase(v), dirtyMain)), { numRuns: RUNS });
+    });
   });
 });

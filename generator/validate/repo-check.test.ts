@@ -35,6 +35,8 @@ spec:
   'at-most-30-nodes.yaml',
 );
 const context = { policies: [maxNodes], params: {}, landscape: 'dev' };
+// Made up, in the format gitleaks' rule describes (as in credentials.test.ts).
+const GITHUB_TOKEN = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}`;
 
 // Rendered once (the converter's first render takes a while); each test works on a copy.
 let rendered: Map<string, string>;
@@ -49,7 +51,7 @@ describe('checkLandscapeFiles', () => {
     const files = new Map(base);
     const companion = 'shoots/c-78fcc25/configmap-extra.yaml';
     files.set(companion, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  password: hunter2-Xq9\n');
-    files.set('docs/notes.yaml', `token: ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}\n`);
+    files.set('docs/notes.yaml', `token: ${GITHUB_TOKEN}\n`);
     const report = checkLandscapeFiles({ files, base, context });
     expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-78fcc25/shoot.yaml UPDATE 3']);
     expect(report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`)).toEqual([
@@ -93,5 +95,33 @@ describe('checkLandscapeFiles', () => {
       'shoots/c-78fcc25/shoot.yaml yaml deny',
       'notes/admin.kubeconfig:4 credentials (kubeconfig-client-key) deny',
     ]);
+  });
+
+  it('with a base judges the change only: a credential the base already holds is reported without a base, and where a change adds or touches it', async () => {
+    // main holds a README.md with a token (merged with `kimops pr merge --force`, or found by a newer rule).
+    const main = await landscapeFiles();
+    main.set('README.md', `# landscape dev\n\nold token: ${GITHUB_TOKEN}\n`);
+    const readme = ['README.md:3 credentials (token-pattern) deny'];
+    const where = (report: { findings: { path: string; line?: number; check: string; severity: string }[] }) => report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`);
+
+    // A clean change elsewhere: the PR's check passes, as the generator's status does for its folder.
+    const clean = new Map(main);
+    clean.set('shoots/c-78fcc25/shoot.yaml', (main.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 25'));
+    const pr = checkLandscapeFiles({ files: clean, base: main, context });
+    expect(pr.shoots.map((s) => `${s.path} ${s.operation}`)).toEqual(['shoots/c-78fcc25/shoot.yaml UPDATE']);
+    expect(pr.findings).toEqual([]);
+    // Without a base — on main itself, in a job of main's — the whole checkout is judged: the token is reported.
+    expect(where(checkLandscapeFiles({ files: main, context }))).toEqual(readme);
+    expect(where(checkLandscapeFiles({ files: clean, context }))).toEqual(readme);
+
+    // A change that touches the file (a line added beside the token) or adds one with a token is denied.
+    const touched = new Map(main);
+    touched.set('README.md', `${main.get('README.md') as string}more notes\n`);
+    touched.set('docs/access.md', `use ${GITHUB_TOKEN}\n`);
+    expect(where(checkLandscapeFiles({ files: touched, base: main, context }))).toEqual(['README.md:3 credentials (token-pattern) deny', 'docs/access.md:1 credentials (token-pattern) deny']);
+    // A change that removes it has nothing left to judge.
+    const removed = new Map(main);
+    removed.delete('README.md');
+    expect(checkLandscapeFiles({ files: removed, base: main, context }).findings).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
-// `kimops validate` on a landscape repo's files: every Shoot folder that changed against the base (all
-// of them without one) checked as the generator checks the folders it commits — checkShootFolder, the
-// one implementation both use — plus the credentials scan over every other file. Pure: the caller
-// reads the files.
+// `kimops validate` on a landscape repo's files. With a base it judges the change, as a PR check does:
+// every Shoot folder that changed against the base checked as the generator checks the folders it
+// commits — checkShootFolder, the one implementation both use — and the credentials scan over every
+// other file added or changed; a file the base already holds as it is decides nothing (a credential
+// already on main is reported by `kimops validate` without a base, not by every PR). Without a base it
+// judges the whole checkout: every Shoot as a create, every file scanned. Pure: the caller reads the files.
 import type { Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from '../render/landscape-layout.js';
@@ -15,7 +17,10 @@ export type { Finding } from './folder-check.js';
 export interface RepoCheckInput {
   /** The files as they are now (repo path → text). */
   files: ReadonlyMap<string, string>;
-  /** The same at the base the change is compared with; absent: every Shoot is checked as a create. */
+  /**
+   * Every file at the base the change is compared with (not only its Shoots: a file is judged only when
+   * it is new or differs from the base's); absent: every Shoot is checked as a create, every file scanned.
+   */
   base?: ReadonlyMap<string, string>;
   context: ValidationContext;
 }
@@ -54,9 +59,11 @@ export function checkLandscapeFiles({ files, base, context }: RepoCheckInput): R
     if (checked.operation) report.shoots.push({ path: `${folder}${SHOOT_FILE}`, operation: checked.operation, checks: checked.checks.length });
     report.findings.push(...checked.findings);
   }
-  // Every other file (unchanged folders included): the credentials scan alone.
+  // Every other file: the credentials scan alone — with a base only where the change added or changed
+  // the file, as the generator scans only what it commits; a file main holds as it is is not the PR's.
   for (const [path, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!scanned.has(path)) report.findings.push(...scanFile(path, text).map(credentialFinding));
+    if (scanned.has(path) || base?.get(path) === text) continue;
+    report.findings.push(...scanFile(path, text).map(credentialFinding));
   }
   return report;
 }
