@@ -2,7 +2,7 @@
 // value). Pure: the desired state of the commit, the live objects of garden-<project>, and the policy in; the
 // plan out. The applier executes it; `--dry-run` prints it.
 import type { MassDeletionGuard } from '../model/kimops-config.js';
-import type { Shoot } from '../model/shoot.js';
+import { isManagedByKimops, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type Shoot } from '../model/shoot.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { massDeletionGuard } from '../generator/propose/merge-policy.js';
 import { type FieldChange, hasUniqueKeys, semanticDiff } from '../generator/propose/semantic-diff.js';
@@ -16,8 +16,7 @@ import { isJsonObject } from '../model/json.js';
  * carrying it with OWNERSHIP_VALUE. The applier adds it on every apply (it is part of the manifest it applies),
  * so a Shoot kimops created or took over is found again after a restart — no state outside the API.
  */
-export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
-export const OWNERSHIP_VALUE = 'kimops';
+export { OWNERSHIP_LABEL, OWNERSHIP_VALUE };
 /** On a companion: the Shoot it belongs to, so the companions of a deleted Shoot can be found and deleted after it. */
 export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
 /**
@@ -492,7 +491,7 @@ function companionsPerShoot(liveCompanions: readonly KubeObject[]): Map<string, 
 }
 
 function isOwned(object: KubeObject): boolean {
-  return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE;
+  return isManagedByKimops(object);
 }
 
 function isDeleting(object: KubeObject): boolean {

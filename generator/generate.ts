@@ -10,7 +10,7 @@ import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js
 import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, runtimeRef, type Runtime } from '../model/runtime.js';
-import type { Shoot } from '../model/shoot.js';
+import { isManagedByKimops, type Shoot } from '../model/shoot.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
 import { ANNOTATION_RUNTIME_GENERATION, ANNOTATION_RUNTIME_ID } from './convert/extenders/metadata.js';
 import { readMainSnapshot, type MainSnapshot } from './main-snapshot.js';
@@ -360,11 +360,13 @@ async function proposeDeletions(
     total: snapshot.folders.size,
     config: snapshot.config,
     ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
+    ...(input.gardenShoots && { garden: gardenDeletions(input.gardenShoots, snapshot) }),
   });
   const proposed = plan.deletions.filter((d) => d.askedByKeb).length;
   if (proposed + plan.later > 0) result.deprovisioning = { proposed, later: plan.later };
   if (plan.later > 0) {
-    input.log(`deprovisioning: ${proposed} of ${proposed + plan.later} deletions KEB asked for proposed in this pass (kimops.yaml deprovisioning.batchSize ${snapshot.config.deprovisioning.batchSize}); ${plan.later} more ${plan.later === 1 ? 'follows' : 'follow'} in later passes`);
+    const limit = plan.batchLimit ?? `kimops.yaml deprovisioning.batchSize ${snapshot.config.deprovisioning.batchSize}`;
+    input.log(`deprovisioning: ${proposed} of ${proposed + plan.later} deletions KEB asked for proposed in this pass (${limit}); ${plan.later} more ${plan.later === 1 ? 'follows' : 'follow'} in later passes`);
   }
   for (const deletion of plan.deletions) {
     const before = gone.get(deletion.shoot) as Shoot;
@@ -374,6 +376,13 @@ async function proposeDeletions(
     if (outcome) result.proposed.push(outcomeOf(proposal, outcome));
   }
   return plan.withheld;
+}
+
+/** What the applier's mass-deletion guard will count: the live Shoots, and those main dropped whose deletion it has not started. */
+function gardenDeletions(live: ReadonlyMap<string, Shoot>, snapshot: MainSnapshot): { unapplied: number; total: number } {
+  const owned = [...live.values()].filter(isManagedByKimops);
+  const unapplied = owned.filter((shoot) => !snapshot.folders.has(shoot.metadata.name) && !shoot.metadata.deletionTimestamp).length;
+  return { unapplied, total: owned.length };
 }
 
 /**

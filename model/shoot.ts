@@ -4,6 +4,14 @@ import type { ObjectMeta } from './runtime.js';
 
 export const SHOOT_API_VERSION = 'core.gardener.cloud/v1beta1';
 
+/** The label the applier puts on every object it manages: what it may delete, and what its mass-deletion guard counts. */
+export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
+export const OWNERSHIP_VALUE = 'kimops';
+
+export function isManagedByKimops(object: { metadata: { labels?: Record<string, string> | undefined } }): boolean {
+  return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE;
+}
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 

@@ -38,13 +38,31 @@ describe('planDeletions', () => {
   });
 
   it("lets KEB's deletions pass a mass-deletion guard that refuses the absent Runtimes' Shoots", () => {
-    const many = Array.from({ length: 30 }, (_, i) => `s-${String(i).padStart(2, '0')}`);
-    const plan = planDeletions(input(many, { total: 40, runtimes: [runtime('kept'), ...many.slice(0, 25).map(deleting)], config: { massDeletion: DEFAULT_MASS_DELETION, deprovisioning: { batchSize: 25 } } }));
-    // 25 deletions KEB asked for, at once, in a landscape of 40: far beyond 20 shoots or 10 %.
+    const many = Array.from({ length: 50 }, (_, i) => `s-${String(i).padStart(2, '0')}`);
+    const plan = planDeletions(input(many, { total: 400, runtimes: [runtime('kept'), ...many.slice(0, 25).map(deleting)], config: { massDeletion: DEFAULT_MASS_DELETION, deprovisioning: { batchSize: 20 } } }));
+    // 25 deletions KEB asked for while 25 Runtimes are absent: KEB's go in a batch of 20, the rest next pass.
     expect(plan.deletions.every((d) => d.askedByKeb)).toBe(true);
-    expect(plan.deletions).toHaveLength(25);
-    // The 5 absent ones: 13 % of 40, refused all together.
-    expect(plan.withheld).toMatch(/^refusing to propose deleting 5 of 40 shoots \(13 %\) at once/);
+    expect(plan.deletions).toHaveLength(20);
+    expect(plan.later).toBe(5);
+    // The 25 absent ones: more than 20 shoots, refused all together.
+    expect(plan.withheld).toMatch(/^refusing to propose deleting 25 of 400 shoots \(6 %\) at once/);
+  });
+
+  it("sizes KEB's batch to what the applier's mass-deletion guard lets through in one sync", () => {
+    const fifteen = Array.from({ length: 15 }, (_, i) => `s-${String(i).padStart(2, '0')}`);
+    const keb = { runtimes: [runtime('kept'), ...fifteen.map(deleting)], config: { massDeletion: DEFAULT_MASS_DELETION, deprovisioning: { batchSize: 10 } } };
+    // 10 % of a landscape of 50 is 5: a batch of 10 would stop at the applier for a human.
+    const small = planDeletions(input(fifteen, { ...keb, total: 50 }));
+    expect(small.deletions).toHaveLength(5);
+    expect(small).toMatchObject({ later: 10, batchLimit: "the applier's mass-deletion guard lets 5 through at once in a landscape of 50" });
+    // Merged deletions the applier has not started count against it; the Garden's owned Shoots are its total.
+    expect(planDeletions(input(fifteen, { ...keb, total: 50, garden: { unapplied: 3, total: 60 } })).deletions).toHaveLength(3);
+    const full = planDeletions(input(fifteen, { ...keb, total: 50, garden: { unapplied: 6, total: 60 } }));
+    expect(full).toMatchObject({ deletions: [], later: 15, batchLimit: "the applier's mass-deletion guard lets 6 through at once in a landscape of 60, 6 merged deletions not applied yet" });
+    // A batch the guard allows whole is kimops.yaml's, with nothing to explain.
+    const large = planDeletions(input(fifteen, { ...keb, total: 1000 }));
+    expect(large.deletions).toHaveLength(10);
+    expect(large.batchLimit).toBeUndefined();
   });
 
   it("proposes an absent Runtime's Shoot for approval, naming only what is known: the runtime id on its Shoot", () => {

@@ -7,7 +7,7 @@
 import type { KimopsConfig } from '../../model/kimops-config.js';
 import { LABEL_RUNTIME_ID, runtimeRef, type Runtime } from '../../model/runtime.js';
 import { formatCount } from './change-text.js';
-import { massDeletionGuard } from './merge-policy.js';
+import { deletionsAllowedAtOnce, massDeletionGuard } from './merge-policy.js';
 import type { ShootProposal } from './pr-body.js';
 
 /** A Shoot on main that no Runtime asks for any more (none that is not being deleted names it). */
@@ -30,6 +30,11 @@ export interface DeletionInput {
   config: Pick<KimopsConfig, 'massDeletion' | 'deprovisioning'>;
   /** Deletions a human confirmed beyond the mass-deletion guard (`--allow-mass-deletion`). */
   allowMassDeletion?: number;
+  /**
+   * Known with the Garden's live Shoots: Shoots main no longer holds whose deletion the applier has not started
+   * (no deletionTimestamp yet), and how many live Shoots the applier counts its guard against.
+   */
+  garden?: { unapplied: number; total: number };
 }
 
 export interface Deletion {
@@ -47,6 +52,8 @@ export interface DeletionPlan {
   deletions: Deletion[];
   /** Deletions KEB asked for beyond this pass's batch: later passes propose them. */
   later: number;
+  /** Why this pass's batch is smaller than kimops.yaml's batchSize, when it is. */
+  batchLimit?: string;
   /** Why Shoots were held back (no proof, or the mass-deletion guard): one line with the fix. */
   withheld?: string;
 }
@@ -67,8 +74,9 @@ export function planDeletions(input: DeletionInput): DeletionPlan {
   };
   const asked = unasked.filter(isKebs);
   const absent = unasked.filter((shoot) => !isKebs(shoot));
-  const batch = asked.slice(0, input.config.deprovisioning.batchSize).map(({ name }) => kebDeletion(name, deleting.get(name) as Runtime));
-  const plan: DeletionPlan = { deletions: batch, later: asked.length - batch.length };
+  const size = batchSize(input);
+  const batch = asked.slice(0, size.size).map(({ name }) => kebDeletion(name, deleting.get(name) as Runtime));
+  const plan: DeletionPlan = { deletions: batch, later: asked.length - batch.length, ...(batch.length < asked.length && size.why && { batchLimit: size.why }) };
   if (absent.length === 0) return plan;
 
   // Absence proves a deletion only when every Runtime was understood; KEB's deletionTimestamp proves itself.
@@ -79,6 +87,20 @@ export function planDeletions(input: DeletionInput): DeletionPlan {
   const guard = massDeletionGuard({ deleting: absent.length, total: input.total, policy: input.config.massDeletion, ...(input.allowMassDeletion !== undefined && { override: input.allowMassDeletion }) });
   if (!guard.allowed) return { ...plan, withheld: guard.message };
   return { ...plan, deletions: [...batch, ...absent.map(absentDeletion)] };
+}
+
+/**
+ * How many of KEB's deletions this pass proposes: kimops.yaml's batchSize, but never more than the applier's
+ * mass-deletion guard lets through in one sync, less the merged deletions it has not applied yet — so a
+ * deprovisioning wave reaches Gardener batch by batch instead of stopping at the guard for a human.
+ */
+function batchSize({ config, total, garden }: DeletionInput): { size: number; why?: string } {
+  const guardTotal = garden?.total ?? total;
+  const atOnce = deletionsAllowedAtOnce(guardTotal, config.massDeletion);
+  const room = Math.max(0, atOnce - (garden?.unapplied ?? 0));
+  if (room >= config.deprovisioning.batchSize) return { size: config.deprovisioning.batchSize };
+  const unapplied = garden && garden.unapplied > 0 ? `, ${formatCount(garden.unapplied)} merged ${garden.unapplied === 1 ? 'deletion' : 'deletions'} not applied yet` : '';
+  return { size: room, why: `the applier's mass-deletion guard lets ${atOnce} through at once in a landscape of ${guardTotal}${unapplied}` };
 }
 
 /**

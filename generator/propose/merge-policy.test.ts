@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
-import { type CheckResult, decideMerge, massDeletionGuard } from './merge-policy.js';
+import { type CheckResult, decideMerge, deletionsAllowedAtOnce, massDeletionGuard } from './merge-policy.js';
 
 const pass: CheckResult = { name: 'schema', passed: true, messages: [] };
 const fail: CheckResult = { name: 'policy', passed: false, messages: ['spec.region: not allowed'] };
@@ -55,5 +55,16 @@ describe('massDeletionGuard', () => {
         'These are Shoots whose Runtime is absent (deletions KEB asked for, by a deletionTimestamp, are not counted): check that the Runtime source is complete; ' +
         'if the deletions are intended, re-run with --allow-mass-deletion 40 or raise massDeletion in kimops.yaml.',
     });
+  });
+
+  it('holds the percentage exactly: 13 of 130 is 10 %, and deletionsAllowedAtOnce is what the guard lets through', () => {
+    const policy = { maxShoots: 20, maxPercent: 10 };
+    expect(massDeletionGuard({ deleting: 13, total: 130, policy })).toEqual({ allowed: true });
+    expect(massDeletionGuard({ deleting: 14, total: 130, policy }).allowed).toBe(false);
+    for (const total of [0, 1, 9, 19, 50, 130, 199, 200, 201, 1000]) {
+      const atOnce = deletionsAllowedAtOnce(total, policy);
+      expect(massDeletionGuard({ deleting: atOnce, total: Math.max(total, atOnce), policy }).allowed, `${atOnce} of ${total}`).toBe(true);
+      if (total >= atOnce + 1) expect(massDeletionGuard({ deleting: atOnce + 1, total, policy }).allowed, `${atOnce + 1} of ${total}`).toBe(false);
+    }
   });
 });

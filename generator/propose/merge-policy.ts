@@ -73,6 +73,11 @@ const GENERATOR_WORDING: NonNullable<MassDeletionInput['wording']> = {
     `if the deletions are intended, re-run with --allow-mass-deletion ${deleting} or raise massDeletion in kimops.yaml.`,
 };
 
+/** The most deletions `massDeletionGuard` lets through at once in a landscape of `total` Shoots (one always, unless maxShoots is 0). */
+export function deletionsAllowedAtOnce(total: number, policy: KimopsConfig['massDeletion']): number {
+  return Math.min(policy.maxShoots, Math.max(1, Math.floor((policy.maxPercent * total) / 100)));
+}
+
 /**
  * Refuses more than `maxShoots` deletions, or more than `maxPercent` of the landscape, at once. A
  * single deletion never trips the percentage: in a landscape of three Shoots one is 33 %.
@@ -80,7 +85,8 @@ const GENERATOR_WORDING: NonNullable<MassDeletionInput['wording']> = {
 export function massDeletionGuard({ deleting, total, policy, override, wording = GENERATOR_WORDING }: MassDeletionInput): GuardResult {
   const percent = total > 0 ? (deleting / total) * 100 : 100;
   const tooMany = deleting > policy.maxShoots;
-  const tooLarge = deleting > 1 && percent > policy.maxPercent;
+  // Compared in integers: 13 of 130 is 10 % exactly, which floating point makes 10.000000000000002.
+  const tooLarge = deleting > 1 && deleting * 100 > policy.maxPercent * total;
   if (!tooMany && !tooLarge) return { allowed: true };
   if (override !== undefined && override >= deleting) return { allowed: true };
   const share = `${deleting} of ${total} shoots (${Math.round(percent)} %)`;
