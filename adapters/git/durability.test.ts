@@ -60,6 +60,13 @@ describe('refs', () => {
     await expect(repo.commitFiles({ branch: 'main', files: new Map([['x', 'y']]), message: 'x', author })).rejects.toThrow(ConfigError);
   });
 
+  it('reads no file outside the git directory for a ref name that leads there', async () => {
+    const { repo } = await repoWithMain();
+    await writeFile(join(tmp.path, 'outside'), 'secret\n');
+    expect(await readRef(repo.gitdir, 'refs/heads/../../../outside')).toBeUndefined();
+    expect(await repo.resolve('../../outside')).toBeUndefined();
+  });
+
   it('moves a ref only from the value its writer read, and leaves no lock behind', async () => {
     const { repo, first } = await repoWithMain();
     const second = (await repo.commitFiles({ branch: 'side', base: 'main', files: new Map([['x', 'y']]), message: 'x', author })).oid as string;

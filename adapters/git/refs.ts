@@ -33,6 +33,8 @@ export class RefMoved extends Error {
  * a new history over the old one (a lost PR record branch restarts PR numbers at #1).
  */
 export async function readRef(gitdir: string, ref: string): Promise<string | undefined> {
+  // A name that could lead out of the git directory (a record naming `../../x` as its branch) names no ref.
+  if (ref.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') || ref.includes('\0')) return undefined;
   const loose = await readFile(join(gitdir, ref), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'EISDIR') return undefined;
     throw error;
