@@ -4,11 +4,12 @@
 // manifest: the generator deletes a Shoot whose Runtime is absent only when the read reported no problem.
 import { constants } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
-import { extname, isAbsolute, join, relative, sep } from 'node:path';
+import { extname, join } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
+import { isInside } from './inside.js';
 import { fileProblemReason, isDirectory, MAX_TEXT_FILE_BYTES, readTextFile } from './read-text.js';
 import { isJsonObject } from '../../model/json.js';
 
@@ -222,8 +223,7 @@ async function followLink(path: string, name: string, walk: Walk): Promise<void>
   }
   if (walk.seen.has(target)) return;
   if (!isFolder) return takeFile(path, target, name, isFile, walk);
-  const inside = relative(walk.root, target);
-  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+  if (!isInside(walk.root, target)) {
     walk.problems.push(problem(path, `a symbolic link to the folder ${target}, outside ${walk.root}: links are followed only within the folder read — move those manifests under it, or pass ${target} itself`));
     return;
   }

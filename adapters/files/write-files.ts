@@ -5,6 +5,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
+import { isInside } from './inside.js';
 import { fileProblemReason, type FileProblem } from './read-text.js';
 
 export interface FileToWrite {
@@ -60,17 +61,12 @@ export async function writeFiles(outDir: string, files: readonly FileToWrite[], 
 function insideRoot(root: string, path: string): string {
   const target = resolve(root, path);
   const fromRoot = relative(root, target);
-  if (isAbsolute(path) || fromRoot === '' || !inside(root, target)) {
+  if (isAbsolute(path) || fromRoot === '' || !isInside(root, target)) {
     throw new ConfigError(path, '', `would be written outside the output folder ${root}; refusing to write anything`);
   }
   return target;
 }
 
-/** Whether `path` is `folder` or below it (both absolute, resolved). */
-function inside(folder: string, path: string): boolean {
-  const fromFolder = relative(folder, path);
-  return fromFolder !== '..' && !fromFolder.startsWith(`..${sep}`) && !isAbsolute(fromFolder);
-}
 
 /**
  * The real path of the folder `dir` (a link to a folder counts as one), or undefined when it does not exist
@@ -107,7 +103,7 @@ async function checkFolder(root: string, realRoot: string, folder: string, refus
   if (found.path === root) return;
   if (!found.isFolder) throw refuse(`: ${shown(found.path)} is a file where a folder is needed — remove it, or pass another folder`);
   const real = await realpath(found.path);
-  if (!inside(realRoot, real)) {
+  if (!isInside(realRoot, real)) {
     throw refuse(`: ${shown(found.path)} leads to ${real}, outside the output folder, through a symbolic link — kimops writes nothing outside it: remove the link, or pass another folder`);
   }
 }
