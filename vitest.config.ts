@@ -21,7 +21,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           env,
-          include: ['{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts', 'test/helpers/**/*.test.ts'],
+          include: [
+            '{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts',
+            'test/helpers/**/*.test.ts',
+          ],
           // A guard against a hung test, not a budget: a unit test is meant to take under ~2 s, but two runs
           // side by side on 2 busy cores stretch the slower ones past vitest's 5 s default.
           testTimeout: 20_000,

@@ -30,7 +30,10 @@ const MAX_MESSAGE = 512;
  * conflict, a rate limit, a timeout, a vanished object or refused credentials — the next sync retries those, as
  * it does an unreachable Garden or a 5xx).
  */
-export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResult, 'failed'> | undefined): Map<string, ApplyFacts> {
+export function applyFacts(
+  entries: readonly PlanEntry[],
+  result: Pick<SyncResult, 'failed'> | undefined,
+): Map<string, ApplyFacts> {
   const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
   const facts = new Map<string, ApplyFacts>();
   const generationOf = (shoot: string): { generation?: number } => {
@@ -39,7 +42,8 @@ export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResul
     return Number.isSafeInteger(generation) ? { generation } : {};
   };
   for (const entry of entries) {
-    if (entry.seedNotFound !== undefined) facts.set(entry.shoot, { ...generationOf(entry.shoot), seedNotFound: entry.seedNotFound });
+    if (entry.seedNotFound !== undefined)
+      facts.set(entry.shoot, { ...generationOf(entry.shoot), seedNotFound: entry.seedNotFound });
   }
   for (const failed of result?.failed ?? []) {
     const status = failed.status ?? 0;
@@ -51,9 +55,15 @@ export function applyFacts(entries: readonly PlanEntry[], result: Pick<SyncResul
 }
 
 /** The ConfigMap to apply: stable JSON (sorted keys), so equal facts are equal bytes and need no write. */
-export function applyReportConfigMap(namespace: string, commit: string, facts: ReadonlyMap<string, ApplyFacts>): KubeObject {
+export function applyReportConfigMap(
+  namespace: string,
+  commit: string,
+  facts: ReadonlyMap<string, ApplyFacts>,
+): KubeObject {
   const names = [...facts.keys()].sort();
-  const shoots = Object.fromEntries(names.slice(0, MAX_SHOOTS).map((name) => [name, cutMessages(facts.get(name) as ApplyFacts)]));
+  const shoots = Object.fromEntries(
+    names.slice(0, MAX_SHOOTS).map((name) => [name, cutMessages(facts.get(name) as ApplyFacts)]),
+  );
   const more = names.length - MAX_SHOOTS;
   return {
     apiVersion: 'v1',
@@ -94,7 +104,8 @@ export function readApplyReport(configMap: KubeObject | undefined): Map<string, 
   for (const [name, entry] of Object.entries(shoots)) {
     if (!isJsonObject(entry)) continue;
     const read: ApplyFacts = {};
-    if (typeof entry.generation === 'number' && Number.isSafeInteger(entry.generation)) read.generation = entry.generation;
+    if (typeof entry.generation === 'number' && Number.isSafeInteger(entry.generation))
+      read.generation = entry.generation;
     if (typeof entry.seedNotFound === 'string') read.seedNotFound = entry.seedNotFound;
     if (typeof entry.applyError === 'string') read.applyError = entry.applyError;
     if (read.seedNotFound !== undefined || read.applyError !== undefined) facts.set(name, read);

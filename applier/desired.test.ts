@@ -4,12 +4,21 @@ import type { ConfigMap } from '../model/shoot.js';
 import { testShoot } from '../generator/propose/test-shoot.js';
 import { desiredFromFiles } from './desired.js';
 
-const configMap = (name: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'garden-kyma-dev' }, data: { k: 'v' } });
+const configMap = (name: string): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'garden-kyma-dev' },
+  data: { k: 'v' },
+});
 
 /** The files the generator writes for the test Shoot, plus overrides (undefined removes a file). */
 function repo(overrides: Record<string, string | undefined> = {}): Map<string, string> {
-  const files = new Map<string, string>([['kimops.yaml', 'landscape: dev\n'], ['README.md', '# repo\n']]);
-  for (const file of shootFiles(testShoot(), [configMap('structured-auth-config-c-1'), configMap('a-first')])) files.set(file.path, file.content);
+  const files = new Map<string, string>([
+    ['kimops.yaml', 'landscape: dev\n'],
+    ['README.md', '# repo\n'],
+  ]);
+  for (const file of shootFiles(testShoot(), [configMap('structured-auth-config-c-1'), configMap('a-first')]))
+    files.set(file.path, file.content);
   for (const [path, text] of Object.entries(overrides)) {
     if (text === undefined) files.delete(path);
     else files.set(path, text);
@@ -23,7 +32,10 @@ describe('desiredFromFiles', () => {
     expect(problems).toEqual([]);
     expect(shoots).toHaveLength(1);
     expect(shoots[0]).toMatchObject({ name: 'c-1', path: 'shoots/c-1/shoot.yaml', shoot: testShoot() });
-    expect(shoots[0]?.companions.map((c) => c.path)).toEqual(['shoots/c-1/configmap-a-first.yaml', 'shoots/c-1/configmap-structured-auth-config-c-1.yaml']);
+    expect(shoots[0]?.companions.map((c) => c.path)).toEqual([
+      'shoots/c-1/configmap-a-first.yaml',
+      'shoots/c-1/configmap-structured-auth-config-c-1.yaml',
+    ]);
     expect(shoots[0]?.companions[1]?.object).toEqual(configMap('structured-auth-config-c-1'));
   });
 
@@ -31,25 +43,61 @@ describe('desiredFromFiles', () => {
     const copy = repo().get('shoots/c-1/configmap-a-first.yaml') ?? '';
     const { shoots, problems } = desiredFromFiles(repo({ 'shoots/c-1/configmap-z-copy.yaml': copy }));
     expect(shoots).toEqual([]);
-    expect(problems.map((p) => p.error.message)).toEqual([expect.stringContaining('ConfigMap a-first is also defined in shoots/c-1/configmap-a-first.yaml: keep one of the two files') as string]);
+    expect(problems.map((p) => p.error.message)).toEqual([
+      expect.stringContaining(
+        'ConfigMap a-first is also defined in shoots/c-1/configmap-a-first.yaml: keep one of the two files',
+      ) as string,
+    ]);
     expect(problems[0]?.shoot).toBe('c-1');
   });
 
   it('sorts Shoots by name and skips files that are not .yaml', () => {
     const other = repo();
-    for (const [path, text] of repo()) if (path.startsWith('shoots/c-1/shoot.yaml')) other.set('shoots/a-0/shoot.yaml', text.replace('name: c-1', 'name: a-0'));
+    for (const [path, text] of repo())
+      if (path.startsWith('shoots/c-1/shoot.yaml'))
+        other.set('shoots/a-0/shoot.yaml', text.replace('name: c-1', 'name: a-0'));
     other.set('shoots/a-0/notes.md', 'not yaml: [');
     expect(desiredFromFiles(other).shoots.map((s) => s.name)).toEqual(['a-0', 'c-1']);
   });
 
   it.each<[string, Record<string, string | undefined>, string, RegExp]>([
     ['unreadable YAML', { 'shoots/c-1/shoot.yaml': 'kind: Shoot\n  bad: [' }, 'shoots/c-1/shoot.yaml', /fix the YAML/],
-    ['a folder without shoot.yaml', { 'shoots/c-1/shoot.yaml': undefined }, 'shoots/c-1/', /has no shoot.yaml.*remove the folder/],
-    ['a name that differs from the folder', { 'shoots/c-1/shoot.yaml': repo().get('shoots/c-1/shoot.yaml')?.replace('name: c-1', 'name: c-2') }, 'shoots/c-1/shoot.yaml', /metadata\.name: is "c-2" but the folder is shoots\/c-1\//],
-    ['a companion of an unexpected kind', { 'shoots/c-1/secret-x.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n' }, 'shoots/c-1/secret-x.yaml', /v1 Secret.*can only be v1 ConfigMap/],
-    ['two documents in one file', { 'shoots/c-1/configmap-a-first.yaml': `${repo().get('shoots/c-1/configmap-a-first.yaml')}---\na: 1\n` }, 'shoots/c-1/configmap-a-first.yaml', /holds 2 YAML documents/],
-    ['a shoot.yaml that is not a Shoot', { 'shoots/c-1/shoot.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c-1}\n' }, 'shoots/c-1/shoot.yaml', /must be a core.gardener.cloud\/v1beta1 Shoot/],
-    ['a file nested too deep', { 'shoots/c-1/extra/x.yaml': 'a: 1\n' }, 'shoots/c-1/extra/x.yaml', /move it to shoots\/<shoot-name>\//],
+    [
+      'a folder without shoot.yaml',
+      { 'shoots/c-1/shoot.yaml': undefined },
+      'shoots/c-1/',
+      /has no shoot.yaml.*remove the folder/,
+    ],
+    [
+      'a name that differs from the folder',
+      { 'shoots/c-1/shoot.yaml': repo().get('shoots/c-1/shoot.yaml')?.replace('name: c-1', 'name: c-2') },
+      'shoots/c-1/shoot.yaml',
+      /metadata\.name: is "c-2" but the folder is shoots\/c-1\//,
+    ],
+    [
+      'a companion of an unexpected kind',
+      { 'shoots/c-1/secret-x.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n' },
+      'shoots/c-1/secret-x.yaml',
+      /v1 Secret.*can only be v1 ConfigMap/,
+    ],
+    [
+      'two documents in one file',
+      { 'shoots/c-1/configmap-a-first.yaml': `${repo().get('shoots/c-1/configmap-a-first.yaml')}---\na: 1\n` },
+      'shoots/c-1/configmap-a-first.yaml',
+      /holds 2 YAML documents/,
+    ],
+    [
+      'a shoot.yaml that is not a Shoot',
+      { 'shoots/c-1/shoot.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c-1}\n' },
+      'shoots/c-1/shoot.yaml',
+      /must be a core.gardener.cloud\/v1beta1 Shoot/,
+    ],
+    [
+      'a file nested too deep',
+      { 'shoots/c-1/extra/x.yaml': 'a: 1\n' },
+      'shoots/c-1/extra/x.yaml',
+      /move it to shoots\/<shoot-name>\//,
+    ],
   ])('reports %s as a value naming the file, and holds the Shoot back', (_what, overrides, source, detail) => {
     const { shoots, problems } = desiredFromFiles(repo(overrides));
     expect(shoots).toEqual([]);
@@ -60,10 +108,17 @@ describe('desiredFromFiles', () => {
   });
 
   it('holds back a Shoot whose folder is left with only files it does not read (shoot.yml), never taking it for deleted', () => {
-    const renamed = repo({ 'shoots/c-1/shoot.yaml': undefined, 'shoots/c-1/configmap-structured-auth-config-c-1.yaml': undefined, 'shoots/c-1/configmap-a-first.yaml': undefined, 'shoots/c-1/shoot.yml': 'kind: Shoot\n' });
+    const renamed = repo({
+      'shoots/c-1/shoot.yaml': undefined,
+      'shoots/c-1/configmap-structured-auth-config-c-1.yaml': undefined,
+      'shoots/c-1/configmap-a-first.yaml': undefined,
+      'shoots/c-1/shoot.yml': 'kind: Shoot\n',
+    });
     const { shoots, problems } = desiredFromFiles(renamed);
     expect(shoots).toEqual([]);
-    expect(problems.map((p) => [p.shoot, p.error.message])).toEqual([['c-1', 'shoots/c-1/: has no shoot.yaml: add the Shoot manifest, or remove the folder to delete the Shoot']]);
+    expect(problems.map((p) => [p.shoot, p.error.message])).toEqual([
+      ['c-1', 'shoots/c-1/: has no shoot.yaml: add the Shoot manifest, or remove the folder to delete the Shoot'],
+    ]);
   });
 
   it('reports a YAML file directly under shoots/ without holding any Shoot back', () => {

@@ -40,7 +40,9 @@ export interface DesiredState {
  * The kinds a companion may have. Today the generator writes only the structured-auth ConfigMap
  * `structured-auth-config-<shoot>` (generator/render/landscape-layout.ts, generator/convert/structured-auth.ts).
  */
-export const COMPANION_KINDS: readonly { apiVersion: string; kind: string }[] = [{ apiVersion: 'v1', kind: 'ConfigMap' }];
+export const COMPANION_KINDS: readonly { apiVersion: string; kind: string }[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+];
 
 const YAML_SUFFIX = '.yaml';
 
@@ -62,7 +64,14 @@ export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredSta
     }
     if (parts.length !== 3) {
       const shoot = parts.length > 3 ? parts[1] : undefined;
-      problems.push(problem(path, '', `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ or out of ${SHOOTS_FOLDER}/`, shoot));
+      problems.push(
+        problem(
+          path,
+          '',
+          `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ or out of ${SHOOTS_FOLDER}/`,
+          shoot,
+        ),
+      );
       continue;
     }
     const folder = parts[1] as string;
@@ -79,7 +88,11 @@ export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredSta
   return { shoots: shoots.filter((shoot) => !held.has(shoot.name)), problems };
 }
 
-function readFolder(name: string, paths: string[], files: ReadonlyMap<string, string>): { shoot?: DesiredShoot; problems: DesiredProblem[] } {
+function readFolder(
+  name: string,
+  paths: string[],
+  files: ReadonlyMap<string, string>,
+): { shoot?: DesiredShoot; problems: DesiredProblem[] } {
   const problems: DesiredProblem[] = [];
   const shootPath = `${SHOOTS_FOLDER}/${name}/${SHOOT_FILE}`;
   let shoot: Shoot | undefined;
@@ -92,13 +105,30 @@ function readFolder(name: string, paths: string[], files: ReadonlyMap<string, st
       continue;
     }
     const companion = checkedCompanion(value, path, name, problems);
-    const twin = companion && companions.find((c) => c.object.kind === companion.kind && c.object.metadata.name === companion.metadata.name);
+    const twin =
+      companion &&
+      companions.find((c) => c.object.kind === companion.kind && c.object.metadata.name === companion.metadata.name);
     // Two files for one object would be applied in turn, the later one winning, on every sync.
-    if (twin) problems.push(problem(path, 'metadata.name', `${companion.kind} ${companion.metadata.name} is also defined in ${twin.path}: keep one of the two files`, name));
+    if (twin)
+      problems.push(
+        problem(
+          path,
+          'metadata.name',
+          `${companion.kind} ${companion.metadata.name} is also defined in ${twin.path}: keep one of the two files`,
+          name,
+        ),
+      );
     else if (companion) companions.push({ path, object: companion });
   }
   if (!paths.includes(shootPath)) {
-    problems.push(problem(`${SHOOTS_FOLDER}/${name}/`, '', `has no ${SHOOT_FILE}: add the Shoot manifest, or remove the folder to delete the Shoot`, name));
+    problems.push(
+      problem(
+        `${SHOOTS_FOLDER}/${name}/`,
+        '',
+        `has no ${SHOOT_FILE}: add the Shoot manifest, or remove the folder to delete the Shoot`,
+        name,
+      ),
+    );
   }
   if (!shoot || problems.length > 0) return { problems };
   return { shoot: { name, path: shootPath, shoot, companions }, problems };
@@ -109,7 +139,14 @@ function readOne(path: string, text: string, shoot: string, problems: DesiredPro
   const documents = parseYamlDocuments(text, path);
   const broken = documents.find((document) => document.error);
   if (broken?.error) {
-    problems.push({ shoot, error: new ConfigError(path, broken.error.field, `${broken.error.detail}: fix the YAML (kimops writes one object per file)`) });
+    problems.push({
+      shoot,
+      error: new ConfigError(
+        path,
+        broken.error.field,
+        `${broken.error.detail}: fix the YAML (kimops writes one object per file)`,
+      ),
+    });
     return undefined;
   }
   if (documents.length !== 1) {
@@ -122,14 +159,26 @@ function readOne(path: string, text: string, shoot: string, problems: DesiredPro
 
 function checkedShoot(value: unknown, path: string, folder: string, problems: DesiredProblem[]): Shoot | undefined {
   if (!isJsonObject(value) || value.kind !== 'Shoot' || value.apiVersion !== SHOOT_API_VERSION) {
-    problems.push(problem(path, 'kind', `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}: put companions in their own files`, folder));
+    problems.push(
+      problem(
+        path,
+        'kind',
+        `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}: put companions in their own files`,
+        folder,
+      ),
+    );
     return undefined;
   }
   const metadata = value.metadata;
   const name = isJsonObject(metadata) ? metadata.name : undefined;
   if (name !== folder) {
     problems.push(
-      problem(path, 'metadata.name', `is ${JSON.stringify(name)} but the folder is ${SHOOTS_FOLDER}/${folder}/: a Shoot lives in the folder of its name; rename one to match`, folder),
+      problem(
+        path,
+        'metadata.name',
+        `is ${JSON.stringify(name)} but the folder is ${SHOOTS_FOLDER}/${folder}/: a Shoot lives in the folder of its name; rename one to match`,
+        folder,
+      ),
     );
     return undefined;
   }
@@ -140,11 +189,25 @@ function checkedShoot(value: unknown, path: string, folder: string, problems: De
   return value as unknown as Shoot;
 }
 
-function checkedCompanion(value: unknown, path: string, folder: string, problems: DesiredProblem[]): ConfigMap | undefined {
-  const expected = COMPANION_KINDS.some((k) => isJsonObject(value) && value.kind === k.kind && value.apiVersion === k.apiVersion);
+function checkedCompanion(
+  value: unknown,
+  path: string,
+  folder: string,
+  problems: DesiredProblem[],
+): ConfigMap | undefined {
+  const expected = COMPANION_KINDS.some(
+    (k) => isJsonObject(value) && value.kind === k.kind && value.apiVersion === k.apiVersion,
+  );
   if (!expected) {
     const kinds = COMPANION_KINDS.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
-    problems.push(problem(path, 'kind', `is ${describeKind(value)}, but a Shoot's companions can only be ${kinds}: remove the file or move it out of ${SHOOTS_FOLDER}/`, folder));
+    problems.push(
+      problem(
+        path,
+        'kind',
+        `is ${describeKind(value)}, but a Shoot's companions can only be ${kinds}: remove the file or move it out of ${SHOOTS_FOLDER}/`,
+        folder,
+      ),
+    );
     return undefined;
   }
   const metadata = (value as { metadata?: unknown }).metadata;

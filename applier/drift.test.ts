@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { PlanEntry, SyncPlan } from './plan.js';
 import { driftedShoots, withDrift } from './drift.js';
 
-const entry = (shoot: string, action: PlanEntry['action'], trees?: { tree: string; appliedTree?: string }): PlanEntry => ({
+const entry = (
+  shoot: string,
+  action: PlanEntry['action'],
+  trees?: { tree: string; appliedTree?: string },
+): PlanEntry => ({
   shoot,
   action,
   reasons: [`spec.provider.workers[a].maximum: 3 → 5`],
@@ -32,7 +36,11 @@ describe('drift', () => {
 
   it('keeps the write under correct, saying it corrects drift', () => {
     const marked = withDrift(plan, new Set(['a']), 'correct');
-    expect(marked.entries[0]).toMatchObject({ action: 'update', drift: true, reasons: [expect.stringMatching(/^drift corrected/) as string] });
+    expect(marked.entries[0]).toMatchObject({
+      action: 'update',
+      drift: true,
+      reasons: [expect.stringMatching(/^drift corrected/) as string],
+    });
     expect(marked.counts).toEqual(plan.counts);
   });
 

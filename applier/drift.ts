@@ -17,11 +17,20 @@ export function withDrift(plan: SyncPlan, drifted: ReadonlySet<string>, mode: Dr
   if (drifted.size === 0) return plan;
   const entries = plan.entries.map((entry): PlanEntry => {
     if (entry.action !== 'update' || !drifted.has(entry.shoot)) return entry;
-    if (mode === 'correct') return { ...entry, drift: true, reasons: [`drift corrected (kimops.yaml drift: correct): ${entry.reasons.join('; ')}`] };
+    if (mode === 'correct')
+      return {
+        ...entry,
+        drift: true,
+        reasons: [`drift corrected (kimops.yaml drift: correct): ${entry.reasons.join('; ')}`],
+      };
     return { ...entry, action: 'drifted', drift: true, reasons: [`${driftText(mode)}: ${entry.reasons.join('; ')}`] };
   });
   const drifts = entries.filter((entry) => entry.action === 'drifted').length;
-  return { ...plan, entries, counts: { ...plan.counts, update: plan.counts.update - drifts, drifted: plan.counts.drifted + drifts } };
+  return {
+    ...plan,
+    entries,
+    counts: { ...plan.counts, update: plan.counts.update - drifts, drifted: plan.counts.drifted + drifts },
+  };
 }
 
 function driftText(mode: Exclude<DriftMode, 'correct'>): string {
@@ -32,5 +41,9 @@ function driftText(mode: Exclude<DriftMode, 'correct'>): string {
 
 /** The `update` entries that are drift: the live Shoot was applied from the folder's tree as it is now. */
 export function driftedShoots(plan: SyncPlan): Set<string> {
-  return new Set(plan.entries.filter((entry) => entry.action === 'update' && entry.tree !== undefined && entry.appliedTree === entry.tree).map((entry) => entry.shoot));
+  return new Set(
+    plan.entries
+      .filter((entry) => entry.action === 'update' && entry.tree !== undefined && entry.appliedTree === entry.tree)
+      .map((entry) => entry.shoot),
+  );
 }

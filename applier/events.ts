@@ -16,14 +16,21 @@ const MAX_MESSAGE = 1024;
 
 export function driftEvent(entry: PlanEntry, namespace: string, mode: DriftMode, now: Date): KubeObject {
   const full = entry.reasons.join('; ');
-  const message = full.length <= MAX_MESSAGE ? full : `${full.slice(0, MAX_MESSAGE - 60)}… (kimops apply --dry-run shows all of it)`;
+  const message =
+    full.length <= MAX_MESSAGE ? full : `${full.slice(0, MAX_MESSAGE - 60)}… (kimops apply --dry-run shows all of it)`;
   const digest = createHash('sha256').update(`${mode}\n${full}`).digest('hex').slice(0, 10);
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
   return {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: `${entry.shoot}.kimops-drift-${digest}`, namespace },
-    involvedObject: { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace, name: entry.shoot, ...(entry.live?.metadata.uid && { uid: entry.live.metadata.uid }) },
+    involvedObject: {
+      apiVersion: SHOOT_API_VERSION,
+      kind: 'Shoot',
+      namespace,
+      name: entry.shoot,
+      ...(entry.live?.metadata.uid && { uid: entry.live.metadata.uid }),
+    },
     reason: DRIFT_REASON,
     message,
     type: mode === 'correct' ? 'Normal' : 'Warning',

@@ -5,7 +5,9 @@ import { FORCE_DELETABLE_CODES, FORCE_DELETION_ANNOTATION, forceDeletionDecision
 /** Just after the deletion began: within the delete timeout, so only a Failed deletion counts as stuck. */
 const SOON = { now: new Date('2026-01-02T00:05:00Z'), deleteTimeoutMs: 3_600_000 };
 
-function shoot(options: { deleting?: boolean; codes?: string[][]; annotations?: Record<string, string>; state?: string } = {}): Shoot {
+function shoot(
+  options: { deleting?: boolean; codes?: string[][]; annotations?: Record<string, string>; state?: string } = {},
+): Shoot {
   return {
     apiVersion: 'core.gardener.cloud/v1beta1',
     kind: 'Shoot',
@@ -18,7 +20,10 @@ function shoot(options: { deleting?: boolean; codes?: string[][]; annotations?: 
     spec: { region: 'eu-central-1', networking: {}, kubernetes: {}, provider: { type: 'aws', workers: [] } },
     status: {
       lastOperation: { type: 'Delete', state: options.state ?? 'Failed' },
-      lastErrors: (options.codes ?? [['ERR_INFRA_UNAUTHORIZED']]).map((codes, i) => ({ description: `error ${i}`, codes })),
+      lastErrors: (options.codes ?? [['ERR_INFRA_UNAUTHORIZED']]).map((codes, i) => ({
+        description: `error ${i}`,
+        codes,
+      })),
     },
   };
 }
@@ -29,7 +34,10 @@ describe('forceDeletionDecision', () => {
     expect(forceDeletionDecision(retrying, true, SOON)).toEqual({ action: 'none' });
     expect(forceDeletionDecision(retrying, false, SOON)).toEqual({ action: 'none' });
     const late = { ...SOON, now: new Date('2026-01-02T01:00:01Z') };
-    expect(forceDeletionDecision(retrying, true, late)).toMatchObject({ action: 'force', codes: ['ERR_INFRA_DEPENDENCIES'] });
+    expect(forceDeletionDecision(retrying, true, late)).toMatchObject({
+      action: 'force',
+      codes: ['ERR_INFRA_DEPENDENCIES'],
+    });
     expect(forceDeletionDecision(retrying, false, late)).toMatchObject({ action: 'report' });
   });
 
@@ -58,30 +66,44 @@ describe('forceDeletionDecision', () => {
     if (decision.action !== 'report') return;
     expect(decision.message).toContain('Shoot garden-kyma/c-1 is stuck in deletion (ERR_CLEANUP_CLUSTER_RESOURCES)');
     expect(decision.message).toContain('apply.forceDeletion: true');
-    expect(decision.message).toMatch(/check its infrastructure.*annotate the Shoot confirmation\.gardener\.cloud\/force-deletion=true by hand/);
+    expect(decision.message).toMatch(
+      /check its infrastructure.*annotate the Shoot confirmation\.gardener\.cloud\/force-deletion=true by hand/,
+    );
   });
 
   it('keeps only the force-deletable codes, each once, in the order Gardener reports them', () => {
-    const codes = [['ERR_INFRA_QUOTA_EXCEEDED', 'ERR_INFRA_DEPENDENCIES'], ['ERR_CONFIGURATION_PROBLEM', 'ERR_INFRA_DEPENDENCIES']];
+    const codes = [
+      ['ERR_INFRA_QUOTA_EXCEEDED', 'ERR_INFRA_DEPENDENCIES'],
+      ['ERR_CONFIGURATION_PROBLEM', 'ERR_INFRA_DEPENDENCIES'],
+    ];
     const decision = forceDeletionDecision(shoot({ codes }), true, SOON);
     expect(decision).toMatchObject({ action: 'force', codes: ['ERR_INFRA_DEPENDENCIES', 'ERR_CONFIGURATION_PROBLEM'] });
-    if (decision.action === 'force') expect(decision.message).toContain('(ERR_INFRA_DEPENDENCIES, ERR_CONFIGURATION_PROBLEM)');
+    if (decision.action === 'force')
+      expect(decision.message).toContain('(ERR_INFRA_DEPENDENCIES, ERR_CONFIGURATION_PROBLEM)');
   });
 
   it.each<[string, Shoot]>([
     ['a Shoot not being deleted', shoot({ deleting: false })],
-    ['a deleting Shoot with only other codes', shoot({ codes: [['ERR_INFRA_QUOTA_EXCEEDED'], ['ERR_RETRYABLE_INFRA_DEPENDENCIES']] })],
+    [
+      'a deleting Shoot with only other codes',
+      shoot({ codes: [['ERR_INFRA_QUOTA_EXCEEDED'], ['ERR_RETRYABLE_INFRA_DEPENDENCIES']] }),
+    ],
     ['a deleting Shoot without errors', shoot({ codes: [] })],
     ['a deleting Shoot with errors without codes', shoot({ codes: [[]] })],
     ['a Shoot already force-deleted', shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'true' } })],
-    ['a Shoot force-deleted with another spelling Go reads as true', shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'True' } })],
+    [
+      'a Shoot force-deleted with another spelling Go reads as true',
+      shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'True' } }),
+    ],
   ])('does nothing for %s', (_what, subject) => {
     expect(forceDeletionDecision(subject, true, SOON)).toEqual({ action: 'none' });
     expect(forceDeletionDecision(subject, false, SOON)).toEqual({ action: 'none' });
   });
 
   it('still acts when the annotation is there but not true (Gardener does not force-delete then)', () => {
-    expect(forceDeletionDecision(shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'false' } }), true, SOON)).toMatchObject({ action: 'force' });
+    expect(
+      forceDeletionDecision(shoot({ annotations: { [FORCE_DELETION_ANNOTATION]: 'false' } }), true, SOON),
+    ).toMatchObject({ action: 'force' });
   });
 
   it('does nothing for a deleting Shoot without any status', () => {

@@ -36,7 +36,11 @@ export type ForceDeletionDecision =
  * (its deletion Failed, or runs past `deleteTimeoutMs`) and is not force-deleted yet; `none` otherwise. `codes` are the force-deletable codes found, in the order Gardener reports
  * them.
  */
-export function forceDeletionDecision(shoot: Shoot, allowed: boolean, { now, deleteTimeoutMs }: { now: Date; deleteTimeoutMs: number }): ForceDeletionDecision {
+export function forceDeletionDecision(
+  shoot: Shoot,
+  allowed: boolean,
+  { now, deleteTimeoutMs }: { now: Date; deleteTimeoutMs: number },
+): ForceDeletionDecision {
   if (!shoot.metadata.deletionTimestamp || isForceDeletionConfirmed(shoot)) return { action: 'none' };
   const codes = codesOf(shoot.status?.lastErrors ?? []).filter((code) => FORCE_DELETABLE_CODES.includes(code));
   if (codes.length === 0) return { action: 'none' };

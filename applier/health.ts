@@ -99,18 +99,27 @@ export function shootHealth(shoot: ShootHealthInput): ShootHealth {
   if (!lastOperation) return result('unknown', 'Gardener has not reported an operation on this Shoot yet');
   const operation = `${lastOperation.type} ${lastOperation.state}`;
   if (generation !== undefined && generation > observed) {
-    return result('progressing', `Gardener has not yet observed generation ${generation} (observed ${observed}; last operation ${operation})`);
+    return result(
+      'progressing',
+      `Gardener has not yet observed generation ${generation} (observed ${observed}; last operation ${operation})`,
+    );
   }
   switch (lastOperation.state) {
     case 'Pending':
     case 'Processing':
-      return result('progressing', `${lastOperation.type} in progress (${lastOperation.state}${progressOf(lastOperation)})`);
+      return result(
+        'progressing',
+        `${lastOperation.type} in progress (${lastOperation.state}${progressOf(lastOperation)})`,
+      );
     case 'Error':
     case 'Aborted':
       return result('progressing', `${operation}: Gardener is still retrying${describeErrors(lastErrors)}`);
     case 'Failed':
       if (isRetryable(lastErrors)) {
-        return result('progressing', `${operation} with retryable errors only; Gardener will retry${describeErrors(lastErrors)}`);
+        return result(
+          'progressing',
+          `${operation} with retryable errors only; Gardener will retry${describeErrors(lastErrors)}`,
+        );
       }
       return result(
         'failed',
@@ -120,7 +129,10 @@ export function shootHealth(shoot: ShootHealthInput): ShootHealth {
     case 'Succeeded':
       return result('healthy', `${lastOperation.type} succeeded at generation ${observed}`);
     default:
-      return result('unknown', `lastOperation.state ${JSON.stringify(lastOperation.state)} is not one Gardener defines`);
+      return result(
+        'unknown',
+        `lastOperation.state ${JSON.stringify(lastOperation.state)} is not one Gardener defines`,
+      );
   }
 }
 

@@ -10,7 +10,11 @@ function scripted(statuses: number[]): { garden: GardenWriter; calls: () => numb
   let calls = 0;
   const answer = <T>(): Promise<KubeResult<T>> => {
     const status = statuses[Math.min(calls++, statuses.length - 1)] as number;
-    return Promise.resolve(status >= 200 && status < 300 ? { ok: true, status, body: {} as T } : { ok: false, status, error: { message: `HTTP ${status}` } });
+    return Promise.resolve(
+      status >= 200 && status < 300
+        ? { ok: true, status, body: {} as T }
+        : { ok: false, status, error: { message: `HTTP ${status}` } },
+    );
   };
   return { garden: { apply: answer, create: answer, patch: answer, delete: answer, get: answer }, calls: () => calls };
 }
@@ -32,7 +36,10 @@ describe('pacedWriter', () => {
     expect(time.sleeps).toEqual([500, 1000, 2000]);
 
     const down = scripted([0]);
-    const failed = await pacedWriter(down.garden, { ...clock(), qps: 1000, burst: 1000 }).apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, 'kimops');
+    const failed = await pacedWriter(down.garden, { ...clock(), qps: 1000, burst: 1000 }).apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } },
+      'kimops',
+    );
     expect(failed).toMatchObject({ ok: false, status: 0 });
     expect(down.calls()).toBe(4);
   });
@@ -47,11 +54,20 @@ describe('pacedWriter', () => {
   });
 
   it('does not retry a schema refusal of an apply (500), nor a create that finds its object (409)', async () => {
-    const refusal = { ok: false as const, status: 500, error: { message: 'failed to create typed patch object (/v1, Kind=ConfigMap): .spec: field not declared in schema' } };
+    const refusal = {
+      ok: false as const,
+      status: 500,
+      error: {
+        message: 'failed to create typed patch object (/v1, Kind=ConfigMap): .spec: field not declared in schema',
+      },
+    };
     expect(isTransient(refusal)).toBe(false);
     expect(isTransient({ ok: false, status: 500, error: { message: 'etcdserver: request timed out' } })).toBe(true);
     const { garden, calls } = scripted([409, 200]);
-    expect((await pacedWriter(garden, { ...clock() }).create({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } })).status).toBe(409);
+    expect(
+      (await pacedWriter(garden, { ...clock() }).create({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } }))
+        .status,
+    ).toBe(409);
     expect(calls()).toBe(1);
     expect((await pacedWriter(garden, { ...clock() }).patch(REF, {})).ok).toBe(true);
   });

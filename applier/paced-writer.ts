@@ -62,7 +62,10 @@ export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWr
     }
   };
 
-  const paced = async <T>(call: () => Promise<KubeResult<T>>, final: (result: KubeResult<T>) => boolean = () => false): Promise<KubeResult<T>> => {
+  const paced = async <T>(
+    call: () => Promise<KubeResult<T>>,
+    final: (result: KubeResult<T>) => boolean = () => false,
+  ): Promise<KubeResult<T>> => {
     for (let attempt = 1; ; attempt++) {
       await token();
       const result = await call();
@@ -72,9 +75,14 @@ export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWr
   };
 
   return {
-    apply: <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => paced(() => garden.apply(object, fieldManager, options)),
+    apply: <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) =>
+      paced(() => garden.apply(object, fieldManager, options)),
     // A create that finds the object there (409 AlreadyExists) will find it again: it is an answer, not a race.
-    create: <T extends KubeObject>(object: T) => paced(() => garden.create(object), (result) => !result.ok && result.status === 409),
+    create: <T extends KubeObject>(object: T) =>
+      paced(
+        () => garden.create(object),
+        (result) => !result.ok && result.status === 409,
+      ),
     patch: <T extends KubeObject>(ref: ObjectRef, patch: unknown) => paced(() => garden.patch<T>(ref, patch)),
     delete: (ref: ObjectRef) => paced(() => garden.delete(ref)),
     get: <T extends KubeObject>(ref: ObjectRef) => paced(() => garden.get<T>(ref)),

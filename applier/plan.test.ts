@@ -3,7 +3,17 @@ import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { testShoot, worker } from '../generator/propose/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
-import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanInput, planSync, rememberedFolders } from './plan.js';
+import {
+  APPLIED_COMMIT_ANNOTATION,
+  APPLIED_TREE_ANNOTATION,
+  COMPANION_OF_LABEL,
+  massDeletionApproval,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  type PlanInput,
+  planSync,
+  rememberedFolders,
+} from './plan.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';
@@ -15,26 +25,58 @@ function shoot(name: string, edit: (s: Shoot) => void = () => {}): Shoot {
   edit(s);
   return s;
 }
-const configMap = (name: string, data = { k: 'v' }): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'garden-kyma-dev' }, data });
+const configMap = (name: string, data = { k: 'v' }): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'garden-kyma-dev' },
+  data,
+});
 const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
   name: s.metadata.name,
   path: `shoots/${s.metadata.name}/shoot.yaml`,
   shoot: s,
-  companions: companions.map((object) => ({ path: `shoots/${s.metadata.name}/configmap-${object.metadata.name}.yaml`, object })),
+  companions: companions.map((object) => ({
+    path: `shoots/${s.metadata.name}/configmap-${object.metadata.name}.yaml`,
+    object,
+  })),
 });
 
 /** What the API server holds after kimops applied `s` at an earlier commit: label, annotation, defaults, status, managedFields. */
-function applied<T extends KubeObject>(s: T, extra: (o: T & Record<string, unknown>) => void = () => {}, companionOf?: string): T {
+function applied<T extends KubeObject>(
+  s: T,
+  extra: (o: T & Record<string, unknown>) => void = () => {},
+  companionOf?: string,
+): T {
   const live = structuredClone(s) as T & Record<string, unknown>;
-  live.metadata.labels = { ...live.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}) };
-  live.metadata.annotations = { ...live.metadata.annotations, [APPLIED_COMMIT_ANNOTATION]: 'old-commit', 'gardener.cloud/created-by': 'someone' };
-  Object.assign(live.metadata, { uid: 'u-1', resourceVersion: '42', generation: 3, creationTimestamp: '2026-01-01T00:00:00Z' });
+  live.metadata.labels = {
+    ...live.metadata.labels,
+    [OWNERSHIP_LABEL]: OWNERSHIP_VALUE,
+    ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}),
+  };
+  live.metadata.annotations = {
+    ...live.metadata.annotations,
+    [APPLIED_COMMIT_ANNOTATION]: 'old-commit',
+    'gardener.cloud/created-by': 'someone',
+  };
+  Object.assign(live.metadata, {
+    uid: 'u-1',
+    resourceVersion: '42',
+    generation: 3,
+    creationTimestamp: '2026-01-01T00:00:00Z',
+  });
   live.metadata.managedFields = [{ manager: 'gardener-apiserver', operation: 'Update', fieldsV1: { 'f:spec': {} } }];
   if (live.kind === 'Shoot') {
     const sh = live as unknown as Shoot;
     sh.status = { observedGeneration: 3, lastOperation: { type: 'Reconcile', state: 'Succeeded' } };
     // Gardener's defaults: fields the manifest does not set.
-    sh.spec.provider.workers.forEach((w) => Object.assign(w, { cri: { name: 'containerd' }, maxSurge: 1, maxUnavailable: 0, machine: { ...w.machine, architecture: 'amd64' } }));
+    sh.spec.provider.workers.forEach((w) =>
+      Object.assign(w, {
+        cri: { name: 'containerd' },
+        maxSurge: 1,
+        maxUnavailable: 0,
+        machine: { ...w.machine, architecture: 'amd64' },
+      }),
+    );
     sh.spec.extensions?.forEach((e) => Object.assign(e, { disabled: false }));
     sh.spec.systemComponents = { coreDNS: { autoscaling: { mode: 'horizontal' } } };
     sh.spec.kubernetes.kubeProxy = { mode: 'IPTables' };
@@ -56,13 +98,57 @@ describe('planSync', () => {
   });
 
   it.each<[string, (s: Shoot) => void, string[]]>([
-    ['a worker maximum', (s) => { worker(s, 'b').maximum = 9; }, ['spec.provider.workers[b].maximum']],
-    ['a new worker', (s) => { s.spec.provider.workers.push({ ...worker(s, 'a'), name: 'c' }); }, ['spec.provider.workers[c]']],
-    ['a new zone', (s) => { worker(s, 'a').zones = ['z1', 'z2', 'z3']; }, ['spec.provider.workers[a].zones[z3]']],
-    ['an extension toggled', (s) => { s.spec.extensions = [...(s.spec.extensions ?? []), { type: 'shoot-cert-service' }]; }, ['spec.extensions[shoot-cert-service]']],
-    ['an extension set to the value Gardener defaulted', (s) => { s.spec.extensions?.forEach((e) => { e.disabled = false; }); }, []],
-    ['the kubernetes version', (s) => { s.spec.kubernetes.version = '1.33.3'; }, ['spec.kubernetes.version']],
-    ['a label', (s) => { s.metadata.labels = { ...s.metadata.labels, team: 'x' }; }, ['metadata.labels.team']],
+    [
+      'a worker maximum',
+      (s) => {
+        worker(s, 'b').maximum = 9;
+      },
+      ['spec.provider.workers[b].maximum'],
+    ],
+    [
+      'a new worker',
+      (s) => {
+        s.spec.provider.workers.push({ ...worker(s, 'a'), name: 'c' });
+      },
+      ['spec.provider.workers[c]'],
+    ],
+    [
+      'a new zone',
+      (s) => {
+        worker(s, 'a').zones = ['z1', 'z2', 'z3'];
+      },
+      ['spec.provider.workers[a].zones[z3]'],
+    ],
+    [
+      'an extension toggled',
+      (s) => {
+        s.spec.extensions = [...(s.spec.extensions ?? []), { type: 'shoot-cert-service' }];
+      },
+      ['spec.extensions[shoot-cert-service]'],
+    ],
+    [
+      'an extension set to the value Gardener defaulted',
+      (s) => {
+        s.spec.extensions?.forEach((e) => {
+          e.disabled = false;
+        });
+      },
+      [],
+    ],
+    [
+      'the kubernetes version',
+      (s) => {
+        s.spec.kubernetes.version = '1.33.3';
+      },
+      ['spec.kubernetes.version'],
+    ],
+    [
+      'a label',
+      (s) => {
+        s.metadata.labels = { ...s.metadata.labels, team: 'x' };
+      },
+      ['metadata.labels.team'],
+    ],
   ])('plans an update for %s, naming the field paths', (_what, edit, paths) => {
     const result = plan([want(shoot('a', edit))], [applied(shoot('a'))]);
     const entry = result.entries[0];
@@ -72,44 +158,85 @@ describe('planSync', () => {
   });
 
   it('sees a field removed from Git when kimops applied it before (managedFields), and not otherwise', () => {
-    const withHibernation = shoot('a', (s) => { s.spec.hibernation = { enabled: true }; });
-    const ownedBy = (manager: string) => applied(withHibernation, (live) => {
-      (live.metadata.managedFields as unknown[]).push({ manager, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:hibernation': { 'f:enabled': {} } } } });
+    const withHibernation = shoot('a', (s) => {
+      s.spec.hibernation = { enabled: true };
     });
-    expect(plan([want(shoot('a'))], [ownedBy('kimops')]).entries[0]).toMatchObject({ action: 'update', object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] } });
+    const ownedBy = (manager: string) =>
+      applied(withHibernation, (live) => {
+        (live.metadata.managedFields as unknown[]).push({
+          manager,
+          operation: 'Apply',
+          fieldsV1: { 'f:spec': { 'f:hibernation': { 'f:enabled': {} } } },
+        });
+      });
+    expect(plan([want(shoot('a'))], [ownedBy('kimops')]).entries[0]).toMatchObject({
+      action: 'update',
+      object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] },
+    });
     expect(plan([want(shoot('a'))], [ownedBy('someone-else')]).entries[0]?.action).toBe('unchanged');
     expect(plan([want(shoot('a'))], [ownedBy('kim')], { fieldManager: 'kim' }).entries[0]?.action).toBe('update');
   });
 
   it('reads fieldsV1 as the API serves it and as the JSON text compactShoot keeps; text that is no JSON object claims nothing', () => {
-    const withHibernation = shoot('a', (s) => { s.spec.hibernation = { enabled: true }; });
-    const ownedAs = (fieldsV1: unknown) => applied(withHibernation, (live) => {
-      (live.metadata.managedFields as unknown[]).push({ manager: 'kimops', operation: 'Apply', fieldsV1 });
+    const withHibernation = shoot('a', (s) => {
+      s.spec.hibernation = { enabled: true };
     });
+    const ownedAs = (fieldsV1: unknown) =>
+      applied(withHibernation, (live) => {
+        (live.metadata.managedFields as unknown[]).push({ manager: 'kimops', operation: 'Apply', fieldsV1 });
+      });
     const owned = { 'f:spec': { 'f:hibernation': { 'f:enabled': {} } } };
     const object = plan([want(shoot('a'))], [ownedAs(owned)]).entries[0];
-    expect(object).toMatchObject({ action: 'update', object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] } });
-    expect(plan([want(shoot('a'))], [ownedAs(JSON.stringify(owned))]).entries[0]?.object.changes).toEqual(object?.object.changes);
+    expect(object).toMatchObject({
+      action: 'update',
+      object: { changes: [{ path: 'spec.hibernation', kind: 'removed' }] },
+    });
+    expect(plan([want(shoot('a'))], [ownedAs(JSON.stringify(owned))]).entries[0]?.object.changes).toEqual(
+      object?.object.changes,
+    );
     expect(plan([want(shoot('a'))], [ownedAs('{"f:spec": ')]).entries[0]?.action).toBe('unchanged');
     expect(plan([want(shoot('a'))], [ownedAs('[]')]).entries[0]?.action).toBe('unchanged');
   });
 
   it('sees a worker removed from Git only when kimops applied that worker (merge-keyed list)', () => {
-    const live = (manager: string) => applied(shoot('a'), (l) => {
-      (l.metadata.managedFields as unknown[]).push({ manager, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:provider': { 'f:workers': { 'k:{"name":"b"}': { '.': {}, 'f:name': {} } } } } } });
+    const live = (manager: string) =>
+      applied(shoot('a'), (l) => {
+        (l.metadata.managedFields as unknown[]).push({
+          manager,
+          operation: 'Apply',
+          fieldsV1: { 'f:spec': { 'f:provider': { 'f:workers': { 'k:{"name":"b"}': { '.': {}, 'f:name': {} } } } } },
+        });
+      });
+    const withoutB = shoot('a', (s) => {
+      s.spec.provider.workers = s.spec.provider.workers.filter((w) => w.name !== 'b');
     });
-    const withoutB = shoot('a', (s) => { s.spec.provider.workers = s.spec.provider.workers.filter((w) => w.name !== 'b'); });
-    expect(plan([want(withoutB)], [live('kimops')]).entries[0]?.object.changes.map((c) => c.path)).toEqual(['spec.provider.workers[b]']);
+    expect(plan([want(withoutB)], [live('kimops')]).entries[0]?.object.changes.map((c) => c.path)).toEqual([
+      'spec.provider.workers[b]',
+    ]);
     expect(plan([want(withoutB)], [live('other')]).entries[0]?.action).toBe('unchanged');
   });
 
   it('sees an extension removed from Git (atomic list: the apply replaces it whole)', () => {
-    const fewer = shoot('a', (s) => { s.spec.extensions = s.spec.extensions?.slice(0, 1); });
-    expect(plan([want(fewer)], [applied(shoot('a'))]).entries[0]?.object.changes.map((c) => c.path)).toEqual(['spec.extensions[shoot-dns-service]']);
+    const fewer = shoot('a', (s) => {
+      s.spec.extensions = s.spec.extensions?.slice(0, 1);
+    });
+    expect(plan([want(fewer)], [applied(shoot('a'))]).entries[0]?.object.changes.map((c) => c.path)).toEqual([
+      'spec.extensions[shoot-dns-service]',
+    ]);
   });
 
   it('never compares the applied-commit annotation, but writes it with every write', () => {
-    const result = plan([want(shoot('a')), want(shoot('b', (s) => { s.spec.kubernetes.version = '1.33.3'; }))], [applied(shoot('a')), applied(shoot('b'))]);
+    const result = plan(
+      [
+        want(shoot('a')),
+        want(
+          shoot('b', (s) => {
+            s.spec.kubernetes.version = '1.33.3';
+          }),
+        ),
+      ],
+      [applied(shoot('a')), applied(shoot('b'))],
+    );
     expect(result.entries.map((e) => e.action)).toEqual(['unchanged', 'update']);
     expect(result.entries[1]?.object.manifest?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBe(COMMIT);
     expect(result.entries[1]?.object.manifest?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
@@ -118,26 +245,46 @@ describe('planSync', () => {
   it('holds main against the live Shoot: a higher live version is kept and said, nothing written for it', () => {
     const result = plan([want(shoot('a'))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
     expect(result.entries[0]).toMatchObject({ action: 'unchanged', kept: [{ path: 'spec.kubernetes.version' }] });
-    const scaled = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))]);
+    const scaled = plan(
+      [want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))],
+      [applied(shoot('a'), (l) => (l.spec.kubernetes.version = '1.33.3'))],
+    );
     expect(scaled.entries[0]?.action).toBe('update');
-    expect((scaled.entries[0]?.object.manifest as Shoot | undefined)?.spec).toMatchObject({ kubernetes: { version: '1.33.3' } });
+    expect((scaled.entries[0]?.object.manifest as Shoot | undefined)?.spec).toMatchObject({
+      kubernetes: { version: '1.33.3' },
+    });
   });
 
   it('moves the markers alone, once, when main changed the folder but nothing of the Shoot is written', () => {
-    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const live = applied(
+      shoot('a'),
+      (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }),
+    );
     const moved = plan([want(shoot('a'))], [live], { trees: new Map([['a', 'tree-2']]) });
-    expect(moved.entries[0]).toMatchObject({ action: 'unchanged', tree: 'tree-2', appliedTree: 'tree-1', moveMarkers: { [APPLIED_COMMIT_ANNOTATION]: COMMIT, [APPLIED_TREE_ANNOTATION]: 'tree-2' } });
+    expect(moved.entries[0]).toMatchObject({
+      action: 'unchanged',
+      tree: 'tree-2',
+      appliedTree: 'tree-1',
+      moveMarkers: { [APPLIED_COMMIT_ANNOTATION]: COMMIT, [APPLIED_TREE_ANNOTATION]: 'tree-2' },
+    });
     const current = plan([want(shoot('a'))], [live], { trees: new Map([['a', 'tree-1']]) });
     expect(current.entries[0]?.moveMarkers).toBeUndefined();
     // A write carries the markers itself.
-    const written = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [live], { trees: new Map([['a', 'tree-2']]) });
+    const written = plan([want(shoot('a', (s) => (worker(s, 'b').maximum = 9)))], [live], {
+      trees: new Map([['a', 'tree-2']]),
+    });
     expect(written.entries[0]?.moveMarkers).toBeUndefined();
-    expect(written.entries[0]?.object.manifest?.metadata.annotations).toMatchObject({ [APPLIED_TREE_ANNOTATION]: 'tree-2' });
+    expect(written.entries[0]?.object.manifest?.metadata.annotations).toMatchObject({
+      [APPLIED_TREE_ANNOTATION]: 'tree-2',
+    });
   });
 
   it('reuses an unchanged entry only while its folder tree and live resourceVersion are the same', () => {
     const memo = new Map();
-    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const live = applied(
+      shoot('a'),
+      (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }),
+    );
     const trees = new Map([['a', 'tree-1']]);
     const first = plan([want(shoot('a'))], [live], { trees, memo });
     expect(first.entries[0]?.action).toBe('unchanged');
@@ -153,7 +300,10 @@ describe('planSync', () => {
 
   it('takes a folder the caller did not read from the memo (rememberedFolders), never as a deletion', () => {
     const memo = new Map();
-    const live = applied(shoot('a'), (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }));
+    const live = applied(
+      shoot('a'),
+      (l) => (l.metadata.annotations = { ...l.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 'tree-1' }),
+    );
     const trees = new Map([['a', 'tree-1']]);
     const first = plan([want(shoot('a'))], [live], { trees, memo });
     expect(rememberedFolders(memo, trees, [live], [])).toEqual(new Set(['a']));
@@ -164,7 +314,9 @@ describe('planSync', () => {
     expect(memo.size).toBe(1);
     // A new tree or a moved live Shoot: not remembered, so the caller reads the folder.
     expect(rememberedFolders(memo, new Map([['a', 'tree-2']]), [live], [])).toEqual(new Set());
-    expect(rememberedFolders(memo, trees, [{ ...live, metadata: { ...live.metadata, resourceVersion: '99' } }], [])).toEqual(new Set());
+    expect(
+      rememberedFolders(memo, trees, [{ ...live, metadata: { ...live.metadata, resourceVersion: '99' } }], []),
+    ).toEqual(new Set());
     expect(rememberedFolders(memo, trees, [live], [], 'kim')).toEqual(new Set());
   });
 
@@ -175,7 +327,7 @@ describe('planSync', () => {
     expect(massDeletionApproval('Merge pull request #4\n')).toBeUndefined();
   });
 
-  it('refuses a mass deletion with the applier\'s own words: how to approve it in the commit', () => {
+  it("refuses a mass deletion with the applier's own words: how to approve it in the commit", () => {
     const live = ['a', 'b', 'c'].map((n) => applied(shoot(n)));
     const refused = plan([], live);
     expect(refused.refused?.message).toContain('refusing to delete 3 of 3 shoots');
@@ -186,18 +338,26 @@ describe('planSync', () => {
   it('blocks a manifest that cannot be held against the live Shoot, naming the file', () => {
     const broken = shoot('a', (s) => delete (s.spec as Partial<Shoot['spec']>).provider);
     const result = plan([want(broken)], [applied(shoot('a'))]);
-    expect(result.entries[0]).toMatchObject({ action: 'blocked', reasons: [expect.stringContaining('shoots/a/shoot.yaml cannot be held against the live Shoot') as string] });
+    expect(result.entries[0]).toMatchObject({
+      action: 'blocked',
+      reasons: [expect.stringContaining('shoots/a/shoot.yaml cannot be held against the live Shoot') as string],
+    });
   });
 
   it('creates what is not live, deletes what is owned and gone from Git, ignores unowned Shoots it does not want', () => {
     const unowned = structuredClone(shoot('kim-only'));
     const result = plan([want(shoot('new'))], [applied(shoot('gone')), unowned]);
-    expect(result.entries.map((e) => [e.shoot, e.action])).toEqual([['gone', 'delete'], ['new', 'create']]);
+    expect(result.entries.map((e) => [e.shoot, e.action])).toEqual([
+      ['gone', 'delete'],
+      ['new', 'create'],
+    ]);
     expect(result.entries[1]?.object.manifest?.metadata.labels?.[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
   });
 
   it('takes over a desired Shoot that is live without the ownership label, even when nothing else differs', () => {
-    const kimShoot = applied(shoot('a'), (l) => { delete l.metadata.labels?.[OWNERSHIP_LABEL]; });
+    const kimShoot = applied(shoot('a'), (l) => {
+      delete l.metadata.labels?.[OWNERSHIP_LABEL];
+    });
     const entry = plan([want(shoot('a'))], [kimShoot]).entries[0];
     expect(entry?.action).toBe('take-over');
     expect(entry?.object.changes.map((c) => c.path)).toEqual([`metadata.labels["${OWNERSHIP_LABEL}"]`]);
@@ -205,25 +365,54 @@ describe('planSync', () => {
   });
 
   it('holds back a Shoot whose files have problems: neither applied nor deleted', () => {
-    const state: DesiredState = { shoots: [], problems: [{ shoot: 'a', error: new ConfigError('shoots/a/shoot.yaml', '', 'broken') }] };
-    const result = planSync({ desired: state, live: [applied(shoot('a'))], liveCompanions: [], commit: COMMIT, massDeletion: POLICY });
+    const state: DesiredState = {
+      shoots: [],
+      problems: [{ shoot: 'a', error: new ConfigError('shoots/a/shoot.yaml', '', 'broken') }],
+    };
+    const result = planSync({
+      desired: state,
+      live: [applied(shoot('a'))],
+      liveCompanions: [],
+      commit: COMMIT,
+      massDeletion: POLICY,
+    });
     expect(result.entries).toMatchObject([{ shoot: 'a', action: 'blocked', reasons: ['shoots/a/shoot.yaml: broken'] }]);
     expect(result.counts.delete).toBe(0);
   });
 
   it('blocks a desired Shoot that Gardener is deleting, and does not count a running deletion against the guard', () => {
-    const deleting = (name: string) => applied(shoot(name), (l) => { l.metadata.deletionTimestamp = '2026-01-02T00:00:00Z'; });
+    const deleting = (name: string) =>
+      applied(shoot(name), (l) => {
+        l.metadata.deletionTimestamp = '2026-01-02T00:00:00Z';
+      });
     const result = plan([want(shoot('a'))], [deleting('a'), deleting('b'), deleting('c'), deleting('d')]);
-    expect(result.entries.map((e) => [e.shoot, e.action, e.alreadyDeleting ?? false])).toEqual([['a', 'blocked', false], ['b', 'delete', true], ['c', 'delete', true], ['d', 'delete', true]]);
+    expect(result.entries.map((e) => [e.shoot, e.action, e.alreadyDeleting ?? false])).toEqual([
+      ['a', 'blocked', false],
+      ['b', 'delete', true],
+      ['c', 'delete', true],
+      ['d', 'delete', true],
+    ]);
     expect(result.refused).toBeUndefined();
   });
 
   it('plans companions first, with their own changes, and prunes those Git no longer has', () => {
-    const liveCompanions = [applied(configMap('auth', { k: 'old' }), () => {}, 'a'), applied(configMap('stale'), () => {}, 'a'), applied(configMap('of-b'), () => {}, 'b')];
-    const result = plan([want(shoot('a'), [configMap('auth', { k: 'new' }), configMap('fresh')])], [applied(shoot('a'))], { liveCompanions });
+    const liveCompanions = [
+      applied(configMap('auth', { k: 'old' }), () => {}, 'a'),
+      applied(configMap('stale'), () => {}, 'a'),
+      applied(configMap('of-b'), () => {}, 'b'),
+    ];
+    const result = plan(
+      [want(shoot('a'), [configMap('auth', { k: 'new' }), configMap('fresh')])],
+      [applied(shoot('a'))],
+      { liveCompanions },
+    );
     const entry = result.entries[0];
     expect(entry?.action).toBe('update');
-    expect(entry?.companions.map((c) => [c.name, c.action])).toEqual([['auth', 'update'], ['fresh', 'create'], ['stale', 'delete']]);
+    expect(entry?.companions.map((c) => [c.name, c.action])).toEqual([
+      ['auth', 'update'],
+      ['fresh', 'create'],
+      ['stale', 'delete'],
+    ]);
     expect(entry?.companions[0]?.changes.map((c) => c.path)).toEqual(['data.k']);
     expect(entry?.companions[1]?.manifest?.metadata.labels?.[COMPANION_OF_LABEL]).toBe('a');
   });
@@ -242,7 +431,11 @@ describe('planSync', () => {
       ['over maxShoots, override covers it', ['a', 'b', 'c'], 3, false],
       ['over maxShoots, override too small', ['a', 'b', 'c'], 2, true],
     ])('%s', (_what, keep, override, refused) => {
-      const result = plan(keep.map((n) => want(shoot(n))), inventory, override !== undefined ? { allowMassDeletion: override } : {});
+      const result = plan(
+        keep.map((n) => want(shoot(n))),
+        inventory,
+        override !== undefined ? { allowMassDeletion: override } : {},
+      );
       expect(result.refused !== undefined).toBe(refused);
       if (refused) expect(result.refused?.message).toMatch(/--allow-mass-deletion 3/);
     });

@@ -135,7 +135,9 @@ export interface PlanInput {
 export const MASS_DELETION_TRAILER = 'Kimops-Allow-Mass-Deletion';
 
 export function massDeletionApproval(message: string): number | undefined {
-  const approvals = [...message.matchAll(new RegExp(`^${MASS_DELETION_TRAILER}:\\s*(\\d+)\\s*$`, 'gim'))].map((m) => Number(m[1]));
+  const approvals = [...message.matchAll(new RegExp(`^${MASS_DELETION_TRAILER}:\\s*(\\d+)\\s*$`, 'gim'))].map((m) =>
+    Number(m[1]),
+  );
   return approvals.length > 0 ? Math.max(...approvals) : undefined;
 }
 
@@ -144,7 +146,17 @@ export function inventoryOf(live: readonly Shoot[]): Shoot[] {
   return live.filter(isOwned);
 }
 
-export function planSync({ desired, live, liveCompanions, commit, trees = new Map(), fieldManager = DEFAULT_FIELD_MANAGER, massDeletion, allowMassDeletion, memo }: PlanInput): SyncPlan {
+export function planSync({
+  desired,
+  live,
+  liveCompanions,
+  commit,
+  trees = new Map(),
+  fieldManager = DEFAULT_FIELD_MANAGER,
+  massDeletion,
+  allowMassDeletion,
+  memo,
+}: PlanInput): SyncPlan {
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   const companionsByName = new Map(liveCompanions.map((object) => [`${object.kind}/${object.metadata.name}`, object]));
   const companionsByShoot = companionsPerShoot(liveCompanions);
@@ -157,11 +169,23 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
   const entries: PlanEntry[] = [];
   const desiredNames = new Set(desired.shoots.map((d) => d.name));
   const remembered = new Map<string, PlanEntry>();
-  const keyOf = (name: string) => (memo ? planMemoKey(name, trees.get(name), liveByName.get(name), companionsByShoot.get(name) ?? [], fieldManager) : undefined);
+  const keyOf = (name: string) =>
+    memo
+      ? planMemoKey(name, trees.get(name), liveByName.get(name), companionsByShoot.get(name) ?? [], fieldManager)
+      : undefined;
   for (const wanted of desired.shoots) {
     const liveShoot = liveByName.get(wanted.name);
     const key = keyOf(wanted.name);
-    const entry = (key !== undefined && memo?.get(key)) || planDesired(wanted, liveShoot, companionsByShoot.get(wanted.name) ?? [], companionsByName, { commit, tree: trees.get(wanted.name) }, fieldManager);
+    const entry =
+      (key !== undefined && memo?.get(key)) ||
+      planDesired(
+        wanted,
+        liveShoot,
+        companionsByShoot.get(wanted.name) ?? [],
+        companionsByName,
+        { commit, tree: trees.get(wanted.name) },
+        fieldManager,
+      );
     if (key !== undefined && entry.action === 'unchanged' && !entry.moveMarkers) remembered.set(key, entry);
     entries.push(entry);
   }
@@ -197,7 +221,15 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
     entries.push(planDelete(shoot, companionsByShoot.get(name) ?? []));
   }
   entries.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
-  const counts = { create: 0, update: 0, 'take-over': 0, delete: 0, unchanged: 0, blocked: 0, drifted: 0 } satisfies Record<PlanAction, number>;
+  const counts = {
+    create: 0,
+    update: 0,
+    'take-over': 0,
+    delete: 0,
+    unchanged: 0,
+    blocked: 0,
+    drifted: 0,
+  } satisfies Record<PlanAction, number>;
   for (const entry of entries) counts[entry.action]++;
   const deleting = entries.filter((entry) => entry.action === 'delete' && !entry.alreadyDeleting).length;
   const guard = massDeletionGuard({
@@ -212,7 +244,14 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
         `(an empty commit will do), or run kimops apply --once --allow-mass-deletion ${n}, or raise massDeletion in kimops.yaml.`,
     },
   });
-  return { commit, fieldManager, entries, counts, problems: unplaced, ...(guard.allowed ? {} : { refused: { message: guard.message } }) };
+  return {
+    commit,
+    fieldManager,
+    entries,
+    counts,
+    problems: unplaced,
+    ...(guard.allowed ? {} : { refused: { message: guard.message } }),
+  };
 }
 
 /**
@@ -220,16 +259,34 @@ export function planSync({ desired, live, liveCompanions, commit, trees = new Ma
  * live Shoot's and its companions' resourceVersions, the field manager. Undefined where that is not known
  * (no live Shoot, no tree): such an entry is always planned.
  */
-function planMemoKey(name: string, tree: string | undefined, liveShoot: Shoot | undefined, ownCompanions: readonly KubeObject[], fieldManager: string): string | undefined {
+function planMemoKey(
+  name: string,
+  tree: string | undefined,
+  liveShoot: Shoot | undefined,
+  ownCompanions: readonly KubeObject[],
+  fieldManager: string,
+): string | undefined {
   if (!liveShoot || tree === undefined) return undefined;
-  return [name, tree, liveShoot.metadata.resourceVersion, fieldManager, ...ownCompanions.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`)].join('\0');
+  return [
+    name,
+    tree,
+    liveShoot.metadata.resourceVersion,
+    fieldManager,
+    ...ownCompanions.map((c) => `${c.metadata.name}@${c.metadata.resourceVersion}`),
+  ].join('\0');
 }
 
 /**
  * The folders of `trees` whose plan entry `memo` remembers for the same inputs: a watching applier need not
  * read or parse them (planSync takes their entries from the memo).
  */
-export function rememberedFolders(memo: ReadonlyMap<string, PlanEntry>, trees: ReadonlyMap<string, string>, live: readonly Shoot[], liveCompanions: readonly KubeObject[], fieldManager = DEFAULT_FIELD_MANAGER): Set<string> {
+export function rememberedFolders(
+  memo: ReadonlyMap<string, PlanEntry>,
+  trees: ReadonlyMap<string, string>,
+  live: readonly Shoot[],
+  liveCompanions: readonly KubeObject[],
+  fieldManager = DEFAULT_FIELD_MANAGER,
+): Set<string> {
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   const companionsByShoot = companionsPerShoot(liveCompanions);
   const names = new Set<string>();
@@ -275,7 +332,9 @@ function planDesired(
     return {
       shoot: name,
       action: 'blocked',
-      reasons: [`${wanted.path} cannot be held against the live Shoot (${error instanceof Error ? error.message : String(error)}): it is not a complete Shoot; run kimops validate on it and merge a fix`],
+      reasons: [
+        `${wanted.path} cannot be held against the live Shoot (${error instanceof Error ? error.message : String(error)}): it is not a complete Shoot; run kimops validate on it and merge a fix`,
+      ],
       object: { kind: 'Shoot', name, path: wanted.path, action: 'unchanged', changes: [] },
       companions: [],
       live: liveShoot,
@@ -284,15 +343,33 @@ function planDesired(
   const object = planObject(owned(held.shoot, source), wanted.path, liveShoot, fieldManager);
   const takeOver = liveShoot !== undefined && !isOwned(liveShoot);
   const companionWrites = companions.filter((c) => c.action !== 'unchanged');
-  const action: PlanAction = !liveShoot ? 'create' : takeOver ? 'take-over' : object.action !== 'unchanged' || companionWrites.length > 0 ? 'update' : 'unchanged';
+  const action: PlanAction = !liveShoot
+    ? 'create'
+    : takeOver
+      ? 'take-over'
+      : object.action !== 'unchanged' || companionWrites.length > 0
+        ? 'update'
+        : 'unchanged';
   const reasons = [
-    ...(takeOver ? [`live Shoot has no ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE} label (created by KIM or by hand): kimops takes it over as field manager ${fieldManager}`] : []),
+    ...(takeOver
+      ? [
+          `live Shoot has no ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE} label (created by KIM or by hand): kimops takes it over as field manager ${fieldManager}`,
+        ]
+      : []),
     ...(action === 'create' ? ['not live: created from this commit'] : []),
     ...(liveShoot ? object.changes.map(describeChange) : []),
-    ...companionWrites.map((c) => `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`),
+    ...companionWrites.map(
+      (c) =>
+        `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`,
+    ),
   ];
   const appliedTree = liveShoot?.metadata.annotations?.[APPLIED_TREE_ANNOTATION];
-  const stale = liveShoot !== undefined && !takeOver && object.action === 'unchanged' && source.tree !== undefined && appliedTree !== source.tree;
+  const stale =
+    liveShoot !== undefined &&
+    !takeOver &&
+    object.action === 'unchanged' &&
+    source.tree !== undefined &&
+    appliedTree !== source.tree;
   // Nothing is applied for an unchanged Shoot: its manifests (a copy of the Shoot each) are not kept, which at
   // 10,000 Shoots is most of what a plan (and a watching applier's memo of it) would hold.
   const keep = action !== 'unchanged';
@@ -316,7 +393,11 @@ function planDelete(shoot: Shoot, ownCompanions: readonly KubeObject[]): PlanEnt
   return {
     shoot: name,
     action: 'delete',
-    reasons: [alreadyDeleting ? 'Gardener is already deleting it; its companions are deleted once it is gone' : 'no longer in the commit: deleted with confirmation, its companions after it'],
+    reasons: [
+      alreadyDeleting
+        ? 'Gardener is already deleting it; its companions are deleted once it is gone'
+        : 'no longer in the commit: deleted with confirmation, its companions after it',
+    ],
     object: deleteObject(shoot),
     companions: ownCompanions.map(deleteObject),
     live: shoot,
@@ -324,7 +405,12 @@ function planDelete(shoot: Shoot, ownCompanions: readonly KubeObject[]): PlanEnt
   };
 }
 
-function planObject(manifest: KubeObject, path: string, live: KubeObject | undefined, fieldManager: string): ObjectPlan {
+function planObject(
+  manifest: KubeObject,
+  path: string,
+  live: KubeObject | undefined,
+  fieldManager: string,
+): ObjectPlan {
   const base = { kind: manifest.kind, name: manifest.metadata.name, path, manifest };
   if (!live) return { ...base, action: 'create', changes: semanticDiff(undefined, comparable(manifest) as Shoot) };
   const changes = applyChanges(manifest, live, fieldManager);
@@ -377,7 +463,8 @@ function project(live: unknown, wanted: unknown, owned: Owned, pattern: string):
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(live)) {
       const childPattern = pattern ? `${pattern}.${key}` : key;
-      if (key in wanted && wanted[key] !== undefined) out[key] = project(value, wanted[key], owned?.[`f:${key}`] as Owned, childPattern);
+      if (key in wanted && wanted[key] !== undefined)
+        out[key] = project(value, wanted[key], owned?.[`f:${key}`] as Owned, childPattern);
       else if (owned && `f:${key}` in owned) out[key] = value;
     }
     return out;
@@ -433,7 +520,8 @@ function fieldsOf(fieldsV1: unknown): Record<string, unknown> | undefined {
 
 function mergeFields(a: Owned, b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(a ?? {}) };
-  for (const [key, value] of Object.entries(b)) out[key] = isJsonObject(out[key]) && isJsonObject(value) ? mergeFields(out[key] as Owned, value) : value;
+  for (const [key, value] of Object.entries(b))
+    out[key] = isJsonObject(out[key]) && isJsonObject(value) ? mergeFields(out[key] as Owned, value) : value;
   return out;
 }
 
@@ -463,7 +551,11 @@ function markersOf({ commit, tree }: Source): Record<string, string> {
 
 /** The manifest kimops applies: the desired object with the ownership label (and companion link) and the markers. */
 function owned<T extends KubeObject>(object: T, source: Source, companionOf?: string): T {
-  const labels = { ...object.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}) };
+  const labels = {
+    ...object.metadata.labels,
+    [OWNERSHIP_LABEL]: OWNERSHIP_VALUE,
+    ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}),
+  };
   const annotations = { ...object.metadata.annotations, ...markersOf(source) };
   return { ...object, metadata: { ...object.metadata, labels, annotations } };
 }
@@ -486,7 +578,8 @@ function companionsPerShoot(liveCompanions: readonly KubeObject[]): Map<string, 
     if (shoot === undefined || object.metadata.labels?.[OWNERSHIP_LABEL] !== OWNERSHIP_VALUE) continue;
     byShoot.set(shoot, [...(byShoot.get(shoot) ?? []), object]);
   }
-  for (const list of byShoot.values()) list.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  for (const list of byShoot.values())
+    list.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
   return byShoot;
 }
 

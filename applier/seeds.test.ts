@@ -59,7 +59,11 @@ describe('seedCheck', () => {
   });
 
   it('fails with KIM words, listing nothing when no seed is usable', () => {
-    expect(seedCheck(shoot('eu-central-1'), [])).toEqual({ ok: false, reason: 'SeedNotFound', message: notFound('eu-central-1', '') });
+    expect(seedCheck(shoot('eu-central-1'), [])).toEqual({
+      ok: false,
+      reason: 'SeedNotFound',
+      message: notFound('eu-central-1', ''),
+    });
   });
 
   it('lists the regions of usable seeds of the same provider type once each, in LIST order, space-separated', () => {
@@ -70,7 +74,10 @@ describe('seedCheck', () => {
       seed('s4', 'aws', 'us-east-1'),
       seed('s5', 'aws', 'ap-south-1', (s) => (s.spec.settings = { scheduling: { visible: false } })),
     ];
-    expect(seedCheck(shoot('eu-central-1'), seeds)).toMatchObject({ ok: false, message: notFound('eu-central-1', 'us-east-1 eu-west-1') });
+    expect(seedCheck(shoot('eu-central-1'), seeds)).toMatchObject({
+      ok: false,
+      message: notFound('eu-central-1', 'us-east-1 eu-west-1'),
+    });
   });
 
   it.each<[string, (s: Seed) => void]>([
@@ -104,12 +111,18 @@ describe('seedCheck', () => {
   });
 
   it('does not count a seed of another provider type in the region', () => {
-    const result = seedCheck(shoot('eu-central-1', 'azure'), [seed('a', 'aws', 'eu-central-1'), seed('b', 'azure', 'westeurope')]);
+    const result = seedCheck(shoot('eu-central-1', 'azure'), [
+      seed('a', 'aws', 'eu-central-1'),
+      seed('b', 'azure', 'westeurope'),
+    ]);
     expect(result).toMatchObject({ ok: false, message: notFound('eu-central-1', 'westeurope') });
   });
 
   it('checks the selector region, not spec.region', () => {
-    expect(seedCheck(shoot('eu-west-1'), [seed('a', 'aws', 'eu-central-1')])).toMatchObject({ ok: false, message: notFound('eu-west-1', 'eu-central-1') });
+    expect(seedCheck(shoot('eu-west-1'), [seed('a', 'aws', 'eu-central-1')])).toMatchObject({
+      ok: false,
+      message: notFound('eu-west-1', 'eu-central-1'),
+    });
   });
 });
 

@@ -30,7 +30,11 @@ export function seedCheck(shoot: Shoot, seeds: readonly Seed[]): SeedCheckResult
   const region = enforcedSeedRegion(shoot);
   if (region === undefined) return { ok: true };
   const readyRegions = [
-    ...new Set(seeds.filter((seed) => seed.spec.provider.type === shoot.spec.provider.type && isUsable(seed)).map((seed) => seed.spec.provider.region)),
+    ...new Set(
+      seeds
+        .filter((seed) => seed.spec.provider.type === shoot.spec.provider.type && isUsable(seed))
+        .map((seed) => seed.spec.provider.region),
+    ),
   ];
   if (readyRegions.includes(region)) return { ok: true };
   return {
@@ -43,7 +47,11 @@ export function seedCheck(shoot: Shoot, seeds: readonly Seed[]): SeedCheckResult
 /** KIM's status when the LIST of Seeds fails: not final, KIM retries after its Gardener requeue interval. */
 export function seedListFailure(shoot: Shoot): { ok: false; reason: 'GardenerErr'; message: string } {
   const region = enforcedSeedRegion(shoot) ?? shoot.spec.region;
-  return { ok: false, reason: 'GardenerErr', message: `Failed to verify whether seed is available for the region ${region}.` };
+  return {
+    ok: false,
+    reason: 'GardenerErr',
+    message: `Failed to verify whether seed is available for the region ${region}.`,
+  };
 }
 
 /**

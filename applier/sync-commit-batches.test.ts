@@ -18,7 +18,11 @@ const AUTHOR = { name: 'test', email: 'test@example.com', timestamp: 1_700_000_0
 function garden(shoots: KubeObject[]): GardenApi {
   const refuse = async () => ({ ok: false as const, status: 500, error: { message: 'no writes in this test' } });
   return {
-    listAll: async (ref) => ({ ok: true, items: (ref.kind === 'Shoot' ? shoots : []) as never[], resourceVersion: '1' }),
+    listAll: async (ref) => ({
+      ok: true,
+      items: (ref.kind === 'Shoot' ? shoots : []) as never[],
+      resourceVersion: '1',
+    }),
     get: async () => ({ ok: false, status: 404, error: { message: 'not found' } }),
     apply: refuse,
     create: refuse,
@@ -40,21 +44,45 @@ async function commitWith(names: string[]): Promise<{ repo: LandscapeRepo; commi
 }
 
 describe('syncCommit in batches', () => {
-  it('plans every folder once and the inventory\'s deletions once, in batches of any size', async () => {
+  it("plans every folder once and the inventory's deletions once, in batches of any size", async () => {
     const names = ['a', 'b', 'c', 'd', 'e'];
     const { repo, commit } = await commitWith(names);
-    const gone = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'z', namespace: NAMESPACE, labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE }, resourceVersion: '7' }, spec: {} } as KubeObject;
-    const config = parseKimopsConfig('apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener:\n  project: kyma-dev\nmassDeletion: {maxShoots: 5, maxPercent: 100}\n');
+    const gone = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: {
+        name: 'z',
+        namespace: NAMESPACE,
+        labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE },
+        resourceVersion: '7',
+      },
+      spec: {},
+    } as KubeObject;
+    const config = parseKimopsConfig(
+      'apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener:\n  project: kyma-dev\nmassDeletion: {maxShoots: 5, maxPercent: 100}\n',
+    );
     const plans = [];
     for (const planBatch of [2, 100]) {
       let collections = 0;
-      const report = await syncCommit({ repo, commit, garden: garden([gone]), namespace: NAMESPACE, config, write: false, planBatch, betweenBatches: () => collections++ });
+      const report = await syncCommit({
+        repo,
+        commit,
+        garden: garden([gone]),
+        namespace: NAMESPACE,
+        config,
+        write: false,
+        planBatch,
+        betweenBatches: () => collections++,
+      });
       plans.push(report.plan);
       // After the LIST, then after each batch.
       expect(collections).toBe(1 + Math.ceil(names.length / planBatch));
     }
     const [batched, whole] = plans;
-    expect(batched?.entries.map((e) => [e.shoot, e.action])).toEqual([...names.map((n) => [n, 'create']), ['z', 'delete']]);
+    expect(batched?.entries.map((e) => [e.shoot, e.action])).toEqual([
+      ...names.map((n) => [n, 'create']),
+      ['z', 'delete'],
+    ]);
     expect(batched?.counts).toEqual(whole?.counts);
     expect(batched?.entries).toEqual(whole?.entries);
   });
@@ -69,25 +97,64 @@ describe('syncCommit with a memo from the plan cache', () => {
     const live = names.map((name, i) => {
       const shoot = testShoot();
       const annotations = { ...shoot.metadata.annotations, [APPLIED_TREE_ANNOTATION]: trees.get(name)?.oid ?? '' };
-      shoot.metadata = { ...shoot.metadata, name, namespace: NAMESPACE, resourceVersion: String(10 + i), labels: { ...shoot.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE }, annotations };
+      shoot.metadata = {
+        ...shoot.metadata,
+        name,
+        namespace: NAMESPACE,
+        resourceVersion: String(10 + i),
+        labels: { ...shoot.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE },
+        annotations,
+      };
       return shoot as unknown as KubeObject;
     });
-    const config = parseKimopsConfig('apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener:\n  project: kyma-dev\n');
+    const config = parseKimopsConfig(
+      'apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener:\n  project: kyma-dev\n',
+    );
     const first = syncMemo();
-    const cold = await syncCommit({ repo, commit, garden: garden(live), namespace: NAMESPACE, config, write: false, memo: first });
+    const cold = await syncCommit({
+      repo,
+      commit,
+      garden: garden(live),
+      namespace: NAMESPACE,
+      config,
+      write: false,
+      memo: first,
+    });
     expect(cold.plan.counts.unchanged).toBe(3);
     expect(cold.foldersRead).toBe(3);
 
     // What the plan cache keeps: the entries without their live Shoot.
     const fromDisk = syncMemo();
     for (const [key, entry] of first.plan) fromDisk.plan.set(key, structuredClone({ ...entry, live: undefined }));
-    const warm = await syncCommit({ repo, commit, garden: garden(live), namespace: NAMESPACE, config, write: false, memo: fromDisk });
+    const warm = await syncCommit({
+      repo,
+      commit,
+      garden: garden(live),
+      namespace: NAMESPACE,
+      config,
+      write: false,
+      memo: fromDisk,
+    });
     expect(warm.foldersRead).toBe(0);
-    expect(warm.plan.entries.map((e) => [e.shoot, e.action, e.live?.metadata.resourceVersion])).toEqual([['a', 'unchanged', '10'], ['b', 'unchanged', '11'], ['c', 'unchanged', '12']]);
+    expect(warm.plan.entries.map((e) => [e.shoot, e.action, e.live?.metadata.resourceVersion])).toEqual([
+      ['a', 'unchanged', '10'],
+      ['b', 'unchanged', '11'],
+      ['c', 'unchanged', '12'],
+    ]);
 
     // A live Shoot that moved (another resourceVersion) is read and planned again.
-    const moved = live.map((shoot, i) => (i === 1 ? { ...shoot, metadata: { ...shoot.metadata, resourceVersion: '99' } } : shoot));
-    const again = await syncCommit({ repo, commit, garden: garden(moved), namespace: NAMESPACE, config, write: false, memo: fromDisk });
+    const moved = live.map((shoot, i) =>
+      i === 1 ? { ...shoot, metadata: { ...shoot.metadata, resourceVersion: '99' } } : shoot,
+    );
+    const again = await syncCommit({
+      repo,
+      commit,
+      garden: garden(moved),
+      namespace: NAMESPACE,
+      config,
+      write: false,
+      memo: fromDisk,
+    });
     expect(again.foldersRead).toBe(1);
     expect(again.plan.counts.unchanged).toBe(3);
   });

@@ -13,15 +13,32 @@ describe('compactShoot', () => {
     const listed = {
       metadata: { name: 'c-1', namespace: 'garden-p', resourceVersion: '9', managedFields },
       spec: { region: 'eu-west-1' },
-      status: { observedGeneration: 3, lastOperation: { type: 'Reconcile', state: 'Succeeded' }, lastErrors: [], retryCycleStartTime: 't', conditions: [{ type: 'APIServerAvailable' }], technicalID: 'shoot--p--c-1' },
+      status: {
+        observedGeneration: 3,
+        lastOperation: { type: 'Reconcile', state: 'Succeeded' },
+        lastErrors: [],
+        retryCycleStartTime: 't',
+        conditions: [{ type: 'APIServerAvailable' }],
+        technicalID: 'shoot--p--c-1',
+      },
     } as unknown as KubeObject;
     expect(compactShoot(listed, 'kimops')).toEqual({
       apiVersion: 'core.gardener.cloud/v1beta1',
       kind: 'Shoot',
       // fieldsV1 as its JSON text: one string instead of a tree of small objects (plan.ts parses it when it plans the Shoot).
-      metadata: { name: 'c-1', namespace: 'garden-p', resourceVersion: '9', managedFields: [{ manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' }] },
+      metadata: {
+        name: 'c-1',
+        namespace: 'garden-p',
+        resourceVersion: '9',
+        managedFields: [{ manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' }],
+      },
       spec: { region: 'eu-west-1' },
-      status: { observedGeneration: 3, lastOperation: { type: 'Reconcile', state: 'Succeeded' }, lastErrors: [], retryCycleStartTime: 't' },
+      status: {
+        observedGeneration: 3,
+        lastOperation: { type: 'Reconcile', state: 'Succeeded' },
+        lastErrors: [],
+        retryCycleStartTime: 't',
+      },
     });
   });
 });
@@ -29,7 +46,14 @@ describe('compactShoot', () => {
 describe('compactCompanion', () => {
   it('keeps the ConfigMap but other managers’ managedFields, and names its kind', () => {
     const listed = { metadata: { name: 'auth', managedFields }, data: { 'config.yaml': 'x' } } as unknown as KubeObject;
-    expect(compactCompanion(listed, 'kim')).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'auth', managedFields: [] }, data: { 'config.yaml': 'x' } });
-    expect(compactCompanion(listed, 'kimops').metadata.managedFields).toEqual([{ manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' }]);
+    expect(compactCompanion(listed, 'kim')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'auth', managedFields: [] },
+      data: { 'config.yaml': 'x' },
+    });
+    expect(compactCompanion(listed, 'kimops').metadata.managedFields).toEqual([
+      { manager: 'kimops', operation: 'Apply', fieldsV1: '{"f:spec":{}}' },
+    ]);
   });
 });

@@ -3,7 +3,13 @@
 // Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
 // Gardener's state asks for (force-deletion.ts, timeouts.ts). I/O only through the repo and Garden
 // adapters passed in; the report is a value the CLI renders.
-import { describeFailure, fixFor, type ListAllOptions, type ListAllResult, type KubeObject as ApiObject } from '../adapters/kube/kube-client.js';
+import {
+  describeFailure,
+  fixFor,
+  type ListAllOptions,
+  type ListAllResult,
+  type KubeObject as ApiObject,
+} from '../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
@@ -13,15 +19,39 @@ import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { mapInParallel } from '../model/in-parallel.js';
-import { APPLY_REPORT_NAME, applyFacts, applyReportConfigMap, readApplyReportCommit, reportUnchanged, type ApplyFacts } from './apply-report.js';
+import {
+  APPLY_REPORT_NAME,
+  applyFacts,
+  applyReportConfigMap,
+  readApplyReportCommit,
+  reportUnchanged,
+  type ApplyFacts,
+} from './apply-report.js';
 import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
 import { shootHealth, type ShootHealthState } from './health.js';
-import { COMPANION_OF_LABEL, inventoryOf, massDeletionApproval, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync, rememberedFolders, type PlanEntry, type SyncPlan } from './plan.js';
+import {
+  COMPANION_OF_LABEL,
+  inventoryOf,
+  massDeletionApproval,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  planSync,
+  rememberedFolders,
+  type PlanEntry,
+  type SyncPlan,
+} from './plan.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
-import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter, type ShootAnnotation, type SyncResult } from './sync.js';
+import {
+  DELETION_CONFIRMATION_ANNOTATION,
+  executePlan,
+  orphanedCompanions,
+  type GardenWriter,
+  type ShootAnnotation,
+  type SyncResult,
+} from './sync.js';
 import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
@@ -94,7 +124,9 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const { repo, commit, garden, namespace, config } = input;
   const folders = await repo.listFolder(commit, SHOOTS_FOLDER);
   // A `--allow-mass-deletion` of the one run, or the commit's own approval, whichever allows more.
-  const approvals = [input.allowMassDeletion, massDeletionApproval(await repo.commitMessage(commit))].filter((n): n is number => n !== undefined);
+  const approvals = [input.allowMassDeletion, massDeletionApproval(await repo.commitMessage(commit))].filter(
+    (n): n is number => n !== undefined,
+  );
   const allowMassDeletion = approvals.length > 0 ? Math.max(...approvals) : undefined;
   const trees = new Map([...folders].map(([name, entry]) => [name, entry.oid]));
   const fieldManager = config.apply.fieldManager;
@@ -105,11 +137,17 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   // A memo from an earlier process (the plan cache) is checked against the live objects, so they are listed
   // first; without one, reading main and listing the Garden overlap (they wait on different things).
   const known = cached ?? (memo.plan.size > 0 ? await listing : undefined);
-  const remembered = known ? rememberedFolders(memo.plan, trees, known.shoots, known.companions, fieldManager) : new Set<string>();
-  const batches = inBatches([...folders].filter(([name]) => !remembered.has(name)), input.planBatch ?? PLAN_BATCH);
+  const remembered = known
+    ? rememberedFolders(memo.plan, trees, known.shoots, known.companions, fieldManager)
+    : new Set<string>();
+  const batches = inBatches(
+    [...folders].filter(([name]) => !remembered.has(name)),
+    input.planBatch ?? PLAN_BATCH,
+  );
   // Batch by batch, the folders are read (the first while the Garden is listed: they wait on different things)
   // and planned into the memo, so that a sync never holds more than one batch's parsed files.
-  const read = (index: number) => (index < batches.length ? quiet(desiredOf(repo, commit, new Map(batches[index]))) : undefined);
+  const read = (index: number) =>
+    index < batches.length ? quiet(desiredOf(repo, commit, new Map(batches[index]))) : undefined;
   let next = read(0);
   const { shoots: live, companions: liveCompanions } = await listing;
   if (!cached) input.betweenBatches?.(); // the LIST pages' garbage
@@ -123,9 +161,20 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     // Only the batch's own live objects: the rest of the inventory is not this batch's to plan (or to delete).
     const names = new Set(batch.map(([name]) => name));
     const batchLive = batch.map(([name]) => liveByName.get(name)).filter((shoot) => shoot !== undefined);
-    const batchCompanions = liveCompanions.filter((object) => names.has(object.metadata.labels?.[COMPANION_OF_LABEL] ?? ''));
+    const batchCompanions = liveCompanions.filter((object) =>
+      names.has(object.metadata.labels?.[COMPANION_OF_LABEL] ?? ''),
+    );
     const planned = new Map<string, PlanEntry>();
-    planSync({ desired, live: batchLive, liveCompanions: batchCompanions, commit, trees: new Map(batch.map(([name, entry]) => [name, entry.oid])), fieldManager, massDeletion: config.massDeletion, memo: planned });
+    planSync({
+      desired,
+      live: batchLive,
+      liveCompanions: batchCompanions,
+      commit,
+      trees: new Map(batch.map(([name, entry]) => [name, entry.oid])),
+      fieldManager,
+      massDeletion: config.massDeletion,
+      memo: planned,
+    });
     for (const [key, entry] of planned) memo.plan.set(key, entry);
     input.betweenBatches?.();
   }
@@ -153,9 +202,19 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   const health = { progressing: 0, healthy: 0, failed: 0, unknown: 0 };
   for (const shoot of inventory) health[shootHealth(shoot).state]++;
 
-  const report: SyncReport = { plan, orphans, annotations, stuckDeletions, health, overdue: [...overdue.keys()], foldersRead: folders.size - remembered.size };
+  const report: SyncReport = {
+    plan,
+    orphans,
+    annotations,
+    stuckDeletions,
+    health,
+    overdue: [...overdue.keys()],
+    foldersRead: folders.size - remembered.size,
+  };
   if (!input.write) return report;
-  const events = plan.entries.filter((entry) => entry.drift).map((entry) => driftEvent(entry, namespace, config.drift, now));
+  const events = plan.entries
+    .filter((entry) => entry.drift)
+    .map((entry) => driftEvent(entry, namespace, config.drift, now));
   const result = await executePlan({
     plan,
     garden,
@@ -173,17 +232,32 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
 }
 
 /** The report ConfigMap, written only when it says something new: one GET per sync, no write on a no-op. */
-async function writeApplyReport(garden: GardenApi, namespace: string, commit: string, facts: Map<string, ApplyFacts>, fieldManager: string): Promise<NonNullable<SyncReport['applyReport']>> {
+async function writeApplyReport(
+  garden: GardenApi,
+  namespace: string,
+  commit: string,
+  facts: Map<string, ApplyFacts>,
+  fieldManager: string,
+): Promise<NonNullable<SyncReport['applyReport']>> {
   const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: APPLY_REPORT_NAME };
   const live = await garden.get<ApiObject>(ref);
-  if (!live.ok && live.status !== 404) return { outcome: 'failed', message: `read ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(live)}` };
+  if (!live.ok && live.status !== 404)
+    return { outcome: 'failed', message: `read ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(live)}` };
   // A report of no failures, where there is none yet, is none: a landscape that never failed has no ConfigMap.
   if (!live.ok && facts.size === 0) return { outcome: 'unchanged', shoots: 0 };
   const desired = applyReportConfigMap(namespace, commit, facts);
   // The commit alone moving on is no news: the facts decide.
-  if (live.ok && reportUnchanged(live.body, applyReportConfigMap(namespace, readApplyReportCommit(live.body) ?? commit, facts))) return { outcome: 'unchanged', shoots: facts.size };
+  if (
+    live.ok &&
+    reportUnchanged(live.body, applyReportConfigMap(namespace, readApplyReportCommit(live.body) ?? commit, facts))
+  )
+    return { outcome: 'unchanged', shoots: facts.size };
   const written = await garden.apply(desired, fieldManager, { force: true });
-  if (!written.ok) return { outcome: 'failed', message: `apply ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(written)} — ${fixFor(written.status, 'configmaps')}` };
+  if (!written.ok)
+    return {
+      outcome: 'failed',
+      message: `apply ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(written)} — ${fixFor(written.status, 'configmaps')}`,
+    };
   return { outcome: 'written', shoots: facts.size };
 }
 
@@ -205,10 +279,22 @@ function gardenStateAnnotations(
     const shoot = entry.live;
     if (!shoot) continue;
     if (entry.action === 'delete') {
-      const decision = forceDeletionDecision(shoot, config.apply.forceDeletion, { now, deleteTimeoutMs: config.apply.timeouts.delete });
-      if (decision.action === 'force') annotations.push({ shoot: entry.shoot, annotations: { [FORCE_DELETION_ANNOTATION]: 'true' }, line: decision.message });
+      const decision = forceDeletionDecision(shoot, config.apply.forceDeletion, {
+        now,
+        deleteTimeoutMs: config.apply.timeouts.delete,
+      });
+      if (decision.action === 'force')
+        annotations.push({
+          shoot: entry.shoot,
+          annotations: { [FORCE_DELETION_ANNOTATION]: 'true' },
+          line: decision.message,
+        });
       if (decision.action === 'report') stuckDeletions.push(decision.message);
-    } else if (entry.action !== 'blocked' && !shoot.metadata.deletionTimestamp && shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true') {
+    } else if (
+      entry.action !== 'blocked' &&
+      !shoot.metadata.deletionTimestamp &&
+      shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true'
+    ) {
       const line = `removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion: the Shoot is in ${plan.commit.slice(0, 12)} again`;
       annotations.push({ shoot: entry.shoot, annotations: { [DELETION_CONFIRMATION_ANNOTATION]: null }, line });
     }
@@ -216,8 +302,16 @@ function gardenStateAnnotations(
   for (const change of timeoutChanges(inventory, overdue)) {
     annotations.push(
       'set' in change
-        ? { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set }, line: `operation timed out: ${change.set}` }
-        : { shoot: change.shoot, annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: null }, line: 'operation no longer timed out: annotation removed' },
+        ? {
+            shoot: change.shoot,
+            annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: change.set },
+            line: `operation timed out: ${change.set}`,
+          }
+        : {
+            shoot: change.shoot,
+            annotations: { [OPERATION_TIMED_OUT_ANNOTATION]: null },
+            line: 'operation no longer timed out: annotation removed',
+          },
     );
   }
   return { annotations, stuckDeletions };
@@ -258,7 +352,11 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** The desired state of the commit's `folders` (a file directly in shoots/ is reported by desiredFromFiles). */
-async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyMap<string, FolderEntry>): Promise<DesiredState> {
+async function desiredOf(
+  repo: LandscapeRepo,
+  commit: string,
+  folders: ReadonlyMap<string, FolderEntry>,
+): Promise<DesiredState> {
   const loose = new Map<string, string>();
   const states = await mapInParallel([...folders], READ_LANES, async ([name, entry]) => {
     const path = `${SHOOTS_FOLDER}/${name}`;
@@ -270,7 +368,10 @@ async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyM
     for (const [file, blob] of await repo.readTreeFiles(entry.oid, `${path}/`)) files.set(file, await blob.read());
     return desiredFromFiles(files);
   });
-  const all = [...states.filter((state) => state !== undefined), desiredFromFiles(new Map([...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))];
+  const all = [
+    ...states.filter((state) => state !== undefined),
+    desiredFromFiles(new Map([...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
+  ];
   return { shoots: all.flatMap((s) => s.shoots), problems: all.flatMap((s) => s.problems) };
 }
 
@@ -278,11 +379,21 @@ async function desiredOf(repo: LandscapeRepo, commit: string, folders: ReadonlyM
 export const COMPANION_SELECTOR = `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}`;
 
 /** The Shoots of the namespace and the companions, one LIST each; each page's Shoots compacted as it arrives. */
-async function listLive(garden: GardenApi, namespace: string, fieldManager: string): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
+async function listLive(
+  garden: GardenApi,
+  namespace: string,
+  fieldManager: string,
+): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
   // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
-  const shoots = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) as unknown as ApiObject });
+  const shoots = await garden.listAll<ApiObject>(
+    { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
+    { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) as unknown as ApiObject },
+  );
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll<ApiObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) });
+  const companions = await garden.listAll<ApiObject>(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace },
+    { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) },
+  );
   if (!companions.ok) throw new TransportError('Garden', companions.message);
   return { shoots: shoots.items as unknown as Shoot[], companions: companions.items as unknown as KubeObject[] };
 }
@@ -299,7 +410,12 @@ async function fromCaches(live: LiveObjects): Promise<{ shoots: Shoot[]; compani
  * apiVersion and kind off its items (a watch event carries them): set either way.
  */
 export function compactCompanion(item: ApiObject, fieldManager: string): ApiObject {
-  return { ...item, apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...item.metadata, managedFields: ownApplies(item, fieldManager) } };
+  return {
+    ...item,
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { ...item.metadata, managedFields: ownApplies(item, fieldManager) },
+  };
 }
 
 /**
@@ -309,10 +425,16 @@ export function compactCompanion(item: ApiObject, fieldManager: string): ApiObje
  * 10,000 Shoots some 50 MiB of a cache's live data. plan.ts parses it only for a Shoot it plans.
  */
 function ownApplies(item: ApiObject, fieldManager: string): unknown[] {
-  const entries = Array.isArray(item.metadata.managedFields) ? (item.metadata.managedFields as { manager?: string; operation?: string; fieldsV1?: unknown }[]) : [];
+  const entries = Array.isArray(item.metadata.managedFields)
+    ? (item.metadata.managedFields as { manager?: string; operation?: string; fieldsV1?: unknown }[])
+    : [];
   return entries
     .filter((entry) => entry.manager === fieldManager && entry.operation === 'Apply')
-    .map((entry) => (entry.fieldsV1 === undefined || typeof entry.fieldsV1 === 'string' ? entry : { ...entry, fieldsV1: JSON.stringify(entry.fieldsV1) }));
+    .map((entry) =>
+      entry.fieldsV1 === undefined || typeof entry.fieldsV1 === 'string'
+        ? entry
+        : { ...entry, fieldsV1: JSON.stringify(entry.fieldsV1) },
+    );
 }
 
 /**
@@ -346,7 +468,9 @@ export function compactShoot(item: ApiObject, fieldManager: string): Shoot {
  * KIM's GardenerErr message when the LIST fails), so nothing is created that Gardener could not schedule.
  */
 async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPlan> {
-  const creates = plan.entries.filter((entry) => entry.action === 'create' && needsSeedCheck(entry.object.manifest as Shoot));
+  const creates = plan.entries.filter(
+    (entry) => entry.action === 'create' && needsSeedCheck(entry.object.manifest as Shoot),
+  );
   if (creates.length === 0) return plan;
   const seeds = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
   if (!seeds.ok && seeds.status === 0) throw new TransportError('Garden', seeds.message);
@@ -355,12 +479,27 @@ async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPl
     const shoot = entry.object.manifest as Shoot;
     const check = seeds.ok ? seedCheck(shoot, seeds.items as unknown as Seed[]) : seedListFailure(shoot);
     // A refused LIST names its fix (KubeClient's): the identity needs `list` on the cluster-scoped seeds.
-    if (!check.ok) blocked.set(entry.shoot, { reason: `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`, ...(check.reason === 'SeedNotFound' && { seedNotFound: check.message }) });
+    if (!check.ok)
+      blocked.set(entry.shoot, {
+        reason: `${check.reason}: ${check.message}${seeds.ok ? '' : ` (${seeds.message})`}`,
+        ...(check.reason === 'SeedNotFound' && { seedNotFound: check.message }),
+      });
   }
   if (blocked.size === 0) return plan;
   const entries = plan.entries.map((entry) => {
     const block = blocked.get(entry.shoot);
-    return block === undefined ? entry : { ...entry, action: 'blocked' as const, reasons: [`not created: ${block.reason}`], ...(block.seedNotFound !== undefined && { seedNotFound: block.seedNotFound }) };
+    return block === undefined
+      ? entry
+      : {
+          ...entry,
+          action: 'blocked' as const,
+          reasons: [`not created: ${block.reason}`],
+          ...(block.seedNotFound !== undefined && { seedNotFound: block.seedNotFound }),
+        };
   });
-  return { ...plan, entries, counts: { ...plan.counts, create: plan.counts.create - blocked.size, blocked: plan.counts.blocked + blocked.size } };
+  return {
+    ...plan,
+    entries,
+    counts: { ...plan.counts, create: plan.counts.create - blocked.size, blocked: plan.counts.blocked + blocked.size },
+  };
 }

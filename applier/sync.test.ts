@@ -19,7 +19,11 @@ const owned = (name: string) => shoot(name, { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE
 const configMap = (name: string, of?: string): ConfigMap => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
-  metadata: { name, namespace: NS, ...(of ? { labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, [COMPANION_OF_LABEL]: of } } : {}) },
+  metadata: {
+    name,
+    namespace: NS,
+    ...(of ? { labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, [COMPANION_OF_LABEL]: of } } : {}),
+  },
   data: { k: 'v' },
 });
 const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
@@ -36,7 +40,9 @@ function fakeGarden(failures: Record<string, { status: number; message: string }
   const answer = <T>(call: string, body: T): KubeResult<T> => {
     calls.push(call);
     const failure = failures[call];
-    return failure ? { ok: false, status: failure.status, error: { message: failure.message } } : { ok: true, status: 200, body };
+    return failure
+      ? { ok: false, status: failure.status, error: { message: failure.message } }
+      : { ok: true, status: 200, body };
   };
   const garden: GardenWriter = {
     apply: async <T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }) => {
@@ -52,7 +58,9 @@ function fakeGarden(failures: Record<string, { status: number; message: string }
     delete: async (ref: ObjectRef) => answer(`DELETE ${ref.kind}/${ref.name}`, {}),
     get: async <T extends KubeObject>(ref: ObjectRef) => {
       calls.push(`GET ${ref.kind}/${ref.name}`);
-      return present.has(ref.name ?? '') ? { ok: true, status: 200, body: {} as T } : { ok: false, status: 404, error: { message: 'not found' } };
+      return present.has(ref.name ?? '')
+        ? { ok: true, status: 200, body: {} as T }
+        : { ok: false, status: 404, error: { message: 'not found' } };
     },
   };
   return { garden, calls, patches };
@@ -63,15 +71,32 @@ const NO_WAIT = { sleep: async () => undefined };
 
 describe('executePlan', () => {
   it('applies companions before their Shoot, with the ownership label and the commit', async () => {
-    const plan = planSync({ desired: { shoots: [want(shoot('a'), [configMap('auth-a')])], problems: [] }, live: [], liveCompanions: [], commit: 'c1', massDeletion: POLICY });
+    const plan = planSync({
+      desired: { shoots: [want(shoot('a'), [configMap('auth-a')])], problems: [] },
+      live: [],
+      liveCompanions: [],
+      commit: 'c1',
+      massDeletion: POLICY,
+    });
     const applied: KubeObject[] = [];
     const { garden, calls } = fakeGarden();
-    const recording: GardenWriter = { ...garden, apply: async (object, manager, options) => (applied.push(object), garden.apply(object, manager, options)) };
+    const recording: GardenWriter = {
+      ...garden,
+      apply: async (object, manager, options) => (applied.push(object), garden.apply(object, manager, options)),
+    };
     const result = await executePlan({ plan, garden: recording, namespace: NS, pacing: NO_WAIT });
     expect(calls).toEqual(['APPLY ConfigMap/auth-a', 'APPLY Shoot/a']);
-    expect(applied[0]?.metadata.labels).toMatchObject({ [OWNERSHIP_LABEL]: OWNERSHIP_VALUE, [COMPANION_OF_LABEL]: 'a' });
-    expect(applied[1]?.metadata).toMatchObject({ labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE }, annotations: { 'kimops.kyma-project.io/applied-commit': 'c1' } });
-    expect(result.applied).toEqual([{ shoot: 'a', action: 'create', lines: ['created ConfigMap auth-a', 'created Shoot a'] }]);
+    expect(applied[0]?.metadata.labels).toMatchObject({
+      [OWNERSHIP_LABEL]: OWNERSHIP_VALUE,
+      [COMPANION_OF_LABEL]: 'a',
+    });
+    expect(applied[1]?.metadata).toMatchObject({
+      labels: { [OWNERSHIP_LABEL]: OWNERSHIP_VALUE },
+      annotations: { 'kimops.kyma-project.io/applied-commit': 'c1' },
+    });
+    expect(result.applied).toEqual([
+      { shoot: 'a', action: 'create', lines: ['created ConfigMap auth-a', 'created Shoot a'] },
+    ]);
     expect(result.failed).toEqual([]);
   });
 
@@ -79,12 +104,26 @@ describe('executePlan', () => {
     // Applied at an older commit: the annotation differs, which alone is never a write.
     const live = owned('a');
     live.metadata.annotations = { ...live.metadata.annotations, 'kimops.kyma-project.io/applied-commit': 'old' };
-    const unchanged = planSync({ desired: { shoots: [want(shoot('a'))], problems: [] }, live: [live], liveCompanions: [], commit: 'c2', massDeletion: POLICY });
+    const unchanged = planSync({
+      desired: { shoots: [want(shoot('a'))], problems: [] },
+      live: [live],
+      liveCompanions: [],
+      commit: 'c2',
+      massDeletion: POLICY,
+    });
     const quiet = fakeGarden();
-    expect((await executePlan({ plan: unchanged, garden: quiet.garden, namespace: NS, pacing: NO_WAIT })).skipped).toMatchObject([{ shoot: 'a', action: 'unchanged' }]);
+    expect(
+      (await executePlan({ plan: unchanged, garden: quiet.garden, namespace: NS, pacing: NO_WAIT })).skipped,
+    ).toMatchObject([{ shoot: 'a', action: 'unchanged' }]);
     expect(quiet.calls).toEqual([]);
 
-    const refused = planSync({ desired: { shoots: [], problems: [] }, live: [owned('a'), owned('b')], liveCompanions: [], commit: 'c2', massDeletion: POLICY });
+    const refused = planSync({
+      desired: { shoots: [], problems: [] },
+      live: [owned('a'), owned('b')],
+      liveCompanions: [],
+      commit: 'c2',
+      massDeletion: POLICY,
+    });
     const none = fakeGarden();
     const result = await executePlan({ plan: refused, garden: none.garden, namespace: NS, pacing: NO_WAIT });
     expect(result.refused).toContain('refusing to delete 2 of 2 shoots');
@@ -92,35 +131,75 @@ describe('executePlan', () => {
   });
 
   it('reports a failed Shoot with the server message and the fix, and goes on with the others', async () => {
-    const plan = planSync({ desired: { shoots: [want(shoot('a'), [configMap('auth-a')]), want(shoot('b'))], problems: [] }, live: [], liveCompanions: [], commit: 'c1', massDeletion: POLICY });
+    const plan = planSync({
+      desired: { shoots: [want(shoot('a'), [configMap('auth-a')]), want(shoot('b'))], problems: [] },
+      live: [],
+      liveCompanions: [],
+      commit: 'c1',
+      massDeletion: POLICY,
+    });
     const { garden, calls } = fakeGarden({ 'APPLY ConfigMap/auth-a': { status: 409, message: 'conflict' } });
     const result = await executePlan({ plan, garden, namespace: NS, pacing: NO_WAIT });
     // A conflict is tried four times; the Shoot of a companion that still failed is not applied: Gardener
     // would refuse it without its ConfigMap.
     expect(calls).toEqual([...Array(4).fill('APPLY ConfigMap/auth-a'), 'APPLY Shoot/b']);
-    expect(result.failed).toEqual([{ shoot: 'a', action: 'create', lines: ['apply ConfigMap auth-a: 409: conflict — another writer changed the object at the same time: the next sync applies it again'], status: 409 }]);
+    expect(result.failed).toEqual([
+      {
+        shoot: 'a',
+        action: 'create',
+        lines: [
+          'apply ConfigMap auth-a: 409: conflict — another writer changed the object at the same time: the next sync applies it again',
+        ],
+        status: 409,
+      },
+    ]);
     expect(result.applied.map((o) => o.shoot)).toEqual(['b']);
     expect(result.unreachable).toBe(false);
   });
 
   it('deletes with confirmation first, and the companions only once the Shoot is gone', async () => {
     const companions = [configMap('auth-a', 'a')];
-    const plan = planSync({ desired: { shoots: [want(shoot('keep'))], problems: [] }, live: [owned('a'), owned('keep')], liveCompanions: companions, commit: 'c3', massDeletion: POLICY });
+    const plan = planSync({
+      desired: { shoots: [want(shoot('keep'))], problems: [] },
+      live: [owned('a'), owned('keep')],
+      liveCompanions: companions,
+      commit: 'c3',
+      massDeletion: POLICY,
+    });
     const gone = fakeGarden();
     const done = await executePlan({ plan, garden: gone.garden, namespace: NS, pacing: NO_WAIT });
     expect(gone.calls).toEqual(['PATCH Shoot/a', 'DELETE Shoot/a', 'GET Shoot/a', 'DELETE ConfigMap/auth-a']);
-    expect(gone.patches).toEqual([{ name: 'a', patch: { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } } }]);
-    expect(done.applied[0]?.lines).toEqual(['deletion of Shoot a confirmed and requested', 'deleted ConfigMap auth-a', 'Shoot a is gone']);
+    expect(gone.patches).toEqual([
+      { name: 'a', patch: { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } } },
+    ]);
+    expect(done.applied[0]?.lines).toEqual([
+      'deletion of Shoot a confirmed and requested',
+      'deleted ConfigMap auth-a',
+      'Shoot a is gone',
+    ]);
 
     const still = fakeGarden({}, new Set(['a']));
     const pending = await executePlan({ plan, garden: still.garden, namespace: NS, pacing: NO_WAIT });
     expect(still.calls.filter((c) => c.includes('/a'))).toEqual(['PATCH Shoot/a', 'DELETE Shoot/a', 'GET Shoot/a']);
-    expect(pending.applied[0]?.lines.at(-1)).toBe('Gardener is deleting Shoot a; ConfigMap auth-a left for a sync after it is gone');
+    expect(pending.applied[0]?.lines.at(-1)).toBe(
+      'Gardener is deleting Shoot a; ConfigMap auth-a left for a sync after it is gone',
+    );
   });
 
   it('cleans up companions whose Shoot is gone, and only those', async () => {
-    const plan = planSync({ desired: { shoots: [want(shoot('b'))], problems: [] }, live: [], liveCompanions: [], commit: 'c4', massDeletion: POLICY });
-    const live = [configMap('auth-a', 'a'), configMap('auth-b', 'b'), configMap('auth-c', 'c'), configMap('unlabelled')];
+    const plan = planSync({
+      desired: { shoots: [want(shoot('b'))], problems: [] },
+      live: [],
+      liveCompanions: [],
+      commit: 'c4',
+      massDeletion: POLICY,
+    });
+    const live = [
+      configMap('auth-a', 'a'),
+      configMap('auth-b', 'b'),
+      configMap('auth-c', 'c'),
+      configMap('unlabelled'),
+    ];
     const orphans = orphanedCompanions(plan, new Set(['c']), live);
     expect(orphans.map((o) => o.metadata.name)).toEqual(['auth-a']);
     const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 503, message: 'overloaded' } });
@@ -132,19 +211,33 @@ describe('executePlan', () => {
   });
 
   it('stops at the first request that cannot reach the Garden instead of trying every other Shoot', async () => {
-    const plan = planSync({ desired: { shoots: [want(shoot('b')), want(shoot('c'))], problems: [] }, live: [], liveCompanions: [], commit: 'c5', massDeletion: POLICY });
+    const plan = planSync({
+      desired: { shoots: [want(shoot('b')), want(shoot('c'))], problems: [] },
+      live: [],
+      liveCompanions: [],
+      commit: 'c5',
+      massDeletion: POLICY,
+    });
     const orphans = [configMap('auth-a', 'a')];
     const { garden, calls } = fakeGarden({ 'APPLY Shoot/b': { status: 0, message: 'cannot reach' } });
     const result = await executePlan({ plan, garden, namespace: NS, orphans, pacing: NO_WAIT, concurrency: 1 });
     expect(calls).toEqual(Array(4).fill('APPLY Shoot/b'));
     expect(result.unreachable).toBe(true);
-    expect(result.failed).toEqual([{ shoot: 'b', action: 'create', lines: ['apply Shoot b: unreachable: cannot reach'], status: 0 }]);
+    expect(result.failed).toEqual([
+      { shoot: 'b', action: 'create', lines: ['apply Shoot b: unreachable: cannot reach'], status: 0 },
+    ]);
     expect(result.notAttempted).toBe(2);
   });
 
   it('writes several Shoots at once within the limit, and reports them in name order', async () => {
     const names = ['e', 'd', 'c', 'b', 'a'];
-    const plan = planSync({ desired: { shoots: names.map((n) => want(shoot(n))), problems: [] }, live: [], liveCompanions: [], commit: 'c6', massDeletion: POLICY });
+    const plan = planSync({
+      desired: { shoots: names.map((n) => want(shoot(n))), problems: [] },
+      live: [],
+      liveCompanions: [],
+      commit: 'c6',
+      massDeletion: POLICY,
+    });
     let running = 0;
     let most = 0;
     const { garden } = fakeGarden();
@@ -157,7 +250,13 @@ describe('executePlan', () => {
         return garden.apply(object, fieldManager, options);
       },
     };
-    const result = await executePlan({ plan, garden: slow, namespace: NS, pacing: { ...NO_WAIT, qps: 1000, burst: 1000 }, concurrency: 3 });
+    const result = await executePlan({
+      plan,
+      garden: slow,
+      namespace: NS,
+      pacing: { ...NO_WAIT, qps: 1000, burst: 1000 },
+      concurrency: 3,
+    });
     expect(most).toBe(3);
     expect(result.applied.map((a) => a.shoot)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });

@@ -8,7 +8,16 @@ import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { KubeObject } from '../generator/render/landscape-layout.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import { pacedWriter, SCHEMA_REFUSAL, type Pacing } from './paced-writer.js';
-import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type ObjectPlan, type PlanAction, type PlanEntry, type SyncPlan } from './plan.js';
+import {
+  APPLIED_COMMIT_ANNOTATION,
+  COMPANION_OF_LABEL,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  type ObjectPlan,
+  type PlanAction,
+  type PlanEntry,
+  type SyncPlan,
+} from './plan.js';
 import { mapInParallel } from '../model/in-parallel.js';
 
 /** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
@@ -95,8 +104,27 @@ class WriteFailed extends Error {
   }
 }
 
-export async function executePlan({ plan, garden, namespace, orphans = [], pacing, concurrency = 1, annotations = [], events = [] }: SyncInput): Promise<SyncResult> {
-  const result: SyncResult = { commit: plan.commit, applied: [], skipped: [], failed: [], cleaned: [], unreachable: false, notAttempted: 0, annotated: [], events: 0 };
+export async function executePlan({
+  plan,
+  garden,
+  namespace,
+  orphans = [],
+  pacing,
+  concurrency = 1,
+  annotations = [],
+  events = [],
+}: SyncInput): Promise<SyncResult> {
+  const result: SyncResult = {
+    commit: plan.commit,
+    applied: [],
+    skipped: [],
+    failed: [],
+    cleaned: [],
+    unreachable: false,
+    notAttempted: 0,
+    annotated: [],
+    events: 0,
+  };
   if (plan.refused) return { ...result, refused: plan.refused.message };
   const writer = new Writer(pacedWriter(garden, pacing), namespace, plan.fieldManager);
   const failed = (shoot: string, action: PlanAction, lines: string[], error: unknown) => {
@@ -105,48 +133,74 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
     result.failed.push({ shoot, action, lines: [...lines, error.message], status: error.status });
   };
   const writing = plan.entries.filter((entry) => {
-    const writes = entry.action === 'create' || entry.action === 'update' || entry.action === 'take-over' || entry.action === 'delete' || entry.moveMarkers !== undefined;
+    const writes =
+      entry.action === 'create' ||
+      entry.action === 'update' ||
+      entry.action === 'take-over' ||
+      entry.action === 'delete' ||
+      entry.moveMarkers !== undefined;
     if (!writes) result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
     return writes;
   });
-  await inParallel(writing, concurrency, async (entry) => {
-    const lines: string[] = [];
-    try {
-      if (entry.action === 'delete') await deleteShoot(entry, writer, lines);
-      else await applyShoot(entry, writer, lines);
-      result.applied.push({ shoot: entry.shoot, action: entry.action, lines });
-    } catch (error) {
-      failed(entry.shoot, entry.action, lines, error);
-    }
-  }, result);
-  await inParallel(orphans, concurrency, async (orphan) => {
-    const shoot = orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? '';
-    try {
-      await writer.remove(orphan.kind, orphan.metadata.name, orphan.apiVersion);
-      result.cleaned.push(`${orphan.kind} ${orphan.metadata.name} (its Shoot ${shoot} is gone)`);
-    } catch (error) {
-      failed(shoot, 'delete', [], error);
-    }
-  }, result);
-  await inParallel(annotations, concurrency, async ({ shoot, annotations: patch, line }) => {
-    try {
-      await writer.annotate(shoot, patch);
-      result.annotated.push(`${shoot}: ${line}`);
-    } catch (error) {
-      failed(shoot, 'update', [], error);
-    }
-  }, result);
-  await inParallel(events, concurrency, async (event) => {
-    try {
-      if (await writer.record(event)) result.events++;
-    } catch (error) {
-      // An Event is a courtesy to humans: one that cannot be written is reported, never a Shoot's failure.
-      if (!(error instanceof WriteFailed)) throw error;
-      if (error.status === 0) result.unreachable = true;
-      result.annotated.push(`Event ${event.metadata.name ?? ''} not recorded: ${error.message}`);
-    }
-  }, result);
-  for (const list of [result.applied, result.skipped, result.failed]) list.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
+  await inParallel(
+    writing,
+    concurrency,
+    async (entry) => {
+      const lines: string[] = [];
+      try {
+        if (entry.action === 'delete') await deleteShoot(entry, writer, lines);
+        else await applyShoot(entry, writer, lines);
+        result.applied.push({ shoot: entry.shoot, action: entry.action, lines });
+      } catch (error) {
+        failed(entry.shoot, entry.action, lines, error);
+      }
+    },
+    result,
+  );
+  await inParallel(
+    orphans,
+    concurrency,
+    async (orphan) => {
+      const shoot = orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? '';
+      try {
+        await writer.remove(orphan.kind, orphan.metadata.name, orphan.apiVersion);
+        result.cleaned.push(`${orphan.kind} ${orphan.metadata.name} (its Shoot ${shoot} is gone)`);
+      } catch (error) {
+        failed(shoot, 'delete', [], error);
+      }
+    },
+    result,
+  );
+  await inParallel(
+    annotations,
+    concurrency,
+    async ({ shoot, annotations: patch, line }) => {
+      try {
+        await writer.annotate(shoot, patch);
+        result.annotated.push(`${shoot}: ${line}`);
+      } catch (error) {
+        failed(shoot, 'update', [], error);
+      }
+    },
+    result,
+  );
+  await inParallel(
+    events,
+    concurrency,
+    async (event) => {
+      try {
+        if (await writer.record(event)) result.events++;
+      } catch (error) {
+        // An Event is a courtesy to humans: one that cannot be written is reported, never a Shoot's failure.
+        if (!(error instanceof WriteFailed)) throw error;
+        if (error.status === 0) result.unreachable = true;
+        result.annotated.push(`Event ${event.metadata.name ?? ''} not recorded: ${error.message}`);
+      }
+    },
+    result,
+  );
+  for (const list of [result.applied, result.skipped, result.failed])
+    list.sort((a, b) => (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0));
   result.cleaned.sort();
   result.annotated.sort();
   return result;
@@ -156,7 +210,12 @@ export async function executePlan({ plan, garden, namespace, orphans = [], pacin
  * Runs `work` on every item, at most `limit` at a time (the writes stay paced by the shared writer); once
  * `stopped()` says so, the items not yet started are counted in `notAttempted` instead.
  */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>, result: SyncResult): Promise<void> {
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+  result: SyncResult,
+): Promise<void> {
   await mapInParallel(items, limit, async (item) => {
     if (result.unreachable) result.notAttempted++;
     else await work(item);
@@ -175,7 +234,9 @@ async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Pr
   if (entry.action === 'create' || entry.action === 'take-over' || entry.object.action !== 'unchanged') {
     await writer.apply(entry.object);
     const verb = entry.action === 'create' ? 'created' : entry.action === 'take-over' ? 'took over' : 'updated';
-    lines.push(`${verb} Shoot ${entry.shoot}${entry.action === 'create' ? '' : entry.reasons.length > 0 ? `: ${entry.reasons.join('; ')}` : ''}`);
+    lines.push(
+      `${verb} Shoot ${entry.shoot}${entry.action === 'create' ? '' : entry.reasons.length > 0 ? `: ${entry.reasons.join('; ')}` : ''}`,
+    );
     for (const kept of entry.kept ?? []) lines.push(`kept ${kept.path}: ${kept.why}`);
   }
   for (const companion of entry.companions) {
@@ -187,7 +248,9 @@ async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Pr
   // Last, so a failed companion write leaves the old markers: the next sync sees a Git change, not drift.
   if (entry.moveMarkers) {
     await writer.annotate(entry.shoot, entry.moveMarkers);
-    lines.push(`recorded ${entry.moveMarkers[APPLIED_COMMIT_ANNOTATION]?.slice(0, 12) ?? ''} on Shoot ${entry.shoot}: main changed its folder, nothing of the Shoot to write`);
+    lines.push(
+      `recorded ${entry.moveMarkers[APPLIED_COMMIT_ANNOTATION]?.slice(0, 12) ?? ''} on Shoot ${entry.shoot}: main changed its folder, nothing of the Shoot to write`,
+    );
   }
 }
 
@@ -207,7 +270,9 @@ async function deleteShoot(entry: PlanEntry, writer: Writer, lines: string[]): P
   }
   if (await writer.exists(ref)) {
     const left = entry.companions.map((c) => `${c.kind} ${c.name}`);
-    lines.push(`Gardener is deleting Shoot ${entry.shoot}${left.length > 0 ? `; ${left.join(', ')} left for a sync after it is gone` : ''}`);
+    lines.push(
+      `Gardener is deleting Shoot ${entry.shoot}${left.length > 0 ? `; ${left.join(', ')} left for a sync after it is gone` : ''}`,
+    );
     return;
   }
   for (const companion of entry.companions) {
@@ -221,11 +286,20 @@ async function deleteShoot(entry: PlanEntry, writer: Writer, lines: string[]): P
  * Companions kimops labelled for a Shoot that is not live and not in the plan: left behind when their Shoot was
  * still being deleted at an earlier sync. Pure.
  */
-export function orphanedCompanions(plan: SyncPlan, liveShootNames: ReadonlySet<string>, liveCompanions: readonly KubeObject[]): KubeObject[] {
+export function orphanedCompanions(
+  plan: SyncPlan,
+  liveShootNames: ReadonlySet<string>,
+  liveCompanions: readonly KubeObject[],
+): KubeObject[] {
   const planned = new Set(plan.entries.map((entry) => entry.shoot));
   return liveCompanions.filter((object) => {
     const shoot = object.metadata.labels?.[COMPANION_OF_LABEL];
-    return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE && typeof shoot === 'string' && !planned.has(shoot) && !liveShootNames.has(shoot);
+    return (
+      object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE &&
+      typeof shoot === 'string' &&
+      !planned.has(shoot) &&
+      !liveShootNames.has(shoot)
+    );
   });
 }
 
@@ -248,9 +322,16 @@ class Writer {
     const given = manifest.metadata.namespace;
     if (given !== undefined && given !== this.namespace) {
       // Not sent (status -1): writing into another project's namespace is never what a landscape means.
-      throw new WriteFailed(`${object.kind} ${object.name}: ${object.path ?? 'its manifest'} names namespace ${given}, but this landscape's Shoots live in ${this.namespace}: fix metadata.namespace in the landscape repo`, -1);
+      throw new WriteFailed(
+        `${object.kind} ${object.name}: ${object.path ?? 'its manifest'} names namespace ${given}, but this landscape's Shoots live in ${this.namespace}: fix metadata.namespace in the landscape repo`,
+        -1,
+      );
     }
-    const result = await this.garden.apply({ ...manifest, metadata: { ...manifest.metadata, namespace: this.namespace } }, this.fieldManager, { force: true });
+    const result = await this.garden.apply(
+      { ...manifest, metadata: { ...manifest.metadata, namespace: this.namespace } },
+      this.fieldManager,
+      { force: true },
+    );
     if (!result.ok) throw failure('apply', object.kind, object.name, result);
   }
 
@@ -267,7 +348,9 @@ class Writer {
 
   /** Sets the confirmation annotation; false when the Shoot is already gone. */
   async confirmDeletion(ref: ObjectRef): Promise<boolean> {
-    const result = await this.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } });
+    const result = await this.garden.patch(ref, {
+      metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } },
+    });
     if (result.ok) return true;
     if (result.status === 404) return false;
     throw failure(`set ${DELETION_CONFIRMATION_ANNOTATION} on`, ref.kind, ref.name ?? '', result);
@@ -307,12 +390,16 @@ function failure(verb: string, kind: string, name: string, result: { status: num
  * identity "cannot" do the verb; Gardener's admission plugins answer 403 too, for a Shoot they refuse.
  */
 function writeFix(status: number, kind: string, message = ''): string {
-  if (status === 403 && !/ cannot \w+ resource /.test(message)) return 'Gardener refused the object: fix it in the landscape repo (its message says what) and merge the fix';
+  if (status === 403 && !/ cannot \w+ resource /.test(message))
+    return 'Gardener refused the object: fix it in the landscape repo (its message says what) and merge the fix';
   if (status === 401) return "the Garden rejected the kubeconfig's credentials: renew its token or client certificate";
-  if (status === 403) return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : kind === 'Event' ? 'events (create)' : 'configmaps'} in the project namespace`;
-  if (status === 404) return 'the project namespace or the API is missing: check the landscape\'s Gardener project';
+  if (status === 403)
+    return `grant the kubeconfig's identity get, patch and delete on ${kind === 'Shoot' ? 'shoots' : kind === 'Event' ? 'events (create)' : 'configmaps'} in the project namespace`;
+  if (status === 404) return "the project namespace or the API is missing: check the landscape's Gardener project";
   if (status === 409) return 'another writer changed the object at the same time: the next sync applies it again';
-  if (status === 422 || status === 400 || SCHEMA_REFUSAL.test(message)) return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
-  if (status === 429 || status >= 500) return 'the Garden is overloaded or failing: retried with backoff within this sync, and the next sync tries again';
-  return 'see the server\'s message';
+  if (status === 422 || status === 400 || SCHEMA_REFUSAL.test(message))
+    return 'Gardener refused the manifest: fix it in the landscape repo (kimops validate shows the rules) and merge the fix';
+  if (status === 429 || status >= 500)
+    return 'the Garden is overloaded or failing: retried with backoff within this sync, and the next sync tries again';
+  return "see the server's message";
 }

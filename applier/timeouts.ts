@@ -30,10 +30,13 @@ export function operationStart(shoot: Shoot): { type: string; since: string } | 
   const newer = (shoot.metadata.generation ?? 0) > (shoot.status?.observedGeneration ?? 0);
   const failing = !newer && ['Error', 'Aborted', 'Failed'].includes(shoot.status?.lastOperation?.state ?? '');
   const since =
-    type === 'Delete' ? shoot.metadata.deletionTimestamp
-    : type === 'Create' ? shoot.metadata.creationTimestamp
-    : failing ? (shoot.status?.retryCycleStartTime as string | undefined)
-    : undefined;
+    type === 'Delete'
+      ? shoot.metadata.deletionTimestamp
+      : type === 'Create'
+        ? shoot.metadata.creationTimestamp
+        : failing
+          ? (shoot.status?.retryCycleStartTime as string | undefined)
+          : undefined;
   return typeof since === 'string' && since !== '' ? { type, since } : undefined;
 }
 
@@ -42,17 +45,25 @@ function timeoutFor(type: string, timeouts: ApplySettings['timeouts']): number {
 }
 
 /** The Shoots whose operation is still in progress past its timeout at `now`: name → the annotation's value. */
-export function overdueOperations(shoots: readonly Shoot[], timeouts: ApplySettings['timeouts'], now: Date): Map<string, string> {
+export function overdueOperations(
+  shoots: readonly Shoot[],
+  timeouts: ApplySettings['timeouts'],
+  now: Date,
+): Map<string, string> {
   const overdue = new Map<string, string>();
   for (const shoot of shoots) {
     // `unknown` is a Shoot Gardener has not reported on yet: its Create has begun all the same.
     const state = shootHealth(shoot).state;
-    const progressing = shoot.metadata.deletionTimestamp !== undefined || state === 'progressing' || state === 'unknown';
+    const progressing =
+      shoot.metadata.deletionTimestamp !== undefined || state === 'progressing' || state === 'unknown';
     const start = progressing ? operationStart(shoot) : undefined;
     if (!start) continue;
     const limit = timeoutFor(start.type, timeouts);
     if (now.getTime() - Date.parse(start.since) <= limit) continue;
-    overdue.set(shoot.metadata.name, `${start.type} started ${start.since} has no result after ${formatGoDuration(limit * 1e6)} (kimops.yaml apply.timeouts); Gardener goes on trying`);
+    overdue.set(
+      shoot.metadata.name,
+      `${start.type} started ${start.since} has no result after ${formatGoDuration(limit * 1e6)} (kimops.yaml apply.timeouts); Gardener goes on trying`,
+    );
   }
   return overdue;
 }

@@ -5,7 +5,15 @@
 // kubeconfig.ts's.
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { CONTENT_TYPE, describeFailure, fixFor, type KubeClient, type KubeObject, type KubeResult, type ListAllResult } from '../adapters/kube/kube-client.js';
+import {
+  CONTENT_TYPE,
+  describeFailure,
+  fixFor,
+  type KubeClient,
+  type KubeObject,
+  type KubeResult,
+  type ListAllResult,
+} from '../adapters/kube/kube-client.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { readPipelineAnnotation, withApplyFacts, type PipelineState } from '../model/pipeline-facts.js';
 import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../applier/apply-report.js';
@@ -34,7 +42,13 @@ import {
   secretRefOf,
   type SecretLike,
 } from './kubeconfig.js';
-import { readyAfterSeconds, runtimeStateSeries, type KubeconfigObservation, type RuntimeObservation, type RuntimeProgress } from './metrics.js';
+import {
+  readyAfterSeconds,
+  runtimeStateSeries,
+  type KubeconfigObservation,
+  type RuntimeObservation,
+  type RuntimeProgress,
+} from './metrics.js';
 import {
   appliedRuntimeGeneration,
   CONDITION_KUBECONFIG_READY,
@@ -62,7 +76,8 @@ const SHOOT_TYPE = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' } as const;
 const GARDENER_CLUSTER_TYPE = { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND } as const;
 const SECRET_TYPE = { apiVersion: 'v1', kind: 'Secret' } as const;
 
-export type RuntimeObject = KubeObject & StatusRuntime & { spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } } };
+export type RuntimeObject = KubeObject &
+  StatusRuntime & { spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } } };
 export type ShootObject = KubeObject & StatusShoot & { spec?: { dns?: { domain?: string } }; status?: ShootStatus };
 export type GardenerClusterObject = KubeObject & GardenerClusterLike;
 export type SecretObject = KubeObject & SecretLike;
@@ -142,24 +157,49 @@ export interface PassReport {
 /** One LIST each of Shoots, GardenerClusters and kubeconfig Secrets, as a `Lookup`; throws TransportError when one fails. */
 export async function snapshotLookup(context: BackfillContext, kcpNamespace: string): Promise<Lookup> {
   const [shoots, clusters, secrets, report] = await Promise.all([
-    listWithRetry(() => context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace }, { limit: PAGE })),
-    listWithRetry(() => context.kcp.listAll<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace }, { limit: PAGE })),
-    listWithRetry(() => context.kcp.listAll<SecretObject>({ ...SECRET_TYPE, namespace: kcpNamespace }, { labelSelector: KUBECONFIG_SECRET_SELECTOR, limit: PAGE })),
+    listWithRetry(() =>
+      context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace }, { limit: PAGE }),
+    ),
+    listWithRetry(() =>
+      context.kcp.listAll<GardenerClusterObject>(
+        { ...GARDENER_CLUSTER_TYPE, namespace: kcpNamespace },
+        { limit: PAGE },
+      ),
+    ),
+    listWithRetry(() =>
+      context.kcp.listAll<SecretObject>(
+        { ...SECRET_TYPE, namespace: kcpNamespace },
+        { labelSelector: KUBECONFIG_SECRET_SELECTOR, limit: PAGE },
+      ),
+    ),
     context.garden.get<KubeObject>({ ...APPLY_REPORT_TYPE, namespace: context.gardenNamespace }),
   ]);
   // The report only adds facts: one that cannot be read leaves the status to the Shoot, and says why.
-  const warnings = !report.ok && report.status !== 404 ? [`read ConfigMap ${context.gardenNamespace}/${APPLY_REPORT_NAME} (kubeconfig ${context.garden.label}): ${describeFailure(report)} — the applier's failures are left out of this pass; ${report.status === 403 ? `grant the identity get, list and watch on configmaps in ${context.gardenNamespace}` : fixFor(report.status, 'configmaps')}`] : [];
+  const warnings =
+    !report.ok && report.status !== 404
+      ? [
+          `read ConfigMap ${context.gardenNamespace}/${APPLY_REPORT_NAME} (kubeconfig ${context.garden.label}): ${describeFailure(report)} — the applier's failures are left out of this pass; ${report.status === 403 ? `grant the identity get, list and watch on configmaps in ${context.gardenNamespace}` : fixFor(report.status, 'configmaps')}`,
+        ]
+      : [];
   const applied = readApplyReport(report.ok ? report.body : undefined);
   if (!shoots.ok) throw new TransportError(`kubeconfig ${context.garden.label}`, shoots.message);
   if (!clusters.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, clusters.message);
   if (!secrets.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, secrets.message);
-  const byName = <T extends KubeObject>(items: T[]) => new Map(items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
+  const byName = <T extends KubeObject>(items: T[]) =>
+    new Map(items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
   const shootMap = byName(shoots.items);
   const clusterMap = byName(clusters.items);
   const secretMap = byName(secrets.items);
   // What the snapshot's namespace lacks does not exist; another namespace (a hand-made GardenerCluster's ref) is read.
-  const inSnapshot = <T extends KubeObject>(map: Map<string, T>, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> =>
-    namespace === kcpNamespace ? Promise.resolve(map.get(`${namespace}/${name}`)) : getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
+  const inSnapshot = <T extends KubeObject>(
+    map: Map<string, T>,
+    type: { apiVersion: string; kind: string },
+    namespace: string,
+    name: string,
+  ): Promise<T | undefined> =>
+    namespace === kcpNamespace
+      ? Promise.resolve(map.get(`${namespace}/${name}`))
+      : getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
   return {
     shoot: async (name) => shootMap.get(`${context.gardenNamespace}/${name}`),
     gardenerCluster: (namespace, name) => inSnapshot(clusterMap, GARDENER_CLUSTER_TYPE, namespace, name),
@@ -214,19 +254,37 @@ export function cachedLookup(
 ): Lookup {
   // A cache hit is used as it is; a miss is asked by GET: the object may be one this process has just written,
   // which its watch has not delivered yet (a miss taken for "none" would write Pending over a Ready, rotate twice).
-  const fromCache = async <T extends KubeObject>(cached: T | undefined, type: { apiVersion: string; kind: string }, namespace: string, name: string): Promise<T | undefined> =>
-    cached ?? getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
+  const fromCache = async <T extends KubeObject>(
+    cached: T | undefined,
+    type: { apiVersion: string; kind: string },
+    namespace: string,
+    name: string,
+  ): Promise<T | undefined> => cached ?? getOrUndefined<T>(context.kcp, { ...type, namespace, name }, true);
   return {
     applyFacts: (name) => applyReport().get(name),
     shoot: async (name) => {
       const cached = shoot(name);
       if (cached || synced()) return cached;
-      return getOrUndefined<ShootObject>(context.garden, { ...SHOOT_TYPE, namespace: context.gardenNamespace, name }, true);
+      return getOrUndefined<ShootObject>(
+        context.garden,
+        { ...SHOOT_TYPE, namespace: context.gardenNamespace, name },
+        true,
+      );
     },
-    gardenerCluster: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.gardenerCluster(name) : undefined, GARDENER_CLUSTER_TYPE, namespace, name),
+    gardenerCluster: (namespace, name) =>
+      fromCache(
+        kcp?.kcpNamespace === namespace ? kcp.gardenerCluster(name) : undefined,
+        GARDENER_CLUSTER_TYPE,
+        namespace,
+        name,
+      ),
     // A kubeconfig Secret without the label (made by hand) is not in the cache: missing, the next write takes it over.
-    secret: (namespace, name) => fromCache(kcp?.kcpNamespace === namespace ? kcp.secret(name) : undefined, SECRET_TYPE, namespace, name),
-    ...(kcp && { secretFresh: (namespace: string, name: string) => getOrUndefined<SecretObject>(context.kcp, { ...SECRET_TYPE, namespace, name }, true) }),
+    secret: (namespace, name) =>
+      fromCache(kcp?.kcpNamespace === namespace ? kcp.secret(name) : undefined, SECRET_TYPE, namespace, name),
+    ...(kcp && {
+      secretFresh: (namespace: string, name: string) =>
+        getOrUndefined<SecretObject>(context.kcp, { ...SECRET_TYPE, namespace, name }, true),
+    }),
   };
 }
 
@@ -237,13 +295,28 @@ export function cachedLookup(
  */
 export function compactSecret(item: KubeObject): KubeObject {
   const data = (item as { data?: Record<string, unknown> }).data ?? {};
-  return { apiVersion: 'v1', kind: 'Secret', metadata: withoutManagedFields(item).metadata, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : ''])) };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: withoutManagedFields(item).metadata,
+    data: Object.fromEntries(
+      Object.entries(data).map(([key, value]) => [
+        key,
+        typeof value === 'string' && value !== '' ? SECRET_VALUE_PRESENT : '',
+      ]),
+    ),
+  };
 }
 
 /** The object without its managedFields: what a cache of the backfiller's needs of any kind (it never writes a cached object back whole, and an update without managedFields keeps the server's). */
 export function withoutManagedFields<T extends KubeObject>(item: T): T {
   if (!('managedFields' in item.metadata)) return item;
-  return { ...item, metadata: Object.fromEntries(Object.entries(item.metadata).filter(([key]) => key !== 'managedFields')) as T['metadata'] };
+  return {
+    ...item,
+    metadata: Object.fromEntries(
+      Object.entries(item.metadata).filter(([key]) => key !== 'managedFields'),
+    ) as T['metadata'],
+  };
 }
 
 /**
@@ -254,13 +327,23 @@ export function withoutManagedFields<T extends KubeObject>(item: T): T {
 export function compactShootForStatus(item: KubeObject): KubeObject {
   const shoot = withoutManagedFields(item) as ShootObject;
   const domain = shoot.spec?.dns?.domain;
-  return { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', metadata: shoot.metadata, ...(domain !== undefined && { spec: { dns: { domain } } }), ...(shoot.status !== undefined && { status: shoot.status }) };
+  return {
+    apiVersion: SHOOT_API_VERSION,
+    kind: 'Shoot',
+    metadata: shoot.metadata,
+    ...(domain !== undefined && { spec: { dns: { domain } } }),
+    ...(shoot.status !== undefined && { status: shoot.status }),
+  };
 }
 
 /** Stands for a Secret value a compacted Secret does not hold. */
 export const SECRET_VALUE_PRESENT = '(present)';
 
-async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; namespace: string; name: string }, ask: boolean): Promise<T | undefined> {
+async function getOrUndefined<T extends KubeObject>(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; namespace: string; name: string },
+  ask: boolean,
+): Promise<T | undefined> {
   if (!ask) return undefined;
   const got = await client.get<T>(ref);
   if (got.ok) return { ...got.body, apiVersion: ref.apiVersion, kind: ref.kind };
@@ -269,7 +352,10 @@ async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { a
 }
 
 function failure(what: string, client: KubeClient, result: Extract<KubeResult<unknown>, { ok: false }>): StepError {
-  return new StepError(`${what} on ${client.server} (kubeconfig ${client.label}): ${describeFailure(result)}`, result.status === 0);
+  return new StepError(
+    `${what} on ${client.server} (kubeconfig ${client.label}): ${describeFailure(result)}`,
+    result.status === 0,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -283,7 +369,10 @@ function failure(what: string, client: KubeClient, result: Extract<KubeResult<un
  * through the Project instead (`spec.namespace`). A missing one is a `ConfigError` naming the landscape, the
  * project and the fix; an API that does not answer a `TransportError`.
  */
-export async function verifyGardenNamespace(context: BackfillContext, landscape: { name: string; project: string }): Promise<void> {
+export async function verifyGardenNamespace(
+  context: BackfillContext,
+  landscape: { name: string; project: string },
+): Promise<void> {
   const namespace = context.gardenNamespace;
   const refuse = (found: string) =>
     new ConfigError(
@@ -305,13 +394,18 @@ export async function verifyGardenNamespace(context: BackfillContext, landscape:
   if (got.ok) return;
   if (got.status === 404) throw refuse(`namespace ${namespace} (project ${landscape.project}) does not exist`);
   if (got.status !== 403) throw unreachable(got, `Namespace ${namespace}`);
-  const project = await context.garden.get<KubeObject & { spec?: { namespace?: string } }>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: landscape.project });
+  const project = await context.garden.get<KubeObject & { spec?: { namespace?: string } }>({
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'Project',
+    name: landscape.project,
+  });
   if (!project.ok) {
     if (project.status === 404) throw refuse(`Project ${landscape.project} does not exist`);
     throw unreachable(project, `Project ${landscape.project}`);
   }
   const actual = project.body.spec?.namespace;
-  if (actual !== undefined && actual !== namespace) throw refuse(`Project ${landscape.project} has namespace ${actual}, not ${namespace}`);
+  if (actual !== undefined && actual !== namespace)
+    throw refuse(`Project ${landscape.project} has namespace ${actual}, not ${namespace}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -320,11 +414,14 @@ export async function verifyGardenNamespace(context: BackfillContext, landscape:
 
 /** --once: one LIST each of Runtimes, Shoots, GardenerClusters and kubeconfig Secrets, then every Runtime. */
 export async function backfillPass(context: BackfillContext, kcpNamespace: string): Promise<PassReport> {
-  const runtimes = await listWithRetry(() => context.kcp.listAll<RuntimeObject>({ ...RUNTIME_TYPE, namespace: kcpNamespace }, { limit: PAGE }));
+  const runtimes = await listWithRetry(() =>
+    context.kcp.listAll<RuntimeObject>({ ...RUNTIME_TYPE, namespace: kcpNamespace }, { limit: PAGE }),
+  );
   if (!runtimes.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, runtimes.message);
   const lookup = await snapshotLookup(context, kcpNamespace);
   const outcomes: RuntimeOutcome[] = [];
-  for (const runtime of runtimes.items) outcomes.push(await reconcileRuntime(context, { ...runtime, ...RUNTIME_TYPE }, lookup));
+  for (const runtime of runtimes.items)
+    outcomes.push(await reconcileRuntime(context, { ...runtime, ...RUNTIME_TYPE }, lookup));
   return { outcomes, ...(lookup.warnings && lookup.warnings.length > 0 && { warnings: lookup.warnings }) };
 }
 
@@ -338,9 +435,20 @@ export async function backfillPass(context: BackfillContext, kcpNamespace: strin
  * the status is written again when the Secret appeared); during deletion, once the Shoot is gone (confirmed by a GET), the GardenerCluster and Secret are
  * removed and the finalizer released. Never throws for API failures: they are in the outcome.
  */
-export async function reconcileRuntime(context: BackfillContext, read: RuntimeObject, lookup: Lookup): Promise<RuntimeOutcome> {
+export async function reconcileRuntime(
+  context: BackfillContext,
+  read: RuntimeObject,
+  lookup: Lookup,
+): Promise<RuntimeOutcome> {
   const namespace = read.metadata.namespace ?? '';
-  const outcome: RuntimeOutcome = { runtime: `${namespace}/${read.metadata.name}`, statusWritten: false, conflict: false, events: 0, errors: [], unreachable: false };
+  const outcome: RuntimeOutcome = {
+    runtime: `${namespace}/${read.metadata.name}`,
+    statusWritten: false,
+    conflict: false,
+    events: 0,
+    errors: [],
+    unreachable: false,
+  };
   const now = context.now ?? (() => new Date());
   let runtime = read;
   try {
@@ -349,7 +457,12 @@ export async function reconcileRuntime(context: BackfillContext, read: RuntimeOb
     const deleting = Boolean(runtime.metadata.deletionTimestamp);
 
     // The Shoot is gone: make sure (a cache or snapshot may be behind) before anything final happens.
-    if (deleting && !shoot && shootName) shoot = await getOrUndefined<ShootObject>(context.garden, { ...SHOOT_TYPE, namespace: context.gardenNamespace, name: shootName }, true);
+    if (deleting && !shoot && shootName)
+      shoot = await getOrUndefined<ShootObject>(
+        context.garden,
+        { ...SHOOT_TYPE, namespace: context.gardenNamespace, name: shootName },
+        true,
+      );
 
     if (finalizerAction(runtime, shoot) === 'add') {
       runtime = await addFinalizer(context, runtime);
@@ -409,7 +522,11 @@ interface SecretRead {
 }
 
 /** The kubeconfig Secret as read now. A failed read is reported and changes nothing: a Ready Runtime stays Ready. */
-async function readKubeconfigSecret(runtime: RuntimeObject, lookup: Lookup, outcome: RuntimeOutcome): Promise<SecretRead> {
+async function readKubeconfigSecret(
+  runtime: RuntimeObject,
+  lookup: Lookup,
+  outcome: RuntimeOutcome,
+): Promise<SecretRead> {
   const name = kubeconfigSecretName(runtime);
   if (!name) return { ready: false };
   const namespace = runtime.metadata.namespace ?? '';
@@ -420,7 +537,9 @@ async function readKubeconfigSecret(runtime: RuntimeObject, lookup: Lookup, outc
     if (!(error instanceof StepError)) throw error;
     outcome.errors.push(error.message);
     outcome.unreachable ||= error.unreachable;
-    const was = readRuntimeStatus(runtime.status).conditions?.find((condition) => condition.type === CONDITION_KUBECONFIG_READY);
+    const was = readRuntimeStatus(runtime.status).conditions?.find(
+      (condition) => condition.type === CONDITION_KUBECONFIG_READY,
+    );
     return { ready: was?.status === 'True' };
   }
 }
@@ -452,7 +571,11 @@ async function writeStatus(
   for (let attempt = 0; attempt < 2; attempt++) {
     const at = now();
     // The generator's facts ride on the Runtime (the one read now is the newest); the applier's come from its report.
-    const pipeline = withApplyFacts(readPipelineAnnotation(runtime.metadata.annotations), applied, runtime.metadata.generation);
+    const pipeline = withApplyFacts(
+      readPipelineAnnotation(runtime.metadata.annotations),
+      applied,
+      runtime.metadata.generation,
+    );
     const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline, now: at });
     outcome.state = next.state;
     // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
@@ -465,14 +588,22 @@ async function writeStatus(
     if (written.ok) {
       outcome.statusWritten = true;
       const seconds = readyAfterSeconds(readRuntimeStatus(runtime.status), next, at);
-      outcome.observation = { series: runtimeStateSeries(runtime, next), ...(seconds !== undefined && { readyAfterSeconds: seconds }), ...(progress && { progress }) };
+      outcome.observation = {
+        series: runtimeStateSeries(runtime, next),
+        ...(seconds !== undefined && { readyAfterSeconds: seconds }),
+        ...(progress && { progress }),
+      };
       for (const condition of eventConditions(runtime.status, next)) {
         if (await recordEvent(context, runtime, conditionEvent(runtime, condition), now())) outcome.events++;
       }
       return { ...written.body, ...RUNTIME_TYPE };
     }
     if (written.status !== 409) throw failure(`write status of Runtime ${outcome.runtime}`, context.kcp, written);
-    const again = await context.kcp.get<RuntimeObject>({ ...RUNTIME_TYPE, namespace: runtime.metadata.namespace, name: runtime.metadata.name });
+    const again = await context.kcp.get<RuntimeObject>({
+      ...RUNTIME_TYPE,
+      namespace: runtime.metadata.namespace,
+      name: runtime.metadata.name,
+    });
     if (!again.ok) {
       if (again.status === 404) return runtime; // gone meanwhile: nothing to write
       throw failure(`read Runtime ${outcome.runtime}`, context.kcp, again);
@@ -485,7 +616,13 @@ async function writeStatus(
 
 /** KIM's Event for a changed condition, on the Runtime; a refused Event does not fail the Runtime (returns false). */
 /** Where the Runtime's newest generation is, for the per-stage latencies; none for a Runtime being deleted. */
-function progressOf(key: string, runtime: RuntimeObject, shoot: ShootObject | undefined, pipeline: PipelineState, next: RuntimeStatus): RuntimeProgress | undefined {
+function progressOf(
+  key: string,
+  runtime: RuntimeObject,
+  shoot: ShootObject | undefined,
+  pipeline: PipelineState,
+  next: RuntimeStatus,
+): RuntimeProgress | undefined {
   const generation = runtime.metadata.generation;
   if (typeof generation !== 'number' || runtime.metadata.deletionTimestamp) return undefined;
   const appliedGeneration = shoot ? appliedRuntimeGeneration(shoot) : undefined;
@@ -500,12 +637,20 @@ function progressOf(key: string, runtime: RuntimeObject, shoot: ShootObject | un
   };
 }
 
-async function recordEvent(context: BackfillContext, runtime: RuntimeObject, event: { type: string; reason: string; message: string }, now: Date): Promise<boolean> {
+async function recordEvent(
+  context: BackfillContext,
+  runtime: RuntimeObject,
+  event: { type: string; reason: string; message: string },
+  now: Date,
+): Promise<boolean> {
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
   const created = await context.kcp.create({
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${runtime.metadata.name}.${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`, namespace: runtime.metadata.namespace },
+    metadata: {
+      name: `${runtime.metadata.name}.${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`,
+      namespace: runtime.metadata.namespace,
+    },
     involvedObject: {
       apiVersion: RUNTIME_API_VERSION,
       kind: 'Runtime',
@@ -537,29 +682,50 @@ function finalizersOf(runtime: RuntimeObject): string[] {
 }
 
 /** A merge patch of `metadata.finalizers` with the resourceVersion read: a concurrent change is a 409, retried once on a fresh read. */
-async function patchFinalizers(context: BackfillContext, read: RuntimeObject, change: (finalizers: string[]) => string[], what: string, goneIsDone = false): Promise<RuntimeObject | undefined> {
+async function patchFinalizers(
+  context: BackfillContext,
+  read: RuntimeObject,
+  change: (finalizers: string[]) => string[],
+  what: string,
+  goneIsDone = false,
+): Promise<RuntimeObject | undefined> {
   let runtime = read;
   for (let attempt = 0; ; attempt++) {
     const finalizers = change(finalizersOf(runtime));
     const ref = { ...RUNTIME_TYPE, namespace: runtime.metadata.namespace, name: runtime.metadata.name };
-    const patched = await context.kcp.patch<RuntimeObject>(ref, { metadata: { finalizers, resourceVersion: runtime.metadata.resourceVersion } });
+    const patched = await context.kcp.patch<RuntimeObject>(ref, {
+      metadata: { finalizers, resourceVersion: runtime.metadata.resourceVersion },
+    });
     if (patched.ok) return { ...patched.body, ...RUNTIME_TYPE };
     if (goneIsDone && patched.status === 404) return undefined;
-    if (patched.status !== 409 || attempt > 0) throw failure(`${what} of Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, patched);
+    if (patched.status !== 409 || attempt > 0)
+      throw failure(`${what} of Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, patched);
     const again = await context.kcp.get<RuntimeObject>(ref);
     if (goneIsDone && !again.ok && again.status === 404) return undefined;
-    if (!again.ok) throw failure(`read Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, again);
+    if (!again.ok)
+      throw failure(`read Runtime ${runtime.metadata.namespace}/${runtime.metadata.name}`, context.kcp, again);
     runtime = { ...again.body, ...RUNTIME_TYPE };
   }
 }
 
 async function addFinalizer(context: BackfillContext, runtime: RuntimeObject): Promise<RuntimeObject> {
-  return (await patchFinalizers(context, runtime, (finalizers) => (finalizers.includes(RUNTIME_FINALIZER) ? finalizers : [...finalizers, RUNTIME_FINALIZER]), `add finalizer ${RUNTIME_FINALIZER}`)) as RuntimeObject;
+  return (await patchFinalizers(
+    context,
+    runtime,
+    (finalizers) => (finalizers.includes(RUNTIME_FINALIZER) ? finalizers : [...finalizers, RUNTIME_FINALIZER]),
+    `add finalizer ${RUNTIME_FINALIZER}`,
+  )) as RuntimeObject;
 }
 
 /** A Runtime already gone (another reconcile released it first, and the API server removed it) is what was wanted. */
 async function releaseFinalizer(context: BackfillContext, runtime: RuntimeObject): Promise<void> {
-  await patchFinalizers(context, runtime, (finalizers) => finalizers.filter((f) => f !== RUNTIME_FINALIZER), `release finalizer ${RUNTIME_FINALIZER}`, true);
+  await patchFinalizers(
+    context,
+    runtime,
+    (finalizers) => finalizers.filter((f) => f !== RUNTIME_FINALIZER),
+    `release finalizer ${RUNTIME_FINALIZER}`,
+    true,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -580,17 +746,32 @@ interface Ensured {
  * kubeconfig steps lands in the GardenerCluster status (KIM's reasons) and in the outcome; `already` is the
  * Secret as the caller read it (not read again when the GardenerCluster points at it).
  */
-async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject, shoot: ShootObject, lookup: Lookup, now: () => Date, already: SecretRead): Promise<Ensured> {
+async function ensureKubeconfig(
+  context: BackfillContext,
+  runtime: RuntimeObject,
+  shoot: ShootObject,
+  lookup: Lookup,
+  now: () => Date,
+  already: SecretRead,
+): Promise<Ensured> {
   const desired = gardenerClusterFor(runtime, shoot.spec?.dns?.domain);
   const name = `${runtime.metadata.namespace ?? ''}/${runtime.metadata.name}`;
-  if (!desired) return { ready: false, error: `Runtime ${name}: no label kyma-project.io/runtime-id or no spec.shoot.name; KEB sets both — no GardenerCluster or kubeconfig Secret without them` };
+  if (!desired)
+    return {
+      ready: false,
+      error: `Runtime ${name}: no label kyma-project.io/runtime-id or no spec.shoot.name; KEB sets both — no GardenerCluster or kubeconfig Secret without them`,
+    };
   const gcName = `${desired.metadata.namespace}/${desired.metadata.name}`;
   let cluster = await lookup.gardenerCluster(desired.metadata.namespace, desired.metadata.name);
   if (!cluster || !covers(cluster, desired)) {
     // Forced: the apply carries only the fields kimops decides (KIM's labels, skr-domain, spec), which KIM's
     // manager owns on a GardenerCluster KIM created; unforced, that is a 409 on every such Runtime. Fields kimops
     // does not set (other labels, the force-rotation annotation, status) stay their managers'.
-    const applied = await context.kcp.apply<GardenerClusterObject>(desired as unknown as GardenerClusterObject, FIELD_MANAGER, { force: true });
+    const applied = await context.kcp.apply<GardenerClusterObject>(
+      desired as unknown as GardenerClusterObject,
+      FIELD_MANAGER,
+      { force: true },
+    );
     if (!applied.ok) {
       const error = failure(`apply GardenerCluster ${gcName}`, context.kcp, applied);
       if (applied.status === 409) {
@@ -607,7 +788,10 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
   let outcome: KubeconfigOutcome;
   let written: Ensured['written'];
   try {
-    secret = already.read && already.read.namespace === ref.namespace && already.read.name === ref.name ? already.read.secret : await lookup.secret(ref.namespace, ref.name);
+    secret =
+      already.read && already.read.namespace === ref.namespace && already.read.name === ref.name
+        ? already.read.secret
+        : await lookup.secret(ref.namespace, ref.name);
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
     outcome = { result: 'failed', step: 'check-secret', error: error.message };
@@ -624,37 +808,62 @@ async function ensureKubeconfig(context: BackfillContext, runtime: RuntimeObject
   if (decision.action === 'keep') {
     outcome = { result: 'kept' };
   } else {
-    const issued = await context.garden.request<unknown>('POST', `/apis/${SHOOT_API_VERSION}/namespaces/${context.gardenNamespace}/shoots/${encodeURIComponent(shoot.metadata.name)}/${ADMIN_KUBECONFIG_SUBRESOURCE}`, {
-      body: adminKubeconfigRequest(context.expirationSeconds),
-    });
-    const read = issued.ok ? readAdminKubeconfigResponse(issued.body) : ({ ok: false, error: describeFailure(issued) } as const);
+    const issued = await context.garden.request<unknown>(
+      'POST',
+      `/apis/${SHOOT_API_VERSION}/namespaces/${context.gardenNamespace}/shoots/${encodeURIComponent(shoot.metadata.name)}/${ADMIN_KUBECONFIG_SUBRESOURCE}`,
+      {
+        body: adminKubeconfigRequest(context.expirationSeconds),
+      },
+    );
+    const read = issued.ok
+      ? readAdminKubeconfigResponse(issued.body)
+      : ({ ok: false, error: describeFailure(issued) } as const);
     if (!read.ok) {
-      if (!issued.ok && issued.status === 0) throw failure(`request adminkubeconfig of Shoot ${context.gardenNamespace}/${shoot.metadata.name}`, context.garden, issued);
+      if (!issued.ok && issued.status === 0)
+        throw failure(
+          `request adminkubeconfig of Shoot ${context.gardenNamespace}/${shoot.metadata.name}`,
+          context.garden,
+          issued,
+        );
       outcome = { result: 'failed', step: 'get-kubeconfig', error: read.error };
       error = `Shoot ${context.gardenNamespace}/${shoot.metadata.name}: adminkubeconfig: ${read.error} (kubeconfig ${context.garden.label}); the next pass asks again`;
     } else {
       const body = kubeconfigSecretFor(cluster, read.kubeconfig, now());
       // The Secret's content is kimops's by definition (KIM wrote it before): force takes over KIM's fields.
-      const applied = await context.kcp.apply<SecretObject>(body as unknown as SecretObject, FIELD_MANAGER, { force: true });
+      const applied = await context.kcp.apply<SecretObject>(body as unknown as SecretObject, FIELD_MANAGER, {
+        force: true,
+      });
       if (!applied.ok) {
         if (applied.status === 0) throw failure(`write Secret ${ref.namespace}/${ref.name}`, context.kcp, applied);
-        outcome = { result: 'failed', step: secret ? 'update-secret' : 'create-secret', error: describeFailure(applied) };
+        outcome = {
+          result: 'failed',
+          step: secret ? 'update-secret' : 'create-secret',
+          error: describeFailure(applied),
+        };
         error = `write Secret ${ref.namespace}/${ref.name} (kubeconfig ${context.kcp.label}): ${describeFailure(applied)}`;
       } else {
         secret = applied.body;
         written = decision.action === 'create' ? 'created' : 'rotated';
         outcome = { result: written };
         if (decision.forced) {
-          const patched = await context.kcp.patch<GardenerClusterObject>({ ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name }, forceRotationRemovalPatch());
+          const patched = await context.kcp.patch<GardenerClusterObject>(
+            { ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name },
+            forceRotationRemovalPatch(),
+          );
           if (patched.ok) cluster = { ...patched.body, ...GARDENER_CLUSTER_TYPE };
-          else error = `remove the force-rotation annotation of GardenerCluster ${cluster.metadata.namespace ?? ''}/${cluster.metadata.name}: ${describeFailure(patched)}`;
+          else
+            error = `remove the force-rotation annotation of GardenerCluster ${cluster.metadata.namespace ?? ''}/${cluster.metadata.name}: ${describeFailure(patched)}`;
         }
       }
     }
   }
   const status = await writeClusterStatus(context, cluster, outcome, now());
   const expiration = secret && kubeconfigExpirationSample(secret, rotationOptionsOf(context));
-  const metrics = { runtimeId: cluster.metadata.name, cluster: gardenerClusterSeries(cluster, status), ...(expiration && { expiration }) };
+  const metrics = {
+    runtimeId: cluster.metadata.name,
+    cluster: gardenerClusterSeries(cluster, status),
+    ...(expiration && { expiration }),
+  };
   return { ready: hasConfig(secret), ...(written && { written }), ...(error !== undefined && { error }), metrics };
 }
 
@@ -670,17 +879,24 @@ function covers(live: GardenerClusterObject, desired: GardenerCluster): boolean 
   const labels = (live.metadata.labels ?? {}) as Record<string, string>;
   const annotations = (live.metadata.annotations ?? {}) as Record<string, string>;
   if (Object.entries(desired.metadata.labels).some(([key, value]) => labels[key] !== value)) return false;
-  if (Object.entries(desired.metadata.annotations ?? {}).some(([key, value]) => annotations[key] !== value)) return false;
+  if (Object.entries(desired.metadata.annotations ?? {}).some(([key, value]) => annotations[key] !== value))
+    return false;
   return stringify(live.spec ?? {}) === stringify(desired.spec);
 }
 
 /** The GardenerCluster's status for `outcome`, written when it differs; returns it (written or not: the metric follows it). */
-async function writeClusterStatus(context: BackfillContext, cluster: GardenerClusterObject, outcome: KubeconfigOutcome, now: Date): Promise<GardenerClusterStatus> {
+async function writeClusterStatus(
+  context: BackfillContext,
+  cluster: GardenerClusterObject,
+  outcome: KubeconfigOutcome,
+  now: Date,
+): Promise<GardenerClusterStatus> {
   const status = gardenerClusterStatus(outcome, now, cluster.status);
   if (stringify(status) === stringify(cluster.status ?? null)) return status;
   const ref = { ...GARDENER_CLUSTER_TYPE, namespace: cluster.metadata.namespace, name: cluster.metadata.name };
   const patched = await context.kcp.patch(ref, { status }, CONTENT_TYPE.mergePatch, 'status');
-  if (!patched.ok && patched.status !== 404) throw failure(`write status of GardenerCluster ${ref.namespace ?? ''}/${ref.name}`, context.kcp, patched);
+  if (!patched.ok && patched.status !== 404)
+    throw failure(`write status of GardenerCluster ${ref.namespace ?? ''}/${ref.name}`, context.kcp, patched);
   return status;
 }
 
@@ -692,8 +908,17 @@ async function removeKubeconfig(context: BackfillContext, runtime: RuntimeObject
   if (desired) {
     const cluster = await lookup.gardenerCluster(desired.metadata.namespace, desired.metadata.name);
     const ref = cluster ? secretRefOf(cluster) : undefined;
-    const deleted = await context.kcp.delete({ ...GARDENER_CLUSTER_TYPE, namespace: desired.metadata.namespace, name: desired.metadata.name });
-    if (!deleted.ok && deleted.status !== 404) throw failure(`delete GardenerCluster ${desired.metadata.namespace}/${desired.metadata.name}`, context.kcp, deleted);
+    const deleted = await context.kcp.delete({
+      ...GARDENER_CLUSTER_TYPE,
+      namespace: desired.metadata.namespace,
+      name: desired.metadata.name,
+    });
+    if (!deleted.ok && deleted.status !== 404)
+      throw failure(
+        `delete GardenerCluster ${desired.metadata.namespace}/${desired.metadata.name}`,
+        context.kcp,
+        deleted,
+      );
     if (ref && ref.name !== secretName) await deleteSecret(context, ref.namespace, ref.name);
   }
   if (secretName) await deleteSecret(context, namespace, secretName);
@@ -711,7 +936,8 @@ async function deleteSecret(context: BackfillContext, namespace: string, name: s
 /** One line for a Runtime whose pass did something or failed; undefined for a quiet one. */
 export function outcomeLine(outcome: RuntimeOutcome): string | undefined {
   const parts: string[] = [];
-  if (outcome.statusWritten) parts.push(`status ${outcome.state ?? ''} written${outcome.events > 0 ? `, ${outcome.events} Event(s)` : ''}`);
+  if (outcome.statusWritten)
+    parts.push(`status ${outcome.state ?? ''} written${outcome.events > 0 ? `, ${outcome.events} Event(s)` : ''}`);
   if (outcome.conflict) parts.push('status changed concurrently twice; left to the next pass');
   if (outcome.finalizer) parts.push(`finalizer ${outcome.finalizer}`);
   if (outcome.kubeconfig) parts.push(`kubeconfig Secret ${outcome.kubeconfig}`);
@@ -779,8 +1005,20 @@ export function backfillWatcher(
   let applied: ReadonlyMap<string, ApplyFacts> = new Map();
   const readReport = () => readApplyReport(applyReports?.get(context.gardenNamespace, APPLY_REPORT_NAME));
   const kcpCaches: KcpCaches | undefined =
-    gardenerClusters && secrets ? { kcpNamespace, gardenerCluster: (name) => gardenerClusters.get(kcpNamespace, name), secret: (name) => secrets.get(kcpNamespace, name) } : undefined;
-  const lookup = cachedLookup(context, (name) => shoots.get(context.gardenNamespace, name), () => synced, () => applied, kcpCaches);
+    gardenerClusters && secrets
+      ? {
+          kcpNamespace,
+          gardenerCluster: (name) => gardenerClusters.get(kcpNamespace, name),
+          secret: (name) => secrets.get(kcpNamespace, name),
+        }
+      : undefined;
+  const lookup = cachedLookup(
+    context,
+    (name) => shoots.get(context.gardenNamespace, name),
+    () => synced,
+    () => applied,
+    kcpCaches,
+  );
   // Insertion-ordered sets: a name is in at most one of them, urgent taking it from routine.
   const urgent = new Set<string>();
   const routine = new Set<string>();
@@ -871,7 +1109,14 @@ export function backfillWatcher(
         report(outcome);
       }
     } catch (error) {
-      outcome = { runtime: `${kcpNamespace}/${name}`, statusWritten: false, conflict: false, events: 0, errors: [`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`], unreachable: false };
+      outcome = {
+        runtime: `${kcpNamespace}/${name}`,
+        statusWritten: false,
+        conflict: false,
+        events: 0,
+        errors: [`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`],
+        unreachable: false,
+      };
       report(outcome);
     } finally {
       running.delete(name);
@@ -910,7 +1155,8 @@ export function backfillWatcher(
     if (change.type !== 'added') onKubeconfigObject(change.object.metadata.name);
   });
   const unsubscribeSecrets = secrets?.onChange((change) => {
-    if (change.type !== 'added') onKubeconfigObject(change.object.metadata.labels?.[LABEL_CLUSTER_NAME] as string | undefined);
+    if (change.type !== 'added')
+      onKubeconfigObject(change.object.metadata.labels?.[LABEL_CLUSTER_NAME] as string | undefined);
   });
   // A stopped cache rejects: then nothing runs any more (close() follows).
   // The report and the KCP caches only add facts or save GETs: an identity that may not read them (their informers

@@ -31,7 +31,9 @@ const T0 = '2026-07-01T00:00:00Z';
 const T0_MS = Date.parse(T0);
 const at = (offsetMs: number): Date => new Date(T0_MS + offsetMs);
 
-function runtime(overrides: { labels?: Record<string, string>; namespace?: string; shoot?: KubeconfigRuntime['spec'] } = {}): KubeconfigRuntime {
+function runtime(
+  overrides: { labels?: Record<string, string>; namespace?: string; shoot?: KubeconfigRuntime['spec'] } = {},
+): KubeconfigRuntime {
   return {
     metadata: {
       name: 'rt-cr-name',
@@ -70,12 +72,25 @@ const GC_LABELS = {
 function cluster(annotations?: Record<string, string>): GardenerClusterLike {
   return {
     metadata: { name: 'rt-1', namespace: 'kcp-system', labels: GC_LABELS, ...(annotations && { annotations }) },
-    spec: { shoot: { name: 'c-12345' }, kubeconfig: { secret: { name: 'kubeconfig-rt-1', namespace: 'kcp-system', key: 'config' } } },
+    spec: {
+      shoot: { name: 'c-12345' },
+      kubeconfig: { secret: { name: 'kubeconfig-rt-1', namespace: 'kcp-system', key: 'config' } },
+    },
   };
 }
 
-function secret(lastSync: string | null, data: Record<string, string> = { config: 'YXBpVmVyc2lvbjogdjE=' }): SecretLike {
-  return { metadata: { name: 'kubeconfig-rt-1', namespace: 'kcp-system', ...(lastSync !== null && { annotations: { [LAST_SYNC]: lastSync } }) }, data };
+function secret(
+  lastSync: string | null,
+  data: Record<string, string> = { config: 'YXBpVmVyc2lvbjogdjE=' },
+): SecretLike {
+  return {
+    metadata: {
+      name: 'kubeconfig-rt-1',
+      namespace: 'kcp-system',
+      ...(lastSync !== null && { annotations: { [LAST_SYNC]: lastSync } }),
+    },
+    data,
+  };
 }
 
 describe('gardenerClusterFor', () => {
@@ -104,7 +119,9 @@ describe('gardenerClusterFor', () => {
   });
 
   it('writes a Runtime label KIM copies but the Runtime lacks as "" (as KIM does), and nothing it does not copy', () => {
-    const gc = gardenerClusterFor(runtime({ labels: { 'kyma-project.io/runtime-id': 'rt-2', 'custom.example.com/team': 'x' } }));
+    const gc = gardenerClusterFor(
+      runtime({ labels: { 'kyma-project.io/runtime-id': 'rt-2', 'custom.example.com/team': 'x' } }),
+    );
     expect(gc?.metadata.labels).toEqual({
       'kyma-project.io/instance-id': '',
       'kyma-project.io/runtime-id': 'rt-2',
@@ -163,20 +180,33 @@ describe('kubeconfigSecretFor', () => {
       spec: { kubeconfig: { secret: { name: 'custom', namespace: 'elsewhere', key: 'kubeconfig' } } },
     };
     const built = kubeconfigSecretFor(gc, 'k', new Date(T0));
-    expect([built.metadata.name, built.metadata.namespace, Object.keys(built.data)]).toEqual(['custom', 'elsewhere', ['kubeconfig']]);
-    expect(built.metadata.labels).toEqual({ 'operator.kyma-project.io/managed-by': 'infrastructure-manager', 'operator.kyma-project.io/cluster-name': 'rt-9' });
+    expect([built.metadata.name, built.metadata.namespace, Object.keys(built.data)]).toEqual([
+      'custom',
+      'elsewhere',
+      ['kubeconfig'],
+    ]);
+    expect(built.metadata.labels).toEqual({
+      'operator.kyma-project.io/managed-by': 'infrastructure-manager',
+      'operator.kyma-project.io/cluster-name': 'rt-9',
+    });
   });
 
   it('is fresh right after being written: the next decision keeps it for the whole threshold', () => {
     const gc = cluster();
     const written = kubeconfigSecretFor(gc, 'k', at(123));
-    expect(rotationDecision({ secret: written, gardenerCluster: gc, now: at(123) })).toMatchObject({ action: 'keep', cause: 'fresh', nextCheckInMs: THRESHOLD - 123 });
+    expect(rotationDecision({ secret: written, gardenerCluster: gc, now: at(123) })).toMatchObject({
+      action: 'keep',
+      cause: 'fresh',
+      nextCheckInMs: THRESHOLD - 123,
+    });
   });
 });
 
 describe('forceRotationRemovalPatch', () => {
   it('removes the force annotation by JSON merge patch', () => {
-    expect(forceRotationRemovalPatch()).toEqual({ metadata: { annotations: { 'operator.kyma-project.io/force-kubeconfig-rotation': null } } });
+    expect(forceRotationRemovalPatch()).toEqual({
+      metadata: { annotations: { 'operator.kyma-project.io/force-kubeconfig-rotation': null } },
+    });
   });
 });
 
@@ -201,16 +231,30 @@ describe('adminKubeconfigRequest', () => {
 describe('readAdminKubeconfigResponse', () => {
   const text = 'apiVersion: v1\nkind: Config\nclusters: []\n';
   it('decodes status.kubeconfig and reads status.expirationTimestamp', () => {
-    const answer = { status: { kubeconfig: Buffer.from(text).toString('base64'), expirationTimestamp: '2026-07-02T00:00:00Z' } };
-    expect(readAdminKubeconfigResponse(answer)).toEqual({ ok: true, kubeconfig: text, expiresAt: new Date('2026-07-02T00:00:00Z') });
+    const answer = {
+      status: { kubeconfig: Buffer.from(text).toString('base64'), expirationTimestamp: '2026-07-02T00:00:00Z' },
+    };
+    expect(readAdminKubeconfigResponse(answer)).toEqual({
+      ok: true,
+      kubeconfig: text,
+      expiresAt: new Date('2026-07-02T00:00:00Z'),
+    });
   });
 
   it.each([
     ['no body', undefined, 'the AdminKubeconfigRequest answer has no status.kubeconfig'],
     ['no status', { spec: {} }, 'the AdminKubeconfigRequest answer has no status.kubeconfig'],
     ['a number', { status: { kubeconfig: 5 } }, 'the AdminKubeconfigRequest answer has no status.kubeconfig'],
-    ['not base64', { status: { kubeconfig: 'not base64!' } }, 'status.kubeconfig of the AdminKubeconfigRequest answer is not base64'],
-    ['blank text', { status: { kubeconfig: Buffer.from('  \n').toString('base64') } }, 'the AdminKubeconfigRequest answer has an empty kubeconfig'],
+    [
+      'not base64',
+      { status: { kubeconfig: 'not base64!' } },
+      'status.kubeconfig of the AdminKubeconfigRequest answer is not base64',
+    ],
+    [
+      'blank text',
+      { status: { kubeconfig: Buffer.from('  \n').toString('base64') } },
+      'the AdminKubeconfigRequest answer has an empty kubeconfig',
+    ],
   ])('fails for %s', (_case, body, error) => {
     expect(readAdminKubeconfigResponse(body)).toEqual({ ok: false, error });
   });
@@ -218,7 +262,10 @@ describe('readAdminKubeconfigResponse', () => {
   it('leaves expiresAt out when Gardener sent none or an unreadable one', () => {
     const kubeconfig = Buffer.from(text).toString('base64');
     expect(readAdminKubeconfigResponse({ status: { kubeconfig } })).toEqual({ ok: true, kubeconfig: text });
-    expect(readAdminKubeconfigResponse({ status: { kubeconfig, expirationTimestamp: 'tomorrow' } })).toEqual({ ok: true, kubeconfig: text });
+    expect(readAdminKubeconfigResponse({ status: { kubeconfig, expirationTimestamp: 'tomorrow' } })).toEqual({
+      ok: true,
+      kubeconfig: text,
+    });
   });
 });
 
@@ -228,7 +275,12 @@ describe('rotation period and threshold', () => {
     ["KIM's Helm chart: 0.6 × 100m = 60m, rotate at 57m", { expirationSeconds: 6_000 }, 3_600_000, 3_420_000],
     ['0.5 × 2h = 1h', { expirationSeconds: 7_200, minimalRotationTime: 0.5 }, HOUR, 3_420_000],
     // Go truncates ratio × minutes to whole minutes: 0.29 × 100 = 28.999999999999996 → 28m.
-    ['truncated to whole minutes like Go', { expirationSeconds: 6_000, minimalRotationTime: 0.29 }, 1_680_000, 1_596_000],
+    [
+      'truncated to whole minutes like Go',
+      { expirationSeconds: 6_000, minimalRotationTime: 0.29 },
+      1_680_000,
+      1_596_000,
+    ],
   ])('%s', (_case, options, period, threshold) => {
     expect(rotationPeriodMs(options)).toBe(period);
     expect(rotationThresholdMs(options)).toBe(threshold);
@@ -255,7 +307,12 @@ describe('rotationDecision', () => {
   }
 
   const cases: Case[] = [
-    { name: 'no Secret → create', secret: undefined, now: at(0), expected: { action: 'create', cause: 'secret-missing', nextCheckInMs: THRESHOLD, forced: false } },
+    {
+      name: 'no Secret → create',
+      secret: undefined,
+      now: at(0),
+      expected: { action: 'create', cause: 'secret-missing', nextCheckInMs: THRESHOLD, forced: false },
+    },
     {
       name: 'no Secret, forced → create, and the annotation is then removed',
       secret: undefined,
@@ -263,13 +320,48 @@ describe('rotationDecision', () => {
       now: at(0),
       expected: { action: 'create', cause: 'secret-missing', nextCheckInMs: THRESHOLD, forced: true },
     },
-    { name: 'just synced → keep for the whole threshold', secret: secret(T0), now: at(0), expected: { action: 'keep', cause: 'fresh', nextCheckInMs: THRESHOLD, forced: false } },
-    { name: '1 h old → keep until 13h40m48s', secret: secret(T0), now: at(HOUR), expected: { action: 'keep', cause: 'fresh', nextCheckInMs: THRESHOLD - HOUR, forced: false } },
-    { name: '1 s before 0.95 × 0.6 × 24h → keep', secret: secret(T0), now: at(THRESHOLD - 1000), expected: { action: 'keep', cause: 'fresh', nextCheckInMs: 1000, forced: false } },
-    { name: '1 ms before 0.95 × 0.6 × 24h → keep', secret: secret(T0), now: at(THRESHOLD - 1), expected: { action: 'keep', cause: 'fresh', nextCheckInMs: 1, forced: false } },
-    { name: 'exactly 0.95 × 0.6 × 24h old → rotate (KIM: age ≥ threshold)', secret: secret(T0), now: at(THRESHOLD), expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false } },
-    { name: '1 s after the threshold → rotate', secret: secret(T0), now: at(THRESHOLD + 1000), expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false } },
-    { name: 'past the whole expiry → rotate', secret: secret(T0), now: at(30 * HOUR), expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false } },
+    {
+      name: 'just synced → keep for the whole threshold',
+      secret: secret(T0),
+      now: at(0),
+      expected: { action: 'keep', cause: 'fresh', nextCheckInMs: THRESHOLD, forced: false },
+    },
+    {
+      name: '1 h old → keep until 13h40m48s',
+      secret: secret(T0),
+      now: at(HOUR),
+      expected: { action: 'keep', cause: 'fresh', nextCheckInMs: THRESHOLD - HOUR, forced: false },
+    },
+    {
+      name: '1 s before 0.95 × 0.6 × 24h → keep',
+      secret: secret(T0),
+      now: at(THRESHOLD - 1000),
+      expected: { action: 'keep', cause: 'fresh', nextCheckInMs: 1000, forced: false },
+    },
+    {
+      name: '1 ms before 0.95 × 0.6 × 24h → keep',
+      secret: secret(T0),
+      now: at(THRESHOLD - 1),
+      expected: { action: 'keep', cause: 'fresh', nextCheckInMs: 1, forced: false },
+    },
+    {
+      name: 'exactly 0.95 × 0.6 × 24h old → rotate (KIM: age ≥ threshold)',
+      secret: secret(T0),
+      now: at(THRESHOLD),
+      expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false },
+    },
+    {
+      name: '1 s after the threshold → rotate',
+      secret: secret(T0),
+      now: at(THRESHOLD + 1000),
+      expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false },
+    },
+    {
+      name: 'past the whole expiry → rotate',
+      secret: secret(T0),
+      now: at(30 * HOUR),
+      expected: { action: 'rotate', cause: 'due', nextCheckInMs: THRESHOLD, forced: false },
+    },
     {
       name: "Helm's 100m: 56m59s old → keep",
       secret: secret(T0),
@@ -298,15 +390,27 @@ describe('rotationDecision', () => {
       now: at(1000),
       expected: { action: 'rotate', cause: 'forced', nextCheckInMs: THRESHOLD, forced: true },
     },
-    { name: 'last-sync missing → rotate', secret: secret(null), now: at(0), expected: { action: 'rotate', cause: 'last-sync-missing', nextCheckInMs: THRESHOLD, forced: false } },
-    ...['yesterday', '', '2026-07-01 00:00:00Z', '2026-07-01T00:00:00', '2026-02-31T00:00:00Z', '2026-07-01t00:00:00z', '2026-07-01T24:00:00Z', '1751328000'].map(
-      (text): Case => ({
-        name: `last-sync ${JSON.stringify(text)} → rotate`,
-        secret: secret(text),
-        now: at(0),
-        expected: { action: 'rotate', cause: 'last-sync-garbled', nextCheckInMs: THRESHOLD, forced: false },
-      }),
-    ),
+    {
+      name: 'last-sync missing → rotate',
+      secret: secret(null),
+      now: at(0),
+      expected: { action: 'rotate', cause: 'last-sync-missing', nextCheckInMs: THRESHOLD, forced: false },
+    },
+    ...[
+      'yesterday',
+      '',
+      '2026-07-01 00:00:00Z',
+      '2026-07-01T00:00:00',
+      '2026-02-31T00:00:00Z',
+      '2026-07-01t00:00:00z',
+      '2026-07-01T24:00:00Z',
+      '1751328000',
+    ].map((text): Case => ({
+      name: `last-sync ${JSON.stringify(text)} → rotate`,
+      secret: secret(text),
+      now: at(0),
+      expected: { action: 'rotate', cause: 'last-sync-garbled', nextCheckInMs: THRESHOLD, forced: false },
+    })),
     {
       name: 'last-sync with an offset is read as that instant (12:00+02:00 = 10:00Z)',
       secret: secret('2026-07-01T12:00:00+02:00'),
@@ -331,13 +435,28 @@ describe('rotationDecision', () => {
       now: at(0),
       expected: { action: 'rotate', cause: 'last-sync-in-future', nextCheckInMs: THRESHOLD, forced: false },
     },
-    { name: 'no key config → rotate', secret: secret(T0, {}), now: at(0), expected: { action: 'rotate', cause: 'key-missing', nextCheckInMs: THRESHOLD, forced: false } },
-    { name: 'an empty key config → rotate', secret: secret(T0, { config: '' }), now: at(0), expected: { action: 'rotate', cause: 'key-missing', nextCheckInMs: THRESHOLD, forced: false } },
+    {
+      name: 'no key config → rotate',
+      secret: secret(T0, {}),
+      now: at(0),
+      expected: { action: 'rotate', cause: 'key-missing', nextCheckInMs: THRESHOLD, forced: false },
+    },
+    {
+      name: 'an empty key config → rotate',
+      secret: secret(T0, { config: '' }),
+      now: at(0),
+      expected: { action: 'rotate', cause: 'key-missing', nextCheckInMs: THRESHOLD, forced: false },
+    },
   ];
 
   it.each(cases)('$name', ({ secret: s, annotations, now, options, expected }) => {
     const decision = rotationDecision({ secret: s, gardenerCluster: cluster(annotations), now, ...options });
-    expect({ action: decision.action, cause: decision.cause, nextCheckInMs: decision.nextCheckInMs, forced: decision.forced }).toEqual(expected);
+    expect({
+      action: decision.action,
+      cause: decision.cause,
+      nextCheckInMs: decision.nextCheckInMs,
+      forced: decision.forced,
+    }).toEqual(expected);
   });
 
   it.each([
@@ -349,8 +468,20 @@ describe('rotationDecision', () => {
       at(0),
       'Secret kcp-system/kubeconfig-rt-1 does not exist (rotation forced by annotation operator.kyma-project.io/force-kubeconfig-rotation on GardenerCluster kcp-system/rt-1)',
     ],
-    ['forced', secret(T0), { [FORCE]: 'true' }, at(0), 'rotation forced by annotation operator.kyma-project.io/force-kubeconfig-rotation on GardenerCluster kcp-system/rt-1'],
-    ['last-sync missing', secret(null), {}, at(0), 'Secret kcp-system/kubeconfig-rt-1 has no annotation operator.kyma-project.io/last-sync'],
+    [
+      'forced',
+      secret(T0),
+      { [FORCE]: 'true' },
+      at(0),
+      'rotation forced by annotation operator.kyma-project.io/force-kubeconfig-rotation on GardenerCluster kcp-system/rt-1',
+    ],
+    [
+      'last-sync missing',
+      secret(null),
+      {},
+      at(0),
+      'Secret kcp-system/kubeconfig-rt-1 has no annotation operator.kyma-project.io/last-sync',
+    ],
     [
       'last-sync garbled',
       secret('yesterday'),
@@ -391,7 +522,14 @@ describe('gardenerClusterStatus', () => {
 
   it.each<[string, KubeconfigOutcome, string, string, string, string]>([
     ['created', { result: 'created' }, 'Ready', 'True', 'KubeconfigSecretCreated', 'Secret created successfully.'],
-    ['kept (KIM writes Created then too)', { result: 'kept' }, 'Ready', 'True', 'KubeconfigSecretCreated', 'Secret created successfully.'],
+    [
+      'kept (KIM writes Created then too)',
+      { result: 'kept' },
+      'Ready',
+      'True',
+      'KubeconfigSecretCreated',
+      'Secret created successfully.',
+    ],
     ['rotated', { result: 'rotated' }, 'Ready', 'True', 'KubeconfigSecretRotated', 'Secret rotated successfully.'],
     [
       'kubeconfig fetch failed',
@@ -401,10 +539,38 @@ describe('gardenerClusterStatus', () => {
       'FailedToGetKubeconfig',
       'Failed to get kubeconfig. Error: shoots.core.gardener.cloud "c-1" not found',
     ],
-    ['Secret read failed', { result: 'failed', step: 'check-secret', error: 'boom' }, 'Error', 'False', 'FailedToCheckSecret', 'Failed to get secret. Error: boom'],
-    ['Secret create failed', { result: 'failed', step: 'create-secret', error: 'boom' }, 'Error', 'False', 'ConditionReasonFailedToCreateSecret', 'Failed to create secret. Error: boom'],
-    ['Secret update failed', { result: 'failed', step: 'update-secret', error: 'boom' }, 'Error', 'False', 'FailedToUpdateSecret', 'Failed to rotate secret. Error: boom'],
-    ['Secret delete failed', { result: 'failed', step: 'delete-secret', error: 'boom' }, 'Error', 'False', 'ConditionReasonFailedToDeleteSecret', 'Unknown condition Error: boom'],
+    [
+      'Secret read failed',
+      { result: 'failed', step: 'check-secret', error: 'boom' },
+      'Error',
+      'False',
+      'FailedToCheckSecret',
+      'Failed to get secret. Error: boom',
+    ],
+    [
+      'Secret create failed',
+      { result: 'failed', step: 'create-secret', error: 'boom' },
+      'Error',
+      'False',
+      'ConditionReasonFailedToCreateSecret',
+      'Failed to create secret. Error: boom',
+    ],
+    [
+      'Secret update failed',
+      { result: 'failed', step: 'update-secret', error: 'boom' },
+      'Error',
+      'False',
+      'FailedToUpdateSecret',
+      'Failed to rotate secret. Error: boom',
+    ],
+    [
+      'Secret delete failed',
+      { result: 'failed', step: 'delete-secret', error: 'boom' },
+      'Error',
+      'False',
+      'ConditionReasonFailedToDeleteSecret',
+      'Unknown condition Error: boom',
+    ],
   ])('%s', (_case, outcome, state, status, reason, message) => {
     expect(gardenerClusterStatus(outcome, NOW)).toEqual({
       state,
@@ -430,7 +596,13 @@ describe('gardenerClusterStatus', () => {
       state: 'Error',
       conditions: [
         { type: 'Other', status: 'True', reason: 'Mine', message: 'm', lastTransitionTime: T0 },
-        { type: 'KubeconfigManagement', status: 'False', reason: 'FailedToGetKubeconfig', message: 'x', lastTransitionTime: T0 },
+        {
+          type: 'KubeconfigManagement',
+          status: 'False',
+          reason: 'FailedToGetKubeconfig',
+          message: 'x',
+          lastTransitionTime: T0,
+        },
         'garbage',
       ],
     };
@@ -438,7 +610,13 @@ describe('gardenerClusterStatus', () => {
       state: 'Ready',
       conditions: [
         { type: 'Other', status: 'True', reason: 'Mine', message: 'm', lastTransitionTime: T0 },
-        { type: 'KubeconfigManagement', status: 'True', reason: 'KubeconfigSecretRotated', message: 'Secret rotated successfully.', lastTransitionTime: NOW_TEXT },
+        {
+          type: 'KubeconfigManagement',
+          status: 'True',
+          reason: 'KubeconfigSecretRotated',
+          message: 'Secret rotated successfully.',
+          lastTransitionTime: NOW_TEXT,
+        },
       ],
     });
     expect(gardenerClusterStatus({ result: 'created' }, NOW, 'not a status').conditions).toHaveLength(1);
@@ -447,17 +625,32 @@ describe('gardenerClusterStatus', () => {
 
 describe('kubeconfigExpirationSample', () => {
   const labelled = (lastSync: string): SecretLike => ({
-    metadata: { labels: { 'kyma-project.io/runtime-id': 'rt-1', 'kyma-project.io/shoot-name': 'c-12345' }, annotations: { [LAST_SYNC]: lastSync } },
+    metadata: {
+      labels: { 'kyma-project.io/runtime-id': 'rt-1', 'kyma-project.io/shoot-name': 'c-12345' },
+      annotations: { [LAST_SYNC]: lastSync },
+    },
   });
   const epoch = (text: string): number => Date.parse(text) / 1000;
 
   it.each([
     ['KIM defaults', {}, '2026-07-02T00:00:00Z', '51840', '86400'],
     ["KIM's Helm chart (100m)", { expirationSeconds: 6_000 }, '2026-07-01T01:40:00Z', '3600', '6000'],
-    ['12 days: Go prints 1036800 as 1.0368E+06', { expirationSeconds: 1_036_800 }, '2026-07-13T00:00:00Z', '622080', '1.0368E+06'],
+    [
+      '12 days: Go prints 1036800 as 1.0368E+06',
+      { expirationSeconds: 1_036_800 },
+      '2026-07-13T00:00:00Z',
+      '622080',
+      '1.0368E+06',
+    ],
   ])("is KIM's sample: %s", (_case, options, expiry, rotationDuration, expirationDuration) => {
     expect(kubeconfigExpirationSample(labelled(T0), options)).toEqual({
-      labels: { runtimeId: 'rt-1', shoot: 'c-12345', expires: String(epoch(expiry)), rotationDuration, expirationDuration },
+      labels: {
+        runtimeId: 'rt-1',
+        shoot: 'c-12345',
+        expires: String(epoch(expiry)),
+        rotationDuration,
+        expirationDuration,
+      },
       value: epoch(expiry),
     });
   });

@@ -155,7 +155,12 @@ export interface KubeconfigSecret {
 
 /** The kubeconfig Secret as read from KCP (`data` base64), or what `kubeconfigSecretFor` built. */
 export interface SecretLike {
-  metadata: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   data?: Record<string, string>;
 }
 
@@ -224,7 +229,11 @@ export function secretRefOf(gardenerCluster: GardenerClusterLike): SecretKeyRef 
  * `operator.kyma-project.io/last-sync` = `now` in RFC 3339 UTC, whole seconds. The same object serves create and
  * rotation (apply it; labels and annotations others put on the Secret stay theirs).
  */
-export function kubeconfigSecretFor(gardenerCluster: GardenerClusterLike, kubeconfigText: string, now: Date): KubeconfigSecret {
+export function kubeconfigSecretFor(
+  gardenerCluster: GardenerClusterLike,
+  kubeconfigText: string,
+  now: Date,
+): KubeconfigSecret {
   const ref = secretRefOf(gardenerCluster);
   return {
     apiVersion: 'v1',
@@ -232,7 +241,11 @@ export function kubeconfigSecretFor(gardenerCluster: GardenerClusterLike, kubeco
     metadata: {
       name: ref.name,
       namespace: ref.namespace,
-      labels: { ...gardenerCluster.metadata.labels, [LABEL_MANAGED_BY]: MANAGED_BY, [LABEL_CLUSTER_NAME]: gardenerCluster.metadata.name },
+      labels: {
+        ...gardenerCluster.metadata.labels,
+        [LABEL_MANAGED_BY]: MANAGED_BY,
+        [LABEL_CLUSTER_NAME]: gardenerCluster.metadata.name,
+      },
       annotations: { [ANNOTATION_LAST_SYNC]: metaTime(now) },
     },
     type: 'Opaque',
@@ -254,9 +267,15 @@ export function forceRotationRemovalPatch(): { metadata: { annotations: Record<s
  * `--kubeconfig-expiration-time`, 24h). Throws a RangeError for a value Gardener would refuse (not a whole
  * number of seconds, or under 10 minutes): that is a configuration mistake, caught at start-up.
  */
-export function adminKubeconfigRequest(expirationSeconds: number = DEFAULT_KUBECONFIG_EXPIRATION_SECONDS): AdminKubeconfigRequest {
+export function adminKubeconfigRequest(
+  expirationSeconds: number = DEFAULT_KUBECONFIG_EXPIRATION_SECONDS,
+): AdminKubeconfigRequest {
   checkExpiration(expirationSeconds);
-  return { apiVersion: ADMIN_KUBECONFIG_REQUEST_API_VERSION, kind: ADMIN_KUBECONFIG_REQUEST_KIND, spec: { expirationSeconds } };
+  return {
+    apiVersion: ADMIN_KUBECONFIG_REQUEST_API_VERSION,
+    kind: ADMIN_KUBECONFIG_REQUEST_KIND,
+    spec: { expirationSeconds },
+  };
 }
 
 export type AdminKubeconfigResult = { ok: true; kubeconfig: string; expiresAt?: Date } | { ok: false; error: string };
@@ -268,13 +287,16 @@ export type AdminKubeconfigResult = { ok: true; kubeconfig: string; expiresAt?: 
 export function readAdminKubeconfigResponse(body: unknown): AdminKubeconfigResult {
   const status = isJsonObject(body) && isJsonObject(body.status) ? body.status : undefined;
   const encoded = status?.kubeconfig;
-  if (typeof encoded !== 'string' || encoded === '') return { ok: false, error: 'the AdminKubeconfigRequest answer has no status.kubeconfig' };
+  if (typeof encoded !== 'string' || encoded === '')
+    return { ok: false, error: 'the AdminKubeconfigRequest answer has no status.kubeconfig' };
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
     return { ok: false, error: 'status.kubeconfig of the AdminKubeconfigRequest answer is not base64' };
   }
   const kubeconfig = Buffer.from(encoded, 'base64').toString('utf8');
-  if (kubeconfig.trim() === '') return { ok: false, error: 'the AdminKubeconfigRequest answer has an empty kubeconfig' };
-  const expires = typeof status?.expirationTimestamp === 'string' ? parseRfc3339(status.expirationTimestamp) : undefined;
+  if (kubeconfig.trim() === '')
+    return { ok: false, error: 'the AdminKubeconfigRequest answer has an empty kubeconfig' };
+  const expires =
+    typeof status?.expirationTimestamp === 'string' ? parseRfc3339(status.expirationTimestamp) : undefined;
   return { ok: true, kubeconfig, ...(expires !== undefined && { expiresAt: new Date(expires) }) };
 }
 
@@ -331,7 +353,8 @@ export function rotationPeriodMs(options: RotationOptions = {}): number {
   const expirationSeconds = options.expirationSeconds ?? DEFAULT_KUBECONFIG_EXPIRATION_SECONDS;
   const ratio = options.minimalRotationTime ?? DEFAULT_MINIMAL_ROTATION_TIME;
   checkExpiration(expirationSeconds);
-  if (!Number.isFinite(ratio) || ratio <= 0 || ratio > 1) throw new RangeError(`minimal rotation time must be in (0, 1], got ${ratio}`);
+  if (!Number.isFinite(ratio) || ratio <= 0 || ratio > 1)
+    throw new RangeError(`minimal rotation time must be in (0, 1], got ${ratio}`);
   // Go's Duration.Minutes(): whole minutes plus the remainder as a fraction.
   const minutes = Math.floor(expirationSeconds / 60) + (expirationSeconds % 60) / 60;
   return Math.trunc(ratio * minutes) * 60_000;
@@ -372,18 +395,31 @@ export function rotationDecision(input: RotationInput): RotationDecision {
   if (data === undefined || data === '') return act('rotate', 'key-missing', `${where} has no key ${ref.key}`);
 
   const text = secret.metadata.annotations?.[ANNOTATION_LAST_SYNC];
-  if (text === undefined) return act('rotate', 'last-sync-missing', `${where} has no annotation ${ANNOTATION_LAST_SYNC}`);
+  if (text === undefined)
+    return act('rotate', 'last-sync-missing', `${where} has no annotation ${ANNOTATION_LAST_SYNC}`);
   const synced = parseRfc3339(text);
   if (synced === undefined) {
-    return act('rotate', 'last-sync-garbled', `annotation ${ANNOTATION_LAST_SYNC} of ${where} is not an RFC 3339 time: ${JSON.stringify(text)}`);
+    return act(
+      'rotate',
+      'last-sync-garbled',
+      `annotation ${ANNOTATION_LAST_SYNC} of ${where} is not an RFC 3339 time: ${JSON.stringify(text)}`,
+    );
   }
   const ageMs = now.getTime() - synced;
   if (-ageMs > LAST_SYNC_FUTURE_TOLERANCE_MS) {
-    return act('rotate', 'last-sync-in-future', `annotation ${ANNOTATION_LAST_SYNC} of ${where} is in the future: ${text} (now ${metaTime(now)})`);
+    return act(
+      'rotate',
+      'last-sync-in-future',
+      `annotation ${ANNOTATION_LAST_SYNC} of ${where} is in the future: ${text} (now ${metaTime(now)})`,
+    );
   }
   const rule = `${ROTATION_PERIOD_RATIO} × rotation period ${goDuration(rotationPeriodMs(input))}`;
   if (ageMs >= thresholdMs) {
-    return act('rotate', 'due', `kubeconfig in ${where} synced ${text}, ${goDuration(ageMs)} ago: rotation is due after ${goDuration(thresholdMs)} (${rule})`);
+    return act(
+      'rotate',
+      'due',
+      `kubeconfig in ${where} synced ${text}, ${goDuration(ageMs)} ago: rotation is due after ${goDuration(thresholdMs)} (${rule})`,
+    );
   }
   const leftMs = Math.ceil(thresholdMs - ageMs);
   return {
@@ -401,15 +437,15 @@ export function rotationDecision(input: RotationInput): RotationDecision {
 
 /** What the last pass did, after its writes: the Secret written (`created`, `rotated`), left (`kept`), or a failure. */
 export type KubeconfigOutcome =
-  | { result: 'created' | 'rotated' | 'kept' }
-  | { result: 'failed'; step: KubeconfigFailureStep; error: string };
+  { result: 'created' | 'rotated' | 'kept' } | { result: 'failed'; step: KubeconfigFailureStep; error: string };
 
 /**
  * Where a pass failed, one KIM reason each: reading the Secret (`FailedToCheckSecret`), fetching the kubeconfig
  * (`FailedToGetKubeconfig`), creating (`ConditionReasonFailedToCreateSecret`), updating
  * (`FailedToUpdateSecret`) or deleting the Secret (`ConditionReasonFailedToDeleteSecret`).
  */
-export type KubeconfigFailureStep = 'check-secret' | 'get-kubeconfig' | 'create-secret' | 'update-secret' | 'delete-secret';
+export type KubeconfigFailureStep =
+  'check-secret' | 'get-kubeconfig' | 'create-secret' | 'update-secret' | 'delete-secret';
 
 const FAILURE_REASONS: Readonly<Record<KubeconfigFailureStep, string>> = {
   'check-secret': REASON_FAILED_TO_CHECK_SECRET,
@@ -428,14 +464,24 @@ const FAILURE_REASONS: Readonly<Record<KubeconfigFailureStep, string>> = {
  * (which replaces the condition each pass), an unchanged status keeps its `lastTransitionTime`, so a quiet pass
  * yields an equal status and needs no write.
  */
-export function gardenerClusterStatus(outcome: KubeconfigOutcome, now: Date, previous?: unknown): GardenerClusterStatus {
-  const conditions = readRuntimeStatus(isJsonObject(previous) ? { conditions: previous.conditions } : undefined).conditions ?? [];
+export function gardenerClusterStatus(
+  outcome: KubeconfigOutcome,
+  now: Date,
+  previous?: unknown,
+): GardenerClusterStatus {
+  const conditions =
+    readRuntimeStatus(isJsonObject(previous) ? { conditions: previous.conditions } : undefined).conditions ?? [];
   let state: GardenerClusterState;
   let condition: Omit<GardenerClusterCondition, 'lastTransitionTime'>;
   if (outcome.result === 'failed') {
     const reason = FAILURE_REASONS[outcome.step];
     state = 'Error';
-    condition = { type: CONDITION_KUBECONFIG_MANAGEMENT, status: 'False', reason, message: `${reasonMessage(reason)} Error: ${outcome.error}` };
+    condition = {
+      type: CONDITION_KUBECONFIG_MANAGEMENT,
+      status: 'False',
+      reason,
+      message: `${reasonMessage(reason)} Error: ${outcome.error}`,
+    };
   } else {
     const reason = outcome.result === 'rotated' ? REASON_KUBECONFIG_SECRET_ROTATED : REASON_KUBECONFIG_SECRET_CREATED;
     state = 'Ready';
@@ -444,8 +490,15 @@ export function gardenerClusterStatus(outcome: KubeconfigOutcome, now: Date, pre
   // KIM removes and re-adds the condition on every pass; here only a change of status, reason or message is a transition.
   const index = conditions.findIndex((candidate) => candidate.type === condition.type);
   const existing = index >= 0 ? conditions[index] : undefined;
-  const unchanged = existing !== undefined && existing.status === condition.status && existing.reason === condition.reason && existing.message === condition.message;
-  const written: GardenerClusterCondition = { ...condition, lastTransitionTime: unchanged ? existing.lastTransitionTime : metaTime(now) };
+  const unchanged =
+    existing !== undefined &&
+    existing.status === condition.status &&
+    existing.reason === condition.reason &&
+    existing.message === condition.message;
+  const written: GardenerClusterCondition = {
+    ...condition,
+    lastTransitionTime: unchanged ? existing.lastTransitionTime : metaTime(now),
+  };
   if (index >= 0) conditions[index] = written;
   else conditions.push(written);
   return { state, conditions };
@@ -471,8 +524,16 @@ export interface GardenerClusterSeries extends Record<string, string> {
 }
 
 /** The series of a GardenerCluster (its name is the runtime ID) with the status it now has. */
-export function gardenerClusterSeries(cluster: GardenerClusterLike, status: GardenerClusterStatus): GardenerClusterSeries {
-  return { runtimeId: cluster.metadata.name, shoot: cluster.spec?.shoot?.name ?? '', state: status.state, reason: status.conditions[0]?.reason ?? '' };
+export function gardenerClusterSeries(
+  cluster: GardenerClusterLike,
+  status: GardenerClusterStatus,
+): GardenerClusterSeries {
+  return {
+    runtimeId: cluster.metadata.name,
+    shoot: cluster.spec?.shoot?.name ?? '',
+    state: status.state,
+    reason: status.conditions[0]?.reason ?? '',
+  };
 }
 
 export interface KubeconfigExpirationSample {
@@ -487,7 +548,10 @@ export interface KubeconfigExpirationSample {
  * `expirationDuration` in seconds, printed as Go's `FormatFloat(x, 'G', -1, 64)`. Undefined when KIM sets none:
  * no runtime ID or an unreadable last-sync (the caller then deletes the runtime's series).
  */
-export function kubeconfigExpirationSample(secret: SecretLike, options: RotationOptions = {}): KubeconfigExpirationSample | undefined {
+export function kubeconfigExpirationSample(
+  secret: SecretLike,
+  options: RotationOptions = {},
+): KubeconfigExpirationSample | undefined {
   const runtimeId = secret.metadata.labels?.[LABEL_RUNTIME_ID] ?? '';
   const synced = parseRfc3339(secret.metadata.annotations?.[ANNOTATION_LAST_SYNC] ?? '');
   if (runtimeId === '' || synced === undefined) return undefined;
@@ -513,7 +577,9 @@ export function kubeconfigExpirationSample(secret: SecretLike, options: Rotation
 
 function checkExpiration(expirationSeconds: number): void {
   if (!Number.isInteger(expirationSeconds) || expirationSeconds < MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS) {
-    throw new RangeError(`kubeconfig expiration must be a whole number of seconds, at least ${MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS}; got ${expirationSeconds}`);
+    throw new RangeError(
+      `kubeconfig expiration must be a whole number of seconds, at least ${MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS}; got ${expirationSeconds}`,
+    );
   }
 }
 
@@ -526,8 +592,16 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-
 export function parseRfc3339(text: string): number | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const fraction = match[7] ? Math.floor(Number(`0${match[7]}`) * 1000) : 0;
   let offsetMinutes = 0;
   if (match[8] !== 'Z') {
@@ -569,6 +643,7 @@ export function goFormatFloatG(x: number): string {
   if (x === 0) return '0';
   const [mantissa, exponentText] = x.toExponential().split('e') as [string, string];
   const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 6) return `${mantissa}E${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  if (exponent < -4 || exponent >= 6)
+    return `${mantissa}E${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
   return String(x);
 }

@@ -54,7 +54,10 @@ export type Stage = 'propose' | 'merge' | 'apply' | 'ready';
  * measured (its start is unknown).
  */
 export class StageClock {
-  private readonly open = new Map<string, { generation: number; since: number; proposed?: number; merged?: number; applied?: number }>();
+  private readonly open = new Map<
+    string,
+    { generation: number; since: number; proposed?: number; merged?: number; applied?: number }
+  >();
   private readonly seen = new Map<string, number>();
 
   /** The stages this reconcile completed, in seconds each. */
@@ -63,7 +66,8 @@ export class StageClock {
     const before = this.seen.get(progress.runtime);
     this.seen.set(progress.runtime, progress.generation);
     let entry = this.open.get(progress.runtime);
-    const changed = (before !== undefined && progress.generation > before) || (before === undefined && progress.created);
+    const changed =
+      (before !== undefined && progress.generation > before) || (before === undefined && progress.created);
     if (changed && !progress.ready) {
       entry = { generation: progress.generation, since: at };
       this.open.set(progress.runtime, entry);
@@ -119,7 +123,13 @@ const NO_VALUE = 'No value';
 const PIPELINE_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
 /** KIM's series for a Runtime and the status it now has. */
-export function runtimeStateSeries(runtime: { metadata: { name: string; labels?: Record<string, string> }; spec?: { shoot?: { name?: string; provider?: { type?: string } } } }, status: RuntimeStatus): RuntimeStateSeries {
+export function runtimeStateSeries(
+  runtime: {
+    metadata: { name: string; labels?: Record<string, string> };
+    spec?: { shoot?: { name?: string; provider?: { type?: string } } };
+  },
+  status: RuntimeStatus,
+): RuntimeStateSeries {
   const last = status.conditions?.at(-1)?.message;
   return {
     runtimeId: runtime.metadata.labels?.['kyma-project.io/runtime-id'] ?? '',
@@ -136,9 +146,15 @@ export function runtimeStateSeries(runtime: { metadata: { name: string; labels?:
  * (the backfiller writes Pending within a second of KEB's change) to `now`; undefined unless `next` is the
  * write that made a non-Ready Runtime Ready.
  */
-export function readyAfterSeconds(previous: Partial<RuntimeStatus> | undefined, next: RuntimeStatus, now: Date): number | undefined {
+export function readyAfterSeconds(
+  previous: Partial<RuntimeStatus> | undefined,
+  next: RuntimeStatus,
+  now: Date,
+): number | undefined {
   if (next.state !== 'Ready' || !previous?.state || previous.state === 'Ready') return undefined;
-  const since = previous.conditions?.find((condition) => condition.type === 'Provisioned' && condition.status !== 'True')?.lastTransitionTime;
+  const since = previous.conditions?.find(
+    (condition) => condition.type === 'Provisioned' && condition.status !== 'True',
+  )?.lastTransitionTime;
   const started = since === undefined ? Number.NaN : Date.parse(since);
   return Number.isNaN(started) ? undefined : Math.max(0, (now.getTime() - started) / 1000);
 }
@@ -166,8 +182,19 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
     registers,
   });
   const clock = new StageClock();
-  const passes = new Histogram({ name: 'kimops_backfiller_pass_duration_seconds', help: 'Duration of a pass over the Runtimes', labelNames: ['landscape', 'outcome'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
-  const failures = new Counter({ name: 'kimops_backfiller_pass_failures_total', help: 'Passes with a Runtime that could not be reconciled', labelNames: ['landscape'], registers });
+  const passes = new Histogram({
+    name: 'kimops_backfiller_pass_duration_seconds',
+    help: 'Duration of a pass over the Runtimes',
+    labelNames: ['landscape', 'outcome'],
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers,
+  });
+  const failures = new Counter({
+    name: 'kimops_backfiller_pass_failures_total',
+    help: 'Passes with a Runtime that could not be reconciled',
+    labelNames: ['landscape'],
+    registers,
+  });
   const current = new Map<string, RuntimeStateSeries>();
   const clusters = new Gauge({
     name: 'infrastructure_manager_im_gardener_clusters_state',
@@ -184,9 +211,16 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
   const currentCluster = new Map<string, GardenerClusterSeries>();
   const currentExpiration = new Map<string, KubeconfigExpirationSample['labels']>();
   /** One series per runtime: a changed label set replaces the old series, as KIM deletes it first. */
-  const replace = <L extends Record<string, string>>(gauge: Gauge, seen: Map<string, L>, key: string, labels: L | undefined, value: number) => {
+  const replace = <L extends Record<string, string>>(
+    gauge: Gauge,
+    seen: Map<string, L>,
+    key: string,
+    labels: L | undefined,
+    value: number,
+  ) => {
     const before = seen.get(key);
-    if (before && (labels === undefined || JSON.stringify(before) !== JSON.stringify(labels))) gauge.remove({ ...before });
+    if (before && (labels === undefined || JSON.stringify(before) !== JSON.stringify(labels)))
+      gauge.remove({ ...before });
     if (labels === undefined) seen.delete(key);
     else {
       gauge.set({ ...labels }, value);
@@ -196,7 +230,9 @@ export function backfillerMetrics(registry: Registry, landscape: string): Backfi
 
   return {
     observed({ series, readyAfterSeconds: seconds, progress }) {
-      if (progress) for (const done of clock.observe(progress, new Date())) stages.observe({ landscape, stage: done.stage }, done.seconds);
+      if (progress)
+        for (const done of clock.observe(progress, new Date()))
+          stages.observe({ landscape, stage: done.stage }, done.seconds);
       const key = series.runtimeId || series.runtimeName;
       const before = current.get(key);
       if (before && JSON.stringify(before) !== JSON.stringify(series)) state.remove({ ...before });

@@ -29,7 +29,15 @@ const T0 = '2026-07-01T10:00:00Z';
 const NOW = new Date('2026-07-01T12:34:56.789Z');
 const NOW_TEXT = '2026-07-01T12:34:56Z';
 
-function runtime(options: { generation?: number; status?: unknown; deleting?: boolean; finalizers?: string[]; annotations?: Record<string, string> } = {}): StatusRuntime {
+function runtime(
+  options: {
+    generation?: number;
+    status?: unknown;
+    deleting?: boolean;
+    finalizers?: string[];
+    annotations?: Record<string, string>;
+  } = {},
+): StatusRuntime {
   return {
     metadata: {
       name: 'rt-1',
@@ -70,7 +78,12 @@ function shoot(options: ShootOptions = {}): StatusShoot {
       lastUpdateTime: T0,
     };
   }
-  if (options.codes) status.lastErrors = options.codes.map((codes, i) => ({ description: `error ${i + 1}`, codes, taskID: `task-${i}` }));
+  if (options.codes)
+    status.lastErrors = options.codes.map((codes, i) => ({
+      description: `error ${i + 1}`,
+      codes,
+      taskID: `task-${i}`,
+    }));
   const applied = options.applied === undefined ? 2 : options.applied;
   return {
     metadata: {
@@ -103,7 +116,13 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
     ['no Shoot, no failure', { shoot: undefined }, 'Pending/Provisioned/Initialised/Unknown "Runtime initialized"'],
     [
       'no Shoot, seed check failed',
-      { shoot: undefined, pipeline: { seedNotFound: 'Cannot find available seed for the region eu-west-1. The followig regions have seeds ready: [eu-central-1].' } },
+      {
+        shoot: undefined,
+        pipeline: {
+          seedNotFound:
+            'Cannot find available seed for the region eu-west-1. The followig regions have seeds ready: [eu-central-1].',
+        },
+      },
       'Failed/Provisioned/SeedNotFound/False "Cannot find available seed for the region eu-west-1. The followig regions have seeds ready: [eu-central-1]."',
     ],
     [
@@ -116,7 +135,11 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
       { shoot: undefined, pipeline: { applyError: 'admission webhook denied the request' } },
       'Failed/Provisioned/GardenerErr/False "Gardener API create error: admission webhook denied the request"',
     ],
-    ['Shoot created, no lastOperation yet', { shoot: shoot({ noOperation: true }) }, 'Pending/Provisioned/Pending/Unknown "Shoot is pending"'],
+    [
+      'Shoot created, no lastOperation yet',
+      { shoot: shoot({ noOperation: true }) },
+      'Pending/Provisioned/Pending/Unknown "Shoot is pending"',
+    ],
     [
       'Shoot exists, conversion error (§3 patch path)',
       { pipeline: { conversionError: 'bad worker' } },
@@ -142,7 +165,11 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
       { shoot: undefined, pipeline: { proposal: { url: 'https://github.example/l/pull/7', state: 'blocked' } } },
       'Failed/Provisioned/CreationErr/False "Runtime change cannot be applied to the Shoot, see https://github.example/l/pull/7"',
     ],
-    ['seedNotFound is ignored once the Shoot exists', { pipeline: { seedNotFound: 'x' } }, 'Ready/Provisioned/ShootCreationCompleted/True "Shoot creation completed"'],
+    [
+      'seedNotFound is ignored once the Shoot exists',
+      { pipeline: { seedNotFound: 'x' } },
+      'Ready/Provisioned/ShootCreationCompleted/True "Shoot creation completed"',
+    ],
   ])('%s', (_what, overrides, expected) => {
     expect(kim(runtimeStatus(input(overrides)), 'Provisioned')).toBe(expected);
   });
@@ -154,7 +181,9 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
     expect(kim(gone, 'Provisioned')).toBe('Pending/Provisioned/Pending/Unknown "Shoot is pending"');
     expect(gone.provisioningCompleted).toBe(true);
     // Only a Runtime without a Provisioned condition is initialised.
-    const fresh = runtimeStatus(input({ runtime: runtime({ status: { state: 'Pending', conditions: [] } }), shoot: undefined }));
+    const fresh = runtimeStatus(
+      input({ runtime: runtime({ status: { state: 'Pending', conditions: [] } }), shoot: undefined }),
+    );
     expect(kim(fresh, 'Provisioned')).toBe('Pending/Provisioned/Initialised/Unknown "Runtime initialized"');
   });
 
@@ -176,12 +205,20 @@ describe('runtimeStatus: runtime-status.md §2 (Shoot status → Runtime status)
     ]) as [string, ShootOptions, string][]),
     [
       'Create Pending, scheduling failed',
-      { type: 'Create', state: 'Pending', description: 'Failed to schedule Shoot: none out of the 3 seeds has a matching provider for "aws"' },
+      {
+        type: 'Create',
+        state: 'Pending',
+        description: 'Failed to schedule Shoot: none out of the 3 seeds has a matching provider for "aws"',
+      },
       'Failed/Provisioned/CreationErr/False "Shoot creation failed, no matching seeds"',
     ],
     [
       'Create Error, scheduling failed (with trailing text)',
-      { type: 'Create', state: 'Error', description: 'Failed to schedule Shoot: none out of the 12 seeds has a matching provider for "gcp" (retrying)' },
+      {
+        type: 'Create',
+        state: 'Error',
+        description: 'Failed to schedule Shoot: none out of the 12 seeds has a matching provider for "gcp" (retrying)',
+      },
       'Failed/Provisioned/CreationErr/False "Shoot creation failed, no matching seeds"',
     ],
     [
@@ -199,12 +236,24 @@ describe('runtimeStatus: runtime-status.md §2 (Shoot status → Runtime status)
       { type: 'Create', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']] },
       'Failed/Provisioned/CreationErr/False "Shoot creation failed"',
     ],
-    ['Create Failed, no lastErrors (not retryable)', { type: 'Create', state: 'Failed' }, 'Failed/Provisioned/CreationErr/False "Shoot creation failed"'],
-    ['Create Succeeded', { type: 'Create', state: 'Succeeded' }, 'Ready/Provisioned/ShootCreationCompleted/True "Shoot creation completed"'],
+    [
+      'Create Failed, no lastErrors (not retryable)',
+      { type: 'Create', state: 'Failed' },
+      'Failed/Provisioned/CreationErr/False "Shoot creation failed"',
+    ],
+    [
+      'Create Succeeded',
+      { type: 'Create', state: 'Succeeded' },
+      'Ready/Provisioned/ShootCreationCompleted/True "Shoot creation completed"',
+    ],
     // WaitForShootReconcile
     ...(['Processing', 'Pending', 'Aborted', 'Error'].map((state) => [
       `Reconcile ${state}`,
-      { type: 'Reconcile', state, description: 'Failed to schedule Shoot: none out of the 3 seeds has a matching provider for "aws"' },
+      {
+        type: 'Reconcile',
+        state,
+        description: 'Failed to schedule Shoot: none out of the 3 seeds has a matching provider for "aws"',
+      },
       'Pending/Provisioned/Processing/Unknown "Shoot update is in progress"',
     ]) as [string, ShootOptions, string][]),
     [
@@ -214,36 +263,63 @@ describe('runtimeStatus: runtime-status.md §2 (Shoot status → Runtime status)
     ],
     [
       'Reconcile Failed, not retryable: codes joined',
-      { type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHENTICATED', 'ERR_INFRA_DEPENDENCIES'], ['ERR_INFRA_UNAUTHENTICATED', 'ERR_CLEANUP_CLUSTER_RESOURCES']] },
+      {
+        type: 'Reconcile',
+        state: 'Failed',
+        codes: [
+          ['ERR_INFRA_UNAUTHENTICATED', 'ERR_INFRA_DEPENDENCIES'],
+          ['ERR_INFRA_UNAUTHENTICATED', 'ERR_CLEANUP_CLUSTER_RESOURCES'],
+        ],
+      },
       'Failed/Provisioned/ProcessingErr/False "ERR_INFRA_UNAUTHENTICATED, ERR_INFRA_DEPENDENCIES, ERR_CLEANUP_CLUSTER_RESOURCES"',
     ],
-    ['Reconcile Succeeded', { type: 'Reconcile', state: 'Succeeded' }, 'Ready/Provisioned/ConfigurationCompleted/True "Runtime processing completed successfully"'],
-    ['Migrate in progress: reconcile wait', { type: 'Migrate', state: 'Processing' }, 'Pending/Provisioned/Processing/Unknown "Shoot update is in progress"'],
+    [
+      'Reconcile Succeeded',
+      { type: 'Reconcile', state: 'Succeeded' },
+      'Ready/Provisioned/ConfigurationCompleted/True "Runtime processing completed successfully"',
+    ],
+    [
+      'Migrate in progress: reconcile wait',
+      { type: 'Migrate', state: 'Processing' },
+      'Pending/Provisioned/Processing/Unknown "Shoot update is in progress"',
+    ],
   ])('%s → %s', (_what, shootOptions, expected) => {
     expect(kim(runtimeStatus(input({ shoot: shoot(shootOptions) })), 'Provisioned')).toBe(expected);
   });
 
   it('Succeeded, kubeconfig Secret missing → KubeconfigReady GardenerClusterCRCreated, Pending', () => {
     const status = runtimeStatus(input({ kubeconfigReady: false }));
-    expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/ShootCreationCompleted/True "Shoot creation completed"');
-    expect(kim(status, 'KubeconfigReady')).toBe('Pending/KubeconfigReady/GardenerClusterCRCreated/Unknown "Gardener Cluster CR created, waiting for readiness"');
+    expect(kim(status, 'Provisioned')).toBe(
+      'Pending/Provisioned/ShootCreationCompleted/True "Shoot creation completed"',
+    );
+    expect(kim(status, 'KubeconfigReady')).toBe(
+      'Pending/KubeconfigReady/GardenerClusterCRCreated/Unknown "Gardener Cluster CR created, waiting for readiness"',
+    );
     expect(condition(status, 'Configured')).toBeUndefined();
     expect(status.provisioningCompleted).toBeUndefined();
   });
 
   it('Succeeded with the kubeconfig Secret → GardenerClusterCRReady, then Ready with Configured and provisioningCompleted', () => {
     const status = runtimeStatus(input());
-    expect(kim(status, 'KubeconfigReady')).toBe('Ready/KubeconfigReady/GardenerClusterCRReady/True "Gardener Cluster CR is ready."');
-    expect(kim(status, 'Configured')).toBe('Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"');
+    expect(kim(status, 'KubeconfigReady')).toBe(
+      'Ready/KubeconfigReady/GardenerClusterCRReady/True "Gardener Cluster CR is ready."',
+    );
+    expect(kim(status, 'Configured')).toBe(
+      'Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"',
+    );
     expect(status.provisioningCompleted).toBe(true);
     expect(status.conditions?.slice(0, 3).map((c) => c.type)).toEqual(['Provisioned', 'KubeconfigReady', 'Configured']);
   });
 
   it('a state Gardener does not define leaves KIM conditions and state as they were (KIM: stop)', () => {
     const before = runtimeStatus(input({ shoot: shoot({ type: 'Reconcile', state: 'Processing' }) }));
-    const status = runtimeStatus(input({ runtime: runtime({ status: before }), shoot: shoot({ type: 'Reconcile', state: 'Exploded' }) }));
+    const status = runtimeStatus(
+      input({ runtime: runtime({ status: before }), shoot: shoot({ type: 'Reconcile', state: 'Exploded' }) }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
-    expect(kim(status, 'ShootReconciled')).toMatch(/^Pending\/ShootReconciled\/ShootStatusUnknown\/Unknown ".*Exploded/);
+    expect(kim(status, 'ShootReconciled')).toMatch(
+      /^Pending\/ShootReconciled\/ShootStatusUnknown\/Unknown ".*Exploded/,
+    );
   });
 
   it('copies shootLastOperation and shootLastErrors (only the CRD fields), and drops them when the Shoot has none', () => {
@@ -251,15 +327,32 @@ describe('runtimeStatus: runtime-status.md §2 (Shoot status → Runtime status)
     (live.status?.lastErrors?.[0] as Record<string, unknown>).lastUpdateTime = T0;
     (live.status?.lastErrors?.[0] as Record<string, unknown>).extra = 'pruned by the API server';
     const status = runtimeStatus(input({ shoot: live }));
-    expect(status.shootLastOperation).toEqual({ type: 'Reconcile', state: 'Failed', progress: 100, description: 'Shoot cluster has been successfully reconciled.', lastUpdateTime: T0 });
-    expect(status.shootLastErrors).toEqual([{ description: 'error 1', taskID: 'task-0', codes: ['ERR_INFRA_UNAUTHORIZED'], lastUpdateTime: T0 }]);
+    expect(status.shootLastOperation).toEqual({
+      type: 'Reconcile',
+      state: 'Failed',
+      progress: 100,
+      description: 'Shoot cluster has been successfully reconciled.',
+      lastUpdateTime: T0,
+    });
+    expect(status.shootLastErrors).toEqual([
+      { description: 'error 1', taskID: 'task-0', codes: ['ERR_INFRA_UNAUTHORIZED'], lastUpdateTime: T0 },
+    ]);
     const healed = runtimeStatus(input({ runtime: runtime({ status }), shoot: shoot({ type: 'Reconcile' }) }));
     expect(healed.shootLastErrors).toBeUndefined();
   });
 
   it('fills the lastOperation fields the CRD requires when the Shoot lacks them', () => {
-    const live: StatusShoot = { metadata: { name: 's', generation: 1, creationTimestamp: T0, annotations: { [RUNTIME_GENERATION]: '2' } }, status: { observedGeneration: 1, lastOperation: { type: 'Create', state: 'Pending' } } };
-    expect(runtimeStatus(input({ shoot: live })).shootLastOperation).toEqual({ type: 'Create', state: 'Pending', progress: 0, description: '', lastUpdateTime: T0 });
+    const live: StatusShoot = {
+      metadata: { name: 's', generation: 1, creationTimestamp: T0, annotations: { [RUNTIME_GENERATION]: '2' } },
+      status: { observedGeneration: 1, lastOperation: { type: 'Create', state: 'Pending' } },
+    };
+    expect(runtimeStatus(input({ shoot: live })).shootLastOperation).toEqual({
+      type: 'Create',
+      state: 'Pending',
+      progress: 0,
+      description: '',
+      lastUpdateTime: T0,
+    });
   });
 });
 
@@ -268,23 +361,36 @@ describe('runtimeStatus: freshness (KIM re-entry guard, §2 point 3; §3 shouldP
 
   it('a generation bump on a Ready Runtime is Pending at once, before anything reached the Shoot', () => {
     expect(readyStatus.state).toBe('Ready');
-    const status = runtimeStatus(input({ runtime: runtime({ generation: 3, status: readyStatus }), shoot: shoot({ type: 'Reconcile', applied: 2 }) }));
+    const status = runtimeStatus(
+      input({
+        runtime: runtime({ generation: 3, status: readyStatus }),
+        shoot: shoot({ type: 'Reconcile', applied: 2 }),
+      }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
     expect(condition(status, 'Ready')?.status).toBe('False');
     expect(condition(status, 'Reconciling')?.status).toBe('True');
-    for (const type of ['Provisioned', 'Ready', 'Reconciling', 'Stalled', 'ShootReconciled']) expect(condition(status, type)?.observedGeneration).toBe(3);
+    for (const type of ['Provisioned', 'Ready', 'Reconciling', 'Stalled', 'ShootReconciled'])
+      expect(condition(status, type)?.observedGeneration).toBe(3);
     // Not decided at this step: kept as they were, for the generation they were computed at (KIM leaves them too).
     expect(condition(status, 'KubeconfigReady')).toMatchObject({ status: 'True', observedGeneration: 2 });
     expect(statusChanged(readyStatus, status)).toBe(true);
   });
 
   it('a bump after a succeeded Create reads as an update', () => {
-    const status = runtimeStatus(input({ runtime: runtime({ generation: 3, status: readyStatus }), shoot: shoot({ type: 'Create', state: 'Succeeded', applied: 2 }) }));
+    const status = runtimeStatus(
+      input({
+        runtime: runtime({ generation: 3, status: readyStatus }),
+        shoot: shoot({ type: 'Create', state: 'Succeeded', applied: 2 }),
+      }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
   });
 
   it('a bump while the Create is still running stays a creation', () => {
-    const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: shoot({ type: 'Create', state: 'Processing', applied: 2 }) }));
+    const status = runtimeStatus(
+      input({ runtime: runtime({ generation: 3 }), shoot: shoot({ type: 'Create', state: 'Processing', applied: 2 }) }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Pending/Unknown "Shoot creation in progress"');
   });
 
@@ -299,39 +405,69 @@ describe('runtimeStatus: freshness (KIM re-entry guard, §2 point 3; §3 shouldP
   });
 
   it('applied, but Gardener has not observed the new Shoot generation: Pending even with the old Succeeded', () => {
-    const status = runtimeStatus(input({ runtime: runtime({ status: readyStatus }), shoot: shoot({ type: 'Reconcile', state: 'Succeeded', generation: 6, observed: 5 }) }));
+    const status = runtimeStatus(
+      input({
+        runtime: runtime({ status: readyStatus }),
+        shoot: shoot({ type: 'Reconcile', state: 'Succeeded', generation: 6, observed: 5 }),
+      }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
-    expect(condition(status, 'ShootReconciled')?.message).toContain('generation 6 not yet observed by Gardener (observed 5)');
+    expect(condition(status, 'ShootReconciled')?.message).toContain(
+      'generation 6 not yet observed by Gardener (observed 5)',
+    );
   });
 
   it('a Failed Runtime re-enters Pending when Gardener runs again, then becomes Ready', () => {
-    const failedStatus = runtimeStatus(input({ shoot: shoot({ type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']] }) }));
+    const failedStatus = runtimeStatus(
+      input({ shoot: shoot({ type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']] }) }),
+    );
     expect(failedStatus.state).toBe('Failed');
-    const again = runtimeStatus(input({ runtime: runtime({ status: failedStatus }), shoot: shoot({ type: 'Reconcile', state: 'Processing' }) }));
+    const again = runtimeStatus(
+      input({ runtime: runtime({ status: failedStatus }), shoot: shoot({ type: 'Reconcile', state: 'Processing' }) }),
+    );
     expect(again.state).toBe('Pending');
-    const ready = runtimeStatus(input({ runtime: runtime({ status: again }), shoot: shoot({ type: 'Reconcile', state: 'Succeeded' }) }));
+    const ready = runtimeStatus(
+      input({ runtime: runtime({ status: again }), shoot: shoot({ type: 'Reconcile', state: 'Succeeded' }) }),
+    );
     expect(ready.state).toBe('Ready');
     expect(condition(ready, 'Stalled')?.status).toBe('False');
   });
 
   it('a non-retryable Failed whose spec changed since is in progress, not Failed', () => {
-    const status = runtimeStatus(input({ shoot: shoot({ type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']], generation: 6, observed: 5 }) }));
+    const status = runtimeStatus(
+      input({
+        shoot: shoot({
+          type: 'Reconcile',
+          state: 'Failed',
+          codes: [['ERR_INFRA_UNAUTHORIZED']],
+          generation: 6,
+          observed: 5,
+        }),
+      }),
+    );
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
   });
 
   it('a Ready Runtime whose Secret disappears is Pending again', () => {
     const status = runtimeStatus(input({ runtime: runtime({ status: readyStatus }), kubeconfigReady: false }));
-    expect(kim(status, 'KubeconfigReady')).toBe('Pending/KubeconfigReady/GardenerClusterCRCreated/Unknown "Gardener Cluster CR created, waiting for readiness"');
+    expect(kim(status, 'KubeconfigReady')).toBe(
+      'Pending/KubeconfigReady/GardenerClusterCRCreated/Unknown "Gardener Cluster CR created, waiting for readiness"',
+    );
     expect(status.provisioningCompleted).toBe(true);
   });
 });
 
 describe('runtimeStatus: operation timeouts (applier/timeouts.ts)', () => {
-  const value = 'Create started 2026-07-01T09:00:00Z has no result after 1h0m0s (kimops.yaml apply.timeouts); Gardener goes on trying';
+  const value =
+    'Create started 2026-07-01T09:00:00Z has no result after 1h0m0s (kimops.yaml apply.timeouts); Gardener goes on trying';
 
   it('a Create past its timeout is Failed with CreationErr, naming the timeout and the fix', () => {
-    const status = runtimeStatus(input({ shoot: shoot({ type: 'Create', state: 'Processing', annotations: { [TIMED_OUT]: value } }) }));
-    expect(kim(status, 'Provisioned')).toBe(`Failed/Provisioned/CreationErr/False "Shoot operation timed out: ${value}"`);
+    const status = runtimeStatus(
+      input({ shoot: shoot({ type: 'Create', state: 'Processing', annotations: { [TIMED_OUT]: value } }) }),
+    );
+    expect(kim(status, 'Provisioned')).toBe(
+      `Failed/Provisioned/CreationErr/False "Shoot operation timed out: ${value}"`,
+    );
     const stalled = condition(status, 'Stalled');
     expect(stalled).toMatchObject({ status: 'True', reason: 'CreationErr' });
     expect(stalled?.message).toContain('apply.timeouts');
@@ -339,39 +475,89 @@ describe('runtimeStatus: operation timeouts (applier/timeouts.ts)', () => {
   });
 
   it('a Create that never got a lastOperation times out too', () => {
-    expect(kim(runtimeStatus(input({ shoot: shoot({ noOperation: true, annotations: { [TIMED_OUT]: value } }) })), 'Provisioned')).toMatch(/^Failed\/Provisioned\/CreationErr\/False/);
+    expect(
+      kim(
+        runtimeStatus(input({ shoot: shoot({ noOperation: true, annotations: { [TIMED_OUT]: value } }) })),
+        'Provisioned',
+      ),
+    ).toMatch(/^Failed\/Provisioned\/CreationErr\/False/);
   });
 
   it('a Reconcile past its timeout is Failed with ProcessingErr', () => {
-    const status = runtimeStatus(input({ shoot: shoot({ type: 'Reconcile', state: 'Error', annotations: { [TIMED_OUT]: 'Reconcile started …' } }) }));
-    expect(kim(status, 'Provisioned')).toBe('Failed/Provisioned/ProcessingErr/False "Shoot operation timed out: Reconcile started …"');
+    const status = runtimeStatus(
+      input({
+        shoot: shoot({ type: 'Reconcile', state: 'Error', annotations: { [TIMED_OUT]: 'Reconcile started …' } }),
+      }),
+    );
+    expect(kim(status, 'Provisioned')).toBe(
+      'Failed/Provisioned/ProcessingErr/False "Shoot operation timed out: Reconcile started …"',
+    );
   });
 
   it('an operation that ended is judged by its result, not by a leftover annotation', () => {
-    expect(runtimeStatus(input({ shoot: shoot({ type: 'Create', state: 'Succeeded', annotations: { [TIMED_OUT]: value } }) })).state).toBe('Ready');
+    expect(
+      runtimeStatus(
+        input({ shoot: shoot({ type: 'Create', state: 'Succeeded', annotations: { [TIMED_OUT]: value } }) }),
+      ).state,
+    ).toBe('Ready');
   });
 
   it('a new Runtime generation not applied yet is Pending, not the old operation’s timeout', () => {
-    const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: shoot({ type: 'Reconcile', state: 'Error', applied: 2, annotations: { [TIMED_OUT]: value } }) }));
+    const status = runtimeStatus(
+      input({
+        runtime: runtime({ generation: 3 }),
+        shoot: shoot({ type: 'Reconcile', state: 'Error', applied: 2, annotations: { [TIMED_OUT]: value } }),
+      }),
+    );
     expect(status.state).toBe('Pending');
   });
 
   it('a stale mark on a Shoot whose new generation Gardener has not observed yet is ignored: Pending, not Failed', () => {
     // The applier applied Runtime generation 3 (Shoot generation 6); Gardener still shows the old operation's result.
-    const stale = shoot({ type: 'Reconcile', state: 'Error', generation: 6, observed: 5, applied: 3, annotations: { [TIMED_OUT]: value } });
+    const stale = shoot({
+      type: 'Reconcile',
+      state: 'Error',
+      generation: 6,
+      observed: 5,
+      applied: 3,
+      annotations: { [TIMED_OUT]: value },
+    });
     const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: stale }));
     expect(kim(status, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
-    const old = shoot({ type: 'Reconcile', state: 'Succeeded', generation: 6, observed: 5, applied: 3, annotations: { [TIMED_OUT]: value } });
+    const old = shoot({
+      type: 'Reconcile',
+      state: 'Succeeded',
+      generation: 6,
+      observed: 5,
+      applied: 3,
+      annotations: { [TIMED_OUT]: value },
+    });
     expect(runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: old })).state).toBe('Pending');
     // Once Gardener observed it, a mark still there is about the operation now running.
-    const current = shoot({ type: 'Reconcile', state: 'Processing', generation: 6, observed: 6, applied: 3, annotations: { [TIMED_OUT]: value } });
+    const current = shoot({
+      type: 'Reconcile',
+      state: 'Processing',
+      generation: 6,
+      observed: 6,
+      applied: 3,
+      annotations: { [TIMED_OUT]: value },
+    });
     expect(runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: current })).state).toBe('Failed');
   });
 
   it('a stale mark during deletion is ignored until Gardener observed the deletion', () => {
     const deleting = runtime({ deleting: true, finalizers: [FINALIZER] });
-    const behind = shoot({ type: 'Reconcile', state: 'Error', generation: 7, observed: 6, deleting: true, annotations: { [TIMED_OUT]: value } });
-    expect(kim(runtimeStatus(input({ runtime: deleting, shoot: behind })), 'Deprovisioned')).toBe('Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"');
+    const behind = shoot({
+      type: 'Reconcile',
+      state: 'Error',
+      generation: 7,
+      observed: 6,
+      deleting: true,
+      annotations: { [TIMED_OUT]: value },
+    });
+    expect(kim(runtimeStatus(input({ runtime: deleting, shoot: behind })), 'Deprovisioned')).toBe(
+      'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
+    );
   });
 });
 
@@ -379,24 +565,51 @@ describe('runtimeStatus: deletion (§4) and the finalizer', () => {
   const deleting = runtime({ deleting: true, finalizers: [FINALIZER] });
 
   it.each<[string, Partial<StatusInput>, string]>([
-    ['Shoot still there (deletion on its way through Git)', { shoot: shoot() }, 'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"'],
-    ['Shoot being deleted', { shoot: shoot({ type: 'Delete', state: 'Processing', deleting: true }) }, 'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"'],
-    ['delete refused (KIM UpdateStateDeletion with False ⇒ Failed)', { shoot: shoot(), pipeline: { applyError: 'forbidden' } }, 'Failed/Deprovisioned/GardenerShootDeleted/False "Gardener API shoot delete error"'],
+    [
+      'Shoot still there (deletion on its way through Git)',
+      { shoot: shoot() },
+      'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
+    ],
+    [
+      'Shoot being deleted',
+      { shoot: shoot({ type: 'Delete', state: 'Processing', deleting: true }) },
+      'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
+    ],
+    [
+      'delete refused (KIM UpdateStateDeletion with False ⇒ Failed)',
+      { shoot: shoot(), pipeline: { applyError: 'forbidden' } },
+      'Failed/Deprovisioned/GardenerShootDeleted/False "Gardener API shoot delete error"',
+    ],
     [
       'deletion past its timeout',
-      { shoot: shoot({ type: 'Delete', state: 'Error', deleting: true, annotations: { [TIMED_OUT]: 'Delete started …' } }) },
+      {
+        shoot: shoot({
+          type: 'Delete',
+          state: 'Error',
+          deleting: true,
+          annotations: { [TIMED_OUT]: 'Delete started …' },
+        }),
+      },
       'Failed/Deprovisioned/DeletionErr/False "Shoot operation timed out: Delete started …"',
     ],
     ['Shoot gone', { shoot: undefined }, 'Terminating/Deprovisioned/GardenerShootDeleted/True "Runtime shoot deleted"'],
-    ['pipeline failures do not stop a deletion', { shoot: shoot(), pipeline: { conversionError: 'x', proposal: { url: 'u', state: 'blocked' } } }, 'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"'],
+    [
+      'pipeline failures do not stop a deletion',
+      { shoot: shoot(), pipeline: { conversionError: 'x', proposal: { url: 'u', state: 'blocked' } } },
+      'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
+    ],
   ])('%s', (_what, overrides, expected) => {
     expect(kim(runtimeStatus(input({ runtime: deleting, ...overrides })), 'Deprovisioned')).toBe(expected);
   });
 
   it('keeps the lifecycle conditions it had (KIM does not clear them) and says Reconciling while Terminating', () => {
     const ready = runtimeStatus(input());
-    const status = runtimeStatus(input({ runtime: runtime({ deleting: true, finalizers: [FINALIZER], status: ready }) }));
-    expect(kim(status, 'Provisioned')).toBe('Terminating/Provisioned/ShootCreationCompleted/True "Shoot creation completed"');
+    const status = runtimeStatus(
+      input({ runtime: runtime({ deleting: true, finalizers: [FINALIZER], status: ready }) }),
+    );
+    expect(kim(status, 'Provisioned')).toBe(
+      'Terminating/Provisioned/ShootCreationCompleted/True "Shoot creation completed"',
+    );
     expect(condition(status, 'Reconciling')).toMatchObject({ status: 'True', reason: 'GardenerShootDeleted' });
     expect(condition(status, 'Ready')?.status).toBe('False');
   });
@@ -423,16 +636,26 @@ describe('runtimeStatus: Kubernetes-standard conditions (kstatus)', () => {
   ])('%s', (_what, overrides, state, [ready, reconciling, stalled]) => {
     const status = runtimeStatus(input(overrides));
     expect(status.state).toBe(state);
-    expect([condition(status, 'Ready')?.status, condition(status, 'Reconciling')?.status, condition(status, 'Stalled')?.status]).toEqual([ready, reconciling, stalled]);
+    expect([
+      condition(status, 'Ready')?.status,
+      condition(status, 'Reconciling')?.status,
+      condition(status, 'Stalled')?.status,
+    ]).toEqual([ready, reconciling, stalled]);
     for (const type of ['Ready', 'Reconciling', 'Stalled']) expect(condition(status, type)?.observedGeneration).toBe(2);
   });
 
   it('Ready=True names the Shoot, the generation and the Secret; Stalled carries the reason and the fix', () => {
     expect(condition(runtimeStatus(input()), 'Ready')).toMatchObject({
       reason: 'RuntimeReady',
-      message: 'Shoot garden-kyma/c-12345 reconciled at Runtime generation 2, kubeconfig Secret kcp-system/kubeconfig-rt-1 present',
+      message:
+        'Shoot garden-kyma/c-12345 reconciled at Runtime generation 2, kubeconfig Secret kcp-system/kubeconfig-rt-1 present',
     });
-    const stalled = condition(runtimeStatus(input({ shoot: shoot({ type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']] }) })), 'Stalled');
+    const stalled = condition(
+      runtimeStatus(
+        input({ shoot: shoot({ type: 'Reconcile', state: 'Failed', codes: [['ERR_INFRA_UNAUTHORIZED']] }) }),
+      ),
+      'Stalled',
+    );
     expect(stalled?.reason).toBe('ProcessingErr');
     expect(stalled?.message).toMatch(/^ERR_INFRA_UNAUTHORIZED: .*operation=retry/);
   });
@@ -460,12 +683,26 @@ describe('runtimeStatus: GitOps trail', () => {
   it('ChangeApplied follows the Shoot’s applied-commit and runtime-generation annotations', () => {
     const applied = runtimeStatus(input({ shoot: shoot({ annotations: { [APPLIED_COMMIT]: 'abc123' } }) }));
     expect(condition(applied, 'ChangeApplied')).toMatchObject({ status: 'True', reason: 'Applied', message: 'abc123' });
-    const behind = runtimeStatus(input({ runtime: runtime({ generation: 3 }), shoot: shoot({ annotations: { [APPLIED_COMMIT]: 'abc123' } }) }));
-    expect(condition(behind, 'ChangeApplied')).toMatchObject({ status: 'False', reason: 'ApplyPending', message: 'abc123 (Runtime generation 2 applied, generation 3 not yet)' });
+    const behind = runtimeStatus(
+      input({ runtime: runtime({ generation: 3 }), shoot: shoot({ annotations: { [APPLIED_COMMIT]: 'abc123' } }) }),
+    );
+    expect(condition(behind, 'ChangeApplied')).toMatchObject({
+      status: 'False',
+      reason: 'ApplyPending',
+      message: 'abc123 (Runtime generation 2 applied, generation 3 not yet)',
+    });
     const refused = runtimeStatus(input({ pipeline: { applyError: 'no' } }));
-    expect(condition(refused, 'ChangeApplied')).toMatchObject({ status: 'False', reason: 'ApplyFailed', message: 'no' });
+    expect(condition(refused, 'ChangeApplied')).toMatchObject({
+      status: 'False',
+      reason: 'ApplyFailed',
+      message: 'no',
+    });
     const none = runtimeStatus(input({ shoot: undefined }));
-    expect(condition(none, 'ChangeApplied')).toMatchObject({ status: 'False', reason: 'ShootNotFound', message: 'Shoot c-12345 does not exist yet' });
+    expect(condition(none, 'ChangeApplied')).toMatchObject({
+      status: 'False',
+      reason: 'ShootNotFound',
+      message: 'Shoot c-12345 does not exist yet',
+    });
   });
 
   it('ShootReconciled: the Shoot’s own health, without progress ticks', () => {
@@ -474,14 +711,29 @@ describe('runtimeStatus: GitOps trail', () => {
       if (live.status?.lastOperation) live.status.lastOperation.progress = progress;
       return runtimeStatus(input({ shoot: live }));
     };
-    expect(condition(at(10), 'ShootReconciled')).toMatchObject({ status: 'Unknown', reason: 'ShootProgressing', message: 'Reconcile Processing' });
+    expect(condition(at(10), 'ShootReconciled')).toMatchObject({
+      status: 'Unknown',
+      reason: 'ShootProgressing',
+      message: 'Reconcile Processing',
+    });
     expect(changedConditions(at(10), at(60))).toEqual([]);
-    expect(condition(runtimeStatus(input()), 'ShootReconciled')).toMatchObject({ status: 'True', reason: 'ShootSucceeded' });
-    expect(condition(runtimeStatus(input({ shoot: shoot({ state: 'Failed' }) })), 'ShootReconciled')).toMatchObject({ status: 'False', reason: 'ShootFailed' });
+    expect(condition(runtimeStatus(input()), 'ShootReconciled')).toMatchObject({
+      status: 'True',
+      reason: 'ShootSucceeded',
+    });
+    expect(condition(runtimeStatus(input({ shoot: shoot({ state: 'Failed' }) })), 'ShootReconciled')).toMatchObject({
+      status: 'False',
+      reason: 'ShootFailed',
+    });
   });
 
   it('a stale pipeline still shows its proposal, and no stale ApplyFailed', () => {
-    const status = runtimeStatus(input({ runtime: runtime({ generation: 3 }), pipeline: { generation: 2, applyError: 'old', proposal: { url, state: 'open' } } }));
+    const status = runtimeStatus(
+      input({
+        runtime: runtime({ generation: 3 }),
+        pipeline: { generation: 2, applyError: 'old', proposal: { url, state: 'open' } },
+      }),
+    );
     expect(condition(status, 'ChangeProposed')?.reason).toBe('PullRequestOpen');
     expect(condition(status, 'ChangeApplied')?.reason).not.toBe('ApplyFailed');
     expect(status.state).toBe('Pending');
@@ -492,10 +744,28 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
   it('keeps lastTransitionTime of a condition whose status did not change, updates it when it did', () => {
     const old = {
       state: 'Pending',
-      conditions: [{ type: 'Provisioned', status: 'Unknown', reason: 'Pending', message: 'Shoot creation in progress', lastTransitionTime: T0 }],
+      conditions: [
+        {
+          type: 'Provisioned',
+          status: 'Unknown',
+          reason: 'Pending',
+          message: 'Shoot creation in progress',
+          lastTransitionTime: T0,
+        },
+      ],
     };
-    const retry = runtimeStatus(input({ runtime: runtime({ status: old }), shoot: shoot({ state: 'Failed', codes: [['ERR_INFRA_QUOTA_EXCEEDED']] }) }));
-    expect(condition(retry, 'Provisioned')).toMatchObject({ status: 'Unknown', message: 'Retryable gardener errors during cluster provisioning', lastTransitionTime: T0, observedGeneration: 2 });
+    const retry = runtimeStatus(
+      input({
+        runtime: runtime({ status: old }),
+        shoot: shoot({ state: 'Failed', codes: [['ERR_INFRA_QUOTA_EXCEEDED']] }),
+      }),
+    );
+    expect(condition(retry, 'Provisioned')).toMatchObject({
+      status: 'Unknown',
+      message: 'Retryable gardener errors during cluster provisioning',
+      lastTransitionTime: T0,
+      observedGeneration: 2,
+    });
     expect(condition(retry, 'Ready')?.lastTransitionTime).toBe(NOW_TEXT);
     const done = runtimeStatus(input({ runtime: runtime({ status: old }) }));
     expect(condition(done, 'Provisioned')).toMatchObject({ status: 'True', lastTransitionTime: NOW_TEXT });
@@ -506,7 +776,15 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
       state: 'Ready',
       provisioningCompleted: true,
       auditLogCR: 'auditlog-7',
-      conditions: [{ type: 'OidcAndConfigMapConfigured', status: 'True', reason: 'OidcAndConfigMapsConfigured', message: 'OIDC extension disabled', lastTransitionTime: T0 }],
+      conditions: [
+        {
+          type: 'OidcAndConfigMapConfigured',
+          status: 'True',
+          reason: 'OidcAndConfigMapsConfigured',
+          message: 'OIDC extension disabled',
+          lastTransitionTime: T0,
+        },
+      ],
     };
     const status = runtimeStatus(input({ runtime: runtime({ status: old }), shoot: shoot({ state: 'Processing' }) }));
     expect(status.conditions?.[0]).toEqual(old.conditions[0]);
@@ -515,10 +793,25 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
   });
 
   it('setStatusCondition follows meta.SetStatusCondition', () => {
-    const conditions: RuntimeCondition[] = [{ type: 'A', status: 'True', reason: 'R', message: 'm', lastTransitionTime: T0, observedGeneration: 1 }];
-    setStatusCondition(conditions, { type: 'A', status: 'True', reason: 'R2', message: 'm2', lastTransitionTime: NOW_TEXT });
+    const conditions: RuntimeCondition[] = [
+      { type: 'A', status: 'True', reason: 'R', message: 'm', lastTransitionTime: T0, observedGeneration: 1 },
+    ];
+    setStatusCondition(conditions, {
+      type: 'A',
+      status: 'True',
+      reason: 'R2',
+      message: 'm2',
+      lastTransitionTime: NOW_TEXT,
+    });
     expect(conditions[0]).toEqual({ type: 'A', status: 'True', reason: 'R2', message: 'm2', lastTransitionTime: T0 });
-    setStatusCondition(conditions, { type: 'B', status: 'False', reason: 'R', message: '', lastTransitionTime: NOW_TEXT, observedGeneration: 2 });
+    setStatusCondition(conditions, {
+      type: 'B',
+      status: 'False',
+      reason: 'R',
+      message: '',
+      lastTransitionTime: NOW_TEXT,
+      observedGeneration: 2,
+    });
     expect(conditions.map((c) => c.type)).toEqual(['A', 'B']);
   });
 
@@ -526,7 +819,10 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
     const first = runtimeStatus(input());
     const again = runtimeStatus(input({ runtime: runtime({ status: first }), now: new Date('2026-07-02T00:00:00Z') }));
     expect(statusChanged(first, again)).toBe(false);
-    const reordered = { ...first, conditions: [...(first.conditions ?? [])].reverse().map((c) => ({ ...c, lastTransitionTime: T0 })) };
+    const reordered = {
+      ...first,
+      conditions: [...(first.conditions ?? [])].reverse().map((c) => ({ ...c, lastTransitionTime: T0 })),
+    };
     expect(statusChanged(reordered, first)).toBe(false);
     expect(statusChanged(undefined, first)).toBe(true);
     expect(statusChanged({}, first)).toBe(true);
@@ -538,32 +834,51 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
     if (withProgress.shootLastOperation) withProgress.shootLastOperation.progress = 99;
     expect(statusChanged(first, withProgress)).toBe(true);
     expect(statusChanged({ ...first, shootLastErrors: [] }, first)).toBe(false);
-    expect(statusChanged({ ...first, provisioningCompleted: false }, { ...first, provisioningCompleted: undefined })).toBe(false);
+    expect(
+      statusChanged({ ...first, provisioningCompleted: false }, { ...first, provisioningCompleted: undefined }),
+    ).toBe(false);
   });
 
   it('changedConditions and conditionEvent: one Event per changed condition, Warning if False, "<msg>: <ns>/<name>"', () => {
     const pendingStatus = runtimeStatus(input({ shoot: shoot({ state: 'Processing' }) }));
-    const failedStatus = runtimeStatus(input({ runtime: runtime({ status: pendingStatus }), shoot: shoot({ state: 'Failed' }) }));
+    const failedStatus = runtimeStatus(
+      input({ runtime: runtime({ status: pendingStatus }), shoot: shoot({ state: 'Failed' }) }),
+    );
     const changed = changedConditions(pendingStatus, failedStatus).map((c) => c.type);
     expect(changed).toEqual(expect.arrayContaining(['Provisioned', 'Reconciling', 'Stalled', 'ShootReconciled']));
     expect(changed).not.toContain('ChangeApplied');
     const provisioned = condition(failedStatus, 'Provisioned');
     if (!provisioned) throw new Error('no Provisioned condition');
-    expect(conditionEvent(runtime(), provisioned)).toEqual({ type: 'Warning', reason: 'CreationErr', message: 'Shoot creation failed: kcp-system/rt-1' });
+    expect(conditionEvent(runtime(), provisioned)).toEqual({
+      type: 'Warning',
+      reason: 'CreationErr',
+      message: 'Shoot creation failed: kcp-system/rt-1',
+    });
     const ready = condition(runtimeStatus(input()), 'Provisioned');
     if (!ready) throw new Error('no Provisioned condition');
     expect(conditionEvent(runtime(), ready).type).toBe('Normal');
     expect(changedConditions(undefined, pendingStatus)).toHaveLength(pendingStatus.conditions?.length ?? -1);
   });
 
-  it('eventConditions: Events only for KIM\'s condition types, not for Ready/Reconciling/Stalled or the GitOps trail', () => {
+  it("eventConditions: Events only for KIM's condition types, not for Ready/Reconciling/Stalled or the GitOps trail", () => {
     const pendingStatus = runtimeStatus(input({ shoot: shoot({ state: 'Processing' }) }));
-    const failedStatus = runtimeStatus(input({ runtime: runtime({ status: pendingStatus }), shoot: shoot({ state: 'Failed' }) }));
+    const failedStatus = runtimeStatus(
+      input({ runtime: runtime({ status: pendingStatus }), shoot: shoot({ state: 'Failed' }) }),
+    );
     expect(eventConditions(pendingStatus, failedStatus).map((c) => c.type)).toEqual(['Provisioned']);
     expect(eventConditions(undefined, pendingStatus).map((c) => c.type)).toEqual(['Provisioned']);
     const readyStatus = runtimeStatus(input({ runtime: runtime({ status: pendingStatus }) }));
-    expect(eventConditions(pendingStatus, readyStatus).map((c) => c.type).sort()).toEqual(['Configured', 'KubeconfigReady', 'Provisioned']);
-    const deleting = runtimeStatus(input({ runtime: runtime({ status: readyStatus, deleting: true, finalizers: [FINALIZER] }), shoot: shoot({ deleting: true }) }));
+    expect(
+      eventConditions(pendingStatus, readyStatus)
+        .map((c) => c.type)
+        .sort(),
+    ).toEqual(['Configured', 'KubeconfigReady', 'Provisioned']);
+    const deleting = runtimeStatus(
+      input({
+        runtime: runtime({ status: readyStatus, deleting: true, finalizers: [FINALIZER] }),
+        shoot: shoot({ deleting: true }),
+      }),
+    );
     expect(eventConditions(readyStatus, deleting).map((c) => c.type)).toEqual(['Deprovisioned']);
   });
 });

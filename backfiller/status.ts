@@ -113,7 +113,8 @@ export const MSG_PATCH_ERROR_PREFIX = 'Gardener API shoot patch error:';
  * `fmt.Sscanf("Failed to schedule Shoot: none out of the %d seeds has a matching provider for %q")`: the
  * description must start with it, the number and the quoted provider parse, anything after is ignored.
  */
-export const NO_MATCHING_SEEDS_DESCRIPTION = /^Failed to schedule Shoot: none out of the [+-]?\d+ seeds has a matching provider for ("(?:[^"\\]|\\.)*"|`[^`]*`)/;
+export const NO_MATCHING_SEEDS_DESCRIPTION =
+  /^Failed to schedule Shoot: none out of the [+-]?\d+ seeds has a matching provider for ("(?:[^"\\]|\\.)*"|`[^`]*`)/;
 
 /** §2: the `lastOperation.state`s KIM's wait states treat as in progress (Error/Aborted: Gardener still retrying). */
 const IN_PROGRESS_STATES: readonly string[] = ['Processing', 'Pending', 'Aborted', 'Error'];
@@ -134,11 +135,16 @@ export const MSG_OPERATION_TIMED_OUT_PREFIX = 'Shoot operation timed out:';
 // What to do, appended to the `Stalled` message of a Failed Runtime (DESIGN §4: every failure names the fix).
 export const FIX_CONVERSION =
   "fix the Runtime's labels or spec (KEB writes them) or the landscape's converter config; kimops converts the Runtime again on its next change";
-export const FIX_VALIDATION = "fix the Runtime's spec or the landscape policy it violates; kimops validates again on the next change";
-export const FIX_BLOCKED = "Gardener would reject this change of the existing Shoot: the pull request says why; revert the Runtime's change or recreate the Runtime";
-export const FIX_SEED_NOT_FOUND = 'provision the Runtime in a region with a ready Seed, or without spec.shoot.enforceSeedLocation';
-export const FIX_NO_MATCHING_SEEDS = "no Seed has a provider matching the Shoot's: check its provider type and region against the Garden's Seeds";
-export const FIX_APPLY = 'Gardener refused the Shoot manifest: fix it in the landscape repo (or git revert the change); the applier retries on every sync';
+export const FIX_VALIDATION =
+  "fix the Runtime's spec or the landscape policy it violates; kimops validates again on the next change";
+export const FIX_BLOCKED =
+  "Gardener would reject this change of the existing Shoot: the pull request says why; revert the Runtime's change or recreate the Runtime";
+export const FIX_SEED_NOT_FOUND =
+  'provision the Runtime in a region with a ready Seed, or without spec.shoot.enforceSeedLocation';
+export const FIX_NO_MATCHING_SEEDS =
+  "no Seed has a provider matching the Shoot's: check its provider type and region against the Garden's Seeds";
+export const FIX_APPLY =
+  'Gardener refused the Shoot manifest: fix it in the landscape repo (or git revert the change); the applier retries on every sync';
 export const FIX_TIMEOUT =
   "check the Shoot's status.lastOperation and status.lastErrors, fix the cause (annotate the Shoot gardener.cloud/operation=retry if Gardener gave up) or raise apply.timeouts in kimops.yaml; the Runtime leaves Failed by itself once the operation ends";
 
@@ -221,7 +227,11 @@ interface Verdict {
 
 /** KIM's `UpdateStatePending` (api/v1 runtime_types.go): Pending, but Failed when the condition is False. */
 function pending(type: string, reason: string, status: ConditionStatus, message: string, fix?: string): Verdict {
-  return { state: status === 'False' ? 'Failed' : 'Pending', set: [{ type, status, reason, message }], ...(fix !== undefined && { fix }) };
+  return {
+    state: status === 'False' ? 'Failed' : 'Pending',
+    set: [{ type, status, reason, message }],
+    ...(fix !== undefined && { fix }),
+  };
 }
 
 /** KIM's `UpdateStateFailed`: Failed, condition False. */
@@ -250,17 +260,26 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
   const generation = runtime.metadata.generation;
   const health = shoot ? shootHealth(shoot) : undefined;
   // Facts about an older Runtime generation than the newest: the failures among them are stale (PipelineState.generation).
-  const current = input.pipeline.generation === undefined || generation === undefined || input.pipeline.generation >= generation;
+  const current =
+    input.pipeline.generation === undefined || generation === undefined || input.pipeline.generation >= generation;
   const failures: PipelineState = current ? input.pipeline : {};
-  const facts: PipelineState = current ? input.pipeline : { ...(input.pipeline.proposal && { proposal: input.pipeline.proposal }) };
+  const facts: PipelineState = current
+    ? input.pipeline
+    : { ...(input.pipeline.proposal && { proposal: input.pipeline.proposal }) };
   const deleting = Boolean(runtime.metadata.deletionTimestamp);
 
-  const verdict = deleting ? deletionVerdict(shoot, failures) : lifecycleVerdict(input, failures, previous.state, health);
+  const verdict = deleting
+    ? deletionVerdict(shoot, failures)
+    : lifecycleVerdict(input, failures, previous.state, health);
 
   const conditions = (previous.conditions ?? []).map((condition) => ({ ...condition }));
   const lastTransitionTime = metaTime(now);
   const set = (spec: ConditionSpec): void =>
-    setStatusCondition(conditions, { ...spec, lastTransitionTime, ...(generation !== undefined && { observedGeneration: generation }) });
+    setStatusCondition(conditions, {
+      ...spec,
+      lastTransitionTime,
+      ...(generation !== undefined && { observedGeneration: generation }),
+    });
 
   verdict.set.forEach(set);
   const head: ConditionSpec = verdict.set.at(-1) ??
@@ -287,7 +306,12 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
 function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState): Verdict {
   if (!shoot) return deletion(REASON_GARDENER_SHOOT_DELETED, 'True', MSG_SHOOT_DELETED);
   if (pipeline.applyError !== undefined) {
-    return deletion(REASON_GARDENER_SHOOT_DELETED, 'False', MSG_SHOOT_DELETE_ERROR, `${pipeline.applyError}; the applier retries on every sync`);
+    return deletion(
+      REASON_GARDENER_SHOOT_DELETED,
+      'False',
+      MSG_SHOOT_DELETE_ERROR,
+      `${pipeline.applyError}; the applier retries on every sync`,
+    );
   }
   const timedOut = gardenerBehind(shoot) ? undefined : shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
   if (timedOut !== undefined && shoot.metadata.deletionTimestamp) {
@@ -297,7 +321,12 @@ function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState
 }
 
 /** runtime-status.md §1 (CreateShoot, HandleKubeconfig, ApplyClusterRoleBindings) and §2, for a Runtime not being deleted. */
-function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousState: RuntimeState | undefined, health: ShootHealth | undefined): Verdict {
+function lifecycleVerdict(
+  input: StatusInput,
+  pipeline: PipelineState,
+  previousState: RuntimeState | undefined,
+  health: ShootHealth | undefined,
+): Verdict {
   const { runtime, shoot } = input;
   const failure = pipelineFailure(pipeline, shoot !== undefined);
   if (failure) return failure;
@@ -305,7 +334,9 @@ function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousS
     // §1 Initialize: "Runtime initialized" only while there is no `Provisioned` condition yet. A Shoot gone after
     // that (deleted out of band) is created again (KIM: CreateShoot; kimops: the applier on its next sync), and
     // §1 CreateShoot's row after the Create is `Pending/Provisioned/Pending/Unknown "Shoot is pending"`.
-    const provisioned = readRuntimeStatus(runtime.status).conditions?.some((condition) => condition.type === CONDITION_PROVISIONED);
+    const provisioned = readRuntimeStatus(runtime.status).conditions?.some(
+      (condition) => condition.type === CONDITION_PROVISIONED,
+    );
     return provisioned
       ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_PENDING)
       : pending(CONDITION_PROVISIONED, REASON_INITIALISED, 'Unknown', MSG_RUNTIME_INITIALIZED);
@@ -316,23 +347,33 @@ function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousS
   const create = (operation?.type ?? 'Create') === 'Create';
   const shootPending = pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_PENDING);
   // A new generation on a Shoot whose Create already succeeded is an update, whatever lastOperation.type still says.
-  const inProgress = create && operation?.state !== 'Succeeded'
-    ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_CREATION_IN_PROGRESS)
-    : pending(CONDITION_PROVISIONED, REASON_PROCESSING, 'Unknown', MSG_SHOOT_UPDATE_IN_PROGRESS);
+  const inProgress =
+    create && operation?.state !== 'Succeeded'
+      ? pending(CONDITION_PROVISIONED, REASON_PENDING, 'Unknown', MSG_SHOOT_CREATION_IN_PROGRESS)
+      : pending(CONDITION_PROVISIONED, REASON_PROCESSING, 'Unknown', MSG_SHOOT_UPDATE_IN_PROGRESS);
 
   // §2 point 3 (the re-entry guard) and §3 shouldPatchShoot: the Runtime's newest generation is not on the Shoot yet.
   if (changePending(runtime, shoot)) return operation ? inProgress : shootPending;
 
   const timedOut = currentTimeoutMark(runtime, shoot);
   if (timedOut !== undefined && (health.state === 'progressing' || health.state === 'unknown')) {
-    return failed(CONDITION_PROVISIONED, create ? REASON_CREATION_ERR : REASON_PROCESSING_ERR, timeoutMessage(timedOut), FIX_TIMEOUT);
+    return failed(
+      CONDITION_PROVISIONED,
+      create ? REASON_CREATION_ERR : REASON_PROCESSING_ERR,
+      timeoutMessage(timedOut),
+      FIX_TIMEOUT,
+    );
   }
   // §1 SelectShootProcessing: no lastOperation yet → KIM waits, the status stays "Shoot is pending".
   if (!operation) return shootPending;
 
   switch (health.state) {
     case 'progressing':
-      if (create && IN_PROGRESS_STATES.includes(operation.state) && NO_MATCHING_SEEDS_DESCRIPTION.test(operation.description ?? '')) {
+      if (
+        create &&
+        IN_PROGRESS_STATES.includes(operation.state) &&
+        NO_MATCHING_SEEDS_DESCRIPTION.test(operation.description ?? '')
+      ) {
         return failed(CONDITION_PROVISIONED, REASON_CREATION_ERR, MSG_NO_MATCHING_SEEDS, FIX_NO_MATCHING_SEEDS);
       }
       if (operation.state === 'Failed' && isRetryable(health.lastErrors)) {
@@ -357,20 +398,48 @@ function lifecycleVerdict(input: StatusInput, pipeline: PipelineState, previousS
 /** §2 Succeeded → §1 HandleKubeconfig → ApplyClusterRoleBindings (kimops does not configure inside the SKR). */
 function shootSucceeded(create: boolean, kubeconfigReady: boolean): Verdict {
   const provisioned: ConditionSpec = create
-    ? { type: CONDITION_PROVISIONED, status: 'True', reason: REASON_SHOOT_CREATION_COMPLETED, message: MSG_SHOOT_CREATION_COMPLETED }
-    : { type: CONDITION_PROVISIONED, status: 'True', reason: REASON_CONFIGURATION_COMPLETED, message: MSG_RUNTIME_PROCESSING_COMPLETED };
+    ? {
+        type: CONDITION_PROVISIONED,
+        status: 'True',
+        reason: REASON_SHOOT_CREATION_COMPLETED,
+        message: MSG_SHOOT_CREATION_COMPLETED,
+      }
+    : {
+        type: CONDITION_PROVISIONED,
+        status: 'True',
+        reason: REASON_CONFIGURATION_COMPLETED,
+        message: MSG_RUNTIME_PROCESSING_COMPLETED,
+      };
   if (!kubeconfigReady) {
     return {
       state: 'Pending',
-      set: [provisioned, { type: CONDITION_KUBECONFIG_READY, status: 'Unknown', reason: REASON_GARDENER_CLUSTER_CR_CREATED, message: MSG_GARDENER_CLUSTER_CR_CREATED }],
+      set: [
+        provisioned,
+        {
+          type: CONDITION_KUBECONFIG_READY,
+          status: 'Unknown',
+          reason: REASON_GARDENER_CLUSTER_CR_CREATED,
+          message: MSG_GARDENER_CLUSTER_CR_CREATED,
+        },
+      ],
     };
   }
   return {
     state: 'Ready',
     set: [
       provisioned,
-      { type: CONDITION_KUBECONFIG_READY, status: 'True', reason: REASON_GARDENER_CLUSTER_CR_READY, message: MSG_GARDENER_CLUSTER_CR_READY },
-      { type: CONDITION_CONFIGURED, status: 'True', reason: REASON_ADMINISTRATORS_CONFIGURED, message: MSG_ADMINISTRATORS_CONFIGURED },
+      {
+        type: CONDITION_KUBECONFIG_READY,
+        status: 'True',
+        reason: REASON_GARDENER_CLUSTER_CR_READY,
+        message: MSG_GARDENER_CLUSTER_CR_READY,
+      },
+      {
+        type: CONDITION_CONFIGURED,
+        status: 'True',
+        reason: REASON_ADMINISTRATORS_CONFIGURED,
+        message: MSG_ADMINISTRATORS_CONFIGURED,
+      },
     ],
     provisioningCompleted: true,
   };
@@ -379,10 +448,20 @@ function shootSucceeded(create: boolean, kubeconfigReady: boolean): Verdict {
 /** The generator's and applier's failures, in KIM's words where KIM has them (§1 CreateShoot, §3 Errors). */
 function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict | undefined {
   if (pipeline.conversionError !== undefined) {
-    return failed(CONDITION_PROVISIONED, REASON_CONVERSION_ERR, `${MSG_CONVERSION_ERROR_PREFIX} ${pipeline.conversionError}`, FIX_CONVERSION);
+    return failed(
+      CONDITION_PROVISIONED,
+      REASON_CONVERSION_ERR,
+      `${MSG_CONVERSION_ERROR_PREFIX} ${pipeline.conversionError}`,
+      FIX_CONVERSION,
+    );
   }
   if (pipeline.validationError !== undefined) {
-    return failed(CONDITION_PROVISIONED, REASON_CONVERSION_ERR, `${MSG_VALIDATION_ERROR_PREFIX} ${pipeline.validationError}`, FIX_VALIDATION);
+    return failed(
+      CONDITION_PROVISIONED,
+      REASON_CONVERSION_ERR,
+      `${MSG_VALIDATION_ERROR_PREFIX} ${pipeline.validationError}`,
+      FIX_VALIDATION,
+    );
   }
   if (pipeline.proposal?.state === 'blocked') {
     const reason = shootExists ? REASON_PROCESSING_ERR : REASON_CREATION_ERR;
@@ -393,8 +472,19 @@ function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict
   }
   if (pipeline.applyError !== undefined) {
     return shootExists
-      ? failed(CONDITION_PROVISIONED, REASON_PROCESSING_ERR, `${MSG_PATCH_ERROR_PREFIX} ${pipeline.applyError}`, FIX_APPLY)
-      : pending(CONDITION_PROVISIONED, REASON_GARDENER_ERR, 'False', `${MSG_CREATE_ERROR_PREFIX} ${pipeline.applyError}`, FIX_APPLY);
+      ? failed(
+          CONDITION_PROVISIONED,
+          REASON_PROCESSING_ERR,
+          `${MSG_PATCH_ERROR_PREFIX} ${pipeline.applyError}`,
+          FIX_APPLY,
+        )
+      : pending(
+          CONDITION_PROVISIONED,
+          REASON_GARDENER_ERR,
+          'False',
+          `${MSG_CREATE_ERROR_PREFIX} ${pipeline.applyError}`,
+          FIX_APPLY,
+        );
   }
   return undefined;
 }
@@ -450,17 +540,30 @@ function timeoutMessage(annotation: string): string {
  * kstatus: Ready True only when the state is Ready; Reconciling True while Pending or Terminating; Stalled True
  * when Failed (its message adds the fix). Reason and message are those of the KIM condition that decided.
  */
-function standardConditions(verdict: Verdict, head: ConditionSpec, runtime: StatusRuntime, shoot: StatusShoot | undefined): ConditionSpec[] {
+function standardConditions(
+  verdict: Verdict,
+  head: ConditionSpec,
+  runtime: StatusRuntime,
+  shoot: StatusShoot | undefined,
+): ConditionSpec[] {
   const { state } = verdict;
   const flag = (on: boolean): ConditionStatus => (on ? 'True' : 'False');
   const ready: ConditionSpec =
     state === 'Ready'
       ? { type: CONDITION_READY, status: 'True', reason: REASON_RUNTIME_READY, message: readyMessage(runtime, shoot) }
       : { type: CONDITION_READY, status: 'False', reason: head.reason, message: head.message };
-  const stalledMessage = state === 'Failed' ? [head.message, verdict.fix].filter((part) => part !== undefined && part !== '').join(': ') : head.message;
+  const stalledMessage =
+    state === 'Failed'
+      ? [head.message, verdict.fix].filter((part) => part !== undefined && part !== '').join(': ')
+      : head.message;
   return [
     ready,
-    { type: CONDITION_RECONCILING, status: flag(state === 'Pending' || state === 'Terminating'), reason: head.reason, message: head.message },
+    {
+      type: CONDITION_RECONCILING,
+      status: flag(state === 'Pending' || state === 'Terminating'),
+      reason: head.reason,
+      message: head.message,
+    },
     { type: CONDITION_STALLED, status: flag(state === 'Failed'), reason: head.reason, message: stalledMessage },
   ];
 }
@@ -477,7 +580,12 @@ function readyMessage(runtime: StatusRuntime, shoot: StatusShoot | undefined): s
 }
 
 /** The GitOps trail: proposed (PR URL), merged (commit), applied (the Shoot's applied-commit), Shoot reconciled. */
-function trailConditions(input: StatusInput, pipeline: PipelineState, health: ShootHealth | undefined, deleting: boolean): ConditionSpec[] {
+function trailConditions(
+  input: StatusInput,
+  pipeline: PipelineState,
+  health: ShootHealth | undefined,
+  deleting: boolean,
+): ConditionSpec[] {
   const { runtime, shoot } = input;
   const trail: ConditionSpec[] = [];
   const proposal = pipeline.proposal;
@@ -491,14 +599,24 @@ function trailConditions(input: StatusInput, pipeline: PipelineState, health: Sh
     trail.push({ type: CONDITION_CHANGE_PROPOSED, status: 'True', reason, message: proposal.url });
     trail.push(
       proposal.state === 'merged'
-        ? { type: CONDITION_CHANGE_MERGED, status: 'True', reason: REASON_MERGED, message: proposal.commit ?? proposal.url }
+        ? {
+            type: CONDITION_CHANGE_MERGED,
+            status: 'True',
+            reason: REASON_MERGED,
+            message: proposal.commit ?? proposal.url,
+          }
         : { type: CONDITION_CHANGE_MERGED, status: 'False', reason, message: proposal.url },
     );
   }
 
   const appliedCommit = shoot?.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
   if (pipeline.applyError !== undefined) {
-    trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'False', reason: REASON_APPLY_FAILED, message: pipeline.applyError });
+    trail.push({
+      type: CONDITION_CHANGE_APPLIED,
+      status: 'False',
+      reason: REASON_APPLY_FAILED,
+      message: pipeline.applyError,
+    });
   } else if (shoot && appliedCommit !== undefined) {
     if (changePending(runtime, shoot)) {
       const applied = appliedRuntimeGeneration(shoot);
@@ -510,14 +628,24 @@ function trailConditions(input: StatusInput, pipeline: PipelineState, health: Sh
       trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'True', reason: REASON_APPLIED, message: appliedCommit });
     }
   } else if (!shoot && !deleting) {
-    trail.push({ type: CONDITION_CHANGE_APPLIED, status: 'False', reason: REASON_SHOOT_NOT_FOUND, message: shootNotFoundMessage(runtime) });
+    trail.push({
+      type: CONDITION_CHANGE_APPLIED,
+      status: 'False',
+      reason: REASON_SHOOT_NOT_FOUND,
+      message: shootNotFoundMessage(runtime),
+    });
   }
 
   if (!shoot || !health) {
     trail.push(
       deleting
         ? { type: CONDITION_SHOOT_RECONCILED, status: 'True', reason: REASON_SHOOT_DELETED, message: MSG_SHOOT_DELETED }
-        : { type: CONDITION_SHOOT_RECONCILED, status: 'Unknown', reason: REASON_SHOOT_NOT_FOUND, message: shootNotFoundMessage(runtime) },
+        : {
+            type: CONDITION_SHOOT_RECONCILED,
+            status: 'Unknown',
+            reason: REASON_SHOOT_NOT_FOUND,
+            message: shootNotFoundMessage(runtime),
+          },
     );
   } else {
     trail.push(shootReconciled(shoot, health));
@@ -548,7 +676,8 @@ function shootReconciled(shoot: StatusShoot, health: ShootHealth): ConditionSpec
       const generation = shoot.metadata.generation;
       const observed = shoot.status?.observedGeneration ?? 0;
       const parts = [operation ? `${operation.type} ${operation.state}` : 'no operation reported'];
-      if (generation !== undefined && generation > observed) parts.push(`generation ${generation} not yet observed by Gardener (observed ${observed})`);
+      if (generation !== undefined && generation > observed)
+        parts.push(`generation ${generation} not yet observed by Gardener (observed ${observed})`);
       if (health.codes.length > 0) parts.push(health.codes.join(', '));
       return { type, status: 'Unknown', reason: REASON_SHOOT_PROGRESSING, message: parts.join('; ') };
     }
@@ -571,7 +700,8 @@ function copyLastOperation(shoot: StatusShoot, now: Date): RuntimeShootLastOpera
 
 /** `status.shootLastErrors`: only the CRD's fields (anything else would be pruned and read as a change each time). */
 function copyLastErrors(shoot: StatusShoot): RuntimeShootLastError[] | undefined {
-  const errors = shoot.status?.lastErrors as (NonNullable<ShootStatus['lastErrors']>[number] & { lastUpdateTime?: unknown })[] | undefined;
+  const errors = shoot.status?.lastErrors as
+    (NonNullable<ShootStatus['lastErrors']>[number] & { lastUpdateTime?: unknown })[] | undefined;
   if (!errors || errors.length === 0) return undefined;
   return errors.map((error) => ({
     description: error.description,
@@ -645,7 +775,9 @@ export function changedConditions(old: unknown, next: RuntimeStatus): RuntimeCon
   const before = readRuntimeStatus(old).conditions ?? [];
   return (next.conditions ?? []).filter((condition) => {
     const was = before.find((candidate) => candidate.type === condition.type);
-    return !was || was.status !== condition.status || was.reason !== condition.reason || was.message !== condition.message;
+    return (
+      !was || was.status !== condition.status || was.reason !== condition.reason || was.message !== condition.message
+    );
   });
 }
 
@@ -695,7 +827,9 @@ export function kubeconfigSecretName(runtime: StatusRuntime): string | undefined
 
 function finalizersOf(runtime: StatusRuntime): string[] {
   const finalizers = runtime.metadata.finalizers;
-  return Array.isArray(finalizers) ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string') : [];
+  return Array.isArray(finalizers)
+    ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string')
+    : [];
 }
 
 /**
@@ -704,7 +838,11 @@ function finalizersOf(runtime: StatusRuntime): string[] {
  * then disappears, which is what KEB waits for.
  */
 export function finalizerRelease(runtime: StatusRuntime, shoot: StatusShoot | undefined): boolean {
-  return Boolean(runtime.metadata.deletionTimestamp) && shoot === undefined && finalizersOf(runtime).includes(RUNTIME_FINALIZER);
+  return (
+    Boolean(runtime.metadata.deletionTimestamp) &&
+    shoot === undefined &&
+    finalizersOf(runtime).includes(RUNTIME_FINALIZER)
+  );
 }
 
 export type FinalizerAction = 'add' | 'release' | 'none';

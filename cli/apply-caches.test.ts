@@ -24,12 +24,21 @@ beforeEach(async () => {
   lists = [];
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://api');
-    if (url.searchParams.get('watch') === '1') return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+    if (url.searchParams.get('watch') === '1')
+      return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
     lists.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization });
     const items = url.pathname.endsWith('/shoots')
-      ? [{ metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields }, spec: { region: 'eu' }, status: { conditions: [{ type: 'x' }] } }]
+      ? [
+          {
+            metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields },
+            spec: { region: 'eu' },
+            status: { conditions: [{ type: 'x' }] },
+          },
+        ]
       : [{ metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields }, data: { a: 'b' } }];
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ metadata: { resourceVersion: '9' }, items }));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ metadata: { resourceVersion: '9' }, items }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
@@ -58,9 +67,22 @@ describe('GardenCaches', () => {
     caches = new GardenCaches(await kubeconfig('one'), '--garden-kubeconfig', () => {});
     const live = await caches.live(NAMESPACE, 'kimops');
     expect(live.shoots()).toEqual([
-      { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields: [compacted[0]] }, spec: { region: 'eu' }, status: {} },
+      {
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        kind: 'Shoot',
+        metadata: { name: 'c-1', namespace: NAMESPACE, resourceVersion: '5', managedFields: [compacted[0]] },
+        spec: { region: 'eu' },
+        status: {},
+      },
     ]);
-    expect(live.companions()).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields: [compacted[0]] }, data: { a: 'b' } }]);
+    expect(live.companions()).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields: [compacted[0]] },
+        data: { a: 'b' },
+      },
+    ]);
     expect(live.failing()).toBeUndefined();
     await caches.live(NAMESPACE, 'kimops');
     expect(lists.map((l) => l.path).sort()).toEqual([
@@ -75,9 +97,15 @@ describe('GardenCaches', () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     caches = new GardenCaches(path, '--garden-kubeconfig', () => {});
-    await expect(caches.live(NAMESPACE, 'kimops')).rejects.toThrow(new RegExp(`Garden.*127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+    await expect(caches.live(NAMESPACE, 'kimops')).rejects.toThrow(
+      new RegExp(`Garden.*127\\.0\\.0\\.1:${port}.*ECONNREFUSED`),
+    );
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    await eventually('the caches filled', async () => (await caches?.live(NAMESPACE, 'kimops').catch(() => undefined)) ?? undefined, 10_000);
+    await eventually(
+      'the caches filled',
+      async () => (await caches?.live(NAMESPACE, 'kimops').catch(() => undefined)) ?? undefined,
+      10_000,
+    );
     expect((await caches.live(NAMESPACE, 'kimops')).shoots()).toHaveLength(1);
   });
 
@@ -90,6 +118,13 @@ describe('GardenCaches', () => {
     expect(lists).toHaveLength(4);
     await kubeconfig('two');
     await caches.live(NAMESPACE, 'kim');
-    expect(lists.map((l) => l.authorization)).toEqual(['Bearer one', 'Bearer one', 'Bearer one', 'Bearer one', 'Bearer two', 'Bearer two']);
+    expect(lists.map((l) => l.authorization)).toEqual([
+      'Bearer one',
+      'Bearer one',
+      'Bearer one',
+      'Bearer one',
+      'Bearer two',
+      'Bearer two',
+    ]);
   });
 });

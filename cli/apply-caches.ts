@@ -49,7 +49,9 @@ export class GardenCaches {
    * and reports it); the informers keep trying meanwhile.
    */
   async live(namespace: string, fieldManager: string): Promise<LiveObjects> {
-    const key = createHash('sha256').update(JSON.stringify([readFileSync(this.kubeconfigPath, 'utf8'), namespace, fieldManager])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([readFileSync(this.kubeconfigPath, 'utf8'), namespace, fieldManager]))
+      .digest('hex');
     if (this.started?.key !== key) {
       await this.stop();
       this.started = this.start(key, namespace, fieldManager);
@@ -74,17 +76,25 @@ export class GardenCaches {
 
   private start(key: string, namespace: string, fieldManager: string): Started {
     const client = KubeClient.fromKubeconfigOption(this.kubeconfigPath, this.option);
-    const shoots = new Informer<KubeObject>(client, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, {
-      namespace,
-      log: this.log,
-      transform: (item) => compactShoot(item, fieldManager) as unknown as KubeObject,
-    });
-    const companions = new Informer<KubeObject>(client, { apiVersion: 'v1', kind: 'ConfigMap' }, {
-      namespace,
-      labelSelector: COMPANION_SELECTOR,
-      log: this.log,
-      transform: (item) => compactCompanion(item, fieldManager),
-    });
+    const shoots = new Informer<KubeObject>(
+      client,
+      { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' },
+      {
+        namespace,
+        log: this.log,
+        transform: (item) => compactShoot(item, fieldManager) as unknown as KubeObject,
+      },
+    );
+    const companions = new Informer<KubeObject>(
+      client,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      {
+        namespace,
+        labelSelector: COMPANION_SELECTOR,
+        log: this.log,
+        transform: (item) => compactCompanion(item, fieldManager),
+      },
+    );
     shoots.start();
     companions.start();
     return { key, client, shoots, companions };

@@ -71,13 +71,23 @@ describe('kimops apply', () => {
 
   it.each([
     [['--allow-mass-deletion', 'many'], '--allow-mass-deletion: many is not a number of Shoots (0 or more)'],
-    [['--garden-kubeconfig', '/nonexistent/garden.yaml'], '--garden-kubeconfig: /nonexistent/garden.yaml does not exist; pass the path of a kubeconfig file'],
-    [['--repo', '/nonexistent/repo.git'], '--repo: /nonexistent/repo.git is not a bare git repository; create it with kimops init'],
+    [
+      ['--garden-kubeconfig', '/nonexistent/garden.yaml'],
+      '--garden-kubeconfig: /nonexistent/garden.yaml does not exist; pass the path of a kubeconfig file',
+    ],
+    [
+      ['--repo', '/nonexistent/repo.git'],
+      '--repo: /nonexistent/repo.git is not a bare git repository; create it with kimops init',
+    ],
     [['--repo', 'ssh://git@example.com/landscape.git'], 'only local paths and http(s) URLs are supported'],
     [['--landscape', 'stage'], 'holds landscape dev, not stage; pass the matching landscape or repo'],
   ])('refuses %j with exit 2 and the fix', async (override, message) => {
     const { gitdir, kubeconfig } = await repoAndKubeconfig();
-    const options: Record<string, string> = { '--landscape': 'dev', '--repo': gitdir, '--garden-kubeconfig': kubeconfig };
+    const options: Record<string, string> = {
+      '--landscape': 'dev',
+      '--repo': gitdir,
+      '--garden-kubeconfig': kubeconfig,
+    };
     for (let i = 0; i < override.length; i += 2) options[override[i] as string] = override[i + 1] as string;
     const result = await kimops(['apply', ...Object.entries(options).flat(), '--once']);
     expect(result.stderr).toContain(message);
@@ -87,7 +97,17 @@ describe('kimops apply', () => {
   it('exits 69 naming the kubeconfig and the fix when the Garden cannot be reached, in dry-run too', async () => {
     const { gitdir, kubeconfig } = await repoAndKubeconfig();
     for (const extra of [[], ['--dry-run']]) {
-      const result = await kimops(['apply', '--landscape', 'dev', '--repo', gitdir, '--garden-kubeconfig', kubeconfig, '--once', ...extra]);
+      const result = await kimops([
+        'apply',
+        '--landscape',
+        'dev',
+        '--repo',
+        gitdir,
+        '--garden-kubeconfig',
+        kubeconfig,
+        '--once',
+        ...extra,
+      ]);
       expect(result.code).toBe(69);
       expect(result.stderr).toContain(`kubeconfig ${kubeconfig}`);
       expect(result.stderr).toContain("check that the API server runs and the kubeconfig's server address");

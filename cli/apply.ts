@@ -11,7 +11,13 @@ import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { DEFAULT_HOST, startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { applierMetrics } from '../applier/metrics.js';
-import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type PlanAction, type SyncPlan } from '../applier/plan.js';
+import {
+  COMPANION_OF_LABEL,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  type PlanAction,
+  type SyncPlan,
+} from '../applier/plan.js';
 import { APPLY_REPORT_NAME } from '../applier/apply-report.js';
 import { syncCommit, syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { GardenCaches } from './apply-caches.js';
@@ -89,33 +95,59 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
   program
     .command('apply')
     .description("sync the landscape repo's main to the Shoots in the Garden")
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
-    .addOption(new Option('--repo <dir|url>', 'the landscape repo: a bare repository made by kimops init, or its https URL').makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--repo <dir|url>',
+        'the landscape repo: a bare repository made by kimops init, or its https URL',
+      ).makeOptionMandatory(),
+    )
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
     .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
     .addOption(new Option('--once', 'one sync, then exit').conflicts('watch'))
     .option('--watch', 'sync every --interval until stopped')
     .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))
     .option('--dry-run', 'print the plan, write nothing')
-    .option('--shadow', 'compute and report every sync like --dry-run, write nothing; with --watch, for running beside KIM before the take-over')
+    .option(
+      '--shadow',
+      'compute and report every sync like --dry-run, write nothing; with --watch, for running beside KIM before the take-over',
+    )
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
-    .option('--webhook-port <port>', `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`)
-    .option('--webhook-host <address>', 'with --webhook-port: the address to listen on (TLS is terminated in front of it)', DEFAULT_HOST)
+    .option(
+      '--webhook-port <port>',
+      `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`,
+    )
+    .option(
+      '--webhook-host <address>',
+      'with --webhook-port: the address to listen on (TLS is terminated in front of it)',
+      DEFAULT_HOST,
+    )
     .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics on this port')
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
-    .option('--plan-cache <file>', 'where the plan of unchanged Shoots is kept between runs (default: ~/.cache/kimops/plans/<hash>.json; safe to delete)')
+    .option(
+      '--plan-cache <file>',
+      'where the plan of unchanged Shoots is kept between runs (default: ~/.cache/kimops/plans/<hash>.json; safe to delete)',
+    )
     .option('--no-plan-cache', 'plan every Shoot in full at start, keep nothing on disk')
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
       if (!options.watch) {
-        if (options.webhookPort !== undefined) command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
-        if (options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+        if (options.webhookPort !== undefined)
+          command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
+        if (options.metricsPort !== undefined)
+          command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
         setExitCode(await run(options, io));
         return;
       }
       // An approval of extra deletions is for the commit a human looked at, not for every later one.
-      if (options.allowMassDeletion !== undefined) command.error('error: --allow-mass-deletion approves one commit: use it with --once', { exitCode: EXIT.usage });
+      if (options.allowMassDeletion !== undefined)
+        command.error('error: --allow-mass-deletion approves one commit: use it with --once', { exitCode: EXIT.usage });
       // What no later sync can fix is refused now, not retried forever.
       const intervalMs = intervalMsOf(options.interval);
       const landscape = await readLandscape(options.landscape);
@@ -132,7 +164,9 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
         throw error;
       });
       // The Shoots and companions, kept by WATCH: a sync lists nothing.
-      const caches = new GardenCaches(options.gardenKubeconfig, '--garden-kubeconfig', (line) => io.stderr(`${line}\n`));
+      const caches = new GardenCaches(options.gardenKubeconfig, '--garden-kubeconfig', (line) =>
+        io.stderr(`${line}\n`),
+      );
       try {
         // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
         const pass = async () => {
@@ -148,7 +182,8 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
           // The sync's garbage goes now, not whenever V8 would get to it (collect-garbage.ts).
           collectGarbage();
           // Recorded with its report already (outcome `unreachable`).
-          if (code === EXIT.unavailable) throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
+          if (code === EXIT.unavailable)
+            throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
         };
         // Stopping the caches ends a sync still waiting for their first lists (a Garden that never answered).
         await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l), stopping: () => void caches.stop() });
@@ -165,10 +200,15 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
 async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): Promise<WebhookReceiver | undefined> {
   if (options.webhookPort === undefined) return undefined;
   const port = Number(options.webhookPort);
-  if (!/^\d+$/.test(options.webhookPort) || port > 65_535) throw new ConfigError('--webhook-port', '', `${options.webhookPort} is not a port (0-65535)`);
+  if (!/^\d+$/.test(options.webhookPort) || port > 65_535)
+    throw new ConfigError('--webhook-port', '', `${options.webhookPort} is not a port (0-65535)`);
   const secret = process.env[WEBHOOK_SECRET_ENV] ?? '';
   if (secret === '') {
-    throw new ConfigError(WEBHOOK_SECRET_ENV, '', "is not set: export the webhook's secret (the one configured on GitHub) in it to use --webhook-port");
+    throw new ConfigError(
+      WEBHOOK_SECRET_ENV,
+      '',
+      "is not set: export the webhook's secret (the one configured on GitHub) in it to use --webhook-port",
+    );
   }
   try {
     const receiver = await startWebhookReceiver({
@@ -176,12 +216,19 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
       host: options.webhookHost,
       secret,
       onPush,
-      log: (o) => io.stderr(`webhook ${o.status}${o.event ? ` ${o.event}` : ''}${o.delivery ? ` ${o.delivery}` : ''}: ${o.message}\n`),
+      log: (o) =>
+        io.stderr(
+          `webhook ${o.status}${o.event ? ` ${o.event}` : ''}${o.delivery ? ` ${o.delivery}` : ''}: ${o.message}\n`,
+        ),
     });
     io.stderr(`webhook receiver listening on ${receiver.url}\n`);
     return receiver;
   } catch (error) {
-    throw new ConfigError('--webhook-port', '', `cannot listen on ${options.webhookHost}:${options.webhookPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`);
+    throw new ConfigError(
+      '--webhook-port',
+      '',
+      `cannot listen on ${options.webhookHost}:${options.webhookPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`,
+    );
   }
 }
 
@@ -193,10 +240,22 @@ interface Watching {
   planCache?: { path: string; digest: string } | null;
 }
 
-async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncReport) => void = () => {}, watching?: Watching): Promise<number> {
+async function run(
+  options: ApplyOptions,
+  io: CliIo,
+  reported: (report: SyncReport) => void = () => {},
+  watching?: Watching,
+): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
-  if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
-    throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
+  if (
+    allowMassDeletion !== undefined &&
+    (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))
+  ) {
+    throw new ConfigError(
+      '--allow-mass-deletion',
+      '',
+      `${options.allowMassDeletion} is not a number of Shoots (0 or more)`,
+    );
   }
   const landscape = await readLandscape(options.landscape);
   const project = conversionSettingsOf(landscape).config.gardener?.projectName ?? landscape.gardener.project;
@@ -204,7 +263,13 @@ async function run(options: ApplyOptions, io: CliIo, reported: (report: SyncRepo
   // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
   const garden = KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   try {
-    return await sync(options, io, { garden, namespace, project, landscape: landscape.name, allowMassDeletion }, reported, watching);
+    return await sync(
+      options,
+      io,
+      { garden, namespace, project, landscape: landscape.name, allowMassDeletion },
+      reported,
+      watching,
+    );
   } finally {
     garden.close();
   }
@@ -220,27 +285,58 @@ interface SyncTarget {
 }
 
 /** One sync of main's newest commit to `target`. */
-async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, reported: (report: SyncReport) => void, watching: Watching | undefined): Promise<number> {
+async function sync(
+  options: ApplyOptions,
+  io: CliIo,
+  target: SyncTarget,
+  reported: (report: SyncReport) => void,
+  watching: Watching | undefined,
+): Promise<number> {
   const { garden, namespace, project, landscape, allowMassDeletion } = target;
   const { repo, ref } = await openMain(options);
   const commit = await repo.resolve(ref);
-  if (commit === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${MAIN} branch; create the landscape repo with kimops init`);
+  if (commit === undefined)
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${options.repo} has no ${MAIN} branch; create the landscape repo with kimops init`,
+    );
 
   const configText = await repo.readFile(commit, KIMOPS_YAML);
-  if (configText === undefined) throw new ConfigError('--repo', '', `${options.repo} has no ${KIMOPS_YAML} on ${MAIN}; create the landscape repo with kimops init`);
+  if (configText === undefined)
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${options.repo} has no ${KIMOPS_YAML} on ${MAIN}; create the landscape repo with kimops init`,
+    );
   const config = parseKimopsConfig(configText, `${KIMOPS_YAML} at ${commit.slice(0, 12)}`);
   if (config.landscape !== landscape) {
-    throw new ConfigError('--landscape', '', `${options.repo} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`);
+    throw new ConfigError(
+      '--landscape',
+      '',
+      `${options.repo} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`,
+    );
   }
   if (config.gardener.project !== project) {
-    throw new ConfigError(KIMOPS_YAML, 'gardener.project', `is ${config.gardener.project}, but landscape ${landscape} writes to project ${project}: make them the same`);
+    throw new ConfigError(
+      KIMOPS_YAML,
+      'gardener.project',
+      `is ${config.gardener.project}, but landscape ${landscape} writes to project ${project}: make them the same`,
+    );
   }
 
   // The plan memo: a watching applier's own, read from the plan cache at its first sync; a --once run's from the cache alone.
   const memo = watching?.memo ?? syncMemo();
   const cachePath =
-    options.planCache === false || watching?.planCache === null ? undefined : typeof options.planCache === 'string' ? resolve(options.planCache) : defaultPlanCachePath(repoId(options.repo), garden.server, namespace, config.apply.fieldManager);
-  const cache = watching?.planCache && watching.planCache.path === cachePath ? watching.planCache : cachePath && (await loadPlanCache(cachePath, memo));
+    options.planCache === false || watching?.planCache === null
+      ? undefined
+      : typeof options.planCache === 'string'
+        ? resolve(options.planCache)
+        : defaultPlanCachePath(repoId(options.repo), garden.server, namespace, config.apply.fieldManager);
+  const cache =
+    watching?.planCache && watching.planCache.path === cachePath
+      ? watching.planCache
+      : cachePath && (await loadPlanCache(cachePath, memo));
   const report = await syncCommit({
     repo,
     commit,
@@ -263,16 +359,23 @@ async function sync(options: ApplyOptions, io: CliIo, target: SyncTarget, report
   for (const problem of plan.problems) io.stderr(`${problem.error.message}\n`);
   for (const stuck of report.stuckDeletions) io.stderr(`${stuck}\n`);
   // A Shoot held back by its files or a missing Seed is a failure to report; one waiting for Gardener to finish deleting it is not.
-  const heldBack = plan.problems.length > 0 || plan.entries.some((e) => e.action === 'blocked' && !e.live?.metadata.deletionTimestamp);
+  const heldBack =
+    plan.problems.length > 0 || plan.entries.some((e) => e.action === 'blocked' && !e.live?.metadata.deletionTimestamp);
   if (!result) {
-    io.stdout(planText(plan, namespace, report.orphans, options.shadow ? 'shadow' : 'dry run') + reportTail(report, false));
+    io.stdout(
+      planText(plan, namespace, report.orphans, options.shadow ? 'shadow' : 'dry run') + reportTail(report, false),
+    );
     if (plan.refused) io.stderr(`${plan.refused.message}\n`);
     return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
   io.stdout(resultText(result) + reportTail(report, true));
   const applyReport = report.applyReport;
-  if (applyReport?.outcome === 'written') io.stdout(`apply report ${namespace}/${APPLY_REPORT_NAME} written for the backfiller: ${applyReport.shoots} Shoot(s) with failures\n`);
-  if (applyReport?.outcome === 'failed') io.stderr(`${applyReport.message} (the Runtimes' status misses this sync's failures until a sync writes it)\n`);
+  if (applyReport?.outcome === 'written')
+    io.stdout(
+      `apply report ${namespace}/${APPLY_REPORT_NAME} written for the backfiller: ${applyReport.shoots} Shoot(s) with failures\n`,
+    );
+  if (applyReport?.outcome === 'failed')
+    io.stderr(`${applyReport.message} (the Runtimes' status misses this sync's failures until a sync writes it)\n`);
   if (result.refused) io.stderr(`${result.refused}\n`);
   for (const failed of result.failed) for (const line of failed.lines) io.stderr(`${failed.shoot}: ${line}\n`);
   if (result.unreachable) return EXIT.unavailable;
@@ -290,7 +393,9 @@ function reportTail(report: SyncReport, written: boolean): string {
   }
   if (!written) for (const a of report.annotations) lines.push(`${a.shoot}: would annotate: ${a.line}`);
   const h = report.health;
-  lines.push(`inventory health: ${h.healthy} healthy, ${h.progressing} progressing, ${h.failed} failed, ${h.unknown} unknown`);
+  lines.push(
+    `inventory health: ${h.healthy} healthy, ${h.progressing} progressing, ${h.failed} failed, ${h.unknown} unknown`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -299,7 +404,10 @@ function repoId(repo: string): string {
   return /^[a-z]+:\/\//i.test(repo) ? repo : resolve(repo);
 }
 
-const digestOfKeys = (memo: SyncMemo) => createHash('sha256').update([...memo.plan.keys()].join('\n')).digest('hex');
+const digestOfKeys = (memo: SyncMemo) =>
+  createHash('sha256')
+    .update([...memo.plan.keys()].join('\n'))
+    .digest('hex');
 
 /** The plan cache's entries into `memo` (none when it is missing, unreadable or of other code). */
 async function loadPlanCache(path: string, memo: SyncMemo): Promise<{ path: string; digest: string }> {
@@ -308,13 +416,20 @@ async function loadPlanCache(path: string, memo: SyncMemo): Promise<{ path: stri
 }
 
 /** The memo written to the plan cache when it changed; a cache that cannot be written only costs the next run time. */
-async function savePlanCache(path: string, memo: SyncMemo, last: { path: string; digest: string } | undefined, io: CliIo): Promise<{ path: string; digest: string } | null> {
+async function savePlanCache(
+  path: string,
+  memo: SyncMemo,
+  last: { path: string; digest: string } | undefined,
+  io: CliIo,
+): Promise<{ path: string; digest: string } | null> {
   const digest = digestOfKeys(memo);
   if (last?.path === path && last.digest === digest) return last;
   try {
     await writePlanCache(path, memo.plan);
   } catch (error) {
-    io.stderr(`plan cache ${path} not written (${error instanceof Error ? error.message : String(error)}): the next process plans every Shoot in full; pass --plan-cache <file> somewhere writable, or --no-plan-cache\n`);
+    io.stderr(
+      `plan cache ${path} not written (${error instanceof Error ? error.message : String(error)}): the next process plans every Shoot in full; pass --plan-cache <file> somewhere writable, or --no-plan-cache\n`,
+    );
     return null;
   }
   return { path, digest };
@@ -328,19 +443,36 @@ async function openMain(options: ApplyOptions): Promise<{ repo: LandscapeRepo; r
   return { repo, ref: sync.baseRef };
 }
 
-const PAST: Record<PlanAction, string> = { create: 'created', update: 'configured', 'take-over': 'taken over', delete: 'deleted', unchanged: 'unchanged', blocked: 'blocked', drifted: 'drifted (not corrected)' };
+const PAST: Record<PlanAction, string> = {
+  create: 'created',
+  update: 'configured',
+  'take-over': 'taken over',
+  delete: 'deleted',
+  unchanged: 'unchanged',
+  blocked: 'blocked',
+  drifted: 'drifted (not corrected)',
+};
 
 /** The plan as `flux diff` shows one: an object per line with what would happen, the field paths under it. */
-export function planText(plan: SyncPlan, namespace: string, orphans: readonly KubeObject[] = [], mode: 'dry run' | 'shadow' = 'dry run'): string {
+export function planText(
+  plan: SyncPlan,
+  namespace: string,
+  orphans: readonly KubeObject[] = [],
+  mode: 'dry run' | 'shadow' = 'dry run',
+): string {
   const lines: string[] = [];
   for (const entry of plan.entries) {
     if (entry.action === 'unchanged') continue;
     lines.push(`► Shoot/${namespace}/${entry.shoot} ${PAST[entry.action]}`);
     for (const reason of entry.reasons) lines.push(`    ${reason}`);
     for (const kept of entry.kept ?? []) lines.push(`    kept ${kept.path}: ${kept.why}`);
-    if (entry.action === 'delete') for (const c of entry.companions) lines.push(`    ${c.kind} ${c.name}: delete once the Shoot is gone`);
+    if (entry.action === 'delete')
+      for (const c of entry.companions) lines.push(`    ${c.kind} ${c.name}: delete once the Shoot is gone`);
   }
-  for (const orphan of orphans) lines.push(`► ${orphan.kind}/${namespace}/${orphan.metadata.name} deleted (its Shoot ${orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? ''} is gone)`);
+  for (const orphan of orphans)
+    lines.push(
+      `► ${orphan.kind}/${namespace}/${orphan.metadata.name} deleted (its Shoot ${orphan.metadata.labels?.[COMPANION_OF_LABEL] ?? ''} is gone)`,
+    );
   const c = plan.counts;
   lines.push(
     `${mode} of ${MAIN} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.drifted > 0 ? `${c.drifted} drifted, ` : ''}${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
@@ -352,11 +484,15 @@ export function resultText(result: SyncResult): string {
   const lines: string[] = [];
   for (const outcome of result.applied) for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${line}`);
   for (const outcome of result.skipped) {
-    if (outcome.action === 'blocked' || outcome.action === 'drifted') for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${outcome.action}: ${line}`);
+    if (outcome.action === 'blocked' || outcome.action === 'drifted')
+      for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${outcome.action}: ${line}`);
   }
   for (const cleaned of result.cleaned) lines.push(`deleted ${cleaned}`);
   for (const annotated of result.annotated) lines.push(annotated);
-  if (result.notAttempted > 0) lines.push(`${result.notAttempted} not attempted: the Garden stopped answering; the next sync carries on from there`);
+  if (result.notAttempted > 0)
+    lines.push(
+      `${result.notAttempted} not attempted: the Garden stopped answering; the next sync carries on from there`,
+    );
   const count = (action: PlanAction) => result.skipped.filter((o) => o.action === action).length;
   const at = `${MAIN} at ${result.commit.slice(0, 12)}`;
   lines.push(

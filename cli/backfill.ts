@@ -25,7 +25,12 @@ import {
   verifyGardenNamespace,
   withoutManagedFields,
 } from '../backfiller/backfill.js';
-import { DEFAULT_KCP_NAMESPACE, GARDENER_CLUSTER_API_VERSION, GARDENER_CLUSTER_KIND, rotationPeriodMs } from '../backfiller/kubeconfig.js';
+import {
+  DEFAULT_KCP_NAMESPACE,
+  GARDENER_CLUSTER_API_VERSION,
+  GARDENER_CLUSTER_KIND,
+  rotationPeriodMs,
+} from '../backfiller/kubeconfig.js';
 import { backfillerMetrics, type BackfillerMetrics } from '../backfiller/metrics.js';
 import { DEFAULT_HOST } from '../adapters/webhook/receiver.js';
 import { ConfigError, TransportError } from '../model/errors.js';
@@ -83,21 +88,38 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
   program
     .command('backfill')
     .description("write the Runtimes' status, finalizer and kubeconfig Secret from their Shoots")
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).makeOptionMandatory(),
+    )
     .addOption(new Option('--kcp-kubeconfig <file>', 'the KCP cluster with the Runtimes').makeOptionMandatory())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden with the Shoots').makeOptionMandatory())
     .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
     .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
     .option('--watch', 'keep running: on every Runtime and Shoot change, and a full pass every --interval')
     .option('--interval <seconds>', 'with --watch: a full pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
-    .option('--metrics-port <port>', "with --watch: serve Prometheus metrics at /metrics on this port (KIM's infrastructure_manager_im_runtime_state among them)")
+    .option(
+      '--metrics-port <port>',
+      "with --watch: serve Prometheus metrics at /metrics on this port (KIM's infrastructure_manager_im_runtime_state among them)",
+    )
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
-    .option('--kubeconfig-expiration <duration>', "how long the kubeconfigs Gardener issues are valid (KIM's --kubeconfig-expiration-time; Gardener caps it, 24h by default)", '24h')
-    .option('--minimal-rotation-time <ratio>', "rotate after this share of the expiration (KIM's --minimal-rotation-time)", '0.6')
+    .option(
+      '--kubeconfig-expiration <duration>',
+      "how long the kubeconfigs Gardener issues are valid (KIM's --kubeconfig-expiration-time; Gardener caps it, 24h by default)",
+      '24h',
+    )
+    .option(
+      '--minimal-rotation-time <ratio>',
+      "rotate after this share of the expiration (KIM's --minimal-rotation-time)",
+      '0.6',
+    )
     .addHelpText('after', HELP)
     .action(async (options: BackfillOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
-      if (options.once && options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+      if (options.once && options.metricsPort !== undefined)
+        command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
       setExitCode(options.watch ? await watch(options, io) : await once(options, io));
     });
 }
@@ -121,7 +143,12 @@ async function contextOf(options: BackfillOptions): Promise<BackfillContext> {
 /** KIM's two rotation settings, checked before anything runs. */
 function rotationOf(options: BackfillOptions): { expirationSeconds: number; minimalRotationTime: number } {
   const nanos = parseGoDuration(options.kubeconfigExpiration);
-  if (nanos === undefined || nanos <= 0) throw new ConfigError('--kubeconfig-expiration', '', `${options.kubeconfigExpiration} is not a duration such as 24h or 90m`);
+  if (nanos === undefined || nanos <= 0)
+    throw new ConfigError(
+      '--kubeconfig-expiration',
+      '',
+      `${options.kubeconfigExpiration} is not a duration such as 24h or 90m`,
+    );
   const ratio = Number(options.minimalRotationTime);
   const settings = { expirationSeconds: nanos / 1e9, minimalRotationTime: ratio };
   try {
@@ -129,7 +156,11 @@ function rotationOf(options: BackfillOptions): { expirationSeconds: number; mini
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     const option = /expiration/.test(error.message) ? '--kubeconfig-expiration' : '--minimal-rotation-time';
-    throw new ConfigError(option, '', `${error.message}: pass whole seconds of at least 10m for --kubeconfig-expiration and a ratio in (0, 1] for --minimal-rotation-time`);
+    throw new ConfigError(
+      option,
+      '',
+      `${error.message}: pass whole seconds of at least 10m for --kubeconfig-expiration and a ratio in (0, 1] for --minimal-rotation-time`,
+    );
   }
   return settings;
 }
@@ -177,26 +208,60 @@ function record(metrics: BackfillerMetrics, outcome: RuntimeOutcome): void {
   if (outcome.kubeconfigMetrics) metrics.observedKubeconfig(outcome.kubeconfigMetrics);
 }
 
-async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillContext, intervalMs: number, metrics: BackfillerMetrics): Promise<number> {
+async function watchWith(
+  options: BackfillOptions,
+  io: CliIo,
+  context: BackfillContext,
+  intervalMs: number,
+  metrics: BackfillerMetrics,
+): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   // Each cache keeps what a reconcile reads (without managedFields; of a Shoot, its status and DNS domain).
-  const runtimes = new Informer<RuntimeObject>(context.kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace: options.kcpNamespace, log, transform: withoutManagedFields });
-  const shoots = new Informer<ShootObject>(context.garden, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: context.gardenNamespace, log, transform: compactShootForStatus });
+  const runtimes = new Informer<RuntimeObject>(
+    context.kcp,
+    { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' },
+    { namespace: options.kcpNamespace, log, transform: withoutManagedFields },
+  );
+  const shoots = new Informer<ShootObject>(
+    context.garden,
+    { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' },
+    { namespace: context.gardenNamespace, log, transform: compactShootForStatus },
+  );
   // The applier's report of what it could not do (one ConfigMap): SeedNotFound and refused writes.
-  const applyReports = new Informer<KubeObject>(context.garden, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: context.gardenNamespace, labelSelector: APPLY_REPORT_SELECTOR, log });
+  const applyReports = new Informer<KubeObject>(
+    context.garden,
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    { namespace: context.gardenNamespace, labelSelector: APPLY_REPORT_SELECTOR, log },
+  );
   // The GardenerClusters and kubeconfig Secrets, cached (the Secrets without their kubeconfigs): no GETs per reconcile.
   const kcpNamespace = { namespace: options.kcpNamespace, log };
-  const gardenerClusters = new Informer<GardenerClusterObject>(context.kcp, { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND }, { ...kcpNamespace, transform: withoutManagedFields });
-  const secrets = new Informer<SecretObject>(context.kcp, { apiVersion: 'v1', kind: 'Secret' }, { ...kcpNamespace, labelSelector: KUBECONFIG_SECRET_SELECTOR, transform: compactSecret });
+  const gardenerClusters = new Informer<GardenerClusterObject>(
+    context.kcp,
+    { apiVersion: GARDENER_CLUSTER_API_VERSION, kind: GARDENER_CLUSTER_KIND },
+    { ...kcpNamespace, transform: withoutManagedFields },
+  );
+  const secrets = new Informer<SecretObject>(
+    context.kcp,
+    { apiVersion: 'v1', kind: 'Secret' },
+    { ...kcpNamespace, labelSelector: KUBECONFIG_SECRET_SELECTOR, transform: compactSecret },
+  );
   const caches = [runtimes, shoots, applyReports, gardenerClusters, secrets];
   // A Runtime gone by any way (also a finalizer someone else released) takes its series with it.
   runtimes.onChange((change) => {
-    if (change.type === 'deleted') metrics.released(change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name, `${change.object.metadata.namespace ?? ''}/${change.object.metadata.name}`);
+    if (change.type === 'deleted')
+      metrics.released(
+        change.object.metadata.labels?.['kyma-project.io/runtime-id'] ?? change.object.metadata.name,
+        `${change.object.metadata.namespace ?? ''}/${change.object.metadata.name}`,
+      );
   });
-  const watcher = backfillWatcher(context, { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace }, (outcome) => {
-    record(metrics, outcome);
-    reportOutcome(outcome, io);
-  });
+  const watcher = backfillWatcher(
+    context,
+    { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace },
+    (outcome) => {
+      record(metrics, outcome);
+      reportOutcome(outcome, io);
+    },
+  );
   const stopAll = () => Promise.all(caches.map((cache) => cache.stop()));
   for (const cache of caches) cache.start();
   try {
@@ -208,7 +273,8 @@ async function watchWith(options: BackfillOptions, io: CliIo, context: BackfillC
         const report = await watcher.fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);
         io.stdout(`${passSummary(report)}\n`);
-        if (report.outcomes.some((o) => o.unreachable)) throw new TransportError('KCP or Garden', 'stopped answering during the pass; the next pass carries on');
+        if (report.outcomes.some((o) => o.unreachable))
+          throw new TransportError('KCP or Garden', 'stopped answering during the pass; the next pass carries on');
       },
       intervalMs,
       io,

@@ -51,8 +51,12 @@ export function reportFailure(error: unknown, io: CliIo): number {
   const cause = error instanceof Error ? error.cause : undefined;
   const chain = [error, ...(cause === undefined ? [] : [cause])];
   // A bug's message may quote user input (a path in a file-system error): escaped like the errors' own messages.
-  const detail = chain.map((e) => printableLines(e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\ncaused by: ');
+  const detail = chain
+    .map((e) => printableLines(e instanceof Error ? (e.stack ?? e.message) : String(e)))
+    .join('\ncaused by: ');
   const message = chain.map((e) => printable(e instanceof Error ? e.message : String(e))).join(': ');
-  io.stderr(`error: internal error: ${message}\nThis is a bug in kimops; please report it with the details below.\n${detail}\n`);
+  io.stderr(
+    `error: internal error: ${message}\nThis is a bug in kimops; please report it with the details below.\n${detail}\n`,
+  );
   return EXIT.internal;
 }

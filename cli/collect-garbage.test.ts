@@ -7,7 +7,10 @@ describe('collectGarbage', () => {
     const before = process.memoryUsage().heapUsed;
     // ~100 MB of short-lived objects, as a pass over many Shoots leaves behind (made and dropped in a function).
     const withGarbage = (() => {
-      const pass = Array.from({ length: 200_000 }, (_, i) => ({ name: `shoot-${i}`, spec: { values: Array.from({ length: 20 }, (_, j) => j * i) } }));
+      const pass = Array.from({ length: 200_000 }, (_, i) => ({
+        name: `shoot-${i}`,
+        spec: { values: Array.from({ length: 20 }, (_, j) => j * i) },
+      }));
       return pass.length > 0 ? process.memoryUsage().heapUsed : 0;
     })();
     collectGarbage();

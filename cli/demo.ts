@@ -21,7 +21,9 @@ type Run = (argv: string[]) => Promise<number>;
 export function registerDemo(program: Command, io: CliIo, run: Run, setExitCode: (code: number) => void): void {
   program
     .command('demo')
-    .description('the whole generator on the embedded default, in a temp folder: init, generate, change a Runtime, show its PR')
+    .description(
+      'the whole generator on the embedded default, in a temp folder: init, generate, change a Runtime, show its PR',
+    )
     .option('--dir <dir>', 'work here instead of a new temp folder')
     .action(async (options: { dir?: string }) => {
       setExitCode(await demo(options.dir ?? (await mkdtemp(join(tmpdir(), 'kimops-demo-'))), io, run));
@@ -38,8 +40,12 @@ async function demo(dir: string, io: CliIo, run: Run): Promise<number> {
 
   step('2/4 the bundled KEB Runtimes (one per plan) → one PR per Shoot; creates auto-merge per kimops.yaml');
   const { runtimes: examples } = await readRuntimes(EXAMPLES);
-  await writeFiles(runtimes, examples.map(({ source, runtime }) => ({ path: source.slice(EXAMPLES.length), content: toCanonicalYaml(runtime) })));
-  if ((await run(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', repo, '--once'])) !== EXIT.ok) return EXIT.internal;
+  await writeFiles(
+    runtimes,
+    examples.map(({ source, runtime }) => ({ path: source.slice(EXAMPLES.length), content: toCanonicalYaml(runtime) })),
+  );
+  if ((await run(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', repo, '--once'])) !== EXIT.ok)
+    return EXIT.internal;
 
   step(`3/4 KEB raises the worker maximum of ${CHANGED_RUNTIME} → an update PR`);
   const changed = examples.find(({ source }) => source.endsWith(CHANGED_RUNTIME));
@@ -48,7 +54,8 @@ async function demo(dir: string, io: CliIo, run: Run): Promise<number> {
   worker.maximum += 5;
   changed.runtime.metadata.generation = (changed.runtime.metadata.generation ?? 0) + 1;
   await writeFiles(runtimes, [{ path: CHANGED_RUNTIME, content: toCanonicalYaml(changed.runtime) }]);
-  if ((await run(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', repo, '--once'])) !== EXIT.ok) return EXIT.internal;
+  if ((await run(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', repo, '--once'])) !== EXIT.ok)
+    return EXIT.internal;
 
   step('4/4 the update PR as a reviewer sees it');
   const last = examples.length + 1; // the PRs so far: one create per Runtime, then this update

@@ -19,7 +19,13 @@ import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
 import { intervalMsOf, runUntilStopped } from './until-stopped.js';
-import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, openLandscapeTarget, type ForgeKind } from './landscape-target.js';
+import {
+  GIT_TOKEN_ENV,
+  GITHUB_APP_ENV,
+  GITHUB_TOKEN_ENV,
+  openLandscapeTarget,
+  type ForgeKind,
+} from './landscape-target.js';
 import { GITHUB_API } from '../adapters/forge/github.js';
 import { printableLines } from '../model/printable.js';
 
@@ -87,13 +93,32 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
   program
     .command('generate')
     .description('propose the rendered Shoots as pull requests on the landscape repo')
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
-    .addOption(new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').conflicts('kcpKubeconfig'))
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').conflicts(
+        'kcpKubeconfig',
+      ),
+    )
     .option('--kcp-kubeconfig <file>', 'read the Runtimes from this KCP cluster')
     .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
     .option('--garden-kubeconfig <file>', 'read live Shoots from this Garden (read only) for update-mode renders')
-    .addOption(new Option('--repo <dir|url>', 'the landscape repo: a bare repository made by kimops init, or its https URL').makeOptionMandatory())
-    .addOption(new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices(['local', 'github']))
+    .addOption(
+      new Option(
+        '--repo <dir|url>',
+        'the landscape repo: a bare repository made by kimops init, or its https URL',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices([
+        'local',
+        'github',
+      ]),
+    )
     .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
     .option('--github-api-url <url>', `the GitHub API (GitHub Enterprise: https://<host>/api/v3)`, GITHUB_API)
     .option('--github-repo <owner/name>', "the repository on GitHub (default: the URL's last two path segments)")
@@ -104,15 +129,23 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
     .addHelpText('after', HELP)
     .action(async (options: GenerateOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
-      if (!options.runtimes && !options.kcpKubeconfig) command.error('error: pass --runtimes <dir> or --kcp-kubeconfig <file>', { exitCode: EXIT.usage });
+      if (!options.runtimes && !options.kcpKubeconfig)
+        command.error('error: pass --runtimes <dir> or --kcp-kubeconfig <file>', { exitCode: EXIT.usage });
       setExitCode(await run(options, io));
     });
 }
 
 async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const allowMassDeletion = options.allowMassDeletion === undefined ? undefined : Number(options.allowMassDeletion);
-  if (allowMassDeletion !== undefined && (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))) {
-    throw new ConfigError('--allow-mass-deletion', '', `${options.allowMassDeletion} is not a number of Shoots (0 or more)`);
+  if (
+    allowMassDeletion !== undefined &&
+    (!/^\d+$/.test(options.allowMassDeletion ?? '') || !Number.isSafeInteger(allowMassDeletion))
+  ) {
+    throw new ConfigError(
+      '--allow-mass-deletion',
+      '',
+      `${options.allowMassDeletion} is not a number of Shoots (0 or more)`,
+    );
   }
   const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
@@ -122,7 +155,10 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
   const target = await openLandscapeTarget(options, log);
   const watch = options.watch === true;
   const runtimes = runtimeSource(options, watch, io);
-  const gardenClient = options.gardenKubeconfig === undefined ? undefined : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  const gardenClient =
+    options.gardenKubeconfig === undefined
+      ? undefined
+      : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, io);
   const validation = await policySource(landscape, gardenClient);
   const memo = new RenderMemo();
@@ -143,14 +179,22 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
       log,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     });
-    await runtimes.report(runtimeFactWrites(inputs.map((input) => input.runtime), result));
+    await runtimes.report(
+      runtimeFactWrites(
+        inputs.map((input) => input.runtime),
+        result,
+      ),
+    );
     for (const failure of result.failures) io.stderr(`${printableLines(failure.message)}\n`);
-    for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
+    for (const bug of result.bugs)
+      reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
     if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
     for (const refused of result.refused) io.stderr(`${refused.branch}: the forge refused it: ${refused.message}\n`);
     log(summary(result));
     if (result.bugs.length > 0) return EXIT.internal;
-    return errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused ? EXIT.conversionFailed : EXIT.ok;
+    return errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused
+      ? EXIT.conversionFailed
+      : EXIT.ok;
   };
 
   try {
@@ -168,7 +212,6 @@ async function run(options: GenerateOptions, io: CliIo): Promise<number> {
     await Promise.all([runtimes.stop(), garden?.stop()]);
   }
 }
-
 
 interface RuntimeSource {
   /** The Runtimes now, and the ones that could not be read (one line each). */
@@ -198,16 +241,31 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
   }
   const namespace = options.kcpNamespace;
   const kcp = KubeClient.fromKubeconfigOption(options.kcpKubeconfig as string, '--kcp-kubeconfig');
-  const source = objectSource<KubeObject & Runtime>(kcp, { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' }, { namespace, watch, log: (line) => io.stderr(`${line}\n`) });
+  const source = objectSource<KubeObject & Runtime>(
+    kcp,
+    { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' },
+    { namespace, watch, log: (line) => io.stderr(`${line}\n`) },
+  );
   return {
-    read: async () => ({ inputs: (await source.items()).map((runtime) => ({ source: `kcp ${namespace}/${runtime.metadata.name}`, runtime })), errors: [] }),
+    read: async () => ({
+      inputs: (await source.items()).map((runtime) => ({
+        source: `kcp ${namespace}/${runtime.metadata.name}`,
+        runtime,
+      })),
+      errors: [],
+    }),
     report: async (writes) => {
       let unreachable: string | undefined;
       await mapInParallel(writes, REPORT_LANES, async ({ runtime, value }) => {
         // A KCP that stopped answering gets no more of them: the next pass writes what is left.
         if (unreachable !== undefined) return;
         // A merge patch of the one annotation: no resourceVersion, so it never conflicts with KEB's or the backfiller's writes.
-        const ref = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime', namespace: runtime.metadata.namespace, name: runtime.metadata.name };
+        const ref = {
+          apiVersion: RUNTIME_API_VERSION,
+          kind: 'Runtime',
+          namespace: runtime.metadata.namespace,
+          name: runtime.metadata.name,
+        };
         const written = await kcp.patch(ref, { metadata: { annotations: { [PIPELINE_ANNOTATION]: value } } });
         if (!written.ok && written.status === 0) {
           unreachable = describeFailure(written);
@@ -215,10 +273,15 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
         }
         // A Runtime deleted meanwhile has nothing to report to; any other failure is the next pass's to retry.
         if (!written.ok && written.status !== 404) {
-          io.stderr(`runtime ${runtimeRef(runtime)}: could not write ${PIPELINE_ANNOTATION} (its status misses this pass's facts): ${describeFailure(written)} — ${written.status === 403 ? "grant the --kcp-kubeconfig identity patch on runtimes.infrastructuremanager.kyma-project.io" : fixFor(written.status, 'runtimes')}\n`);
+          io.stderr(
+            `runtime ${runtimeRef(runtime)}: could not write ${PIPELINE_ANNOTATION} (its status misses this pass's facts): ${describeFailure(written)} — ${written.status === 403 ? 'grant the --kcp-kubeconfig identity patch on runtimes.infrastructuremanager.kyma-project.io' : fixFor(written.status, 'runtimes')}\n`,
+          );
         }
       });
-      if (unreachable !== undefined) io.stderr(`the Runtimes' ${PIPELINE_ANNOTATION} annotations were not all written: ${unreachable}; the next pass writes them\n`);
+      if (unreachable !== undefined)
+        io.stderr(
+          `the Runtimes' ${PIPELINE_ANNOTATION} annotations were not all written: ${unreachable}; the next pass writes them\n`,
+        );
     },
     onChange: (listener) => source.onChange(listener),
     stop: () => source.stop(),
@@ -226,12 +289,21 @@ function runtimeSource(options: GenerateOptions, watch: boolean, io: CliIo): Run
 }
 
 /** The Garden's Shoots of the landscape's project; never triggers a pass (their status changes constantly). */
-function gardenSource(client: KubeClient, settings: ConversionSettings, watch: boolean, io: CliIo): ObjectSource<KubeObject & Shoot> {
+function gardenSource(
+  client: KubeClient,
+  settings: ConversionSettings,
+  watch: boolean,
+  io: CliIo,
+): ObjectSource<KubeObject & Shoot> {
   const project = settings.config.gardener?.projectName;
-  if (!project) throw new ConfigError('--landscape', 'gardener.project', 'is needed to read live Shoots from the Garden');
-  return objectSource<KubeObject & Shoot>(client, { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' }, { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) });
+  if (!project)
+    throw new ConfigError('--landscape', 'gardener.project', 'is needed to read live Shoots from the Garden');
+  return objectSource<KubeObject & Shoot>(
+    client,
+    { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' },
+    { namespace: `garden-${project}`, watch, log: (line) => io.stderr(`${line}\n`) },
+  );
 }
-
 
 function summary(result: GenerateResult): string {
   const count = (action: string) => result.proposed.filter((p) => p.action === action).length;
@@ -240,7 +312,11 @@ function summary(result: GenerateResult): string {
     `${result.unchanged} unchanged`,
     `${result.closed.length} closed`,
     ...(result.leftOpen.length > 0 ? [`${result.leftOpen.length} left open`] : []),
-    ...(result.rollout ? [`rollout ${result.rollout.name}: #${result.rollout.pr} with ${result.rollout.shoots} shoots, ${result.rollout.later} in later waves`] : []),
+    ...(result.rollout
+      ? [
+          `rollout ${result.rollout.name}: #${result.rollout.pr} with ${result.rollout.shoots} shoots, ${result.rollout.later} in later waves`,
+        ]
+      : []),
     ...(result.deprovisioning?.later ? [`${result.deprovisioning.later} deprovisionings in later passes`] : []),
     ...(result.suspended.length > 0 ? [`${result.suspended.length} suspended`] : []),
     ...(result.refused.length > 0 ? [`${result.refused.length} refused by the forge`] : []),

@@ -13,9 +13,9 @@ import { kimops } from '../test/helpers/cli.js';
 
 const dir = useTempDir('init');
 
-
 /** The git CLI, only in tests: it checks the repo kimops wrote is one git itself reads. */
-const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const git = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 
 const devLandscape = () => readFile(new URL('../landscapes/dev/landscape.yaml', import.meta.url), 'utf8');
 
@@ -33,17 +33,26 @@ describe('kimops init', () => {
     expect(git(target, 'rev-parse', '--is-bare-repository').trim()).toBe('true');
     expect(git(target, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
     expect(git(target, 'rev-list', '--count', 'main').trim()).toBe('1');
-    expect(git(target, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', 'main').trim()).toBe('kimops <kimops@localhost>|kimops <kimops@localhost>');
+    expect(git(target, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', 'main').trim()).toBe(
+      'kimops <kimops@localhost>|kimops <kimops@localhost>',
+    );
     git(target, 'fsck', '--strict');
 
     const config = parseKimopsConfig(git(target, 'show', 'main:kimops.yaml'));
-    expect(config).toMatchObject({ landscape: 'dev', gardener: { project: 'kyma-dev' }, policySet: 'default', drift: 'report' });
+    expect(config).toMatchObject({
+      landscape: 'dev',
+      gardener: { project: 'kyma-dev' },
+      policySet: 'default',
+      drift: 'report',
+    });
 
     const readme = git(target, 'show', 'main:README.md');
     expect(readme).toContain('# Landscape repo: dev');
     expect(readme).not.toMatch(/\{\{(landscape|project)\}\}/);
     // GitHub Actions' own expressions are not placeholders of the template.
-    expect(git(target, 'show', 'main:.github/workflows/validate.yml')).toContain('--base origin/${{ github.base_ref }} --output github');
+    expect(git(target, 'show', 'main:.github/workflows/validate.yml')).toContain(
+      '--base origin/${{ github.base_ref }} --output github',
+    );
     expect(git(target, 'show', 'main:CODEOWNERS')).toContain('* @kyma-project/kcp-sre');
   });
 
@@ -52,12 +61,18 @@ describe('kimops init', () => {
   });
 
   it('fills in a landscape given as a folder', async () => {
-    await dir.write('lab/landscape.yaml', (await devLandscape()).replace('name: dev', 'name: lab').replace('project: kyma-dev', 'project: kyma-lab'));
+    await dir.write(
+      'lab/landscape.yaml',
+      (await devLandscape()).replace('name: dev', 'name: lab').replace('project: kyma-dev', 'project: kyma-lab'),
+    );
     const target = join(dir.path, 'lab.git');
     const { code, stdout } = await kimops(['init', '--landscape', join(dir.path, 'lab'), target]);
     expect(code).toBe(0);
     expect(stdout).toContain('for landscape lab, Gardener project kyma-lab');
-    expect(parseKimopsConfig(git(target, 'show', 'main:kimops.yaml'))).toMatchObject({ landscape: 'lab', gardener: { project: 'kyma-lab' } });
+    expect(parseKimopsConfig(git(target, 'show', 'main:kimops.yaml'))).toMatchObject({
+      landscape: 'lab',
+      gardener: { project: 'kyma-lab' },
+    });
   });
 
   it('accepts an empty folder and an empty bare repo', async () => {
@@ -76,7 +91,9 @@ describe('kimops init', () => {
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=master', bare]);
     const { code, stderr } = await kimops(['init', '--landscape', 'dev', bare]);
     expect(code).toBe(0);
-    expect(stderr).toBe(`note: HEAD of ${bare} is "ref: refs/heads/master", not main; for clones to check out main run:\n  git --git-dir ${bare} symbolic-ref HEAD refs/heads/main\n`);
+    expect(stderr).toBe(
+      `note: HEAD of ${bare} is "ref: refs/heads/master", not main; for clones to check out main run:\n  git --git-dir ${bare} symbolic-ref HEAD refs/heads/main\n`,
+    );
     expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
   });
 
@@ -88,16 +105,32 @@ describe('kimops init', () => {
     const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', target]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(new RegExp(`^error: <dir>: ${target} already has commits on main \\(${head.slice(0, 12)}\\); kimops init only creates new landscape repos\\n$`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `^error: <dir>: ${target} already has commits on main \\(${head.slice(0, 12)}\\); kimops init only creates new landscape repos\\n$`,
+      ),
+    );
     expect(git(target, 'rev-parse', 'main').trim()).toBe(head);
   });
 
   it.each([
-    ['an unknown landscape', ['--landscape', 'nowhere', 'DIR'], /^error: --landscape: no landscape "nowhere" ships with kimops/],
+    [
+      'an unknown landscape',
+      ['--landscape', 'nowhere', 'DIR'],
+      /^error: --landscape: no landscape "nowhere" ships with kimops/,
+    ],
     ['a missing --landscape', ['DIR'], /required option '--landscape <name\|dir>' not specified/],
     ['a missing <dir>', ['--landscape', 'dev'], /missing required argument 'dir\|url'/],
-    ['an ssh URL', ['--landscape', 'dev', 'ssh://git@github.com/acme/landscape-dev.git'], /^error: <url>: ssh:\/\/github.com\/acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported; pass the https URL/],
-    ['an scp-like URL', ['--landscape', 'dev', 'git@github.com:acme/landscape-dev.git'], /^error: <url>: git@github.com:acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported/],
+    [
+      'an ssh URL',
+      ['--landscape', 'dev', 'ssh://git@github.com/acme/landscape-dev.git'],
+      /^error: <url>: ssh:\/\/github.com\/acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported; pass the https URL/,
+    ],
+    [
+      'an scp-like URL',
+      ['--landscape', 'dev', 'git@github.com:acme/landscape-dev.git'],
+      /^error: <url>: git@github.com:acme\/landscape-dev.git: only local paths and http\(s\) URLs are supported/,
+    ],
   ])('%s exits 2 and creates nothing', async (_, args, message) => {
     const target = join(dir.path, 'repo.git');
     const { code, stdout, stderr } = await kimops(['init', ...args.map((a) => (a === 'DIR' ? target : a))]);
@@ -125,7 +158,10 @@ describe('kimops init', () => {
   it('refuses an invalid landscape before writing anything', async () => {
     const folder = join(dir.path, 'long');
     await mkdir(folder);
-    await writeFile(join(folder, 'landscape.yaml'), (await devLandscape()).replace('project: kyma-dev', 'project: far-too-long-project'));
+    await writeFile(
+      join(folder, 'landscape.yaml'),
+      (await devLandscape()).replace('project: kyma-dev', 'project: far-too-long-project'),
+    );
     const target = join(dir.path, 'long.git');
     const { code, stderr } = await kimops(['init', '--landscape', folder, target]);
     expect(code).toBe(2);
@@ -171,11 +207,19 @@ describe('kimops init <url>', () => {
 
     const clone = join(dir.path, 'clone');
     // Asynchronously: the git server runs in this process and must keep answering while git clones.
-    await promisify(execFile)('git', ['clone', '--quiet', url.replace('http://', `http://x-access-token:${TOKEN}@`), clone]);
+    await promisify(execFile)('git', [
+      'clone',
+      '--quiet',
+      url.replace('http://', `http://x-access-token:${TOKEN}@`),
+      clone,
+    ]);
     const inClone = (...args: string[]) => execFileSync('git', ['-C', clone, ...args], { encoding: 'utf8' }).trim();
     expect(inClone('rev-parse', 'HEAD')).toBe(pushed);
     expect(inClone('ls-files').split('\n')).toEqual(TEMPLATE_FILES);
-    expect(parseKimopsConfig(await readFile(join(clone, 'kimops.yaml'), 'utf8'))).toMatchObject({ landscape: 'dev', gardener: { project: 'kyma-dev' } });
+    expect(parseKimopsConfig(await readFile(join(clone, 'kimops.yaml'), 'utf8'))).toMatchObject({
+      landscape: 'dev',
+      gardener: { project: 'kyma-dev' },
+    });
     git(remoteGitdir(), 'fsck', '--strict');
   });
 
@@ -198,7 +242,9 @@ describe('kimops init <url>', () => {
     const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', url]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`error: <url>: ${url} already has a main branch (${head.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL\n`);
+    expect(stderr).toBe(
+      `error: <url>: ${url} already has a main branch (${head.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL\n`,
+    );
     expect(git(remoteGitdir(), 'rev-parse', 'main').trim()).toBe(head);
   });
 
@@ -210,9 +256,19 @@ describe('kimops init <url>', () => {
   });
 
   it.each([
-    ['a wrong token', () => vi.stubEnv('KIMOPS_GIT_TOKEN', 'wrong-token-0815'), () => url, /HTTP 401.*check the token.*; kimops reads the token from KIMOPS_GIT_TOKEN \(or GITHUB_TOKEN\)/],
+    [
+      'a wrong token',
+      () => vi.stubEnv('KIMOPS_GIT_TOKEN', 'wrong-token-0815'),
+      () => url,
+      /HTTP 401.*check the token.*; kimops reads the token from KIMOPS_GIT_TOKEN \(or GITHUB_TOKEN\)/,
+    ],
     ['no token', () => vi.stubEnv('KIMOPS_GIT_TOKEN', ''), () => url, /HTTP 401.*KIMOPS_GIT_TOKEN \(or GITHUB_TOKEN\)/],
-    ['a missing repository', () => undefined, () => `${server.url}/nowhere.git`, /nowhere\.git.*no repository at this URL \(HTTP 404\); check the URL/],
+    [
+      'a missing repository',
+      () => undefined,
+      () => `${server.url}/nowhere.git`,
+      /nowhere\.git.*no repository at this URL \(HTTP 404\); check the URL/,
+    ],
     ['a stopped server', stopServer, () => url, /check the URL, the network and that the server runs/],
   ])('%s exits 2 with a message naming the URL and the fix, never the token', async (_, arrange, target, message) => {
     await arrange();

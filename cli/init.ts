@@ -18,13 +18,11 @@ import { DEFAULT_COMMIT_AUTHOR, KIMOPS_YAML, parseKimopsConfig } from '../model/
 import { EXIT, type CliIo } from './cli-io.js';
 import { gitAuthFromEnv, GIT_TOKEN_ENV, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
-
 const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
 
 interface InitOptions {
   landscape: string;
 }
-
 
 const HELP = `
 Makes one commit on ${DEFAULT_BRANCH}: the landscape-repo template (README.md for reviewers, kimops.yaml,
@@ -51,9 +49,19 @@ Examples:
 export function registerInit(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('init')
-    .description('create a landscape repo (a local bare repository, or pushed to an empty remote one) from the kimops template')
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
-    .argument('<dir|url>', 'where to create the repository: a local path, or the http(s) URL of an empty remote repository')
+    .description(
+      'create a landscape repo (a local bare repository, or pushed to an empty remote one) from the kimops template',
+    )
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).makeOptionMandatory(),
+    )
+    .argument(
+      '<dir|url>',
+      'where to create the repository: a local path, or the http(s) URL of an empty remote repository',
+    )
     .addHelpText('after', HELP)
     .action(async (target: string, options: InitOptions) => {
       setExitCode(await init(target, options, io));
@@ -79,12 +87,18 @@ async function initLocal(dir: string, landscape: Landscape, files: Map<string, s
   } catch (error) {
     const reason = writeProblemReason(error);
     if (reason === undefined) throw error;
-    throw new ConfigError('<dir>', '', `${dir} cannot be written (${reason}) — pass a folder you may write to; remove what was made there first`);
+    throw new ConfigError(
+      '<dir>',
+      '',
+      `${dir} cannot be written (${reason}) — pass a folder you may write to; remove what was made there first`,
+    );
   }
   report(io, `${dir} (bare)`, dir, landscape, files, oid);
   if (existingHead !== undefined && existingHead !== `ref: refs/heads/${DEFAULT_BRANCH}`) {
     // A repo made by `git init --bare` elsewhere may name another default branch; clones check out HEAD.
-    io.stderr(`note: HEAD of ${dir} is "${existingHead}", not ${DEFAULT_BRANCH}; for clones to check out ${DEFAULT_BRANCH} run:\n  git --git-dir ${dir} symbolic-ref HEAD refs/heads/${DEFAULT_BRANCH}\n`);
+    io.stderr(
+      `note: HEAD of ${dir} is "${existingHead}", not ${DEFAULT_BRANCH}; for clones to check out ${DEFAULT_BRANCH} run:\n  git --git-dir ${dir} symbolic-ref HEAD refs/heads/${DEFAULT_BRANCH}\n`,
+    );
   }
   return EXIT.ok;
 }
@@ -100,7 +114,12 @@ async function initRemote(url: string, landscape: Landscape, files: Map<string, 
     const pushed = await repo.push(url, DEFAULT_BRANCH, auth === undefined ? {} : { auth });
     if (!pushed.ok) {
       // Without force, a main created since the check (our commit has no parent) ends here, not overwritten.
-      if (pushed.reason === 'rejected') throw new ConfigError('<url>', '', `${redacted(url)} got a ${DEFAULT_BRANCH} branch while kimops init ran; kimops init only creates new landscape repos`);
+      if (pushed.reason === 'rejected')
+        throw new ConfigError(
+          '<url>',
+          '',
+          `${redacted(url)} got a ${DEFAULT_BRANCH} branch while kimops init ran; kimops init only creates new landscape repos`,
+        );
       throw remoteError(pushed, AUTH_HINT);
     }
     report(io, redacted(url), redacted(url), landscape, files, oid);
@@ -119,7 +138,11 @@ async function templateFiles(landscape: Landscape): Promise<Map<string, string>>
   return files;
 }
 
-async function initialCommit(repo: LandscapeRepo, landscape: Landscape, files: Map<string, string>): Promise<string | undefined> {
+async function initialCommit(
+  repo: LandscapeRepo,
+  landscape: Landscape,
+  files: Map<string, string>,
+): Promise<string | undefined> {
   const { oid } = await repo.commitFiles({
     branch: DEFAULT_BRANCH,
     files,
@@ -130,8 +153,17 @@ async function initialCommit(repo: LandscapeRepo, landscape: Landscape, files: M
   return oid;
 }
 
-function report(io: CliIo, what: string, cloneFrom: string, landscape: Landscape, files: Map<string, string>, oid: string | undefined): void {
-  io.stdout(`created landscape repo ${what} for landscape ${landscape.name}, Gardener project ${landscape.gardener.project}\n`);
+function report(
+  io: CliIo,
+  what: string,
+  cloneFrom: string,
+  landscape: Landscape,
+  files: Map<string, string>,
+  oid: string | undefined,
+): void {
+  io.stdout(
+    `created landscape repo ${what} for landscape ${landscape.name}, Gardener project ${landscape.gardener.project}\n`,
+  );
   io.stdout(`commit ${oid ?? '?'} on ${DEFAULT_BRANCH} with ${files.size} files:\n`);
   for (const path of [...files.keys()].sort()) io.stdout(`  ${path}\n`);
   io.stdout(`\nclone it with:\n  git clone ${cloneFrom}\n`);

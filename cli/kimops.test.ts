@@ -7,19 +7,26 @@ import { EXIT, reportFailure } from './cli-io.js';
 describe('reportFailure', () => {
   const capture = () => {
     let stderr = '';
-    return { io: { stdout: () => undefined, stderr: (text: string) => void (stderr += text), readStdin: async () => '' }, stderr: () => stderr };
+    return {
+      io: { stdout: () => undefined, stderr: (text: string) => void (stderr += text), readStdin: async () => '' },
+      stderr: () => stderr,
+    };
   };
 
   it('prints a user error as one line and exits 2', () => {
     const { io, stderr } = capture();
-    expect(reportFailure(new ConfigError('landscape.yaml', 'gardener.project', 'is required; add it'), io)).toBe(EXIT.usage);
+    expect(reportFailure(new ConfigError('landscape.yaml', 'gardener.project', 'is required; add it'), io)).toBe(
+      EXIT.usage,
+    );
     expect(stderr()).toBe('error: landscape.yaml: gardener.project: is required; add it\n');
   });
 
   it('calls anything else a bug, with the stack for the report, and exits 70', () => {
     const { io, stderr } = capture();
     expect(reportFailure(new TypeError('x is undefined'), io)).toBe(EXIT.internal);
-    expect(stderr()).toMatch(/^error: internal error: x is undefined\nThis is a bug in kimops; please report it with the details below\.\nTypeError: x is undefined\n\s+at /);
+    expect(stderr()).toMatch(
+      /^error: internal error: x is undefined\nThis is a bug in kimops; please report it with the details below\.\nTypeError: x is undefined\n\s+at /,
+    );
   });
 
   it('names the Runtime and the cause of a bug met while rendering one', () => {

@@ -38,9 +38,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   registerApply(program, io, (code) => (exitCode = code));
   registerBackfill(program, io, (code) => (exitCode = code));
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.
-  registerDemo(program, io, (argv) => main(argv, io), (code) => {
-    exitCode = code;
-  });
+  registerDemo(
+    program,
+    io,
+    (argv) => main(argv, io),
+    (code) => {
+      exitCode = code;
+    },
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

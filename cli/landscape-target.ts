@@ -19,7 +19,11 @@ import type { LandscapeRemote } from '../generator/branch-sync.js';
 export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
 /** The GitHub API token; a GitHub App instead when its three variables are set. */
 export const GITHUB_TOKEN_ENV = ['GITHUB_TOKEN', 'KIMOPS_GIT_TOKEN'] as const;
-export const GITHUB_APP_ENV = { id: 'KIMOPS_GITHUB_APP_ID', privateKeyFile: 'KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE', installationId: 'KIMOPS_GITHUB_APP_INSTALLATION_ID' } as const;
+export const GITHUB_APP_ENV = {
+  id: 'KIMOPS_GITHUB_APP_ID',
+  privateKeyFile: 'KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE',
+  installationId: 'KIMOPS_GITHUB_APP_INSTALLATION_ID',
+} as const;
 
 export type ForgeKind = 'local' | 'github';
 
@@ -45,7 +49,11 @@ export function isHttpUrl(target: string): boolean {
 export function refuseOtherUrls(target: string, option: string): void {
   if (isHttpUrl(target)) return;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target) || /^[^/\\:]+@[^/\\:]+:/.test(target)) {
-    throw new ConfigError(option, '', `${redacted(target)}: only local paths and http(s) URLs are supported; pass the https URL of the same repository`);
+    throw new ConfigError(
+      option,
+      '',
+      `${redacted(target)}: only local paths and http(s) URLs are supported; pass the https URL of the same repository`,
+    );
   }
 }
 
@@ -58,28 +66,52 @@ export function gitAuthFromEnv(): RemoteAuth | undefined {
  * The landscape repo alone, for commands that only read it (apply): a local bare repository, or an
  * https URL's cache (the same folder generate uses) with git credentials from the environment.
  */
-export async function openLandscapeRepo(options: Pick<TargetOptions, 'repo' | 'cacheDir'>): Promise<{ repo: LandscapeRepo; remote?: LandscapeRemote }> {
+export async function openLandscapeRepo(
+  options: Pick<TargetOptions, 'repo' | 'cacheDir'>,
+): Promise<{ repo: LandscapeRepo; remote?: LandscapeRemote }> {
   refuseOtherUrls(options.repo, '--repo');
   if (!isHttpUrl(options.repo)) {
     const gitdir = resolve(options.repo);
     // LandscapeRepo.open would create a missing repo; a typo must not.
-    if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${options.repo} is not a bare git repository; create it with kimops init`);
+    if (!existsSync(`${gitdir}/HEAD`))
+      throw new ConfigError('--repo', '', `${options.repo} is not a bare git repository; create it with kimops init`);
     return { repo: await LandscapeRepo.open(gitdir) };
   }
   const auth = gitAuthFromEnv();
-  return { repo: await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(options.repo)), remote: { url: options.repo, ...(auth && { auth }) } };
+  return {
+    repo: await LandscapeRepo.open(options.cacheDir ? resolve(options.cacheDir) : defaultCacheDir(options.repo)),
+    remote: { url: options.repo, ...(auth && { auth }) },
+  };
 }
 
-export async function openLandscapeTarget(options: TargetOptions, log: (line: string) => void): Promise<LandscapeTarget> {
+export async function openLandscapeTarget(
+  options: TargetOptions,
+  log: (line: string) => void,
+): Promise<LandscapeTarget> {
   const remote = isHttpUrl(options.repo);
   const kind = options.forge ?? (remote ? 'github' : 'local');
-  if (!remote && kind !== 'local') throw new ConfigError('--forge', '', `${kind} reviews a remote repository; pass its https URL as --repo, or --forge local for ${options.repo}`);
-  if (remote && kind !== 'github') throw new ConfigError('--forge', '', 'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one');
+  if (!remote && kind !== 'local')
+    throw new ConfigError(
+      '--forge',
+      '',
+      `${kind} reviews a remote repository; pass its https URL as --repo, or --forge local for ${options.repo}`,
+    );
+  if (remote && kind !== 'github')
+    throw new ConfigError(
+      '--forge',
+      '',
+      'the local forge keeps its pull requests in a repository on this machine; pass a local path as --repo, or --forge github for a remote one',
+    );
   const { repo, remote: target } = await openLandscapeRepo(options);
   if (!target) return { repo, forge: localForge(repo) };
   // withRetries is the one retry layer: octokit's own would repeat a POST whose answer was lost (a
   // second PR attempt); its throttling stays on, spacing writes as GitHub asks.
-  const github = { ...githubRepoOf(target.url, options.githubRepo), baseUrl: options.githubApiUrl ?? GITHUB_API, auth: githubAuthFromEnv(), retry: false };
+  const github = {
+    ...githubRepoOf(target.url, options.githubRepo),
+    baseUrl: options.githubApiUrl ?? GITHUB_API,
+    auth: githubAuthFromEnv(),
+    retry: false,
+  };
   // A git token of its own wins; otherwise git uses the API's credentials (an App's installation token).
   const auth = target.auth ?? { token: await githubGitToken(github) };
   const forge = withRetries(await githubForge(github), { log: (event) => log(event.message) });
@@ -94,9 +126,21 @@ function defaultCacheDir(url: string): string {
 
 /** `owner/name` from --github-repo, else the URL's last two path segments (https://github.com/acme/landscape-dev.git). */
 function githubRepoOf(url: string, given: string | undefined): { owner: string; repo: string } {
-  const [owner, repo] = (given ?? new URL(url).pathname.replace(/\.git$/, '').split('/').filter(Boolean).slice(-2).join('/')).split('/');
+  const [owner, repo] = (
+    given ??
+    new URL(url).pathname
+      .replace(/\.git$/, '')
+      .split('/')
+      .filter(Boolean)
+      .slice(-2)
+      .join('/')
+  ).split('/');
   if (!owner || !repo || (given !== undefined && given.split('/').length !== 2)) {
-    throw new ConfigError('--github-repo', '', `cannot tell the GitHub repository from ${given ?? redacted(url)}; pass --github-repo <owner>/<name>`);
+    throw new ConfigError(
+      '--github-repo',
+      '',
+      `cannot tell the GitHub repository from ${given ?? redacted(url)}; pass --github-repo <owner>/<name>`,
+    );
   }
   return { owner, repo };
 }
@@ -107,13 +151,21 @@ function githubAuthFromEnv(): GitHubAuth {
     const keyFile = process.env[GITHUB_APP_ENV.privateKeyFile];
     const installationId = Number(process.env[GITHUB_APP_ENV.installationId]);
     if (!keyFile || !existsSync(keyFile) || !Number.isInteger(installationId)) {
-      throw new ConfigError(GITHUB_APP_ENV.id, '', `a GitHub App also needs ${GITHUB_APP_ENV.privateKeyFile} (a readable PEM file) and ${GITHUB_APP_ENV.installationId} (a number)`);
+      throw new ConfigError(
+        GITHUB_APP_ENV.id,
+        '',
+        `a GitHub App also needs ${GITHUB_APP_ENV.privateKeyFile} (a readable PEM file) and ${GITHUB_APP_ENV.installationId} (a number)`,
+      );
     }
     return { appId, privateKey: readFileSync(keyFile, 'utf8'), installationId };
   }
   const token = firstSet(GITHUB_TOKEN_ENV);
   if (token === undefined) {
-    throw new ConfigError('--forge github', '', `no credentials: set ${GITHUB_TOKEN_ENV[0]} (a token that may write pull requests, statuses and contents), or a GitHub App with ${Object.values(GITHUB_APP_ENV).join(', ')}`);
+    throw new ConfigError(
+      '--forge github',
+      '',
+      `no credentials: set ${GITHUB_TOKEN_ENV[0]} (a token that may write pull requests, statuses and contents), or a GitHub App with ${Object.values(GITHUB_APP_ENV).join(', ')}`,
+    );
   }
   return { token };
 }

@@ -10,15 +10,24 @@ export interface MetricsOptions {
 }
 
 /** The scrape endpoint `--metrics-port` asks for, or none. */
-export async function metricsServerOf(options: MetricsOptions, io: CliIo, registry: Registry): Promise<MetricsServer | undefined> {
+export async function metricsServerOf(
+  options: MetricsOptions,
+  io: CliIo,
+  registry: Registry,
+): Promise<MetricsServer | undefined> {
   if (options.metricsPort === undefined) return undefined;
   const port = Number(options.metricsPort);
-  if (!/^\d+$/.test(options.metricsPort) || port > 65_535) throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
+  if (!/^\d+$/.test(options.metricsPort) || port > 65_535)
+    throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
   try {
     const server = await startMetricsServer({ port, host: options.metricsHost, registry });
     io.stderr(`metrics at ${server.url}\n`);
     return server;
   } catch (error) {
-    throw new ConfigError('--metrics-port', '', `cannot listen on ${options.metricsHost}:${options.metricsPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`);
+    throw new ConfigError(
+      '--metrics-port',
+      '',
+      `cannot listen on ${options.metricsHost}:${options.metricsPort}: ${error instanceof Error ? error.message : String(error)}; pass a free port and an address of this host`,
+    );
   }
 }

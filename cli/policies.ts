@@ -42,8 +42,15 @@ export function registerPolicies(program: Command, io: CliIo, setExitCode: (code
   const policies = program.command('policies').description('the validation policies for Shoots (policies/<set>/)');
   policies
     .command('export')
-    .description("write a landscape's policies as ValidatingAdmissionPolicy + Binding objects and their params ConfigMap")
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').makeOptionMandatory())
+    .description(
+      "write a landscape's policies as ValidatingAdmissionPolicy + Binding objects and their params ConfigMap",
+    )
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).makeOptionMandatory(),
+    )
     .option('--policy-set <name>', 'the policy set shipped with kimops (policies/<name>/)', 'default')
     .option('--out <dir>', 'write one file per object under this folder instead of printing YAML')
     .addHelpText('after', EXPORT_HELP)
@@ -56,10 +63,18 @@ async function exportCommand(options: ExportOptions, io: CliIo): Promise<number>
   const landscape = await readLandscape(options.landscape);
   const policies = parsePolicyFiles(await readPolicySet(options.policySet));
   const params = landscapeParams({ landscape, zones: await readKebZones() });
-  const { objects, skipped } = exportPolicies({ landscape: landscape.name, project: landscape.gardener.project, policies, params });
+  const { objects, skipped } = exportPolicies({
+    landscape: landscape.name,
+    project: landscape.gardener.project,
+    policies,
+    params,
+  });
   for (const s of skipped) io.stderr(`note: policy ${s.policy} (${s.source}) left out: ${s.reason}\n`);
   if (options.out) {
-    const { written, unchanged } = await writeFiles(options.out, objects.map((o) => ({ path: exportFileName(o), content: toCanonicalYaml(o) })));
+    const { written, unchanged } = await writeFiles(
+      options.out,
+      objects.map((o) => ({ path: exportFileName(o), content: toCanonicalYaml(o) })),
+    );
     io.stderr(`wrote ${written.length} files under ${options.out} (${unchanged.length} unchanged)\n`);
   } else {
     io.stdout(toYamlStream(objects));

@@ -13,14 +13,23 @@ describe('policySource', () => {
     const garden = createServer((req, res) => {
       lists++;
       expect(req.url).toMatch(/^\/apis\/core\.gardener\.cloud\/v1beta1\/cloudprofiles/);
-      const profile = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', metadata: { name: 'aws' }, spec: { type: 'aws', regions: [{ name: 'eu-central-1', zones: zones.map((name) => ({ name })) }] } };
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'CloudProfileList', metadata: {}, items: [profile] }));
+      const profile = {
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        kind: 'CloudProfile',
+        metadata: { name: 'aws' },
+        spec: { type: 'aws', regions: [{ name: 'eu-central-1', zones: zones.map((name) => ({ name })) }] },
+      };
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ kind: 'CloudProfileList', metadata: {}, items: [profile] }));
     });
     await new Promise<void>((resolve) => garden.listen(0, '127.0.0.1', resolve));
     try {
       const config = new KubeConfig();
       config.loadFromOptions({
-        clusters: [{ name: 'garden', server: `http://127.0.0.1:${(garden.address() as AddressInfo).port}`, skipTLSVerify: true }],
+        clusters: [
+          { name: 'garden', server: `http://127.0.0.1:${(garden.address() as AddressInfo).port}`, skipTLSVerify: true },
+        ],
         users: [{ name: 'u', token: 't' }],
         contexts: [{ name: 'garden', cluster: 'garden', user: 'u' }],
         currentContext: 'garden',

@@ -26,7 +26,7 @@ export async function policySource(landscape: Landscape, garden?: KubeClient): P
     return read;
   };
   return {
-    policies: (set) => sets.get(set) ?? sets.set(set, policies(set)).get(set) as Promise<readonly Policy[]>,
+    policies: (set) => sets.get(set) ?? (sets.set(set, policies(set)).get(set) as Promise<readonly Policy[]>),
     params: async (runtimes) =>
       landscapeParams({
         landscape,
@@ -42,7 +42,10 @@ export async function policySource(landscape: Landscape, garden?: KubeClient): P
 }
 
 async function gardenZones(garden: KubeClient): Promise<ZoneCatalog> {
-  const profiles = await garden.listAll<KubeObject & Parameters<typeof zonesFromCloudProfiles>[0][number]>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile' });
+  const profiles = await garden.listAll<KubeObject & Parameters<typeof zonesFromCloudProfiles>[0][number]>({
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'CloudProfile',
+  });
   if (!profiles.ok) throw new TransportError(`kubeconfig ${garden.label}`, profiles.message);
   return zonesFromCloudProfiles(profiles.items);
 }

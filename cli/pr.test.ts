@@ -11,26 +11,54 @@ import { kimops } from '../test/helpers/cli.js';
 const dir = useTempDir('pr');
 const author = { name: 'test', email: 'test@localhost' };
 
-
-const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
+const git = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
 
 const BODY = '## Create shoot a\n\n| shoot | class |\n|---|---|\n| a | create |\n';
-const CONFIG = 'apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener: {project: dev}\n';
+const CONFIG =
+  'apiVersion: kimops.kyma-project.io/v1alpha1\nkind: KimopsConfig\nlandscape: dev\ngardener: {project: dev}\n';
 
 /** A landscape repo with PR #1 (a create, validated, commented) and PR #2 (an update conflicting with main). */
 async function prepared() {
   const gitdir = join(dir.path, 'landscape.git');
   const repo = await LandscapeRepo.open(gitdir);
-  const commit = async (branch: string, files: Record<string, string>, base?: string) => (await repo.commitFiles({ branch, ...(base ? { base } : {}), files: new Map(Object.entries(files)), message: `change ${branch}`, author })).oid as string;
+  const commit = async (branch: string, files: Record<string, string>, base?: string) =>
+    (
+      await repo.commitFiles({
+        branch,
+        ...(base ? { base } : {}),
+        files: new Map(Object.entries(files)),
+        message: `change ${branch}`,
+        author,
+      })
+    ).oid as string;
   await commit('main', { 'kimops.yaml': CONFIG });
   const head = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\n' }, 'main');
   const clash = await commit('kimops/dev/clash', { 'kimops.yaml': CONFIG.replace('dev}', 'other}') }, 'main');
   const forge = localForge(repo);
-  for (const [branch, title, body, sha, recorded] of [['kimops/dev/shoot-a', 'Create shoot a', BODY, head, 'create'], ['kimops/dev/clash', 'Change config', 'x', clash, 'update']] as const) {
+  for (const [branch, title, body, sha, recorded] of [
+    ['kimops/dev/shoot-a', 'Create shoot a', BODY, head, 'create'],
+    ['kimops/dev/clash', 'Change config', 'x', clash, 'update'],
+  ] as const) {
     // As the generator records it: the class decided for the head, hidden in the body.
-    if (!(await forge.openPullRequest({ branch, base: 'main', title, body: `${body}${classLine(sha, { class: recorded, disruptive: false })}` })).ok) throw new Error('open failed');
+    if (
+      !(
+        await forge.openPullRequest({
+          branch,
+          base: 'main',
+          title,
+          body: `${body}${classLine(sha, { class: recorded, disruptive: false })}`,
+        })
+      ).ok
+    )
+      throw new Error('open failed');
   }
-  for (const sha of [head, clash]) await forge.setCommitStatus(sha, { context: VALIDATE_CONTEXT, state: 'success', description: 'schema checks passed' });
+  for (const sha of [head, clash])
+    await forge.setCommitStatus(sha, {
+      context: VALIDATE_CONTEXT,
+      state: 'success',
+      description: 'schema checks passed',
+    });
   await forge.upsertStickyComment(1, 'validation', 'checks: all green');
   await commit('main', { 'kimops.yaml': `${CONFIG}policySet: default\n` });
   return { gitdir, head, commit, forge, repo };
@@ -47,7 +75,10 @@ describe('kimops pr', () => {
       '',
     ]);
 
-    expect(await kimops(['pr', 'approve', '1', '--repo', gitdir, '--as', 'alice'])).toMatchObject({ code: 0, stdout: `approved #1 as alice on ${head}\n` });
+    expect(await kimops(['pr', 'approve', '1', '--repo', gitdir, '--as', 'alice'])).toMatchObject({
+      code: 0,
+      stdout: `approved #1 as alice on ${head}\n`,
+    });
     const shown = await kimops(['pr', 'show', '#1', '--repo', gitdir]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`#1 Create shoot a [open]\nkimops/dev/shoot-a → main, head ${head}\n`);
@@ -60,8 +91,13 @@ describe('kimops pr', () => {
     expect(merged).toMatchObject({ code: 0, stderr: '' });
     const mergeCommit = git(gitdir, 'rev-parse', 'main');
     expect(merged.stdout).toBe(`merged #1 (kimops/dev/shoot-a) into main: ${mergeCommit}\n`);
-    expect(git(gitdir, 'log', '-1', '--format=%an|%s', 'main')).toBe('alice|Merge pull request #1 from kimops/dev/shoot-a');
-    expect(git(gitdir, 'ls-tree', '-r', '--name-only', 'main').split('\n')).toEqual(['kimops.yaml', 'shoots/a/shoot.yaml']);
+    expect(git(gitdir, 'log', '-1', '--format=%an|%s', 'main')).toBe(
+      'alice|Merge pull request #1 from kimops/dev/shoot-a',
+    );
+    expect(git(gitdir, 'ls-tree', '-r', '--name-only', 'main').split('\n')).toEqual([
+      'kimops.yaml',
+      'shoots/a/shoot.yaml',
+    ]);
     expect((await kimops(['pr', 'list', '--repo', gitdir])).stdout).not.toContain('#1');
     expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain(`[merged]`);
   });
@@ -86,7 +122,12 @@ describe('kimops pr', () => {
     const record = async (number: number, recorded: RecordedClass | undefined, forHead?: string) => {
       const current = ((await forge.pullRecord(number)) as { ok: true; value: { headSha: string } }).value;
       const body = recorded === undefined ? 'no class' : classLine(forHead ?? current.headSha, recorded);
-      await repo.commitFiles({ branch: 'kimops/pulls', files: new Map([[`pulls/${number}.json`, JSON.stringify({ ...current, body })]]), message: 'reclassify', author });
+      await repo.commitFiles({
+        branch: 'kimops/pulls',
+        files: new Map([[`pulls/${number}.json`, JSON.stringify({ ...current, body })]]),
+        message: 'reclassify',
+        author,
+      });
     };
     const refused = async (number: number, reason: string) => {
       const result = await kimops(['pr', 'merge', String(number), '--repo', gitdir]);
@@ -108,7 +149,11 @@ describe('kimops pr', () => {
     const failing = await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
     await forge.updatePullRequest(1, {});
     await record(1, { class: 'create', disruptive: false });
-    await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'failure', description: '1 of 3 checks failed: no-ssh' });
+    await forge.setCommitStatus(failing, {
+      context: VALIDATE_CONTEXT,
+      state: 'failure',
+      description: '1 of 3 checks failed: no-ssh',
+    });
     await refused(1, 'failed checks: kimops/validate (failure: 1 of 3 checks failed: no-ssh)');
     await forge.setCommitStatus(failing, { context: VALIDATE_CONTEXT, state: 'pending', description: 'x' });
     await commit('kimops/dev/shoot-a', { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {x: 1}\n' });
@@ -121,12 +166,29 @@ describe('kimops pr', () => {
     const noReason = await kimops(['pr', 'merge', '1', '--repo', gitdir, '--force']);
     expect(noReason.code).toBe(2);
     expect(noReason.stderr).toContain('--force: needs --reason');
-    const forced = await kimops(['pr', 'merge', '1', '--repo', gitdir, '--as', 'bob', '--force', '--reason', 'incident 42: restore quickly']);
+    const forced = await kimops([
+      'pr',
+      'merge',
+      '1',
+      '--repo',
+      gitdir,
+      '--as',
+      'bob',
+      '--force',
+      '--reason',
+      'incident 42: restore quickly',
+    ]);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('past the gate, by bob: incident 42: restore quickly');
-    expect(git(gitdir, 'log', '-1', '--format=%B', 'main')).toContain('Kimops-Forced-By: bob\nKimops-Force-Reason: incident 42: restore quickly');
-    expect((await forge.pullRecord(1)) as object).toMatchObject({ value: { state: 'merged', forced: { by: 'bob', reason: 'incident 42: restore quickly' } } });
-    expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain('merged past the gate by bob: incident 42: restore quickly');
+    expect(git(gitdir, 'log', '-1', '--format=%B', 'main')).toContain(
+      'Kimops-Forced-By: bob\nKimops-Force-Reason: incident 42: restore quickly',
+    );
+    expect((await forge.pullRecord(1)) as object).toMatchObject({
+      value: { state: 'merged', forced: { by: 'bob', reason: 'incident 42: restore quickly' } },
+    });
+    expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain(
+      'merged past the gate by bob: incident 42: restore quickly',
+    );
   });
 
   it('refuses reviewer names that would break a commit header or a terminal line', async () => {

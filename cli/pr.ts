@@ -4,7 +4,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { VALIDATE_CONTEXT, type ForgeResult } from '../adapters/forge/forge.js';
-import { approvalsOf, localForge, reviewerNameProblem, type LocalForge, type PullRecord } from '../adapters/forge/local.js';
+import {
+  approvalsOf,
+  localForge,
+  reviewerNameProblem,
+  type LocalForge,
+  type PullRecord,
+} from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { mergeGate, recordedClass } from '../generator/propose/merge-gate.js';
 import { ConfigError } from '../model/errors.js';
@@ -44,9 +50,14 @@ Examples:
   kimops pr merge 3 --repo ./landscape-dev.git`;
 
 export function registerPr(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  const pr = program.command('pr').description('review pull requests of the local forge (recorded in the landscape repo)').addHelpText('after', HELP);
-  const repoOption = () => new Option('--repo <dir>', 'the landscape repo (a bare git repository)').makeOptionMandatory();
-  const asOption = () => new Option('--as <name>', 'who you are in the record').default(process.env.USER || 'reviewer', '$USER or reviewer');
+  const pr = program
+    .command('pr')
+    .description('review pull requests of the local forge (recorded in the landscape repo)')
+    .addHelpText('after', HELP);
+  const repoOption = () =>
+    new Option('--repo <dir>', 'the landscape repo (a bare git repository)').makeOptionMandatory();
+  const asOption = () =>
+    new Option('--as <name>', 'who you are in the record').default(process.env.USER || 'reviewer', '$USER or reviewer');
   const run = (action: (forge: LocalForge, repo: LandscapeRepo) => Promise<number>) => async (options: RepoOptions) => {
     const { forge, repo } = await openForge(options.repo, options);
     setExitCode(await action(forge, repo));
@@ -60,13 +71,17 @@ export function registerPr(program: Command, io: CliIo, setExitCode: (code: numb
     .description('one pull request: title, body, statuses, approvals, comments')
     .argument('<number>')
     .addOption(repoOption())
-    .action(async (number: string, options: RepoOptions) => run((forge) => show(forge, parseNumber(number), io))(options));
+    .action(async (number: string, options: RepoOptions) =>
+      run((forge) => show(forge, parseNumber(number), io))(options),
+    );
   pr.command('approve')
     .description("approve the pull request's current head")
     .argument('<number>')
     .addOption(repoOption())
     .addOption(asOption())
-    .action(async (number: string, options: ReviewerOptions) => run((forge) => approve(forge, parseNumber(number), options.as, io))(options));
+    .action(async (number: string, options: ReviewerOptions) =>
+      run((forge) => approve(forge, parseNumber(number), options.as, io))(options),
+    );
   pr.command('merge')
     .description('merge into the base branch if the merge gate allows it and the head is still the one kimops recorded')
     .argument('<number>')
@@ -74,13 +89,23 @@ export function registerPr(program: Command, io: CliIo, setExitCode: (code: numb
     .addOption(asOption())
     .option('--force', 'merge past the gate (class, approvals, checks); needs --reason')
     .option('--reason <text>', 'why the gate is overridden: recorded in the PR record and the merge commit')
-    .action(async (number: string, options: MergeOptions) => run((forge, repo) => merge(forge, repo, parseNumber(number), options, io))(options));
+    .action(async (number: string, options: MergeOptions) =>
+      run((forge, repo) => merge(forge, repo, parseNumber(number), options, io))(options),
+    );
 }
 
-async function openForge(dir: string, options: RepoOptions | ReviewerOptions): Promise<{ forge: LocalForge; repo: LandscapeRepo }> {
+async function openForge(
+  dir: string,
+  options: RepoOptions | ReviewerOptions,
+): Promise<{ forge: LocalForge; repo: LandscapeRepo }> {
   const gitdir = resolve(dir);
   // LandscapeRepo.open would create a missing repo; a typo must not.
-  if (!existsSync(`${gitdir}/HEAD`)) throw new ConfigError('--repo', '', `${dir} is not a bare git repository; pass the landscape repo kimops init created`);
+  if (!existsSync(`${gitdir}/HEAD`))
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${dir} is not a bare git repository; pass the landscape repo kimops init created`,
+    );
   const as = 'as' in options ? options.as : undefined;
   const problem = as === undefined ? undefined : reviewerNameProblem(as);
   if (problem !== undefined) throw new ConfigError('--as', '', `${JSON.stringify(as)} ${problem}`);
@@ -89,7 +114,8 @@ async function openForge(dir: string, options: RepoOptions | ReviewerOptions): P
 }
 
 function parseNumber(text: string): number {
-  if (!/^#?[1-9]\d*$/.test(text)) throw new ConfigError('<number>', '', `${text} is not a pull request number; see kimops pr list`);
+  if (!/^#?[1-9]\d*$/.test(text))
+    throw new ConfigError('<number>', '', `${text} is not a pull request number; see kimops pr list`);
   return Number(text.replace('#', ''));
 }
 
@@ -102,7 +128,9 @@ function check<T>(result: ForgeResult<T>, io: CliIo): { value: T } | { code: num
 
 async function validation(forge: LocalForge, sha: string): Promise<string> {
   const statuses = await forge.statuses(sha);
-  return statuses.ok && statuses.value.length > 0 ? statuses.value.map((s) => `${s.context}: ${s.state}`).join(', ') : 'no status';
+  return statuses.ok && statuses.value.length > 0
+    ? statuses.value.map((s) => `${s.context}: ${s.state}`).join(', ')
+    : 'no status';
 }
 
 async function list(forge: LocalForge, io: CliIo): Promise<number> {
@@ -112,8 +140,12 @@ async function list(forge: LocalForge, io: CliIo): Promise<number> {
   if (open.length === 0) io.stdout('no open pull requests\n');
   for (const record of open) {
     const head = await currentHead(forge, record);
-    const approvals = approvalsOf(record).map((a) => (a.commitSha === head ? a.reviewer : `${a.reviewer} (earlier head)`));
-    io.stdout(`#${record.number}\t${printable(record.branch)}\t${printable(record.title)}\tapprovals: ${approvals.join(', ') || 'none'}\t${await validation(forge, head)}\n`);
+    const approvals = approvalsOf(record).map((a) =>
+      a.commitSha === head ? a.reviewer : `${a.reviewer} (earlier head)`,
+    );
+    io.stdout(
+      `#${record.number}\t${printable(record.branch)}\t${printable(record.title)}\tapprovals: ${approvals.join(', ') || 'none'}\t${await validation(forge, head)}\n`,
+    );
   }
   return EXIT.ok;
 }
@@ -123,18 +155,40 @@ async function show(forge: LocalForge, number: number, io: CliIo): Promise<numbe
   if ('code' in found) return found.code;
   const record = found.value;
   const head = await currentHead(forge, record);
-  const lines = [`#${record.number} ${record.title} [${record.state}]`, `${record.branch} → ${record.base}, head ${head}${head === record.headSha ? '' : ` (recorded ${record.headSha}: the branch moved)`}`];
+  const lines = [
+    `#${record.number} ${record.title} [${record.state}]`,
+    `${record.branch} → ${record.base}, head ${head}${head === record.headSha ? '' : ` (recorded ${record.headSha}: the branch moved)`}`,
+  ];
   if (record.labels.length > 0) lines.push(`labels: ${record.labels.join(', ')}`);
   if (record.mergeCommit !== undefined) lines.push(`merge commit: ${record.mergeCommit}`);
   if (record.forced !== undefined) lines.push(`merged past the gate by ${record.forced.by}: ${record.forced.reason}`);
   const statuses = await forge.statuses(head);
-  lines.push(`statuses on ${head.slice(0, 12)}:`, ...(statuses.ok && statuses.value.length > 0 ? statuses.value.map((s) => `  ${s.context}: ${s.state} — ${s.description}${s.targetUrl ? ` (${s.targetUrl})` : ''}`) : ['  none']));
+  lines.push(
+    `statuses on ${head.slice(0, 12)}:`,
+    ...(statuses.ok && statuses.value.length > 0
+      ? statuses.value.map(
+          (s) => `  ${s.context}: ${s.state} — ${s.description}${s.targetUrl ? ` (${s.targetUrl})` : ''}`,
+        )
+      : ['  none']),
+  );
   const approvals = approvalsOf(record);
-  lines.push('approvals:', ...(approvals.length > 0 ? approvals.map((a) => `  ${a.reviewer} on ${a.commitSha.slice(0, 12)}${a.commitSha === head ? '' : ' (earlier head)'}`) : ['  none']));
+  lines.push(
+    'approvals:',
+    ...(approvals.length > 0
+      ? approvals.map(
+          (a) => `  ${a.reviewer} on ${a.commitSha.slice(0, 12)}${a.commitSha === head ? '' : ' (earlier head)'}`,
+        )
+      : ['  none']),
+  );
   // The body is markdown written for reviewers: printed as stored.
   // Records are text anyone with push access may have edited: printed with control characters escaped (lines kept).
   io.stdout(printableOutput(`${lines.join('\n')}\n\n${record.body}${record.body.endsWith('\n') ? '' : '\n'}`));
-  for (const comment of record.comments) io.stdout(printableOutput(`\n--- comment ${comment.id} by ${comment.author}\n${comment.body}${comment.body.endsWith('\n') ? '' : '\n'}`));
+  for (const comment of record.comments)
+    io.stdout(
+      printableOutput(
+        `\n--- comment ${comment.id} by ${comment.author}\n${comment.body}${comment.body.endsWith('\n') ? '' : '\n'}`,
+      ),
+    );
   return EXIT.ok;
 }
 
@@ -145,9 +199,20 @@ async function approve(forge: LocalForge, number: number, reviewer: string, io: 
   return EXIT.ok;
 }
 
-async function merge(forge: LocalForge, repo: LandscapeRepo, number: number, options: MergeOptions, io: CliIo): Promise<number> {
+async function merge(
+  forge: LocalForge,
+  repo: LandscapeRepo,
+  number: number,
+  options: MergeOptions,
+  io: CliIo,
+): Promise<number> {
   const reason = options.reason?.trim();
-  if (options.force && !reason) throw new ConfigError('--force', '', 'needs --reason "<why the gate is overridden>": it is recorded in the PR and the merge commit');
+  if (options.force && !reason)
+    throw new ConfigError(
+      '--force',
+      '',
+      'needs --reason "<why the gate is overridden>": it is recorded in the PR and the merge commit',
+    );
   if (!options.force && reason !== undefined) throw new ConfigError('--reason', '', 'only goes with --force');
   // The gate's inputs and the merge are read and done under one hold of the repo's lock: an approval or
   // status that changes in between cannot slip past the decision.
@@ -158,15 +223,22 @@ async function merge(forge: LocalForge, repo: LandscapeRepo, number: number, opt
     if (!options.force) {
       const decision = await gateOf(forge, repo, record);
       if (decision.action !== 'auto-merge') {
-        io.stderr(`error: #${number} not merged, ${decision.action}: ${decision.reason}\n  to merge anyway: kimops pr merge ${number} --repo ${options.repo} --force --reason "<why>"\n`);
+        io.stderr(
+          `error: #${number} not merged, ${decision.action}: ${decision.reason}\n  to merge anyway: kimops pr merge ${number} --repo ${options.repo} --force --reason "<why>"\n`,
+        );
         return REFUSED;
       }
     }
     // The recorded head is what kimops validated and reviewers saw; a later push must be re-validated first.
     const breakGlass = options.force && reason ? { by: options.as, reason } : undefined;
-    const merged = check(await forge.mergePullRequest(number, { sha: record.headSha, method: 'merge', ...(breakGlass && { breakGlass }) }), io);
+    const merged = check(
+      await forge.mergePullRequest(number, { sha: record.headSha, method: 'merge', ...(breakGlass && { breakGlass }) }),
+      io,
+    );
     if ('code' in merged) return merged.code;
-    io.stdout(`merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${printable(breakGlass.reason)}` : ''}\n`);
+    io.stdout(
+      `merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${printable(breakGlass.reason)}` : ''}\n`,
+    );
     return EXIT.ok;
   });
 }
@@ -174,7 +246,12 @@ async function merge(forge: LocalForge, repo: LandscapeRepo, number: number, opt
 /** kimops's own merge decision for the recorded head: the class recorded for it, approvals on it, its validation. */
 async function gateOf(forge: LocalForge, repo: LandscapeRepo, record: PullRecord) {
   const configText = await repo.readFile(record.base, KIMOPS_YAML);
-  if (configText === undefined) throw new ConfigError(`${record.base}:${KIMOPS_YAML}`, '', `not found in ${repo.gitdir}; the merge policy lives there (create the repo with kimops init)`);
+  if (configText === undefined)
+    throw new ConfigError(
+      `${record.base}:${KIMOPS_YAML}`,
+      '',
+      `not found in ${repo.gitdir}; the merge policy lives there (create the repo with kimops init)`,
+    );
   const policy = parseKimopsConfig(configText, `${record.base}:${KIMOPS_YAML}`).mergePolicy;
   const statuses = await forge.statuses(record.headSha);
   const validation = statuses.ok ? statuses.value.find((status) => status.context === VALIDATE_CONTEXT) : undefined;

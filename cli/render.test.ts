@@ -16,8 +16,8 @@ const GCP_SHOOT = 'c-56a4813';
 
 const dir = useTempDir('cli');
 
-
-const documentsOf = (yaml: string) => parseAllDocuments(yaml, { version: '1.1' }).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
+const documentsOf = (yaml: string) =>
+  parseAllDocuments(yaml, { version: '1.1' }).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
 
 /** A copy of an example Runtime with another shoot name, e.g. one that would leave shoots/. */
 async function runtimeWithShootName(shootName: string): Promise<string> {
@@ -31,13 +31,25 @@ describe('kimops render: usage errors exit 2', () => {
   it.each([
     [['--runtime', AWS], /pass --landscape <name\|dir> or --kim-config <file>/],
     [['--landscape', 'dev'], /required option '--runtime <file\|dir\|->' not specified/],
-    [['--landscape', 'dev', '--kim-config', 'x.json', '--runtime', AWS], /option '--landscape <name\|dir>' cannot be used with option '--kim-config <file>'/],
-    [['--landscape', 'dev', '--runtime', AWS, '--kim-flag', 'x=y'], /--kim-flag, --kim-configmap and --kim-file only apply with --kim-config/],
+    [
+      ['--landscape', 'dev', '--kim-config', 'x.json', '--runtime', AWS],
+      /option '--landscape <name\|dir>' cannot be used with option '--kim-config <file>'/,
+    ],
+    [
+      ['--landscape', 'dev', '--runtime', AWS, '--kim-flag', 'x=y'],
+      /--kim-flag, --kim-configmap and --kim-file only apply with --kim-config/,
+    ],
     [['--landscape', 'dev', '--runtime', AWS, '--output', 'xml'], /Allowed choices are yaml, json/],
     [['--landscape', 'nowhere', '--runtime', AWS], /^error: --landscape: no landscape "nowhere" ships with kimops/],
-    [['--landscape', 'dev', '--runtime', '/does/not/exist'], /^error: \/does\/not\/exist: not found — pass a Runtime file/],
+    [
+      ['--landscape', 'dev', '--runtime', '/does/not/exist'],
+      /^error: \/does\/not\/exist: not found — pass a Runtime file/,
+    ],
     [['--landscape', 'dev', '--runtime', AWS, '--no-such-option'], /unknown option '--no-such-option'/],
-    [['--landscape', 'dev', '--runtime', '-', '--live-shoot', '-'], /only one of --runtime and --live-shoot can read stdin/],
+    [
+      ['--landscape', 'dev', '--runtime', '-', '--live-shoot', '-'],
+      /only one of --runtime and --live-shoot can read stdin/,
+    ],
   ])('%j', async (options, message) => {
     const { code, stdout, stderr } = await kimops(['render', ...options]);
     expect(code).toBe(2);
@@ -68,7 +80,10 @@ describe('kimops render', () => {
     const shoots = documents.filter((d) => d.kind === 'Shoot').map((d) => d.metadata.name);
     expect(shoots).toHaveLength(12);
     expect(shoots).toEqual([...shoots].sort());
-    expect(documents[0]).toMatchObject({ kind: 'ConfigMap', metadata: { name: `structured-auth-config-${shoots[0]}` } });
+    expect(documents[0]).toMatchObject({
+      kind: 'ConfigMap',
+      metadata: { name: `structured-auth-config-${shoots[0]}` },
+    });
     expect(documents[1]).toMatchObject({ kind: 'Shoot', metadata: { name: shoots[0] } });
   });
 
@@ -79,7 +94,10 @@ describe('kimops render', () => {
   });
 
   it('reads Runtimes from stdin with --runtime -', async () => {
-    const { code, stdout } = await kimops(['render', '--landscape', 'dev', '--runtime', '-'], await readFile(GCP, 'utf8'));
+    const { code, stdout } = await kimops(
+      ['render', '--landscape', 'dev', '--runtime', '-'],
+      await readFile(GCP, 'utf8'),
+    );
     expect(code).toBe(0);
     expect(documentsOf(stdout).map((d) => d.metadata.name)).toEqual([`structured-auth-config-${GCP_SHOOT}`, GCP_SHOOT]);
   });
@@ -87,8 +105,17 @@ describe('kimops render', () => {
   it('exits 1 for a bad Runtime among good ones, prints one line per failure, and still renders the good ones', async () => {
     await dir.write('runtimes/a-good.yaml', await readFile(GCP, 'utf8'));
     await dir.write('runtimes/b-escaping.yaml', await runtimeWithShootName('../../etc'));
-    const wrongKind = await dir.write('runtimes/c-shoot.yaml', 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n  name: x\n');
-    const { code, stdout, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', join(dir.path, 'runtimes')]);
+    const wrongKind = await dir.write(
+      'runtimes/c-shoot.yaml',
+      'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n  name: x\n',
+    );
+    const { code, stdout, stderr } = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      join(dir.path, 'runtimes'),
+    ]);
     expect(code).toBe(1);
     expect(documentsOf(stdout).map((d) => d.metadata.name)).toEqual([`structured-auth-config-${GCP_SHOOT}`, GCP_SHOOT]);
     const lines = stderr.trimEnd().split('\n');
@@ -105,7 +132,10 @@ describe('kimops render', () => {
     expect(code).toBe(0);
     expect(stdout).toBe('');
     expect(stderr).toBe(`wrote 2 files under ${out} (0 unchanged)\n`);
-    const companion = await readFile(join(out, `shoots/${AWS_SHOOT}/configmap-structured-auth-config-${AWS_SHOOT}.yaml`), 'utf8');
+    const companion = await readFile(
+      join(out, `shoots/${AWS_SHOOT}/configmap-structured-auth-config-${AWS_SHOOT}.yaml`),
+      'utf8',
+    );
     const shoot = await readFile(join(out, `shoots/${AWS_SHOOT}/shoot.yaml`), 'utf8');
     expect(`${companion}---\n${shoot}`).toBe(printed.stdout);
 
@@ -117,10 +147,26 @@ describe('kimops render', () => {
     await dir.write('runtimes/gcp.yaml', await readFile(GCP, 'utf8'));
     await dir.write('runtimes/aws.yaml', await readFile(AWS, 'utf8'));
     await dir.write('runtimes/bad.yaml', await runtimeWithShootName('UPPER'));
-    const { code, stdout } = await kimops(['render', '--landscape', 'dev', '--runtime', join(dir.path, 'runtimes'), '--output', 'json']);
+    const { code, stdout } = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      join(dir.path, 'runtimes'),
+      '--output',
+      'json',
+    ]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as {
-      shoots: { name: string; runtime: string; source: string; mode: string; shoot: { kind: string }; companions: unknown[]; files: string[] }[];
+      shoots: {
+        name: string;
+        runtime: string;
+        source: string;
+        mode: string;
+        shoot: { kind: string };
+        companions: unknown[];
+        files: string[];
+      }[];
       errors: { source: string; runtime: string; field: string; message: string }[];
     };
     expect(report.shoots.map((s) => [s.name, s.mode, s.shoot.kind, s.companions.length])).toEqual([
@@ -132,15 +178,33 @@ describe('kimops render', () => {
       `shoots/${AWS_SHOOT}/shoot.yaml`,
     ]);
     expect(report.errors).toEqual([
-      { source: join(dir.path, 'runtimes/bad.yaml'), runtime: 'kcp-system/renamed', field: 'spec.shoot.name', message: expect.stringMatching(/^runtime kcp-system\/renamed: spec\.shoot\.name: /) },
+      {
+        source: join(dir.path, 'runtimes/bad.yaml'),
+        runtime: 'kcp-system/renamed',
+        field: 'spec.shoot.name',
+        message: expect.stringMatching(/^runtime kcp-system\/renamed: spec\.shoot\.name: /),
+      },
     ]);
   });
 
   it('--live-shoot renders in update mode against the Shoot of the same name', async () => {
     const created = await kimops(['render', '--landscape', 'dev', '--runtime', AWS]);
     const liveShoot = await dir.write('live/shoot.yaml', created.stdout.split('---\n').at(-1) ?? '');
-    await dir.write('live/unrelated.yaml', 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n  name: unrelated\n');
-    const { code, stdout, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--live-shoot', join(dir.path, 'live'), '--output', 'json']);
+    await dir.write(
+      'live/unrelated.yaml',
+      'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n  name: unrelated\n',
+    );
+    const { code, stdout, stderr } = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      AWS,
+      '--live-shoot',
+      join(dir.path, 'live'),
+      '--output',
+      'json',
+    ]);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { shoots: { mode: string }[] }).shoots.map((s) => s.mode)).toEqual(['update']);
     expect(stderr).toBe('note: live Shoots matching no Runtime were not used: unrelated\n');
@@ -150,7 +214,17 @@ describe('kimops render', () => {
   it('re-rendering against its own --out folder as --live-shoot changes no file (update mode is stable)', async () => {
     const out = join(dir.path, 'repo');
     await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--out', out]);
-    const { code, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--live-shoot', out, '--out', out]);
+    const { code, stderr } = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      KEB_EXAMPLES,
+      '--live-shoot',
+      out,
+      '--out',
+      out,
+    ]);
     expect(code).toBe(0);
     expect(stderr).toBe(`wrote 0 files under ${out} (24 unchanged)\n`);
   });
@@ -158,21 +232,38 @@ describe('kimops render', () => {
   it('--registry-cache-secret names the garden Secret of a cache with credentials in update mode', async () => {
     const created = await kimops(['render', '--landscape', 'dev', '--runtime', AWS]);
     const live = await dir.write('live/shoot.yaml', created.stdout.split('---\n').at(-1) ?? '');
-    const cached = (await readFile(AWS, 'utf8')) + '  imageRegistryCache:\n  - name: cache\n    namespace: kyma-system\n    uid: 0a1b\n    config:\n      upstream: ghcr.io\n      secretReferenceName: ghcr-credentials\n';
+    const cached =
+      (await readFile(AWS, 'utf8')) +
+      '  imageRegistryCache:\n  - name: cache\n    namespace: kyma-system\n    uid: 0a1b\n    config:\n      upstream: ghcr.io\n      secretReferenceName: ghcr-credentials\n';
     const runtime = await dir.write('cached.yaml', cached);
 
     const without = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live]);
     expect(without.code).toBe(1);
     expect(without.stderr).toContain('pass its name (kimops render --registry-cache-secret 0a1b=<name>)');
 
-    const withSecret = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live, '--registry-cache-secret', '0a1b=reg-cache-0a1b']);
+    const withSecret = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      runtime,
+      '--live-shoot',
+      live,
+      '--registry-cache-secret',
+      '0a1b=reg-cache-0a1b',
+    ]);
     expect(withSecret.code).toBe(0);
-    const shoot = documentsOf(withSecret.stdout).find((d) => d.kind === 'Shoot') as unknown as { spec: { resources: { name: string }[] } };
+    const shoot = documentsOf(withSecret.stdout).find((d) => d.kind === 'Shoot') as unknown as {
+      spec: { resources: { name: string }[] };
+    };
     expect(shoot.spec.resources.map((r) => r.name)).toContain('reg-cache-0a1b');
   });
 
   it('--live-shoot refuses unreadable live Shoots with exit 2, since their Runtimes would render as new Shoots', async () => {
-    const bad = await dir.write('live.yaml', 'apiVersion: infrastructuremanager.kyma-project.io/v1\nkind: Runtime\nmetadata:\n  name: x\n');
+    const bad = await dir.write(
+      'live.yaml',
+      'apiVersion: infrastructuremanager.kyma-project.io/v1\nkind: Runtime\nmetadata:\n  name: x\n',
+    );
     const { code, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--live-shoot', bad]);
     expect(code).toBe(2);
     expect(stderr).toContain(`${bad}: is a Runtime (infrastructuremanager.kyma-project.io/v1), not a Shoot`);
@@ -181,28 +272,51 @@ describe('kimops render', () => {
 });
 
 describe('kimops render --kim-config', () => {
-  const tenants = { aws: { 'eu-central-1': { tenantID: 'tenant-from-test', serviceURL: 'https://audit.example.invalid', secretName: 'audit' } } };
+  const tenants = {
+    aws: {
+      'eu-central-1': {
+        tenantID: 'tenant-from-test',
+        serviceURL: 'https://audit.example.invalid',
+        secretName: 'audit',
+      },
+    },
+  };
 
   async function kimConfigDir(): Promise<string> {
     const config = JSON.parse(await readFile(KIM_DEV_CONFIG, 'utf8')) as {
-      converter: { auditLogging: { tenantConfigPath: string }; maintenanceWindow: { windowMapPath: string }; unknownKey?: boolean };
+      converter: {
+        auditLogging: { tenantConfigPath: string };
+        maintenanceWindow: { windowMapPath: string };
+        unknownKey?: boolean;
+      };
     };
     config.converter.auditLogging.tenantConfigPath = 'tenant/config';
     config.converter.maintenanceWindow.windowMapPath = 'window/config';
     config.converter.unknownKey = true;
     await dir.write('kim/tenant/config', JSON.stringify(tenants));
-    await dir.write('kim/window/config', JSON.stringify({ 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } }));
+    await dir.write(
+      'kim/window/config',
+      JSON.stringify({ 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } }),
+    );
     return dir.write('kim/converter_config.json', JSON.stringify(config));
   }
 
   it("renders with KIM's own config, flags and files, and prints the decoder's warnings", async () => {
     const config = await kimConfigDir();
     const { code, stdout, stderr } = await kimops([
-      'render', '--kim-config', config, '--kim-flag', 'network-restriction-enabled=false', '--runtime', AWS,
+      'render',
+      '--kim-config',
+      config,
+      '--kim-flag',
+      'network-restriction-enabled=false',
+      '--runtime',
+      AWS,
     ]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^warning: .*unknownKey.*\n$/);
-    const shoot = documentsOf(stdout).at(-1) as unknown as { spec: { extensions: { type: string }[]; maintenance: { timeWindow: unknown } } };
+    const shoot = documentsOf(stdout).at(-1) as unknown as {
+      spec: { extensions: { type: string }[]; maintenance: { timeWindow: unknown } };
+    };
     expect(stdout).toContain('tenant-from-test');
     expect(shoot.spec.extensions.map((e) => e.type)).not.toContain('shoot-networking-filter');
     expect(shoot.spec.maintenance.timeWindow).toEqual({ begin: '200000+0000', end: '000000+0000' });
@@ -215,6 +329,8 @@ describe('kimops render --kim-config', () => {
     await dir.write('kim/converter_config.json', text);
     const { code, stderr } = await kimops(['render', '--kim-config', config, '--runtime', AWS]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`error: ${config}: converter.auditLogging.tenantConfigPath: file ${join(dir.path, 'kim/tenant/missing')} not found — copy KIM's mounted file here and pass --kim-file tenant/missing=<local file>`);
+    expect(stderr).toContain(
+      `error: ${config}: converter.auditLogging.tenantConfigPath: file ${join(dir.path, 'kim/tenant/missing')} not found — copy KIM's mounted file here and pass --kim-file tenant/missing=<local file>`,
+    );
   });
 });

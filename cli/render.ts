@@ -54,16 +54,39 @@ export function registerRender(program: Command, io: CliIo, setExitCode: (code: 
   program
     .command('render')
     .description('render the Gardener Shoots (and their companions) for Kyma Runtimes')
-    .addOption(new Option('--landscape <name|dir>', 'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml').conflicts('kimConfig'))
-    .addOption(new Option('--runtime <file|dir|->', 'Runtime manifests: a file, a folder (read recursively), or - for stdin').makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--landscape <name|dir>',
+        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
+      ).conflicts('kimConfig'),
+    )
+    .addOption(
+      new Option(
+        '--runtime <file|dir|->',
+        'Runtime manifests: a file, a folder (read recursively), or - for stdin',
+      ).makeOptionMandatory(),
+    )
     .option('--live-shoot <file|dir>', 'live Shoots: render in update mode against the one named like spec.shoot.name')
     .option('--out <dir>', 'write the landscape-repo layout under this folder instead of printing YAML')
-    .addOption(new Option('--output <format>', 'yaml or json (see Output below)').choices(['yaml', 'json']).default('yaml'))
-    .option('--kim-config <file>', "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)")
+    .addOption(
+      new Option('--output <format>', 'yaml or json (see Output below)').choices(['yaml', 'json']).default('yaml'),
+    )
+    .option(
+      '--kim-config <file>',
+      "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)",
+    )
     .option('--kim-flag <name=value>', 'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)', collect)
     .option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)', collect)
-    .option('--kim-file <path=file>', 'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)', collect)
-    .option('--registry-cache-secret <uid=name>', "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; repeatable)", collect)
+    .option(
+      '--kim-file <path=file>',
+      'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)',
+      collect,
+    )
+    .option(
+      '--registry-cache-secret <uid=name>',
+      "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; repeatable)",
+      collect,
+    )
     .addHelpText('after', JSON_HELP)
     .action(async (options: RenderOptions, command: Command) => {
       const usageError = optionsProblem(options);
@@ -78,8 +101,10 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 function optionsProblem(options: RenderOptions): string | undefined {
   if (!options.landscape && !options.kimConfig) return 'pass --landscape <name|dir> or --kim-config <file>';
-  if (!options.kimConfig && (options.kimFlag || options.kimConfigmap || options.kimFile)) return '--kim-flag, --kim-configmap and --kim-file only apply with --kim-config';
-  if (options.runtime === STDIN && options.liveShoot === STDIN) return 'only one of --runtime and --live-shoot can read stdin (-)';
+  if (!options.kimConfig && (options.kimFlag || options.kimConfigmap || options.kimFile))
+    return '--kim-flag, --kim-configmap and --kim-file only apply with --kim-config';
+  if (options.runtime === STDIN && options.liveShoot === STDIN)
+    return 'only one of --runtime and --live-shoot can read stdin (-)';
   return undefined;
 }
 
@@ -87,7 +112,9 @@ async function render(options: RenderOptions, io: CliIo): Promise<number> {
   const settings = await loadSettings(options, io);
   const liveShoots = options.liveShoot ? await loadLiveShoots(options.liveShoot, io) : new Map<string, Shoot>();
   const { runtimes, errors: readErrors } = await readRuntimes(options.runtime, () => io.readStdin());
-  const registryCacheSecrets = Object.fromEntries(parseAssignments(options.registryCacheSecret ?? [], '--registry-cache-secret', '1b7e…-uid=reg-cache-1b7e…'));
+  const registryCacheSecrets = Object.fromEntries(
+    parseAssignments(options.registryCacheSecret ?? [], '--registry-cache-secret', '1b7e…-uid=reg-cache-1b7e…'),
+  );
   const result = renderRuntimes(runtimes, settings, liveShoots, registryCacheSecrets);
 
   if (options.out) {
@@ -98,13 +125,17 @@ async function render(options: RenderOptions, io: CliIo): Promise<number> {
   else if (!options.out) io.stdout(toYamlStream(result.rendered.flatMap((r) => r.manifests.map((m) => m.object))));
 
   if (result.unusedLiveShoots.length > 0) {
-    io.stderr(`note: live Shoots matching no Runtime were not used: ${result.unusedLiveShoots.map(printable).join(', ')}\n`);
+    io.stderr(
+      `note: live Shoots matching no Runtime were not used: ${result.unusedLiveShoots.map(printable).join(', ')}\n`,
+    );
   }
-  if (runtimes.length === 0 && readErrors.length === 0) io.stderr(`note: no Runtime found in ${printable(options.runtime)}\n`);
+  if (runtimes.length === 0 && readErrors.length === 0)
+    io.stderr(`note: no Runtime found in ${printable(options.runtime)}\n`);
   const failures = [...readErrors, ...result.failures];
   // Escaped again (it changes nothing already escaped): a read problem's message may quote a file name as is.
   for (const failure of failures) io.stderr(`${printableLines(failure.message)}\n`);
-  for (const bug of result.bugs) reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
+  for (const bug of result.bugs)
+    reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
   if (result.bugs.length > 0) return EXIT.internal;
   return failures.length > 0 ? EXIT.conversionFailed : EXIT.ok;
 }
@@ -126,13 +157,22 @@ async function loadLiveShoots(path: string, io: CliIo): Promise<Map<string, Shoo
   const { shoots, errors } = await readShoots(path, () => io.readStdin());
   for (const error of errors) io.stderr(`${printableLines(error.message)}\n`);
   if (errors.length > 0) {
-    throw new ConfigError('--live-shoot', '', `${errors.length} live Shoot document(s) above cannot be read; fix or remove them, or their Runtimes would render as new Shoots`);
+    throw new ConfigError(
+      '--live-shoot',
+      '',
+      `${errors.length} live Shoot document(s) above cannot be read; fix or remove them, or their Runtimes would render as new Shoots`,
+    );
   }
   const byName = new Map<string, Shoot>();
   const sourceOf = new Map<string, string>();
   for (const { source, shoot } of shoots) {
     const earlier = sourceOf.get(shoot.metadata.name);
-    if (earlier) throw new ConfigError('--live-shoot', '', `Shoot ${shoot.metadata.name} is given twice (${earlier}, ${source}); pass each live Shoot once`);
+    if (earlier)
+      throw new ConfigError(
+        '--live-shoot',
+        '',
+        `Shoot ${shoot.metadata.name} is given twice (${earlier}, ${source}); pass each live Shoot once`,
+      );
     byName.set(shoot.metadata.name, shoot);
     sourceOf.set(shoot.metadata.name, source);
   }

@@ -11,7 +11,8 @@ export const MAX_INTERVAL_SECONDS = 86_400;
 /** `--interval <seconds>` as milliseconds, refused outside 1 s – a day. */
 export function intervalMsOf(text: string): number {
   const ms = Number(text) * 1000;
-  if (!(ms >= 1000 && ms <= MAX_INTERVAL_SECONDS * 1000)) throw new ConfigError('--interval', '', `${text} is not a number of seconds between 1 and ${MAX_INTERVAL_SECONDS}`);
+  if (!(ms >= 1000 && ms <= MAX_INTERVAL_SECONDS * 1000))
+    throw new ConfigError('--interval', '', `${text} is not a number of seconds between 1 and ${MAX_INTERVAL_SECONDS}`);
   return ms;
 }
 

@@ -32,12 +32,34 @@ describe('a shoot.yaml on main that is valid YAML but no Shoot', () => {
     await mkdir(runtimes);
     for (const name of ['aws', 'trial']) await cp(`${KEB}/${name}.yaml`, join(runtimes, `${name}.yaml`));
     // The other shapes (a list, a string, another name, two documents) are in generator/main-snapshot.test.ts.
-    const files = new Map([[`shoots/${AWS_SHOOT}/shoot.yaml`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n']]);
-    await (await LandscapeRepo.open(gitdir)).commitFiles({ branch: 'main', files, message: 'a human commits a ConfigMap as the Shoot', author: { name: 'test', email: 'test@localhost' } });
+    const files = new Map([
+      [`shoots/${AWS_SHOOT}/shoot.yaml`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n'],
+    ]);
+    await (
+      await LandscapeRepo.open(gitdir)
+    ).commitFiles({
+      branch: 'main',
+      files,
+      message: 'a human commits a ConfigMap as the Shoot',
+      author: { name: 'test', email: 'test@localhost' },
+    });
 
-    const run = await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir, '--forge', 'local', '--once']);
+    const run = await kimops([
+      'generate',
+      '--landscape',
+      'dev',
+      '--runtimes',
+      runtimes,
+      '--repo',
+      gitdir,
+      '--forge',
+      'local',
+      '--once',
+    ]);
     expectUserError(run, 1);
-    expect(run.stderr).toContain(`shoots/${AWS_SHOOT}/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found v1 ConfigMap`);
+    expect(run.stderr).toContain(
+      `shoots/${AWS_SHOOT}/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found v1 ConfigMap`,
+    );
     // trial's Shoot had no folder on main: it is proposed as ever.
     expect(run.stdout).toMatch(/^create +c-168e7cd: #\d+ opened, merged$/m);
   });
@@ -48,14 +70,18 @@ describe('render --out and init where a folder must be', () => {
     const file = await dir.write('out.txt', 'mine\n');
     const run = await render('--runtime', AWS, '--out', file);
     expectUserError(run, 2);
-    expect(run.stderr).toBe(`error: --out: ${file} is a file, not a folder — pass a folder (one that does not exist yet is created); nothing was written\n`);
+    expect(run.stderr).toBe(
+      `error: --out: ${file} is a file, not a folder — pass a folder (one that does not exist yet is created); nothing was written\n`,
+    );
   });
 
   it('init under a file exits 2 with <dir> and the fix', async () => {
     const file = await dir.write('somefile', 'mine\n');
     const run = await kimops(['init', '--landscape', 'dev', join(file, 'repo.git')]);
     expectUserError(run, 2);
-    expect(run.stderr).toBe(`error: <dir>: ${file}/repo.git cannot be created: ${file} is a file, not a folder — pass a path under a folder\n`);
+    expect(run.stderr).toBe(
+      `error: <dir>: ${file}/repo.git cannot be created: ${file} is a file, not a folder — pass a path under a folder\n`,
+    );
   });
 
   it('render --out writes nothing through a symbolic link out of the folder', async () => {
@@ -66,7 +92,9 @@ describe('render --out and init where a folder must be', () => {
     await symlink(outside, join(out, 'shoots', AWS_SHOOT));
     const run = await render('--runtime', AWS, '--out', out);
     expectUserError(run, 2);
-    expect(run.stderr).toBe(`error: --out: ${out}: shoots/${AWS_SHOOT} leads to ${outside}, outside the output folder, through a symbolic link — kimops writes nothing outside it: remove the link, or pass another folder; nothing was written\n`);
+    expect(run.stderr).toBe(
+      `error: --out: ${out}: shoots/${AWS_SHOOT} leads to ${outside}, outside the output folder, through a symbolic link — kimops writes nothing outside it: remove the link, or pass another folder; nothing was written\n`,
+    );
     expect(await readdir(outside)).toEqual([]);
   });
 });
@@ -74,19 +102,31 @@ describe('render --out and init where a folder must be', () => {
 describe('YAML no reader should take in full', () => {
   it('a line of 12 MB is read (the fast path declines it) and reported as any other input', async () => {
     // The plain scalar's quotes overflowed the fast path's regex (V8's regexp stack) → exit 70.
-    const file = await dir.write('long.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: x${"'y'".repeat(4_000_000)}\n`);
+    const file = await dir.write(
+      'long.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: x${"'y'".repeat(4_000_000)}\n`,
+    );
     const run = await render('--runtime', file);
     expectUserError(run, 1);
-    expect(run.stderr).toBe(`${file}: is a ConfigMap (v1), not a Runtime (infrastructuremanager.kyma-project.io/v1) — pass only Runtime manifests here\n`);
+    expect(run.stderr).toBe(
+      `${file}: is a ConfigMap (v1), not a Runtime (infrastructuremanager.kyma-project.io/v1) — pass only Runtime manifests here\n`,
+    );
   });
 
   it('a document nested thousands deep and an alias bomb are refused, each in one line', async () => {
     const deep = await dir.write('deep.yaml', `a: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`);
-    const lol = (n: number) => `l${n}: &l${n} [${Array.from({ length: 9 }, () => (n === 0 ? '"lol"' : `*l${n - 1}`)).join(', ')}]`;
+    const lol = (n: number) =>
+      `l${n}: &l${n} [${Array.from({ length: 9 }, () => (n === 0 ? '"lol"' : `*l${n - 1}`)).join(', ')}]`;
     const bomb = await dir.write('bomb.yaml', `${Array.from({ length: 9 }, (_, n) => lol(n)).join('\n')}\n`);
     for (const [file, message] of [
-      [deep, 'document 1, line 1: nests deeper than 100 levels (a Kubernetes manifest has a few dozen): check that the file is the manifest meant'],
-      [bomb, "document 1, line 1: expands aliases (*name) past kimops's limit (32 per document), as a YAML bomb does: write the values out instead of using anchors (&) and aliases (*)"],
+      [
+        deep,
+        'document 1, line 1: nests deeper than 100 levels (a Kubernetes manifest has a few dozen): check that the file is the manifest meant',
+      ],
+      [
+        bomb,
+        "document 1, line 1: expands aliases (*name) past kimops's limit (32 per document), as a YAML bomb does: write the values out instead of using anchors (&) and aliases (*)",
+      ],
     ]) {
       const run = await render('--runtime', file as string);
       expectUserError(run, 1);
@@ -101,7 +141,9 @@ describe('files that are no files', () => {
     execFileSync('mkfifo', [fifo]);
     const run = await render('--runtime', fifo);
     expectUserError(run, 1);
-    expect(run.stderr).toBe(`${fifo}: is a named pipe (FIFO), not a file: kimops reads regular files only — save the content to a file and pass that\n`);
+    expect(run.stderr).toBe(
+      `${fifo}: is a named pipe (FIFO), not a file: kimops reads regular files only — save the content to a file and pass that\n`,
+    );
     // Where one file is the whole input (the landscape), it is a usage error.
     const landscape = join(dir.path, 'landscape.yaml');
     execFileSync('mkfifo', [landscape]);
@@ -115,7 +157,9 @@ describe('files that are no files', () => {
     await symlink('/dev/zero', zero);
     const run = await render('--runtime', zero);
     expectUserError(run, 1);
-    expect(run.stderr).toBe(`${zero}: is a device, not a file: kimops reads regular files only — save the content to a file and pass that\n`);
+    expect(run.stderr).toBe(
+      `${zero}: is a device, not a file: kimops reads regular files only — save the content to a file and pass that\n`,
+    );
   });
 });
 
@@ -124,9 +168,22 @@ describe('names are printed with their control characters escaped', () => {
     const runtimes = join(dir.path, 'runtimes');
     await mkdir(runtimes);
     // A ConfigMap in a file whose name clears the screen and forges a line.
-    await writeFile(join(runtimes, 'a\x1b[2J\nerror: forged.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n');
+    await writeFile(
+      join(runtimes, 'a\x1b[2J\nerror: forged.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
+    );
     // A Runtime whose name does the same, without the labels KIM requires.
-    const runtime = execFileSync('sed', ['-e', 's/^  name: .*/  name: "b\\\\e[31m\\\\nruntime x\\/y: forged"/', '-e', '/kyma-project.io\\/region:/d', AWS], { encoding: 'utf8' });
+    const runtime = execFileSync(
+      'sed',
+      [
+        '-e',
+        's/^  name: .*/  name: "b\\\\e[31m\\\\nruntime x\\/y: forged"/',
+        '-e',
+        '/kyma-project.io\\/region:/d',
+        AWS,
+      ],
+      { encoding: 'utf8' },
+    );
     await writeFile(join(runtimes, 'b.yaml'), runtime);
     const run = await render('--runtime', runtimes);
     expectUserError(run, 1);
@@ -139,9 +196,15 @@ describe('names are printed with their control characters escaped', () => {
 
   it('a bug’s message is escaped as well, and still says it is a bug (exit 70)', () => {
     let stderr = '';
-    const code = reportFailure(new Error("ENOTDIR: mkdir '/x\x1b[2J\nerror: forged'"), { stdout: () => undefined, stderr: (text) => void (stderr += text), readStdin: async () => '' });
+    const code = reportFailure(new Error("ENOTDIR: mkdir '/x\x1b[2J\nerror: forged'"), {
+      stdout: () => undefined,
+      stderr: (text) => void (stderr += text),
+      readStdin: async () => '',
+    });
     expect(code).toBe(EXIT.internal);
-    expect(stderr).toContain("error: internal error: ENOTDIR: mkdir '/x\\x1b[2J\\nerror: forged'\nThis is a bug in kimops");
+    expect(stderr).toContain(
+      "error: internal error: ENOTDIR: mkdir '/x\\x1b[2J\\nerror: forged'\nThis is a bug in kimops",
+    );
     expect(stderr).not.toContain('\x1b');
   });
 });

@@ -23,7 +23,16 @@ beforeAll(async () => {
   await seededLandscape(join(made, 'landscape.git'), runtimes, conversionSettingsOf(await readLandscape('dev')));
   origin = { dir: made, gitdir: join(made, 'landscape.git') };
   // The first check compiles the Shoot schema and the policies: not any test's time.
-  expect((await kimops(['validate', '--landscape', 'dev', new URL('../policies/default/examples/ssh-access-disabled/pass-rendered.yaml', import.meta.url).pathname])).code).toBe(0);
+  expect(
+    (
+      await kimops([
+        'validate',
+        '--landscape',
+        'dev',
+        new URL('../policies/default/examples/ssh-access-disabled/pass-rendered.yaml', import.meta.url).pathname,
+      ])
+    ).code,
+  ).toBe(0);
 });
 afterAll(() => rm(origin.dir, { recursive: true, force: true }));
 
@@ -45,7 +54,9 @@ describe('kimops validate', () => {
     expect(all.code).toBe(0);
     expect(all.stdout).toBe('12 Shoots checked: 12 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
     const none = await kimops(['validate', work, '--base', 'origin/main']);
-    expect(none.stdout).toBe('0 Shoots checked changed against origin/main (12 unchanged): 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+    expect(none.stdout).toBe(
+      '0 Shoots checked changed against origin/main (12 unchanged): 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n',
+    );
   });
 
   it('denies a downgrade and a credential against the base, exit 1, as text and as GitHub annotations', async () => {
@@ -54,13 +65,19 @@ describe('kimops validate', () => {
     await writeFile(join(work, 'notes.md'), 'the garden token is\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n');
     const text = await kimops(['validate', work, '--base', 'origin/main']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain('✗ shoots/c-56a4813/shoot.yaml: kubernetes-no-downgrade: Kubernetes 1.32.5 is lower than the live 1.33.3');
+    expect(text.stdout).toContain(
+      '✗ shoots/c-56a4813/shoot.yaml: kubernetes-no-downgrade: Kubernetes 1.32.5 is lower than the live 1.33.3',
+    );
     expect(text.stdout).toContain('✗ notes.md:2: credentials (private-key): ');
-    expect(text.stdout).toMatch(/1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/);
+    expect(text.stdout).toMatch(
+      /1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/,
+    );
 
     const github = await kimops(['validate', work, '--base', 'origin/main', '--output', 'github']);
     expect(github.code).toBe(1);
-    expect(github.stdout).toContain('::error file=shoots/c-56a4813/shoot.yaml,title=kimops kubernetes-no-downgrade::Kubernetes 1.32.5 is lower');
+    expect(github.stdout).toContain(
+      '::error file=shoots/c-56a4813/shoot.yaml,title=kimops kubernetes-no-downgrade::Kubernetes 1.32.5 is lower',
+    );
     expect(github.stdout).toContain('::error file=notes.md,line=2,title=kimops credentials (private-key)::');
   });
 
@@ -74,9 +91,21 @@ describe('kimops validate', () => {
   });
 
   it.each([
-    ['--base without a repo', (work: string) => ['validate', '--landscape', 'dev', join(work, 'shoots/c-78fcc25/shoot.yaml'), '--base', 'main'], '--base: compares a landscape repo checkout'],
-    ['files without a landscape', (work: string) => ['validate', join(work, 'shoots/c-78fcc25/shoot.yaml')], '--landscape: is needed for files outside a landscape repo'],
-    ['an unknown base', (work: string) => ['validate', work, '--base', 'origin/nope'], '--base: origin/nope is not a branch, remote branch or commit'],
+    [
+      '--base without a repo',
+      (work: string) => ['validate', '--landscape', 'dev', join(work, 'shoots/c-78fcc25/shoot.yaml'), '--base', 'main'],
+      '--base: compares a landscape repo checkout',
+    ],
+    [
+      'files without a landscape',
+      (work: string) => ['validate', join(work, 'shoots/c-78fcc25/shoot.yaml')],
+      '--landscape: is needed for files outside a landscape repo',
+    ],
+    [
+      'an unknown base',
+      (work: string) => ['validate', work, '--base', 'origin/nope'],
+      '--base: origin/nope is not a branch, remote branch or commit',
+    ],
   ])('exits 2 with the fix for %s', async (_what, args, message) => {
     const work = await checkout();
     const result = await kimops(args(work));
@@ -87,14 +116,33 @@ describe('kimops validate', () => {
 
 describe('kimops validate of input that holds no Shoot', () => {
   it.each([
-    ['a Runtime file', async () => [join(EXAMPLES, 'aws.yaml')], (paths: string[]) => `found 1 Runtime and 0 Shoots in ${paths[0]}`],
-    ['an empty file', async () => [await dir.write('empty.yaml', '')], (paths: string[]) => `found no YAML document in ${paths[0]}`],
-    ['a comment-only file and a ConfigMap', async () => [await dir.write('a.yaml', '# nothing\n'), await dir.write('b.yml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n')], (paths: string[]) => `found 1 ConfigMap and 0 Shoots in ${paths.join(', ')}`],
-    ['an empty folder', async () => {
-      const empty = join(dir.path, 'empty');
-      await mkdir(empty);
-      return [empty];
-    }, (paths: string[]) => `found no .yaml, .yml or .json file in ${paths[0]}`],
+    [
+      'a Runtime file',
+      async () => [join(EXAMPLES, 'aws.yaml')],
+      (paths: string[]) => `found 1 Runtime and 0 Shoots in ${paths[0]}`,
+    ],
+    [
+      'an empty file',
+      async () => [await dir.write('empty.yaml', '')],
+      (paths: string[]) => `found no YAML document in ${paths[0]}`,
+    ],
+    [
+      'a comment-only file and a ConfigMap',
+      async () => [
+        await dir.write('a.yaml', '# nothing\n'),
+        await dir.write('b.yml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n'),
+      ],
+      (paths: string[]) => `found 1 ConfigMap and 0 Shoots in ${paths.join(', ')}`,
+    ],
+    [
+      'an empty folder',
+      async () => {
+        const empty = join(dir.path, 'empty');
+        await mkdir(empty);
+        return [empty];
+      },
+      (paths: string[]) => `found no .yaml, .yml or .json file in ${paths[0]}`,
+    ],
   ])('exits 2 for %s, saying what it found instead', async (_what, given, found) => {
     const paths = await given();
     const result = await kimops(['validate', '--landscape', 'dev', ...paths]);
@@ -104,14 +152,19 @@ describe('kimops validate of input that holds no Shoot', () => {
   });
 
   it('exits 1, not 2, for a file that cannot be read as YAML (it may have been meant as a Shoot)', async () => {
-    const result = await kimops(['validate', '--landscape', 'dev', await dir.write('broken.yaml', 'kind: Shoot\nspec: [unclosed\n')]);
+    const result = await kimops([
+      'validate',
+      '--landscape',
+      'dev',
+      await dir.write('broken.yaml', 'kind: Shoot\nspec: [unclosed\n'),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('broken.yaml:1: yaml: ');
   });
 });
 
 describe('kimops validate --base', () => {
-  it("takes the rules from the base: a pull request that points kimops.yaml at another policy set does not escape them", async () => {
+  it('takes the rules from the base: a pull request that points kimops.yaml at another policy set does not escape them', async () => {
     const work = await checkout();
     await edit(join(work, 'kimops.yaml'), (text) => text.replace('policySet: default', 'policySet: lenient'));
     await edit(join(work, 'shoots/c-56a4813/shoot.yaml'), (text) => text.replace('version: 1.33.3', 'version: 1.32.5'));

@@ -58,11 +58,17 @@ export function branchSync(repo: LandscapeRepo, remote: LandscapeRemote | undefi
   return {
     baseRef: `refs/remotes/origin/${MAIN}`,
     async refresh() {
-      if ((await fetched(MAIN)) === undefined) throw new ConfigError('--repo', '', `the remote repo has no ${MAIN} branch; create the landscape repo with kimops init`);
+      if ((await fetched(MAIN)) === undefined)
+        throw new ConfigError(
+          '--repo',
+          '',
+          `the remote repo has no ${MAIN} branch; create the landscape repo with kimops init`,
+        );
     },
     async have(branch, sha) {
       if ((await repo.resolve(sha)) === undefined) await fetched(branch);
-      if ((await repo.resolve(sha)) === undefined) throw new RejectedPush(`${branch} moved past ${sha.slice(0, 12)} while kimops read it`);
+      if ((await repo.resolve(sha)) === undefined)
+        throw new RejectedPush(`${branch} moved past ${sha.slice(0, 12)} while kimops read it`);
     },
     async publish(branch, head, { previous }) {
       // The local copy is only a cache of the remote's branch: the push decides.

@@ -20,13 +20,26 @@ const author = { name: 'kimops', email: 'kimops@localhost' };
 const KIM_FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
 
 async function landscape(policy?: (kimopsYaml: string) => string) {
-  const runtimes = (await readRuntimes(EXAMPLES)).runtimes.map((r) => ({ ...r, runtime: { ...r.runtime, metadata: { ...r.runtime.metadata, generation: 1 } } }));
+  const runtimes = (await readRuntimes(EXAMPLES)).runtimes.map((r) => ({
+    ...r,
+    runtime: { ...r.runtime, metadata: { ...r.runtime.metadata, generation: 1 } },
+  }));
   const settings = conversionSettingsOf(await readLandscape('dev'));
   const repo = await seededLandscape(`${dir.path}/repo.git`, runtimes, settings, policy);
   const forge = localForge(repo);
   const logs: string[] = [];
   const run = (overrides: Partial<GenerateInput> = {}) =>
-    generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, log: (line) => logs.push(line), ...overrides });
+    generate({
+      landscape: 'dev',
+      settings,
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge,
+      author,
+      log: (line) => logs.push(line),
+      ...overrides,
+    });
   return { repo, forge, runtimes, run, logs };
 }
 
@@ -42,11 +55,16 @@ function changed(runtimes: readonly RuntimeInput[], shoot: string, change: (runt
 const kebDeletes = (runtime: Runtime) => {
   runtime.metadata = { ...runtime.metadata, deletionTimestamp: '2026-12-01T10:00:00Z', finalizers: [KIM_FINALIZER] };
 };
-const without = (runtimes: readonly RuntimeInput[], ...shoots: string[]) => runtimes.filter((r) => !shoots.includes(r.runtime.spec.shoot.name));
-const shootOf = (runtimes: readonly RuntimeInput[], file: string) => runtimes.find((r) => r.source.endsWith(`/${file}`))?.runtime.spec.shoot.name as string;
+const without = (runtimes: readonly RuntimeInput[], ...shoots: string[]) =>
+  runtimes.filter((r) => !shoots.includes(r.runtime.spec.shoot.name));
+const shootOf = (runtimes: readonly RuntimeInput[], file: string) =>
+  runtimes.find((r) => r.source.endsWith(`/${file}`))?.runtime.spec.shoot.name as string;
 
 async function shootsOnMain(repo: LandscapeRepo): Promise<string[]> {
-  return [...(await repo.readFiles('main', 'shoots')).keys()].filter((p) => p.endsWith('/shoot.yaml')).map((p) => p.split('/')[1] as string).sort();
+  return [...(await repo.readFiles('main', 'shoots')).keys()]
+    .filter((p) => p.endsWith('/shoot.yaml'))
+    .map((p) => p.split('/')[1] as string)
+    .sort();
 }
 
 async function openPull(forge: LocalForge, branch: string) {
@@ -63,7 +81,9 @@ describe('generate: deletions KEB asked for and deletions nobody asked for', () 
     const before = await shootsOnMain(repo);
 
     const result = await run({ runtimes: without(changed(runtimes, keb, kebDeletes), absent) });
-    expect(result.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`).sort()).toEqual([`${absent} delete await-review`, `${keb} delete auto-merge`].sort());
+    expect(result.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`).sort()).toEqual(
+      [`${absent} delete await-review`, `${keb} delete auto-merge`].sort(),
+    );
     expect(result.deletionRefused).toBeUndefined();
     expect(await shootsOnMain(repo)).toEqual(before.filter((s) => s !== keb));
 
@@ -73,7 +93,9 @@ describe('generate: deletions KEB asked for and deletions nobody asked for', () 
     expect(waiting?.body).not.toContain(`kcp-system/${absent}`);
     const records = await forge.pullRecords();
     const merged = records.ok ? records.value.find((pr) => pr.branch === `kimops/dev/${keb}`) : undefined;
-    expect(merged?.body).toContain(`| \`${keb}\` | \`kcp-system/61dd7761-08dc-59ce-840d-342f5e487157\` (generation 1) |`);
+    expect(merged?.body).toContain(
+      `| \`${keb}\` | \`kcp-system/61dd7761-08dc-59ce-840d-342f5e487157\` (generation 1) |`,
+    );
     expect(merged?.body).toContain('is being deleted (deletionTimestamp 2026-12-01T10:00:00Z');
   });
 
@@ -93,9 +115,11 @@ describe('generate: deletions KEB asked for and deletions nobody asked for', () 
     expect(await shootsOnMain(repo)).toEqual(before.filter((s) => s !== absent));
   });
 
-  it('proposes KEB\'s deletions batchSize per pass, says how many follow, and touches no other Shoot', async () => {
+  it("proposes KEB's deletions batchSize per pass, says how many follow, and touches no other Shoot", async () => {
     // A guard that lets a batch of 2 through in a landscape of 12 (its 10 % would make the batch 1: see deletions.test.ts).
-    const { repo, runtimes, run, logs } = await landscape((text) => text.replace(/^ {2}batchSize: \d+$/m, '  batchSize: 2').replace(/^ {2}maxPercent: \d+$/m, '  maxPercent: 50'));
+    const { repo, runtimes, run, logs } = await landscape((text) =>
+      text.replace(/^ {2}batchSize: \d+$/m, '  batchSize: 2').replace(/^ {2}maxPercent: \d+$/m, '  maxPercent: 50'),
+    );
     const all = await shootsOnMain(repo);
     const deleted = all.slice(0, 3);
     let kept: RuntimeInput[] = runtimes;
@@ -130,14 +154,27 @@ describe('generate: no deletion without proof', () => {
     const result = await run({ runtimes: without(broken, shootOf(runtimes, 'gcp.yaml')) });
     expect(result.proposed).toEqual([]);
     expect(result.failures.map((f) => f.runtime)).toEqual(['kcp-system/61dd7761-08dc-59ce-840d-342f5e487157']);
-    expect(result.deletionRefused).toMatch(/^not proposing to delete .*: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name, so it may be the Runtime of any of them/);
+    expect(result.deletionRefused).toMatch(
+      /^not proposing to delete .*: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name, so it may be the Runtime of any of them/,
+    );
     expect(await shootsOnMain(repo)).toEqual(before);
   });
 
   it.each<[string, (runtimes: RuntimeInput[]) => Partial<GenerateInput>, RegExp]>([
-    ['no Runtime at all', () => ({ runtimes: [] }), /no Runtime was read at all, and an empty Runtime source never deletes/],
+    [
+      'no Runtime at all',
+      () => ({ runtimes: [] }),
+      /no Runtime was read at all, and an empty Runtime source never deletes/,
+    ],
     // Even KEB's deletion waits: an unread file might hold a Runtime asking for any Shoot.
-    ['an unread Runtime input', (runtimes) => ({ runtimes: changed(runtimes, shootOf(runtimes, 'aws.yaml'), kebDeletes), runtimesComplete: false }), /some Runtime inputs could not be read/],
+    [
+      'an unread Runtime input',
+      (runtimes) => ({
+        runtimes: changed(runtimes, shootOf(runtimes, 'aws.yaml'), kebDeletes),
+        runtimesComplete: false,
+      }),
+      /some Runtime inputs could not be read/,
+    ],
   ])('deletes nothing after %s', async (_what, given, why) => {
     const { repo, runtimes, run } = await landscape();
     const before = await shootsOnMain(repo);
@@ -149,12 +186,27 @@ describe('generate: no deletion without proof', () => {
 
   it("holds back an absent Runtime's Shoot while another Runtime fails to convert, but not KEB's deletion", async () => {
     const { repo, runtimes, run } = await landscape();
-    const [failing, keb, absent] = [shootOf(runtimes, 'aws.yaml'), shootOf(runtimes, 'gcp.yaml'), shootOf(runtimes, 'azure.yaml')];
-    const given = without(changed(changed(runtimes, failing, (r) => delete r.metadata.labels?.['kyma-project.io/region']), keb, kebDeletes), absent);
+    const [failing, keb, absent] = [
+      shootOf(runtimes, 'aws.yaml'),
+      shootOf(runtimes, 'gcp.yaml'),
+      shootOf(runtimes, 'azure.yaml'),
+    ];
+    const given = without(
+      changed(
+        changed(runtimes, failing, (r) => delete r.metadata.labels?.['kyma-project.io/region']),
+        keb,
+        kebDeletes,
+      ),
+      absent,
+    );
     const result = await run({ runtimes: given });
     expect(result.proposed.map((p) => `${p.shoot} ${p.action}`)).toEqual([`${keb} auto-merge`]);
     expect(result.failures.map((f) => f.runtime)).toEqual(['kcp-system/61dd7761-08dc-59ce-840d-342f5e487157']);
-    expect(result.deletionRefused).toMatch(new RegExp(`^not proposing to delete ${absent}, whose Runtime is absent: runtime kcp-system/61dd7761-08dc-59ce-840d-342f5e487157 failed this pass`));
+    expect(result.deletionRefused).toMatch(
+      new RegExp(
+        `^not proposing to delete ${absent}, whose Runtime is absent: runtime kcp-system/61dd7761-08dc-59ce-840d-342f5e487157 failed this pass`,
+      ),
+    );
     expect(await shootsOnMain(repo)).toContain(absent);
     expect(await shootsOnMain(repo)).not.toContain(keb);
   });

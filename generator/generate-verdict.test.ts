@@ -29,7 +29,8 @@ async function runtimeOf(file: string, generation: number, accountLabel?: string
   const [entry] = (await readRuntimes(`${EXAMPLES}${file}`)).runtimes;
   const runtime = structuredClone((entry as RuntimeInput).runtime);
   runtime.metadata.generation = generation;
-  if (accountLabel !== undefined) runtime.metadata.labels = { ...runtime.metadata.labels, [LABEL_GLOBAL_ACCOUNT_ID]: accountLabel };
+  if (accountLabel !== undefined)
+    runtime.metadata.labels = { ...runtime.metadata.labels, [LABEL_GLOBAL_ACCOUNT_ID]: accountLabel };
   return { ...(entry as RuntimeInput), runtime };
 }
 
@@ -42,7 +43,11 @@ async function filesAt(repo: LandscapeRepo, ref: string): Promise<Map<string, st
 describe('generate: a credential in what the generator commits', () => {
   // The landscape repo (main: gcp's Shoot), the policy pack and the converter set up once, outside the test's time.
   let dir: string;
-  let setup: { repo: LandscapeRepo; source: Awaited<ReturnType<typeof policySource>>; settings: ReturnType<typeof conversionSettingsOf> };
+  let setup: {
+    repo: LandscapeRepo;
+    source: Awaited<ReturnType<typeof policySource>>;
+    settings: ReturnType<typeof conversionSettingsOf>;
+  };
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kimops-generate-verdict-'));
     const landscape = await readLandscape('dev');
@@ -61,21 +66,47 @@ describe('generate: a credential in what the generator commits', () => {
     const runtimes = [await runtimeOf('aws.yaml', 1, TOKEN), await runtimeOf('gcp.yaml', 2, TOKEN)];
     const mainBefore = await filesAt(repo, 'main');
 
-    const result = await generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, validation: source, log: () => undefined });
+    const result = await generate({
+      landscape: 'dev',
+      settings,
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge,
+      author,
+      validation: source,
+      log: () => undefined,
+    });
 
-    expect(result.proposed.map((p) => `${p.runtime.name} ${p.class === 'create' ? 'create' : 'update'} ${p.action}`).sort()).toEqual(runtimes.map(({ runtime }, i) => `${runtime.metadata.name} ${i === 0 ? 'create' : 'update'} blocked`).sort());
+    expect(
+      result.proposed.map((p) => `${p.runtime.name} ${p.class === 'create' ? 'create' : 'update'} ${p.action}`).sort(),
+    ).toEqual(
+      runtimes.map(({ runtime }, i) => `${runtime.metadata.name} ${i === 0 ? 'create' : 'update'} blocked`).sort(),
+    );
     // The validate workflow's facts: kimops.yaml's policy set, no Runtime inventory.
-    const context = { policies: await source.policies('default'), params: await source.params(undefined), landscape: 'dev' };
+    const context = {
+      policies: await source.policies('default'),
+      params: await source.params(undefined),
+      landscape: 'dev',
+    };
     for (const proposal of result.proposed) {
-      expect(proposal.failedChecks).toEqual([expect.stringMatching(/^shoots\/[^/]+\/shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/)]);
+      expect(proposal.failedChecks).toEqual([
+        expect.stringMatching(
+          /^shoots\/[^/]+\/shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/,
+        ),
+      ]);
       expect(proposal.failedChecks.join('\n')).not.toContain(TOKEN);
       const pr = await forge.getPullRequest(proposal.pr);
       if (!pr.ok) throw new Error(pr.failure.message);
       const statuses = await forge.statuses(pr.value.headSha);
-      expect(statuses.ok && statuses.value.map((s) => `${s.context} ${s.state} ${s.description}`)).toEqual([expect.stringMatching(/^kimops\/validate failure 1 of \d+ checks failed: credentials$/)]);
+      expect(statuses.ok && statuses.value.map((s) => `${s.context} ${s.state} ${s.description}`)).toEqual([
+        expect.stringMatching(/^kimops\/validate failure 1 of \d+ checks failed: credentials$/),
+      ]);
       // `kimops validate --base main` on the PR's head: the same denial, at the same file and field.
       const report = checkLandscapeFiles({ files: await filesAt(repo, pr.value.headSha), base: mainBefore, context });
-      expect(report.findings.map((f) => `${f.path} ${f.check} ${f.severity}`)).toEqual([`shoots/${proposal.shoot}/shoot.yaml credentials (token-pattern) deny`]);
+      expect(report.findings.map((f) => `${f.path} ${f.check} ${f.severity}`)).toEqual([
+        `shoots/${proposal.shoot}/shoot.yaml credentials (token-pattern) deny`,
+      ]);
       expect(report.findings[0]?.message).toContain('metadata.labels.account: a GitHub personal access token');
     }
     // Nothing merged: main is as it was.

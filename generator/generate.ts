@@ -18,9 +18,23 @@ import { classifyChange, type ChangeClass } from './propose/classify.js';
 import { waves } from './propose/clusters.js';
 import { planDeletions } from './propose/deletions.js';
 import type { ShootProposal } from './propose/pr-body.js';
-import { closeStalePullRequests, ForgeRefusal, proposeBranch, type BranchContext, type BranchOutcome, type BranchProposal } from './propose-branch.js';
+import {
+  closeStalePullRequests,
+  ForgeRefusal,
+  proposeBranch,
+  type BranchContext,
+  type BranchOutcome,
+  type BranchProposal,
+} from './propose-branch.js';
 import { fileMapOf, SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
-import { renderRuntimes, withoutSharedShootNames, type RenderBug, type RenderedRuntime, type RenderFailure, type RuntimeInput } from './render/render-runtimes.js';
+import {
+  renderRuntimes,
+  withoutSharedShootNames,
+  type RenderBug,
+  type RenderedRuntime,
+  type RenderFailure,
+  type RuntimeInput,
+} from './render/render-runtimes.js';
 import { digestOf, RenderMemo, renderKey } from './render-memo.js';
 import type { ValidationContext, ValidationSource } from './validate/checks.js';
 import { checkProposedShoot } from './validate/folder-check.js';
@@ -109,7 +123,9 @@ export async function generate(input: GenerateInput): Promise<GenerateResult> {
   // A remote repo's truth is the remote (pushes without force, the forge's own rules): its local cache
   // is locked per write only, so an applier fetching into the same cache does not wait for a pass.
   if (input.remote) return generateHoldingLock(input);
-  return input.repo.withLock('generate', () => generateHoldingLock(input), { onWait: (holder) => input.log(`waiting for the landscape repo's lock, held by ${holder}`) });
+  return input.repo.withLock('generate', () => generateHoldingLock(input), {
+    onWait: (holder) => input.log(`waiting for the landscape repo's lock, held by ${holder}`),
+  });
 }
 
 async function generateHoldingLock(input: GenerateInput): Promise<GenerateResult> {
@@ -120,8 +136,14 @@ async function generateHoldingLock(input: GenerateInput): Promise<GenerateResult
       return await pass(input, sync);
     } catch (error) {
       if (!(error instanceof RejectedPush)) throw error;
-      if (attempt >= MAX_PASS_ATTEMPTS) throw new TransportError('landscape repo', `${error.message}; gave up after ${attempt} attempts, the next pass tries again`);
-      input.log(`${error.message}; fetching main again and re-rendering (attempt ${attempt + 1} of ${MAX_PASS_ATTEMPTS})`);
+      if (attempt >= MAX_PASS_ATTEMPTS)
+        throw new TransportError(
+          'landscape repo',
+          `${error.message}; gave up after ${attempt} attempts, the next pass tries again`,
+        );
+      input.log(
+        `${error.message}; fetching main again and re-rendering (attempt ${attempt + 1} of ${MAX_PASS_ATTEMPTS})`,
+      );
     }
   }
 }
@@ -130,7 +152,15 @@ async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const input = { ...given, runtimes: notBeingDeleted(given.runtimes) };
   const { landscape } = input;
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, landscape);
-  const context: BranchContext = { landscape, repo: input.repo, forge: input.forge, sync, config: snapshot.config, author: input.author ?? snapshot.config.commit.author, log: input.log };
+  const context: BranchContext = {
+    landscape,
+    repo: input.repo,
+    forge: input.forge,
+    sync,
+    config: snapshot.config,
+    author: input.author ?? snapshot.config.commit.author,
+    log: input.log,
+  };
   const validation: ValidationContext | undefined = input.validation && {
     policies: await input.validation.policies(snapshot.config.policySet),
     params: await input.validation.params(input.runtimesComplete ? input.runtimes.map((r) => r.runtime) : undefined),
@@ -139,7 +169,19 @@ async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const memo = input.memo ?? new RenderMemo();
   const { unique, failures } = withoutSharedShootNames(input.runtimes);
   const mainCommit = await input.repo.resolve(sync.baseRef);
-  const result: GenerateResult = { proposed: [], rendered: 0, unchanged: 0, closed: [], leftOpen: [], failures, bugs: [], inMain: [], ...(mainCommit && { mainCommit }), suspended: [], refused: [] };
+  const result: GenerateResult = {
+    proposed: [],
+    rendered: 0,
+    unchanged: 0,
+    closed: [],
+    leftOpen: [],
+    failures,
+    bugs: [],
+    inMain: [],
+    ...(mainCommit && { mainCommit }),
+    suspended: [],
+    refused: [],
+  };
   // Branches whose PRs stay as they are: proposed now, suspended, or of a Runtime that failed (its change is unknown).
   const keep = new Set(shootsOf(input.runtimes, failures).map((shoot) => branchOf(landscape, shoot)));
 
@@ -148,7 +190,11 @@ async function pass(given: GenerateInput, sync: BranchSync): Promise<GenerateRes
   for (const change of changes.filter((c) => !c.landscapeDriven)) {
     const branch = branchOf(landscape, change.proposal.shoot);
     keep.add(branch);
-    const outcome = await proposeOrRefuse(context, result, { branch, proposals: [change.proposal], files: change.files });
+    const outcome = await proposeOrRefuse(context, result, {
+      branch,
+      proposals: [change.proposal],
+      files: change.files,
+    });
     if (outcome) result.proposed.push(outcomeOf(change.proposal, outcome));
   }
   if (rollout.length > 0) await proposeRolloutWave(context, input, rollout, result, keep);
@@ -190,12 +236,16 @@ async function renderChanges(
     if (annotated(entry.runtime, ANNOTATION_SUSPEND_PATCH)) {
       result.suspended.push(shoot);
       keep.add(branchOf(input.landscape, shoot));
-      input.log(`suspended           ${shoot}: ${runtimeRef(entry.runtime)} has ${ANNOTATION_SUSPEND_PATCH}: "true"; nothing proposed`);
+      input.log(
+        `suspended           ${shoot}: ${runtimeRef(entry.runtime)} has ${ANNOTATION_SUSPEND_PATCH}: "true"; nothing proposed`,
+      );
       continue;
     }
     const garden = input.gardenShoots?.get(shoot);
     // A live Shoot's spec changes bump its generation; its annotations and labels the converter reads too.
-    const gardenKey = garden ? JSON.stringify([garden.metadata.generation, garden.metadata.annotations, garden.metadata.labels]) : '';
+    const gardenKey = garden
+      ? JSON.stringify([garden.metadata.generation, garden.metadata.annotations, garden.metadata.labels])
+      : '';
     const key = renderKey(entry.runtime, settingsKey, snapshot.folders.get(shoot) ?? '', gardenKey);
     if (!annotated(entry.runtime, ANNOTATION_FORCE_PATCH) && memo.isUnchanged(shoot, key)) {
       result.unchanged++;
@@ -210,7 +260,9 @@ async function renderChanges(
   const rendered: RenderedRuntime[] = [];
   // In batches, so only the changed Shoots of a 10,000-Shoot pass stay in memory.
   for (let i = 0; i < toRender.length; i += RENDER_BATCH) {
-    rendered.push(...(await renderBatch(input, snapshot, toRender.slice(i, i + RENDER_BATCH), keys, bySource, memo, result, keep)));
+    rendered.push(
+      ...(await renderBatch(input, snapshot, toRender.slice(i, i + RENDER_BATCH), keys, bySource, memo, result, keep)),
+    );
   }
 
   const changes: Change[] = [];
@@ -230,9 +282,21 @@ async function renderChanges(
     // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
     let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
     let landscapeDriven = before !== undefined && notAskedForByRuntime(runtime, before);
-    if (landscapeDriven && input.gardenShoots?.has(r.shootName) && before && rendersLikeMain(runtime, input.settings, before, snapshot)) {
+    if (
+      landscapeDriven &&
+      input.gardenShoots?.has(r.shootName) &&
+      before &&
+      rendersLikeMain(runtime, input.settings, before, snapshot)
+    ) {
       // Rendered against main the Shoot would not change: the difference is Gardener's own (a maintenance update).
-      classification = { ...classification, class: 'adopt', reasons: ['the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it', ...classification.reasons] };
+      classification = {
+        ...classification,
+        class: 'adopt',
+        reasons: [
+          'the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it',
+          ...classification.reasons,
+        ],
+      };
       landscapeDriven = false;
     }
     const [namespace = '', name = ''] = r.runtime.split('/');
@@ -266,10 +330,12 @@ async function renderBatch(
   result: GenerateResult,
   keep: Set<string>,
 ): Promise<RenderedRuntime[]> {
-  const gardenLive = new Map(batch.flatMap(({ runtime }) => {
-    const shoot = input.gardenShoots?.get(runtime.spec?.shoot?.name);
-    return shoot ? [[shoot.metadata.name, shoot] as const] : [];
-  }));
+  const gardenLive = new Map(
+    batch.flatMap(({ runtime }) => {
+      const shoot = input.gardenShoots?.get(runtime.spec?.shoot?.name);
+      return shoot ? [[shoot.metadata.name, shoot] as const] : [];
+    }),
+  );
   const first = renderRuntimes(batch, input.settings, gardenLive);
   const isFinal = (r: RenderedRuntime) => gardenLive.has(r.shootName) || !snapshot.folders.has(r.shootName);
   const rendered = first.rendered.filter(isFinal);
@@ -305,12 +371,27 @@ async function renderBatch(
  * one PR, so the same Shoots always form the next wave and a re-run proposes the same PR. Once it is
  * merged, the next pass proposes the next wave on the same branch.
  */
-async function proposeRolloutWave(context: BranchContext, input: GenerateInput, changes: Change[], result: GenerateResult, keep: Set<string>): Promise<void> {
-  const [wave = []] = waves(changes.map((c) => c.proposal.shoot), context.config.rollout.waveSize);
+async function proposeRolloutWave(
+  context: BranchContext,
+  input: GenerateInput,
+  changes: Change[],
+  result: GenerateResult,
+  keep: Set<string>,
+): Promise<void> {
+  const [wave = []] = waves(
+    changes.map((c) => c.proposal.shoot),
+    context.config.rollout.waveSize,
+  );
   const inWave = new Set(wave);
   const proposals = changes
     .filter((c) => inWave.has(c.proposal.shoot))
-    .map((c) => ({ ...c.proposal, classification: c.proposal.classification.class === 'immutable' ? c.proposal.classification : { ...c.proposal.classification, class: 'rollout' as const } }));
+    .map((c) => ({
+      ...c.proposal,
+      classification:
+        c.proposal.classification.class === 'immutable'
+          ? c.proposal.classification
+          : { ...c.proposal.classification, class: 'rollout' as const },
+    }));
   const files = new Map(changes.filter((c) => inWave.has(c.proposal.shoot)).flatMap((c) => [...c.files]));
   const name = rolloutName(input.settings);
   const branch = rolloutBranchOf(input.landscape, name);
@@ -366,22 +447,42 @@ async function proposeDeletions(
   if (proposed + plan.later > 0) result.deprovisioning = { proposed, later: plan.later };
   if (plan.later > 0) {
     const limit = plan.batchLimit ?? `kimops.yaml deprovisioning.batchSize ${snapshot.config.deprovisioning.batchSize}`;
-    input.log(`deprovisioning: ${proposed} of ${proposed + plan.later} deletions KEB asked for proposed in this pass (${limit}); ${plan.later} more ${plan.later === 1 ? 'follows' : 'follow'} in later passes`);
+    input.log(
+      `deprovisioning: ${proposed} of ${proposed + plan.later} deletions KEB asked for proposed in this pass (${limit}); ${plan.later} more ${plan.later === 1 ? 'follows' : 'follow'} in later passes`,
+    );
   }
   for (const deletion of plan.deletions) {
     const before = gone.get(deletion.shoot) as Shoot;
-    const classification = { ...(classifyChange({ before, runtimeDeleted: deletion.askedByKeb }) as ChangeClass), reasons: [deletion.reason] };
-    const proposal: ShootProposal = { shoot: deletion.shoot, runtime: deletion.runtime, classification, before, checks: checkProposedShoot(validation, deletion.shoot, new Map(), await snapshot.files(deletion.shoot)) };
-    const outcome = await proposeOrRefuse(context, result, { branch: branchOf(input.landscape, deletion.shoot), proposals: [proposal], files: new Map() });
+    const classification = {
+      ...(classifyChange({ before, runtimeDeleted: deletion.askedByKeb }) as ChangeClass),
+      reasons: [deletion.reason],
+    };
+    const proposal: ShootProposal = {
+      shoot: deletion.shoot,
+      runtime: deletion.runtime,
+      classification,
+      before,
+      checks: checkProposedShoot(validation, deletion.shoot, new Map(), await snapshot.files(deletion.shoot)),
+    };
+    const outcome = await proposeOrRefuse(context, result, {
+      branch: branchOf(input.landscape, deletion.shoot),
+      proposals: [proposal],
+      files: new Map(),
+    });
     if (outcome) result.proposed.push(outcomeOf(proposal, outcome));
   }
   return plan.withheld;
 }
 
 /** What the applier's mass-deletion guard will count: the live Shoots, and those main dropped whose deletion it has not started. */
-function gardenDeletions(live: ReadonlyMap<string, Shoot>, snapshot: MainSnapshot): { unapplied: number; total: number } {
+function gardenDeletions(
+  live: ReadonlyMap<string, Shoot>,
+  snapshot: MainSnapshot,
+): { unapplied: number; total: number } {
   const owned = [...live.values()].filter(isManagedByKimops);
-  const unapplied = owned.filter((shoot) => !snapshot.folders.has(shoot.metadata.name) && !shoot.metadata.deletionTimestamp).length;
+  const unapplied = owned.filter(
+    (shoot) => !snapshot.folders.has(shoot.metadata.name) && !shoot.metadata.deletionTimestamp,
+  ).length;
   return { unapplied, total: owned.length };
 }
 
@@ -389,7 +490,14 @@ function gardenDeletions(live: ReadonlyMap<string, Shoot>, snapshot: MainSnapsho
  * A Shoot whose file on main cannot be read gets nothing proposed this pass — not rendered as a create
  * over it, not deleted — and is reported with the fix; its open PR stays as it is.
  */
-function brokenOnMain(input: GenerateInput, snapshot: MainSnapshot, shoot: string, result: GenerateResult, keep: Set<string>, entry?: RuntimeInput): boolean {
+function brokenOnMain(
+  input: GenerateInput,
+  snapshot: MainSnapshot,
+  shoot: string,
+  result: GenerateResult,
+  keep: Set<string>,
+  entry?: RuntimeInput,
+): boolean {
   const error = snapshot.broken.get(shoot);
   if (error === undefined) return false;
   result.failures.push({
@@ -403,7 +511,11 @@ function brokenOnMain(input: GenerateInput, snapshot: MainSnapshot, shoot: strin
 }
 
 /** One branch's proposal; a forge that refuses it for good fails that proposal, not the pass. */
-async function proposeOrRefuse(context: BranchContext, result: GenerateResult, proposal: BranchProposal): Promise<BranchOutcome | undefined> {
+async function proposeOrRefuse(
+  context: BranchContext,
+  result: GenerateResult,
+  proposal: BranchProposal,
+): Promise<BranchOutcome | undefined> {
   try {
     return await proposeBranch(context, proposal);
   } catch (error) {
@@ -440,8 +552,17 @@ function notAskedForByRuntime(runtime: Runtime, before: Shoot): boolean {
 }
 
 /** Whether the Runtime rendered against main's Shoot (not the Garden's) gives main's files. */
-function rendersLikeMain(runtime: Runtime, settings: ConversionSettings, before: Shoot, snapshot: MainSnapshot): boolean {
-  const [again] = renderRuntimes([{ source: 'main', runtime }], settings, new Map([[before.metadata.name, before]])).rendered;
+function rendersLikeMain(
+  runtime: Runtime,
+  settings: ConversionSettings,
+  before: Shoot,
+  snapshot: MainSnapshot,
+): boolean {
+  const [again] = renderRuntimes(
+    [{ source: 'main', runtime }],
+    settings,
+    new Map([[before.metadata.name, before]]),
+  ).rendered;
   return again !== undefined && snapshot.holds(again.shootName, fileMapOf(again.manifests));
 }
 
@@ -450,14 +571,29 @@ function annotated(runtime: Runtime, annotation: string): boolean {
 }
 
 function outcomeOf(proposal: ShootProposal, outcome: BranchOutcome): ShootOutcome {
-  const failedChecks = proposal.checks.filter((check) => !check.passed).flatMap((check) => (check.messages.length > 0 ? check.messages : [check.name]));
-  return { shoot: proposal.shoot, class: proposal.classification.class, disruptive: proposal.classification.disruptive, runtime: proposal.runtime, failedChecks, ...outcome };
+  const failedChecks = proposal.checks
+    .filter((check) => !check.passed)
+    .flatMap((check) => (check.messages.length > 0 ? check.messages : [check.name]));
+  return {
+    shoot: proposal.shoot,
+    class: proposal.classification.class,
+    disruptive: proposal.classification.disruptive,
+    runtime: proposal.runtime,
+    failedChecks,
+    ...outcome,
+  };
 }
 
-
 function companionsOnly(files: Map<string, string>, before: Map<string, string> | undefined): ChangeClass {
-  const paths = [...new Set([...files.keys(), ...(before?.keys() ?? [])])].filter((p) => files.get(p) !== before?.get(p)).sort();
-  return { class: 'update', disruptive: false, reasons: [`only companion files change: ${paths.join(', ')}`], changes: [] };
+  const paths = [...new Set([...files.keys(), ...(before?.keys() ?? [])])]
+    .filter((p) => files.get(p) !== before?.get(p))
+    .sort();
+  return {
+    class: 'update',
+    disruptive: false,
+    reasons: [`only companion files change: ${paths.join(', ')}`],
+    changes: [],
+  };
 }
 
 /**
@@ -471,10 +607,15 @@ function notBeingDeleted(runtimes: readonly RuntimeInput[]): RuntimeInput[] {
 
 /** Every Shoot a Runtime asks for, rendered or not: those are never proposed for deletion. */
 function requestedShoots(runtimes: readonly RuntimeInput[]): Set<string> {
-  return new Set(runtimes.map(({ runtime }) => runtime.spec?.shoot?.name).filter((n): n is string => typeof n === 'string'));
+  return new Set(
+    runtimes.map(({ runtime }) => runtime.spec?.shoot?.name).filter((n): n is string => typeof n === 'string'),
+  );
 }
 
 function shootsOf(runtimes: readonly RuntimeInput[], failed: readonly { runtime: string }[]): string[] {
   const refs = new Set(failed.map((f) => f.runtime));
-  return runtimes.filter(({ runtime }) => refs.has(runtimeRef(runtime))).map(({ runtime }) => runtime.spec?.shoot?.name).filter((n): n is string => typeof n === 'string');
+  return runtimes
+    .filter(({ runtime }) => refs.has(runtimeRef(runtime)))
+    .map(({ runtime }) => runtime.spec?.shoot?.name)
+    .filter((n): n is string => typeof n === 'string');
 }

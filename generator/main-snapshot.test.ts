@@ -11,7 +11,10 @@ const SHOOT = 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata:\n
 describe('readMainSnapshot', () => {
   it('reads a Shoot, and reports a shoot.yaml that is valid YAML but no Shoot of its folder as broken', async () => {
     const repo = await LandscapeRepo.open(`${dir.path}/landscape.git`);
-    const config = fillPlaceholders((await readTemplate()).get(KIMOPS_YAML) as string, { landscape: 'dev', project: 'kyma-dev' });
+    const config = fillPlaceholders((await readTemplate()).get(KIMOPS_YAML) as string, {
+      landscape: 'dev',
+      project: 'kyma-dev',
+    });
     const onMain: Record<string, string> = {
       good: SHOOT,
       configmap: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: configmap\n',
@@ -23,17 +26,29 @@ describe('readMainSnapshot', () => {
       two: `${SHOOT.replace('name: good', 'name: two')}---\n${SHOOT.replace('name: good', 'name: two')}`,
       empty: '# nothing\n',
     };
-    const files = new Map([[KIMOPS_YAML, config], ...Object.entries(onMain).map(([name, text]) => [`shoots/${name}/shoot.yaml`, text] as [string, string])]);
-    await repo.commitFiles({ branch: 'main', files, message: 'shoots', author: { name: 'test', email: 'test@localhost' } });
+    const files = new Map([
+      [KIMOPS_YAML, config],
+      ...Object.entries(onMain).map(([name, text]) => [`shoots/${name}/shoot.yaml`, text] as [string, string]),
+    ]);
+    await repo.commitFiles({
+      branch: 'main',
+      files,
+      message: 'shoots',
+      author: { name: 'test', email: 'test@localhost' },
+    });
 
     const snapshot = await readMainSnapshot(repo, 'main', 'dev');
-    const shoots = Object.fromEntries(await Promise.all(Object.keys(onMain).map(async (name) => [name, await snapshot.shoot(name)])));
+    const shoots = Object.fromEntries(
+      await Promise.all(Object.keys(onMain).map(async (name) => [name, await snapshot.shoot(name)])),
+    );
     expect(shoots['good']).toMatchObject({ kind: 'Shoot', metadata: { name: 'good' } });
     expect(Object.values(shoots).filter(Boolean)).toHaveLength(1);
     expect(Object.fromEntries([...snapshot.broken].map(([name, error]) => [name, error.message]))).toEqual({
-      configmap: 'shoots/configmap/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found v1 ConfigMap',
+      configmap:
+        'shoots/configmap/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found v1 ConfigMap',
       list: 'shoots/list/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found no Kubernetes object but a list',
-      string: 'shoots/string/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found no Kubernetes object but a string',
+      string:
+        'shoots/string/shoot.yaml on main: kind: must be a core.gardener.cloud/v1beta1 Shoot, found no Kubernetes object but a string',
       renamed: 'shoots/renamed/shoot.yaml on main: metadata.name: is "good", but the folder is shoots/renamed/',
       nameless: 'shoots/nameless/shoot.yaml on main: metadata.name: is undefined, but the folder is shoots/nameless/',
       specless: 'shoots/specless/shoot.yaml on main: spec: is missing: a Shoot manifest needs its spec',

@@ -11,7 +11,6 @@ import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
 
-
 export interface MainSnapshot {
   /** The ref the pass renders against: `main`, or `refs/remotes/origin/main` for a remote repo. */
   ref: string;
@@ -34,14 +33,17 @@ export interface MainSnapshot {
 export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landscape: string): Promise<MainSnapshot> {
   const config = await readConfig(repo, ref, landscape);
   const folders = new Map<string, string>();
-  for (const [name, entry] of await repo.listFolder(ref, SHOOTS_FOLDER)) if (entry.type === 'tree') folders.set(name, entry.oid);
+  for (const [name, entry] of await repo.listFolder(ref, SHOOTS_FOLDER))
+    if (entry.type === 'tree') folders.set(name, entry.oid);
   const shoots = new Map<string, Promise<Shoot | undefined>>();
   const broken = new Map<string, ConfigError>();
 
   const readFolder = async (shoot: string) => {
     const texts = new Map<string, string>();
     const oid = folders.get(shoot);
-    if (oid) for (const [path, file] of await repo.readTreeFiles(oid, `${SHOOTS_FOLDER}/${shoot}/`)) texts.set(path, await file.read());
+    if (oid)
+      for (const [path, file] of await repo.readTreeFiles(oid, `${SHOOTS_FOLDER}/${shoot}/`))
+        texts.set(path, await file.read());
     return texts;
   };
   const parse = async (shoot: string): Promise<Shoot | undefined> => {
@@ -52,8 +54,17 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     const documents = parseYamlDocuments(text, source);
     const [document] = documents;
     // A broken Shoot on main must not render as a create that overwrites it: it is reported instead.
-    const error = document?.error
-      ?? (documents.length !== 1 ? new ConfigError(source, '', documents.length === 0 ? 'is empty' : `holds ${documents.length} YAML documents; a Shoot file holds exactly one`) : shootProblem(document?.value, shoot, source));
+    const error =
+      document?.error ??
+      (documents.length !== 1
+        ? new ConfigError(
+            source,
+            '',
+            documents.length === 0
+              ? 'is empty'
+              : `holds ${documents.length} YAML documents; a Shoot file holds exactly one`,
+          )
+        : shootProblem(document?.value, shoot, source));
     if (!error) return document?.value as Shoot;
     broken.set(shoot, error);
     return undefined;
@@ -76,7 +87,10 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
       }
       return folders.get(shoot) === folderOid(names);
     },
-    shoot: (shoot) => (folders.has(shoot) ? shoots.get(shoot) ?? shoots.set(shoot, parse(shoot)).get(shoot) as Promise<Shoot | undefined> : Promise.resolve(undefined)),
+    shoot: (shoot) =>
+      folders.has(shoot)
+        ? (shoots.get(shoot) ?? (shoots.set(shoot, parse(shoot)).get(shoot) as Promise<Shoot | undefined>))
+        : Promise.resolve(undefined),
   };
 }
 
@@ -89,7 +103,12 @@ function shootProblem(value: unknown, folder: string, source: string): ConfigErr
     return new ConfigError(source, 'kind', `must be a ${SHOOT_API_VERSION} Shoot, found ${describeKind(value)}`);
   }
   const name = isJsonObject(value.metadata) ? value.metadata.name : undefined;
-  if (name !== folder) return new ConfigError(source, 'metadata.name', `is ${JSON.stringify(name)}, but the folder is ${SHOOTS_FOLDER}/${folder}/`);
+  if (name !== folder)
+    return new ConfigError(
+      source,
+      'metadata.name',
+      `is ${JSON.stringify(name)}, but the folder is ${SHOOTS_FOLDER}/${folder}/`,
+    );
   if (!isJsonObject(value.spec)) return new ConfigError(source, 'spec', 'is missing: a Shoot manifest needs its spec');
   return undefined;
 }
@@ -97,10 +116,19 @@ function shootProblem(value: unknown, folder: string, source: string): ConfigErr
 /** kimops.yaml on main: the merge policy and guards; a repo of another landscape is refused. */
 async function readConfig(repo: LandscapeRepo, ref: string, landscape: string): Promise<KimopsConfig> {
   const text = await repo.readFile(ref, KIMOPS_YAML);
-  if (text === undefined) throw new ConfigError('--repo', '', `${repo.gitdir} has no ${KIMOPS_YAML} on ${ref}; create the landscape repo with kimops init`);
+  if (text === undefined)
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${repo.gitdir} has no ${KIMOPS_YAML} on ${ref}; create the landscape repo with kimops init`,
+    );
   const config = parseKimopsConfig(text, `${KIMOPS_YAML} on ${ref} of ${repo.gitdir}`);
   if (config.landscape !== landscape) {
-    throw new ConfigError('--landscape', '', `${repo.gitdir} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`);
+    throw new ConfigError(
+      '--landscape',
+      '',
+      `${repo.gitdir} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`,
+    );
   }
   return config;
 }

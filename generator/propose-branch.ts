@@ -59,7 +59,13 @@ export interface BranchOutcome {
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
   const { repo, forge, landscape, sync } = context;
   const { branch, proposals } = proposal;
-  const pr = renderPullRequest({ landscape, branch, proposals, ...(proposal.rollout && { rollout: proposal.rollout }), maxBodySize: GITHUB_BODY_LIMIT - MARKERS_RESERVE });
+  const pr = renderPullRequest({
+    landscape,
+    branch,
+    proposals,
+    ...(proposal.rollout && { rollout: proposal.rollout }),
+    maxBodySize: GITHUB_BODY_LIMIT - MARKERS_RESERVE,
+  });
   // The full report only where the body had to be shortened: a file on the branch, merged with it.
   const content = new Map([...proposal.files, ...(pr.truncated ? [[pr.reportPath, pr.fullReport] as const] : [])]);
   const folders = proposals.map((p) => `${SHOOTS_FOLDER}/${p.shoot}`);
@@ -86,7 +92,10 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
       ...(open && { alsoParent: open.headSha }),
       files: content,
       deletions: folders,
-      message: `${pr.title}\n\n${proposals.flatMap((p) => p.classification.reasons).slice(0, 20).join('\n')}`,
+      message: `${pr.title}\n\n${proposals
+        .flatMap((p) => p.classification.reasons)
+        .slice(0, 20)
+        .join('\n')}`,
       author: context.author,
       detached: true,
     });
@@ -102,12 +111,18 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const checks = proposals.flatMap((p) => p.checks);
   const state = checks.every((c) => c.passed) ? 'success' : 'failure';
   const posted = open !== undefined && STATUS.exec(open.body)?.slice(1).join(' ') === `${head} ${state}`;
-  if (!posted) unwrap(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }), forge);
+  if (!posted)
+    unwrap(
+      await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description: checksSummary(checks) }),
+      forge,
+    );
   // The class is recorded with its head: `kimops pr merge` decides on it, and a later pass may change it.
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}${classLine(head, prClass)}`;
   const labels = [`kimops:${prClass.class}`];
-  const { number, url } = open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
-  if (open !== undefined && (open.title !== pr.title || open.body !== body)) unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
+  const { number, url } =
+    open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
+  if (open !== undefined && (open.title !== pr.title || open.body !== body))
+    unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 
   const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
   const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
@@ -118,7 +133,9 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   }
   const merged = await forge.mergePullRequest(number, { sha: head, method: 'merge' });
   context.log(`${what}: #${number} ${verb}, ${merged.ok ? 'merged' : `not merged: ${merged.failure.message}`}`);
-  return merged.ok ? { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha } : { pr: number, url, action: 'merge-refused' };
+  return merged.ok
+    ? { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha }
+    : { pr: number, url, action: 'merge-refused' };
 }
 
 /** An open kimops PR on a branch not in `keep` is closed, unless someone else pushed to it. */
@@ -133,11 +150,19 @@ export async function closeStalePullRequests(
     if (!prefixes.some((prefix) => pr.branch.startsWith(prefix)) || keep.has(pr.branch)) continue;
     if (!wroteByKimops(pr)) {
       result.leftOpen.push(pr.number);
-      context.log(`#${pr.number} ${pr.branch}: no change left, but its head ${pr.headSha.slice(0, 12)} is not what kimops wrote; left open for whoever pushed it`);
+      context.log(
+        `#${pr.number} ${pr.branch}: no change left, but its head ${pr.headSha.slice(0, 12)} is not what kimops wrote; left open for whoever pushed it`,
+      );
       continue;
     }
     try {
-      unwrap(await forge.closePullRequest(pr.number, 'Closed by kimops: main already holds what this branch proposed, or the change is no longer wanted.'), forge);
+      unwrap(
+        await forge.closePullRequest(
+          pr.number,
+          'Closed by kimops: main already holds what this branch proposed, or the change is no longer wanted.',
+        ),
+        forge,
+      );
     } catch (error) {
       if (!(error instanceof ForgeRefusal)) throw error;
       context.log(`#${pr.number} ${pr.branch}: could not be closed: ${error.message}; the next pass tries again`);
@@ -150,7 +175,10 @@ export async function closeStalePullRequests(
 }
 
 /** The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole. */
-function pullRequestClass(proposals: readonly ShootProposal[], rollout: boolean): { class: ChangeClassName; disruptive: boolean } {
+function pullRequestClass(
+  proposals: readonly ShootProposal[],
+  rollout: boolean,
+): { class: ChangeClassName; disruptive: boolean } {
   const immutable = proposals.find((p) => p.classification.class === 'immutable');
   if (immutable) return immutable.classification;
   if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
@@ -163,7 +191,12 @@ function wroteByKimops(pr: PullRequest): boolean {
 }
 
 /** Whether the commit has exactly these files in the proposed folders, and the other files as given. */
-async function headHolds(repo: LandscapeRepo, head: string, folders: readonly string[], content: ReadonlyMap<string, string>): Promise<boolean> {
+async function headHolds(
+  repo: LandscapeRepo,
+  head: string,
+  folders: readonly string[],
+  content: ReadonlyMap<string, string>,
+): Promise<boolean> {
   for (const folder of folders) {
     const files = await repo.readFiles(head, folder);
     const expected = [...content.keys()].filter((path) => path.startsWith(`${folder}/`));
@@ -195,7 +228,12 @@ export class ForgeRefusal extends TransportError {}
 export function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
   if (result.ok) return result.value;
   const { kind, message } = result.failure;
-  if (kind === 'unauthorized') throw new ConfigError(forge.label, 'credentials', `${message}; renew the token or the App's key, and check it may write pull requests, statuses and contents`);
+  if (kind === 'unauthorized')
+    throw new ConfigError(
+      forge.label,
+      'credentials',
+      `${message}; renew the token or the App's key, and check it may write pull requests, statuses and contents`,
+    );
   if (kind === 'transport' || kind === 'rate-limited') throw new TransportError(forge.label, `${kind}: ${message}`);
   throw new ForgeRefusal(forge.label, `${kind}: ${message}`);
 }

@@ -3,7 +3,11 @@ import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
 import type { Runtime } from '../model/runtime.js';
 import { renderKey } from './render-memo.js';
 
-const runtime = (annotations: Record<string, string>): Runtime => ({ metadata: { name: 'r', namespace: 'kcp-system', generation: 2, annotations }, spec: { shoot: { name: 's' } } }) as unknown as Runtime;
+const runtime = (annotations: Record<string, string>): Runtime =>
+  ({
+    metadata: { name: 'r', namespace: 'kcp-system', generation: 2, annotations },
+    spec: { shoot: { name: 's' } },
+  }) as unknown as Runtime;
 
 describe('renderKey', () => {
   it('ignores the generator’s own report on the Runtime, and nothing else of its annotations', () => {

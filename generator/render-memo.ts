@@ -40,7 +40,9 @@ export function renderKey(runtime: Runtime, ...others: readonly string[]): strin
     const { name, namespace, labels, annotations, generation } = runtime.metadata;
     // The generator's own report on the Runtime is no input: writing it must not make the next pass render again.
     const read = Object.entries(annotations ?? {}).filter(([key]) => key !== PIPELINE_ANNOTATION);
-    digest = createHash('sha1').update(JSON.stringify([name, namespace, labels, read, generation, runtime.spec])).digest('hex');
+    digest = createHash('sha1')
+      .update(JSON.stringify([name, namespace, labels, read, generation, runtime.spec]))
+      .digest('hex');
     runtimeDigests.set(runtime, digest);
   }
   return [digest, ...others].join('\0');

@@ -5,11 +5,30 @@ import type { ShootOutcome } from './generate.js';
 import { runtimeFactWrites } from './runtime-facts.js';
 
 function runtime(name: string, generation: number, annotation?: string): Runtime {
-  return { metadata: { name, namespace: 'kcp-system', generation, ...(annotation !== undefined && { annotations: { [PIPELINE_ANNOTATION]: annotation } }) }, spec: { shoot: { name } } } as unknown as Runtime;
+  return {
+    metadata: {
+      name,
+      namespace: 'kcp-system',
+      generation,
+      ...(annotation !== undefined && { annotations: { [PIPELINE_ANNOTATION]: annotation } }),
+    },
+    spec: { shoot: { name } },
+  } as unknown as Runtime;
 }
 
 function outcome(name: string, generation: number, overrides: Partial<ShootOutcome> = {}): ShootOutcome {
-  return { shoot: name, class: 'update', disruptive: false, runtime: { namespace: 'kcp-system', name, generation }, failedChecks: [], pr: 7, url: `https://forge/pull/7`, action: 'auto-merge', mergeCommit: 'm1', ...overrides };
+  return {
+    shoot: name,
+    class: 'update',
+    disruptive: false,
+    runtime: { namespace: 'kcp-system', name, generation },
+    failedChecks: [],
+    pr: 7,
+    url: `https://forge/pull/7`,
+    action: 'auto-merge',
+    mergeCommit: 'm1',
+    ...overrides,
+  };
 }
 
 const none = { failures: [], proposed: [], inMain: [], mainCommit: 'main1' };
@@ -20,8 +39,21 @@ const factsOf = (writes: ReturnType<typeof runtimeFactWrites>, name: string) => 
 
 describe('runtimeFactWrites', () => {
   it('reports a conversion failure of the Runtime, without repeating its name', () => {
-    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, failures: [{ source: 's', runtime: 'kcp-system/r1', field: 'metadata.labels', message: 'runtime kcp-system/r1: metadata.labels: kyma-project.io/region is missing' }] });
-    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, conversionError: 'metadata.labels: kyma-project.io/region is missing' });
+    const writes = runtimeFactWrites([runtime('r1', 3)], {
+      ...none,
+      failures: [
+        {
+          source: 's',
+          runtime: 'kcp-system/r1',
+          field: 'metadata.labels',
+          message: 'runtime kcp-system/r1: metadata.labels: kyma-project.io/region is missing',
+        },
+      ],
+    });
+    expect(factsOf(writes, 'r1')).toEqual({
+      generation: 3,
+      conversionError: 'metadata.labels: kyma-project.io/region is missing',
+    });
   });
 
   it.each<[ShootOutcome['action'], string, string | undefined]>([
@@ -31,40 +63,86 @@ describe('runtimeFactWrites', () => {
     ['merge-refused', 'open', undefined],
     ['left-to-human', 'open', undefined],
   ])('reports the PR of the Runtime’s own change: %s → %s', (action, state, commit) => {
-    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, proposed: [outcome('r1', 3, { action, ...(action !== 'auto-merge' && { mergeCommit: undefined }) })] });
-    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, proposal: { url: 'https://forge/pull/7', state, ...(commit && { commit }) } });
+    const writes = runtimeFactWrites([runtime('r1', 3)], {
+      ...none,
+      proposed: [outcome('r1', 3, { action, ...(action !== 'auto-merge' && { mergeCommit: undefined }) })],
+    });
+    expect(factsOf(writes, 'r1')).toEqual({
+      generation: 3,
+      proposal: { url: 'https://forge/pull/7', state, ...(commit && { commit }) },
+    });
   });
 
   it('reports failed checks as a validation error beside the blocked PR', () => {
-    const writes = runtimeFactWrites([runtime('r1', 3)], { ...none, proposed: [outcome('r1', 3, { action: 'blocked', failedChecks: ['no-ssh: SSH access must stay off', 'audit-log: missing'] })] });
-    expect(factsOf(writes, 'r1')).toMatchObject({ validationError: 'no-ssh: SSH access must stay off; audit-log: missing', proposal: { state: 'blocked' } });
+    const writes = runtimeFactWrites([runtime('r1', 3)], {
+      ...none,
+      proposed: [
+        outcome('r1', 3, {
+          action: 'blocked',
+          failedChecks: ['no-ssh: SSH access must stay off', 'audit-log: missing'],
+        }),
+      ],
+    });
+    expect(factsOf(writes, 'r1')).toMatchObject({
+      validationError: 'no-ssh: SSH access must stay off; audit-log: missing',
+      proposal: { state: 'blocked' },
+    });
   });
 
   it('says nothing about rollouts (a blocked immutable one included), adoptions and deletions: the Runtime did not ask for them', () => {
-    const proposed = [...(['rollout', 'adopt', 'delete'] as const).map((c, i) => outcome(`r${i}`, 1, { class: c })), outcome('r3', 1, { class: 'immutable', rollout: true, action: 'blocked' })];
-    expect(runtimeFactWrites([runtime('r0', 1), runtime('r1', 1), runtime('r2', 1), runtime('r3', 1)], { ...none, proposed })).toEqual([]);
+    const proposed = [
+      ...(['rollout', 'adopt', 'delete'] as const).map((c, i) => outcome(`r${i}`, 1, { class: c })),
+      outcome('r3', 1, { class: 'immutable', rollout: true, action: 'blocked' }),
+    ];
+    expect(
+      runtimeFactWrites([runtime('r0', 1), runtime('r1', 1), runtime('r2', 1), runtime('r3', 1)], {
+        ...none,
+        proposed,
+      }),
+    ).toEqual([]);
   });
 
   it('clears an earlier error of a Runtime whose render now only a rollout changes', () => {
     const failed = JSON.stringify({ generation: 1, conversionError: 'x' });
-    const writes = runtimeFactWrites([runtime('r1', 1, failed)], { ...none, proposed: [outcome('r1', 1, { class: 'update', rollout: true, action: 'await-review' })] });
-    expect(writes).toEqual([{ runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null }]);
+    const writes = runtimeFactWrites([runtime('r1', 1, failed)], {
+      ...none,
+      proposed: [outcome('r1', 1, { class: 'update', rollout: true, action: 'await-review' })],
+    });
+    expect(writes).toEqual([
+      { runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null },
+    ]);
   });
 
   it('marks an earlier proposal merged once main holds the Shoot, with the main it found it on', () => {
-    const earlier = JSON.stringify({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'waiting-for-review' } });
+    const earlier = JSON.stringify({
+      generation: 3,
+      proposal: { url: 'https://forge/pull/7', state: 'waiting-for-review' },
+    });
     const writes = runtimeFactWrites([runtime('r1', 3, earlier)], { ...none, inMain: ['kcp-system/r1'] });
-    expect(factsOf(writes, 'r1')).toEqual({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'main1' } });
+    expect(factsOf(writes, 'r1')).toEqual({
+      generation: 3,
+      proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'main1' },
+    });
   });
 
   it('removes the annotation once main holds a Runtime whose earlier facts were only an error', () => {
-    const writes = runtimeFactWrites([runtime('r1', 4, JSON.stringify({ generation: 3, conversionError: 'x' }))], { ...none, inMain: ['kcp-system/r1'] });
-    expect(writes).toEqual([{ runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null }]);
+    const writes = runtimeFactWrites([runtime('r1', 4, JSON.stringify({ generation: 3, conversionError: 'x' }))], {
+      ...none,
+      inMain: ['kcp-system/r1'],
+    });
+    expect(writes).toEqual([
+      { runtime: expect.objectContaining({ metadata: expect.objectContaining({ name: 'r1' }) }), value: null },
+    ]);
   });
 
   it('writes nothing where the annotation already says it, for Runtimes without facts in main, or not rendered', () => {
-    const said = JSON.stringify({ generation: 3, proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'm1' } });
+    const said = JSON.stringify({
+      generation: 3,
+      proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'm1' },
+    });
     const result = { ...none, proposed: [outcome('r1', 3)], inMain: ['kcp-system/r2'] };
-    expect(runtimeFactWrites([runtime('r1', 3, said), runtime('r2', 3), runtime('r3', 3, 'anything')], result)).toEqual([]);
+    expect(runtimeFactWrites([runtime('r1', 3, said), runtime('r2', 3), runtime('r3', 3, 'anything')], result)).toEqual(
+      [],
+    );
   });
 });

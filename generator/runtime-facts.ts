@@ -2,7 +2,14 @@
 // Runtime's status (model/pipeline-facts.ts): a conversion error, the PR of its change and whether it waits,
 // is blocked or merged, and that main holds its Shoot. Pure: the pass's result and the Runtimes in, the
 // annotation writes out — only where the text would change, so a pass that learned nothing new writes nothing.
-import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation, type GeneratorFacts, type Proposal, type ProposalState } from '../model/pipeline-facts.js';
+import {
+  PIPELINE_ANNOTATION,
+  pipelineAnnotationValue,
+  readPipelineAnnotation,
+  type GeneratorFacts,
+  type Proposal,
+  type ProposalState,
+} from '../model/pipeline-facts.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { GenerateResult, ShootOutcome } from './generate.js';
 
@@ -32,7 +39,10 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
   const proposals = new Map(result.proposed.filter(own).map((p) => [refOf(p), p]));
   // A change no Runtime asked for (a rollout wave, even a blocked one; an adoption) says the Runtime's own change
   // is on main, like a render main holds: it never fails the Runtime, and earlier errors are gone.
-  const inMain = new Set([...result.inMain, ...result.proposed.filter((p) => !own(p) && p.class !== 'delete').map(refOf)]);
+  const inMain = new Set([
+    ...result.inMain,
+    ...result.proposed.filter((p) => !own(p) && p.class !== 'delete').map(refOf),
+  ]);
   const writes: FactsWrite[] = [];
   for (const runtime of runtimes) {
     const ref = runtimeRef(runtime);
@@ -46,7 +56,11 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
       // RenderFailure's message is `runtime <ns>/<name>: <field>: <reason>`: the Runtime is the status's own.
       facts = { ...at, conversionError: failure.message.replace(`runtime ${ref}: `, '') };
     } else if (proposal) {
-      facts = { ...at, proposal: proposalOf(proposal), ...(proposal.failedChecks.length > 0 && { validationError: proposal.failedChecks.join('; ') }) };
+      facts = {
+        ...at,
+        proposal: proposalOf(proposal),
+        ...(proposal.failedChecks.length > 0 && { validationError: proposal.failedChecks.join('; ') }),
+      };
     } else if (inMain.has(ref)) {
       // Main holds its Shoot: an open or blocked proposal of an earlier pass has been merged (by a reviewer);
       // errors of earlier generations are gone. Nothing to say for a Runtime that never had facts.
@@ -63,7 +77,11 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
 }
 
 function proposalOf(outcome: ShootOutcome): Proposal {
-  return { url: outcome.url, state: STATE_OF[outcome.action], ...(outcome.mergeCommit !== undefined && { commit: outcome.mergeCommit }) };
+  return {
+    url: outcome.url,
+    state: STATE_OF[outcome.action],
+    ...(outcome.mergeCommit !== undefined && { commit: outcome.mergeCommit }),
+  };
 }
 
 /** A proposal main now holds; the merge commit where this pass merged it, else the main it found it on. */

@@ -14,7 +14,13 @@ describe('watchLoop', () => {
     try {
       const controller = new AbortController();
       const passes: number[] = [];
-      const loop = watchLoop({ pass: async () => void passes.push(Date.now()), intervalMs: 60_000, debounceMs: 80, signal: controller.signal, onFailure: () => undefined });
+      const loop = watchLoop({
+        pass: async () => void passes.push(Date.now()),
+        intervalMs: 60_000,
+        debounceMs: 80,
+        signal: controller.signal,
+        onFailure: () => undefined,
+      });
       await vi.advanceTimersByTimeAsync(0);
       expect(passes).toHaveLength(1);
       // Changes arriving 20 ms apart, all within the 80 ms the first one waits: one pass after the last.
@@ -36,7 +42,12 @@ describe('watchLoop', () => {
   it('runs the next pass after the interval without a trigger', async () => {
     const controller = new AbortController();
     let passes = 0;
-    const loop = watchLoop({ pass: async () => void passes++, intervalMs: 10, signal: controller.signal, onFailure: () => undefined });
+    const loop = watchLoop({
+      pass: async () => void passes++,
+      intervalMs: 10,
+      signal: controller.signal,
+      onFailure: () => undefined,
+    });
     await until(() => passes >= 3);
     controller.abort();
     await loop.done;
@@ -70,7 +81,12 @@ describe('watchLoop', () => {
   it('ends a wait when aborted, without another pass', async () => {
     const controller = new AbortController();
     let passes = 0;
-    const loop = watchLoop({ pass: async () => void passes++, intervalMs: 60_000, signal: controller.signal, onFailure: () => undefined });
+    const loop = watchLoop({
+      pass: async () => void passes++,
+      intervalMs: 60_000,
+      signal: controller.signal,
+      onFailure: () => undefined,
+    });
     await until(() => passes === 1);
     controller.abort();
     await loop.done;

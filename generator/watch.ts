@@ -31,7 +31,11 @@ export interface WatchLoop {
 
 export function watchLoop(options: WatchLoopOptions): WatchLoop {
   const { signal } = options;
-  const backoffOf = (failures: number) => Math.min(options.maxBackoffMs ?? MAX_FAILURE_BACKOFF_MS, (options.backoffMs ?? FAILURE_BACKOFF_MS) * 2 ** (failures - 1));
+  const backoffOf = (failures: number) =>
+    Math.min(
+      options.maxBackoffMs ?? MAX_FAILURE_BACKOFF_MS,
+      (options.backoffMs ?? FAILURE_BACKOFF_MS) * 2 ** (failures - 1),
+    );
   let triggered = false;
   let wake: (() => void) | undefined;
 

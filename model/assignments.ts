@@ -6,7 +6,8 @@ export function parseAssignments(pairs: readonly string[], option: string, examp
   const result = new Map<string, string>();
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0 || at === pair.length - 1) throw new ConfigError(option, '', `"${pair}" is not <key>=<value>, e.g. ${example}`);
+    if (at <= 0 || at === pair.length - 1)
+      throw new ConfigError(option, '', `"${pair}" is not <key>=<value>, e.g. ${example}`);
     result.set(pair.slice(0, at), pair.slice(at + 1));
   }
   return result;

@@ -18,6 +18,8 @@ describe('mapInParallel', () => {
 
   it('returns nothing for no items and passes a failure on', async () => {
     expect(await mapInParallel([], 4, async () => 1)).toEqual([]);
-    await expect(mapInParallel([1, 2], 2, async (n) => (n === 2 ? Promise.reject(new Error('two')) : n))).rejects.toThrow('two');
+    await expect(
+      mapInParallel([1, 2], 2, async (n) => (n === 2 ? Promise.reject(new Error('two')) : n)),
+    ).rejects.toThrow('two');
   });
 });

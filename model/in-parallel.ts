@@ -1,7 +1,11 @@
 // Bounded concurrency for I/O-bound work over a list: at most `limit` items in flight, each started as
 // soon as a slot frees. Results keep the items' order.
 
-export async function mapInParallel<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapInParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

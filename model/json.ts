@@ -12,6 +12,7 @@ export function asJsonObject(value: unknown): Record<string, unknown> {
 
 /** What a value read as a manifest is, for errors: `v1 ConfigMap`, `<no apiVersion> Shoot`, or `no Kubernetes object but a list`. */
 export function describeKind(value: unknown): string {
-  if (!isJsonObject(value)) return `no Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}`;
+  if (!isJsonObject(value))
+    return `no Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}`;
   return `${typeof value.apiVersion === 'string' ? value.apiVersion : '<no apiVersion>'} ${typeof value.kind === 'string' ? value.kind : '<no kind>'}`;
 }

@@ -24,7 +24,8 @@ interface ParityCase {
   given: Record<string, unknown>;
   expect: { value?: unknown; error?: string }[];
 }
-const parityCases = (topic: string) => (JSON.parse(readRepoFile(`test/fixtures/parity/${topic}.json`)) as { cases: ParityCase[] }).cases;
+const parityCases = (topic: string) =>
+  (JSON.parse(readRepoFile(`test/fixtures/parity/${topic}.json`)) as { cases: ParityCase[] }).cases;
 
 /** KIM's real dev config, copied as a migration example; it spells the OIDC keys "ClientID", "IssuerURL"… */
 const KIM_DEV_SOURCE = 'landscapes/kim/dev-converter-config.json';
@@ -52,7 +53,7 @@ describe('decodeKimConfig', () => {
     expect(warnings[0]).toContain('converter.kubernetes.defaultSharedIASTenant: unknown key');
   });
 
-  it('matches keys case-insensitively and writes them in KIM\'s spelling', () => {
+  it("matches keys case-insensitively and writes them in KIM's spelling", () => {
     const { config, warnings } = kimDev();
     expect(warnings).toEqual([]);
     expect(config.converter.kubernetes?.defaultOperatorOidc).toEqual({
@@ -75,14 +76,32 @@ describe('decodeKimConfig', () => {
           defaultVersion: '1.33.3',
           enableKubernetesVersionAutoUpdate: false,
           enableMachineImageVersionAutoUpdate: true,
-          defaultOperatorOidc: { clientID: 'c', groupsClaim: 'g', groupsPrefix: 'p', issuerURL: 'https://i', signingAlgs: ['RS256'], usernameClaim: 'sub', usernamePrefix: '-' },
-          kubeApiServer: { acl: { configMapName: 'acl' }, maxTokenExpiration: '720h', runtimeConfig: { 'a/b': true }, featureGates: { G: false } },
+          defaultOperatorOidc: {
+            clientID: 'c',
+            groupsClaim: 'g',
+            groupsPrefix: 'p',
+            issuerURL: 'https://i',
+            signingAlgs: ['RS256'],
+            usernameClaim: 'sub',
+            usernamePrefix: '-',
+          },
+          kubeApiServer: {
+            acl: { configMapName: 'acl' },
+            maxTokenExpiration: '720h',
+            runtimeConfig: { 'a/b': true },
+            featureGates: { G: false },
+          },
           kubelet: { featureGates: { K: true } },
         },
         dns: { secretName: 's', domainPrefix: 'd', providerType: 'p' },
         provider: {
           aws: { enableIMDSv2: true },
-          gdch: { cloudProfileName: 'gdch', parentReferenceName: 'n', parentReferenceNamespace: 'ns', parentReferenceType: 'SingleSubnet' },
+          gdch: {
+            cloudProfileName: 'gdch',
+            parentReferenceName: 'n',
+            parentReferenceNamespace: 'ns',
+            parentReferenceType: 'SingleSubnet',
+          },
           worker: { defaultMaxEvictRetries: '3', defaultMachineDrainTimeout: '20m' },
         },
         machineImage: { defaultName: 'gardenlinux', defaultVersion: '1877.4.0' },
@@ -107,7 +126,11 @@ describe('decodeKimConfig', () => {
   });
 
   it('refuses a JSON type that does not fit, naming the path', () => {
-    const error = configError(() => decodeKimConfig('{"converter":{"kubernetes":{"enableKubernetesVersionAutoUpdate":"true"}}}', 'cfg.json', { requireAll: false }));
+    const error = configError(() =>
+      decodeKimConfig('{"converter":{"kubernetes":{"enableKubernetesVersionAutoUpdate":"true"}}}', 'cfg.json', {
+        requireAll: false,
+      }),
+    );
     expect(error.source).toBe('cfg.json');
     expect(error.field).toBe('converter.kubernetes.enableKubernetesVersionAutoUpdate');
     expect(error.detail).toContain('must be a JSON boolean');
@@ -115,13 +138,19 @@ describe('decodeKimConfig', () => {
   });
 
   it('lists all type errors at once', () => {
-    const error = configError(() => decodeKimConfig('{"converter":{"dns":{"secretName":1},"tolerations":{"r":{}}}}', 'cfg.json', { requireAll: false }));
+    const error = configError(() =>
+      decodeKimConfig('{"converter":{"dns":{"secretName":1},"tolerations":{"r":{}}}}', 'cfg.json', {
+        requireAll: false,
+      }),
+    );
     expect(error.detail).toContain('converter.dns.secretName: must be a JSON string; got number 1');
     expect(error.detail).toContain('converter.tolerations.r: must be a JSON array; got object');
   });
 
   it('requires what KIM validates as required, unless told not to', () => {
-    const error = configError(() => decodeKimConfig('{"converter":{"kubernetes":{"defaultVersion":"1.33.3"}}}', 'cfg.json'));
+    const error = configError(() =>
+      decodeKimConfig('{"converter":{"kubernetes":{"defaultVersion":"1.33.3"}}}', 'cfg.json'),
+    );
     expect(error.detail.split('\n')).toEqual([
       '6 problems:',
       ...[
@@ -133,12 +162,15 @@ describe('decodeKimConfig', () => {
         'converter.auditLogging.tenantConfigPath',
       ].map((field) => `  - ${field}: is required (KIM validates it and refuses to start without it); add it`),
     ]);
-    const partial = decodeKimConfig('{"converter":{"kubernetes":{"defaultVersion":"1.33.3"}}}', 'cfg.json', { requireAll: false });
+    const partial = decodeKimConfig('{"converter":{"kubernetes":{"defaultVersion":"1.33.3"}}}', 'cfg.json', {
+      requireAll: false,
+    });
     expect(partial.config).toEqual({ converter: { kubernetes: { defaultVersion: '1.33.3' } } });
   });
 
   it('treats null as unset and merges repeated keys like Go', () => {
-    const text = '{"converter":{"dns":null,"gardener":{"projectName":"a"},"Gardener":{"enableCredentialBinding":true}}}';
+    const text =
+      '{"converter":{"dns":null,"gardener":{"projectName":"a"},"Gardener":{"enableCredentialBinding":true}}}';
     const { config } = decodeKimConfig(text, 'cfg.json', { requireAll: false });
     expect(config.converter).toEqual({ gardener: { projectName: 'a', enableCredentialBinding: true } });
   });
@@ -156,9 +188,11 @@ describe('decodeKimConfig', () => {
   });
 });
 
-describe('the dev landscape and KIM\'s dev config', () => {
+describe("the dev landscape and KIM's dev config", () => {
   it('give the converter the same configuration', () => {
-    const ours = conversionSettingsOf(parseLandscape(readRepoFile('landscapes/dev/landscape.yaml'), 'dev', 'dev')).config;
+    const ours = conversionSettingsOf(
+      parseLandscape(readRepoFile('landscapes/dev/landscape.yaml'), 'dev', 'dev'),
+    ).config;
     const kim = kimDev().config.converter;
     expect(ours.gardener?.projectName).toBe(kim.gardener?.projectName);
     expect(ours.dns).toEqual(kim.dns);
@@ -182,12 +216,19 @@ describe('the dev landscape and KIM\'s dev config', () => {
 });
 
 describe('parseKimFlags', () => {
-  it('starts from KIM\'s defaults', () => {
+  it("starts from KIM's defaults", () => {
     expect(parseKimFlags([])).toEqual(DEFAULT_CONVERSION_FLAGS);
   });
 
-  it('reads KIM\'s flag names, with or without dashes; the last value wins', () => {
-    expect(parseKimFlags(['api-server-acl-enabled=true', '--network-restriction-enabled=F', '-audit-log-mandatory=false', 'audit-log-mandatory=1'])).toEqual({
+  it("reads KIM's flag names, with or without dashes; the last value wins", () => {
+    expect(
+      parseKimFlags([
+        'api-server-acl-enabled=true',
+        '--network-restriction-enabled=F',
+        '-audit-log-mandatory=false',
+        'audit-log-mandatory=1',
+      ]),
+    ).toEqual({
       networkRestrictionEnabled: false,
       apiServerAclEnabled: true,
       auditLogMandatory: true,
@@ -196,8 +237,18 @@ describe('parseKimFlags', () => {
   });
 
   it.each([
-    ['1', true], ['t', true], ['T', true], ['TRUE', true], ['true', true], ['True', true],
-    ['0', false], ['f', false], ['F', false], ['FALSE', false], ['false', false], ['False', false],
+    ['1', true],
+    ['t', true],
+    ['T', true],
+    ['TRUE', true],
+    ['true', true],
+    ['True', true],
+    ['0', false],
+    ['f', false],
+    ['F', false],
+    ['FALSE', false],
+    ['false', false],
+    ['False', false],
   ])('parses %s as Go does', (text, value) => {
     expect(parseKimFlags([`api-server-acl-enabled=${text}`]).apiServerAclEnabled).toBe(value);
   });
@@ -208,9 +259,16 @@ describe('parseKimFlags', () => {
     expect(error.detail).toContain('Go boolean');
   });
 
-  it('ignores KIM\'s other flags with a warning', () => {
+  it("ignores KIM's other flags with a warning", () => {
     const warnings: string[] = [];
-    const flags = parseKimFlags(['dedicated-audit-logging-enabled=true', 'gardener-project-name=kyma-dev', 'registry-cache-config-controller-enabled=true'], warnings);
+    const flags = parseKimFlags(
+      [
+        'dedicated-audit-logging-enabled=true',
+        'gardener-project-name=kyma-dev',
+        'registry-cache-config-controller-enabled=true',
+      ],
+      warnings,
+    );
     expect(flags).toEqual(DEFAULT_CONVERSION_FLAGS);
     expect(warnings).toHaveLength(3);
     expect(warnings[1]).toContain('gardener-project-name: ignored');
@@ -245,9 +303,21 @@ data:
   it.each([
     ['no data', {}, 'data'],
     ['a missing list', { data: { 'kcp-external-nat-ip.json': '"1.1.1.1/32"' } }, 'data["acl-list.json"]'],
-    ['a list that is not JSON', { data: { 'acl-list.json': '2.2.2.2/29', 'kcp-external-nat-ip.json': '"1.1.1.1/32"' } }, 'data["acl-list.json"]'],
-    ['an entry that is not a CIDR', { data: { 'acl-list.json': '["2.2.2.2"]', 'kcp-external-nat-ip.json': '"1.1.1.1/32"' } }, 'data["acl-list.json"]'],
-    ['a KCP address that is not a JSON string', { data: { 'acl-list.json': '[]', 'kcp-external-nat-ip.json': '1.1.1.1/32' } }, 'data["kcp-external-nat-ip.json"]'],
+    [
+      'a list that is not JSON',
+      { data: { 'acl-list.json': '2.2.2.2/29', 'kcp-external-nat-ip.json': '"1.1.1.1/32"' } },
+      'data["acl-list.json"]',
+    ],
+    [
+      'an entry that is not a CIDR',
+      { data: { 'acl-list.json': '["2.2.2.2"]', 'kcp-external-nat-ip.json': '"1.1.1.1/32"' } },
+      'data["acl-list.json"]',
+    ],
+    [
+      'a KCP address that is not a JSON string',
+      { data: { 'acl-list.json': '[]', 'kcp-external-nat-ip.json': '1.1.1.1/32' } },
+      'data["kcp-external-nat-ip.json"]',
+    ],
   ])('refuses %s', (_what, cm, field) => {
     const error = configError(() => aclFromConfigMap(cm, 'kcp-system/acl-ip-list'));
     expect(error.field).toBe(field);
@@ -256,35 +326,52 @@ data:
 });
 
 describe('parseTenantMap', () => {
-  it('reads KIM\'s tenant file, folding key case like Go', () => {
-    const text = '{"aws":{"eu-central-1":{"TenantID":"79c64792-9c1e-4c1b-9941-ef7560dd3eae","serviceURL":"https://auditlog.example.com:3001","secretName":"auditlog-secret"}}}';
+  it("reads KIM's tenant file, folding key case like Go", () => {
+    const text =
+      '{"aws":{"eu-central-1":{"TenantID":"79c64792-9c1e-4c1b-9941-ef7560dd3eae","serviceURL":"https://auditlog.example.com:3001","secretName":"auditlog-secret"}}}';
     expect(parseTenantMap(text, 'tenants')).toEqual({
-      aws: { 'eu-central-1': { tenantID: '79c64792-9c1e-4c1b-9941-ef7560dd3eae', serviceURL: 'https://auditlog.example.com:3001', secretName: 'auditlog-secret' } },
+      aws: {
+        'eu-central-1': {
+          tenantID: '79c64792-9c1e-4c1b-9941-ef7560dd3eae',
+          serviceURL: 'https://auditlog.example.com:3001',
+          secretName: 'auditlog-secret',
+        },
+      },
     });
   });
 
   it('refuses an entry without a required field, as KIM does at startup', () => {
-    const error = configError(() => parseTenantMap('{"aws":{"eu-central-1":{"tenantID":"t","serviceURL":"https://u"}}}', 'tenants'));
+    const error = configError(() =>
+      parseTenantMap('{"aws":{"eu-central-1":{"tenantID":"t","serviceURL":"https://u"}}}', 'tenants'),
+    );
     expect(error.field).toBe('aws.eu-central-1.secretName');
   });
 
   it('reports unknown keys', () => {
     const warnings: string[] = [];
-    parseTenantMap('{"aws":{"r":{"tenantID":"t","serviceURL":"https://u","secretName":"s","secret":"x"}}}', 'tenants', warnings);
+    parseTenantMap(
+      '{"aws":{"r":{"tenantID":"t","serviceURL":"https://u","secretName":"s","secret":"x"}}}',
+      'tenants',
+      warnings,
+    );
     expect(warnings).toEqual(['aws.r.secret: unknown key, ignored (KIM ignores it too); check the spelling']);
   });
 });
 
 describe('parseMaintenanceWindowMap', () => {
-  it('reads KIM\'s window file', () => {
+  it("reads KIM's window file", () => {
     // The data of KIM's example ConfigMap (maintenance-window.configmap.example.yaml).
-    expect(parseMaintenanceWindowMap('{"eu-central-1":{"begin":"200000+0000","end":"000000+0000"}}', 'windows')).toEqual({
+    expect(
+      parseMaintenanceWindowMap('{"eu-central-1":{"begin":"200000+0000","end":"000000+0000"}}', 'windows'),
+    ).toEqual({
       'eu-central-1': { begin: '200000+0000', end: '000000+0000' },
     });
   });
 
   it('refuses a time Gardener would refuse', () => {
-    const error = configError(() => parseMaintenanceWindowMap('{"eu-central-1":{"begin":"22:00","end":"000000+0000"}}', 'windows'));
+    const error = configError(() =>
+      parseMaintenanceWindowMap('{"eu-central-1":{"begin":"22:00","end":"000000+0000"}}', 'windows'),
+    );
     expect(error.field).toBe('eu-central-1.begin');
     expect(error.detail).toContain('"220000+0000"');
   });
@@ -302,7 +389,11 @@ describe('lookupAuditLogTenant (parity: auditlog unit cases)', () => {
   });
 
   it.each(cases.map((c) => [c.id, c] as const))('%s', (_id, parity) => {
-    const { tenantConfig, providerType, region } = parity.given as { tenantConfig: AuditLogTenantMap; providerType: string; region: string };
+    const { tenantConfig, providerType, region } = parity.given as {
+      tenantConfig: AuditLogTenantMap;
+      providerType: string;
+      region: string;
+    };
     const [expected] = parity.expect;
     if (expected?.error !== undefined) {
       const thrown = (() => {
@@ -326,14 +417,21 @@ describe('lookupAuditLogTenant (parity: auditlog unit cases)', () => {
 });
 
 describe('settingsFromKim', () => {
-  const tenants: AuditLogTenantMap = { aws: { 'eu-central-1': { tenantID: 't', serviceURL: 'https://u', secretName: 's' } } };
+  const tenants: AuditLogTenantMap = {
+    aws: { 'eu-central-1': { tenantID: 't', serviceURL: 'https://u', secretName: 's' } },
+  };
   const windows = { 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } };
   const acl = { operatorCIDRs: ['192.0.2.0/24'], kcpIP: '203.0.113.7/32' };
 
-  it('hands KIM\'s files to the converter as they are', () => {
+  it("hands KIM's files to the converter as they are", () => {
     const { config } = kimDev();
     const settings = settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows);
-    expect(settings).toEqual({ config: config.converter, flags: DEFAULT_CONVERSION_FLAGS, auditLogTenants: tenants, maintenanceWindows: windows });
+    expect(settings).toEqual({
+      config: config.converter,
+      flags: DEFAULT_CONVERSION_FLAGS,
+      auditLogTenants: tenants,
+      maintenanceWindows: windows,
+    });
   });
 
   it('ignores the window map when the config names none, like KIM', () => {
@@ -344,22 +442,40 @@ describe('settingsFromKim', () => {
   it('needs the ACL ConfigMap name and content when the ACL flag is on', () => {
     const aclOn = { ...DEFAULT_CONVERSION_FLAGS, apiServerAclEnabled: true };
     const { config } = kimDev();
-    expect(configError(() => settingsFromKim(config, aclOn, tenants, windows, acl)).field).toBe('converter.kubernetes.kubeApiServer.acl.configMapName');
-    const named = decodeKimConfig('{"converter":{"kubernetes":{"kubeApiServer":{"acl":{"configMapName":"acl-ip-list"}}}}}', 'cfg', { requireAll: false }).config;
-    expect(configError(() => settingsFromKim(named, aclOn, tenants, windows)).detail).toContain('kcp-system/acl-ip-list');
+    expect(configError(() => settingsFromKim(config, aclOn, tenants, windows, acl)).field).toBe(
+      'converter.kubernetes.kubeApiServer.acl.configMapName',
+    );
+    const named = decodeKimConfig(
+      '{"converter":{"kubernetes":{"kubeApiServer":{"acl":{"configMapName":"acl-ip-list"}}}}}',
+      'cfg',
+      { requireAll: false },
+    ).config;
+    expect(configError(() => settingsFromKim(named, aclOn, tenants, windows)).detail).toContain(
+      'kcp-system/acl-ip-list',
+    );
     expect(settingsFromKim(named, aclOn, tenants, windows, acl).acl).toEqual(acl);
   });
 
   it('refuses a token lifetime KIM cannot parse', () => {
-    const { config } = decodeKimConfig('{"converter":{"kubernetes":{"kubeApiServer":{"maxTokenExpiration":"30 days"}}}}', 'cfg', { requireAll: false });
-    expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe('converter.kubernetes.kubeApiServer.maxTokenExpiration');
+    const { config } = decodeKimConfig(
+      '{"converter":{"kubernetes":{"kubeApiServer":{"maxTokenExpiration":"30 days"}}}}',
+      'cfg',
+      { requireAll: false },
+    );
+    expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe(
+      'converter.kubernetes.kubeApiServer.maxTokenExpiration',
+    );
   });
 
   it.each([
     ['defaultMachineDrainTimeout', '"15 minutes"'],
     ['defaultMaxEvictRetries', '"two"'],
   ])('refuses a worker %s KIM cannot parse, once for the whole config', (key, value) => {
-    const { config } = decodeKimConfig(`{"converter":{"provider":{"worker":{"${key}":${value}}}}}`, 'cfg', { requireAll: false });
-    expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe(`converter.provider.worker.${key}`);
+    const { config } = decodeKimConfig(`{"converter":{"provider":{"worker":{"${key}":${value}}}}}`, 'cfg', {
+      requireAll: false,
+    });
+    expect(configError(() => settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows)).field).toBe(
+      `converter.provider.worker.${key}`,
+    );
   });
 });

@@ -58,7 +58,12 @@ const KIM_CONFIG = struct({
     dns: struct({ secretName: S, domainPrefix: S, providerType: S }),
     provider: struct({
       aws: struct({ enableIMDSv2: B }),
-      gdch: struct({ cloudProfileName: S, parentReferenceName: S, parentReferenceNamespace: S, parentReferenceType: S }),
+      gdch: struct({
+        cloudProfileName: S,
+        parentReferenceName: S,
+        parentReferenceNamespace: S,
+        parentReferenceType: S,
+      }),
       // KIM keeps the retry count a string and parses it when converting.
       worker: struct({ defaultMaxEvictRetries: S, defaultMachineDrainTimeout: S }),
     }),
@@ -122,7 +127,10 @@ function decode(value: unknown, type: GoType, path: string, run: Decoding, into?
 }
 
 function mismatch(run: Decoding, field: string, expected: string, got: unknown): undefined {
-  run.errors.push({ field, detail: `must be ${expected}; got ${jsonKind(got)} (KIM fails to start: json: cannot unmarshal ${jsonKind(got)})` });
+  run.errors.push({
+    field,
+    detail: `must be ${expected}; got ${jsonKind(got)} (KIM fails to start: json: cannot unmarshal ${jsonKind(got)})`,
+  });
   return undefined;
 }
 
@@ -139,7 +147,11 @@ function jsonKind(value: unknown): string {
   return typeof value === 'object' ? 'object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function decodeJson(jsonText: string, type: GoType, source: string): { value: Record<string, unknown>; warnings: string[] } {
+function decodeJson(
+  jsonText: string,
+  type: GoType,
+  source: string,
+): { value: Record<string, unknown>; warnings: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(jsonText);
@@ -198,7 +210,10 @@ export function decodeKimConfig(
     const missing = REQUIRED_PATHS.filter((path) => isZero(at(value, path)));
     throwIfAny(
       source,
-      missing.map((field) => ({ field, detail: 'is required (KIM validates it and refuses to start without it); add it' })),
+      missing.map((field) => ({
+        field,
+        detail: 'is required (KIM validates it and refuses to start without it); add it',
+      })),
     );
   }
   return { config: value as unknown as KimConfigFile, warnings };
@@ -227,7 +242,10 @@ export function parseTenantMap(jsonText: string, source: string, warnings: strin
     Object.entries(regions).flatMap(([region, tenant]) =>
       (['tenantID', 'serviceURL', 'secretName'] as const)
         .filter((key) => !tenant[key])
-        .map((key) => ({ field: `${provider}.${region}.${key}`, detail: 'is required (KIM refuses to start without it); add it' })),
+        .map((key) => ({
+          field: `${provider}.${region}.${key}`,
+          detail: 'is required (KIM refuses to start without it); add it',
+        })),
     ),
   );
   throwIfAny(source, problems);
@@ -238,7 +256,11 @@ export function parseTenantMap(jsonText: string, source: string, warnings: strin
  * KIM's maintenance-window file: `{<region>: {begin, end}}`. Stricter than KIM, which passes a
  * malformed time on to Gardener and only then fails the Shoot: here the file is refused.
  */
-export function parseMaintenanceWindowMap(jsonText: string, source: string, warnings: string[] = []): MaintenanceWindowMap {
+export function parseMaintenanceWindowMap(
+  jsonText: string,
+  source: string,
+  warnings: string[] = [],
+): MaintenanceWindowMap {
   const decoded = decodeJson(jsonText, WINDOW_MAP, source);
   warnings.push(...decoded.warnings);
   const map = decoded.value as unknown as MaintenanceWindowMap;
@@ -261,7 +283,8 @@ const KCP_IP_KEY = 'kcp-external-nat-ip.json';
 /** The ACL ConfigMap in kcp-system: `acl-list.json` is a JSON array of CIDRs, `kcp-external-nat-ip.json` a JSON string. */
 export function aclFromConfigMap(cm: unknown, source: string): AclAllowList {
   const data = isJsonObject(cm) && isJsonObject(cm['data']) ? cm['data'] : undefined;
-  if (!data) throw new ConfigError(source, 'data', `must be a ConfigMap with data["${ACL_LIST_KEY}"] and data["${KCP_IP_KEY}"]`);
+  if (!data)
+    throw new ConfigError(source, 'data', `must be a ConfigMap with data["${ACL_LIST_KEY}"] and data["${KCP_IP_KEY}"]`);
   const field = (key: string) => `data["${key}"]`;
   const read = (key: string, expected: string): unknown => {
     const text = data[key];
@@ -278,11 +301,16 @@ export function aclFromConfigMap(cm: unknown, source: string): AclAllowList {
   if (!Array.isArray(operatorCIDRs)) throw new ConfigError(source, field(ACL_LIST_KEY), `must be ${listExpected}`);
   const bad = operatorCIDRs.filter((cidr) => typeof cidr !== 'string' || !isCidr(cidr));
   if (bad.length > 0) {
-    throw new ConfigError(source, field(ACL_LIST_KEY), `must hold CIDRs like "192.0.2.0/24"; not CIDRs: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
+    throw new ConfigError(
+      source,
+      field(ACL_LIST_KEY),
+      `must hold CIDRs like "192.0.2.0/24"; not CIDRs: ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+    );
   }
   const ipExpected = 'a JSON string with a CIDR like "\\"203.0.113.7/32\\""';
   const kcpIP = read(KCP_IP_KEY, ipExpected);
-  if (typeof kcpIP !== 'string' || !isCidr(kcpIP)) throw new ConfigError(source, field(KCP_IP_KEY), `must be ${ipExpected}; got ${JSON.stringify(data[KCP_IP_KEY])}`);
+  if (typeof kcpIP !== 'string' || !isCidr(kcpIP))
+    throw new ConfigError(source, field(KCP_IP_KEY), `must be ${ipExpected}; got ${JSON.stringify(data[KCP_IP_KEY])}`);
   return { operatorCIDRs: operatorCIDRs as string[], kcpIP };
 }
 
@@ -298,7 +326,10 @@ export function lookupAuditLogTenant(map: AuditLogTenantMap, providerType: strin
   const regions = Object.hasOwn(map, providerType) ? map[providerType] : undefined;
   if (!regions) throw new AuditLogConfigNotFoundError(`${NOT_FOUND}: missing providerType: '${providerType}'`);
   const tenant = Object.hasOwn(regions, region) ? regions[region] : undefined;
-  if (!tenant) throw new AuditLogConfigNotFoundError(`${NOT_FOUND}: missing region: '${region}' for providerType: '${providerType}'`);
+  if (!tenant)
+    throw new AuditLogConfigNotFoundError(
+      `${NOT_FOUND}: missing region: '${region}' for providerType: '${providerType}'`,
+    );
   return tenant;
 }
 
@@ -321,23 +352,42 @@ const BOOTSTRAPPER =
 
 /** KIM's other flags (cmd/main.go): accepted so a KIM command line can be pasted, then ignored with a warning. */
 const IGNORED_FLAGS: Record<string, string> = {
-  'dedicated-audit-logging-enabled': 'the dedicated audit log is set up by KIM after the Shoot exists, not by the converter',
+  'dedicated-audit-logging-enabled':
+    'the dedicated audit log is set up by KIM after the Shoot exists, not by the converter',
   'registry-cache-config-controller-enabled': 'the converter reads registry caches from the Runtime either way',
-  'gardener-project-name': 'kimops takes the project from the config (gardener.projectName), which KIM requires to be equal',
+  'gardener-project-name':
+    'kimops takes the project from the config (gardener.projectName), which KIM requires to be equal',
   'converter-config-filepath': 'pass the config file to kimops instead',
   'runtime-bootstrapper-enabled': BOOTSTRAPPER,
   'runtime-bootstrapper-kcp-cluster-trust-bundle': BOOTSTRAPPER,
   ...Object.fromEntries(
     [
-      'metrics-bind-address', 'health-probe-bind-address', 'leader-elect', 'gardener-kubeconfig-path',
-      'minimal-rotation-time', 'kubeconfig-expiration-time', 'gardener-ctrl-reconcilation-timeout',
-      'gardener-cluster-ctrl-workers-cnt', 'gardener-request-timeout', 'gardener-ratelimiter-qps',
-      'gardener-ratelimiter-burst', 'runtime-ctrl-workers-cnt', 'status-requeue-delay',
-      'runtime-bootstrapper-manifests-config-map-name', 'runtime-bootstrapper-kcp-config-name',
-      'runtime-bootstrapper-kcp-pull-secret-name', 'runtime-bootstrapper-skr-config-name',
-      'runtime-bootstrapper-skr-pull-secret-name', 'runtime-bootstrapper-skr-cluster-trust-bundle',
-      'runtime-bootstrapper-skr-namespace', 'runtime-bootstrapper-skr-deployment-name',
-      'zap-devel', 'zap-encoder', 'zap-log-level', 'zap-stacktrace-level', 'zap-time-encoding',
+      'metrics-bind-address',
+      'health-probe-bind-address',
+      'leader-elect',
+      'gardener-kubeconfig-path',
+      'minimal-rotation-time',
+      'kubeconfig-expiration-time',
+      'gardener-ctrl-reconcilation-timeout',
+      'gardener-cluster-ctrl-workers-cnt',
+      'gardener-request-timeout',
+      'gardener-ratelimiter-qps',
+      'gardener-ratelimiter-burst',
+      'runtime-ctrl-workers-cnt',
+      'status-requeue-delay',
+      'runtime-bootstrapper-manifests-config-map-name',
+      'runtime-bootstrapper-kcp-config-name',
+      'runtime-bootstrapper-kcp-pull-secret-name',
+      'runtime-bootstrapper-skr-config-name',
+      'runtime-bootstrapper-skr-pull-secret-name',
+      'runtime-bootstrapper-skr-cluster-trust-bundle',
+      'runtime-bootstrapper-skr-namespace',
+      'runtime-bootstrapper-skr-deployment-name',
+      'zap-devel',
+      'zap-encoder',
+      'zap-log-level',
+      'zap-stacktrace-level',
+      'zap-time-encoding',
     ].map((name) => [name, OPERATIONAL]),
   ),
 };
@@ -361,7 +411,11 @@ export function parseKimFlags(pairs: string[], warnings: string[] = []): Convers
     if (field) {
       const parsed = GO_BOOLS[value ?? 'true'];
       if (parsed === undefined) {
-        throw new ConfigError(FLAG_SOURCE, name, `must be a Go boolean (true, false, 1, 0, t, f, TRUE, FALSE, True, False); got ${JSON.stringify(value)}`);
+        throw new ConfigError(
+          FLAG_SOURCE,
+          name,
+          `must be a Go boolean (true, false, 1, 0, t, f, TRUE, FALSE, True, False); got ${JSON.stringify(value)}`,
+        );
       }
       flags[field] = parsed;
     } else if (IGNORED_FLAGS[name] !== undefined) {
@@ -410,19 +464,32 @@ export function settingsFromKim(
         'must be set when api-server-acl-enabled is on (KIM refuses to start without it); set it or turn the flag off',
       );
     }
-    if (!acl) throw new ConfigError(KIM_SOURCE, 'acl', `the API-server ACL is on: pass the ACL ConfigMap kcp-system/${name}`);
+    if (!acl)
+      throw new ConfigError(KIM_SOURCE, 'acl', `the API-server ACL is on: pass the ACL ConfigMap kcp-system/${name}`);
   }
   const token = kubeApiServer?.maxTokenExpiration;
   if (token && parseGoDuration(token) === undefined) {
-    throw new ConfigError(KIM_SOURCE, 'converter.kubernetes.kubeApiServer.maxTokenExpiration', `must be a Go duration like "720h"; got ${JSON.stringify(token)}`);
+    throw new ConfigError(
+      KIM_SOURCE,
+      'converter.kubernetes.kubeApiServer.maxTokenExpiration',
+      `must be a Go duration like "720h"; got ${JSON.stringify(token)}`,
+    );
   }
   // Checked once here rather than failing every Runtime's conversion with the same message.
   const worker = converter.provider?.worker;
   if (worker?.defaultMachineDrainTimeout && parseGoDuration(worker.defaultMachineDrainTimeout) === undefined) {
-    throw new ConfigError(KIM_SOURCE, 'converter.provider.worker.defaultMachineDrainTimeout', `must be a Go duration like "15m"; got ${JSON.stringify(worker.defaultMachineDrainTimeout)}`);
+    throw new ConfigError(
+      KIM_SOURCE,
+      'converter.provider.worker.defaultMachineDrainTimeout',
+      `must be a Go duration like "15m"; got ${JSON.stringify(worker.defaultMachineDrainTimeout)}`,
+    );
   }
   if (worker?.defaultMaxEvictRetries && !/^[+-]?\d+$/.test(worker.defaultMaxEvictRetries)) {
-    throw new ConfigError(KIM_SOURCE, 'converter.provider.worker.defaultMaxEvictRetries', `must be a whole number like "2"; got ${JSON.stringify(worker.defaultMaxEvictRetries)}`);
+    throw new ConfigError(
+      KIM_SOURCE,
+      'converter.provider.worker.defaultMaxEvictRetries',
+      `must be a whole number like "2"; got ${JSON.stringify(worker.defaultMaxEvictRetries)}`,
+    );
   }
   return {
     config: converter,

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { DEFAULT_APPLY, DEFAULT_COMMIT_AUTHOR, DEFAULT_DEPROVISIONING_BATCH_SIZE, DEFAULT_MASS_DELETION, DEFAULT_MERGE_POLICY, DEFAULT_ROLLOUT_WAVE_SIZE, parseKimopsConfig } from './kimops-config.js';
+import {
+  DEFAULT_APPLY,
+  DEFAULT_COMMIT_AUTHOR,
+  DEFAULT_DEPROVISIONING_BATCH_SIZE,
+  DEFAULT_MASS_DELETION,
+  DEFAULT_MERGE_POLICY,
+  DEFAULT_ROLLOUT_WAVE_SIZE,
+  parseKimopsConfig,
+} from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
 kind: KimopsConfig
@@ -39,7 +47,9 @@ describe('parseKimopsConfig', () => {
   });
 
   it("spells out exactly the defaults in the landscape repo template's kimops.yaml, as its comment says", () => {
-    const template = readFileSync(new URL('../repo-template/kimops.yaml', import.meta.url), 'utf8').replace('{{landscape}}', 'dev').replace('{{project}}', 'kyma-dev');
+    const template = readFileSync(new URL('../repo-template/kimops.yaml', import.meta.url), 'utf8')
+      .replace('{{landscape}}', 'dev')
+      .replace('{{project}}', 'kyma-dev');
     expect(parseKimopsConfig(template)).toEqual(parseKimopsConfig(minimal));
     expect(template).toContain('deprovisioning:\n  batchSize: 10\n');
   });
@@ -74,24 +84,70 @@ apply:
     expect(config.rollout.waveSize).toBe(200);
     expect(config.deprovisioning).toEqual({ batchSize: 40 });
     expect(config.commit.author).toEqual({ name: 'landscape-bot', email: 'bot@users.noreply.example.com' });
-    expect(config.apply).toEqual({ ...DEFAULT_APPLY, fieldManager: 'kim', forceDeletion: true, concurrency: 8, timeouts: { ...DEFAULT_APPLY.timeouts, update: 5_400_000 } });
+    expect(config.apply).toEqual({
+      ...DEFAULT_APPLY,
+      fieldManager: 'kim',
+      forceDeletion: true,
+      concurrency: 8,
+      timeouts: { ...DEFAULT_APPLY.timeouts, update: 5_400_000 },
+    });
   });
 
   it.each([
-    ['an unknown class', `${minimal}mergePolicy:\n  immutable: { mode: auto-merge }\n`, 'kimops.yaml: mergePolicy.immutable: is not a known key; check its spelling'],
-    ['an unknown mode', `${minimal}mergePolicy:\n  create: { mode: yolo }\n`, 'mergePolicy.create.mode: must be one of auto-merge, review'],
+    [
+      'an unknown class',
+      `${minimal}mergePolicy:\n  immutable: { mode: auto-merge }\n`,
+      'kimops.yaml: mergePolicy.immutable: is not a known key; check its spelling',
+    ],
+    [
+      'an unknown mode',
+      `${minimal}mergePolicy:\n  create: { mode: yolo }\n`,
+      'mergePolicy.create.mode: must be one of auto-merge, review',
+    ],
     ['a bad drift mode', `${minimal}drift: ignore\n`, 'drift: must be one of correct, report, adopt'],
     ['a missing project', minimal.replace('gardener:\n  project: kyma-dev\n', ''), 'gardener: is required; add it'],
     ['a wrong kind', minimal.replace('KimopsConfig', 'Landscape'), 'kind: must be "KimopsConfig"'],
-    ['approvals on auto-merge', `${minimal}mergePolicy:\n  create: { mode: auto-merge, approvals: 2 }\n`, 'mergePolicy.create.approvals: only applies to mode: review'],
-    ['a percentage over 100', `${minimal}massDeletion: { maxPercent: 150 }\n`, 'massDeletion.maxPercent: must be <= 100'],
-    ['an author git would refuse', `${minimal}commit: { author: { name: "a <b>", email: x@y } }\n`, 'commit.author.name: must match pattern'],
+    [
+      'approvals on auto-merge',
+      `${minimal}mergePolicy:\n  create: { mode: auto-merge, approvals: 2 }\n`,
+      'mergePolicy.create.approvals: only applies to mode: review',
+    ],
+    [
+      'a percentage over 100',
+      `${minimal}massDeletion: { maxPercent: 150 }\n`,
+      'massDeletion.maxPercent: must be <= 100',
+    ],
+    [
+      'an author git would refuse',
+      `${minimal}commit: { author: { name: "a <b>", email: x@y } }\n`,
+      'commit.author.name: must match pattern',
+    ],
     ['an empty wave', `${minimal}rollout: { waveSize: 0 }\n`, 'rollout.waveSize: must be >= 1'],
-    ['an empty deprovisioning batch', `${minimal}deprovisioning: { batchSize: 0 }\n`, 'deprovisioning.batchSize: must be >= 1'],
-    ['a misspelt deprovisioning key', `${minimal}deprovisioning: { batch: 5 }\n`, 'deprovisioning.batch: is not a known key'],
-    ['a timeout that is no duration', `${minimal}apply: { timeouts: { create: 60 } }\n`, 'apply.timeouts.create: must be string'],
-    ['a timeout in the wrong unit', `${minimal}apply: { timeouts: { delete: 1d } }\n`, 'apply.timeouts.delete: must match pattern'],
-    ['a timeout under a second', `${minimal}apply: { timeouts: { delete: 10ms } }\n`, 'apply.timeouts.delete: 10ms is not a duration of a second or more'],
+    [
+      'an empty deprovisioning batch',
+      `${minimal}deprovisioning: { batchSize: 0 }\n`,
+      'deprovisioning.batchSize: must be >= 1',
+    ],
+    [
+      'a misspelt deprovisioning key',
+      `${minimal}deprovisioning: { batch: 5 }\n`,
+      'deprovisioning.batch: is not a known key',
+    ],
+    [
+      'a timeout that is no duration',
+      `${minimal}apply: { timeouts: { create: 60 } }\n`,
+      'apply.timeouts.create: must be string',
+    ],
+    [
+      'a timeout in the wrong unit',
+      `${minimal}apply: { timeouts: { delete: 1d } }\n`,
+      'apply.timeouts.delete: must match pattern',
+    ],
+    [
+      'a timeout under a second',
+      `${minimal}apply: { timeouts: { delete: 10ms } }\n`,
+      'apply.timeouts.delete: 10ms is not a duration of a second or more',
+    ],
     ['no concurrency', `${minimal}apply: { concurrency: 0 }\n`, 'apply.concurrency: must be >= 1'],
     ['broken YAML', 'landscape: [dev', 'kimops.yaml: line'],
   ])('rejects %s with a message naming the field', (_what, text, message) => {

@@ -12,7 +12,15 @@ export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
 export const KIMOPS_YAML = 'kimops.yaml';
 
 /** The change classes a landscape sets a policy for; `immutable` is always blocked and has none. */
-export const POLICY_CLASSES = ['create', 'delete', 'update', 'update-disruptive', 'rollout', 'adopt', 'metadata-only'] as const;
+export const POLICY_CLASSES = [
+  'create',
+  'delete',
+  'update',
+  'update-disruptive',
+  'rollout',
+  'adopt',
+  'metadata-only',
+] as const;
 export type PolicyClass = (typeof POLICY_CLASSES)[number];
 
 export type ClassPolicy = { mode: 'auto-merge' } | { mode: 'review'; approvals: number };
@@ -74,7 +82,10 @@ export const DEFAULT_APPLY: Readonly<ApplySettings> = {
 };
 
 /** The author of kimops's commits when kimops.yaml names none. */
-export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = { name: 'kimops', email: 'kimops@localhost' };
+export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = {
+  name: 'kimops',
+  email: 'kimops@localhost',
+};
 
 /**
  * DESIGN §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
@@ -140,14 +151,25 @@ const SCHEMA = {
     },
     policySet: { type: 'string', pattern: DNS_LABEL },
     drift: { enum: ['correct', 'report', 'adopt'] },
-    mergePolicy: { type: 'object', additionalProperties: false, properties: Object.fromEntries(POLICY_CLASSES.map((c) => [c, CLASS_POLICY])) },
+    mergePolicy: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(POLICY_CLASSES.map((c) => [c, CLASS_POLICY])),
+    },
     massDeletion: {
       type: 'object',
       additionalProperties: false,
-      properties: { maxShoots: { type: 'integer', minimum: 0 }, maxPercent: { type: 'number', minimum: 0, maximum: 100 } },
+      properties: {
+        maxShoots: { type: 'integer', minimum: 0 },
+        maxPercent: { type: 'number', minimum: 0, maximum: 100 },
+      },
     },
     rollout: { type: 'object', additionalProperties: false, properties: { waveSize: { type: 'integer', minimum: 1 } } },
-    deprovisioning: { type: 'object', additionalProperties: false, properties: { batchSize: { type: 'integer', minimum: 1 } } },
+    deprovisioning: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { batchSize: { type: 'integer', minimum: 1 } },
+    },
     apply: {
       type: 'object',
       additionalProperties: false,
@@ -158,7 +180,9 @@ const SCHEMA = {
         timeouts: {
           type: 'object',
           additionalProperties: false,
-          properties: Object.fromEntries(['create', 'update', 'delete'].map((op) => [op, { type: 'string', pattern: GO_DURATION }])),
+          properties: Object.fromEntries(
+            ['create', 'update', 'delete'].map((op) => [op, { type: 'string', pattern: GO_DURATION }]),
+          ),
         },
         qps: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
         burst: { type: 'integer', minimum: 1, maximum: 1000 },
@@ -174,7 +198,10 @@ const SCHEMA = {
           additionalProperties: false,
           required: ['name', 'email'],
           // git refuses angle brackets and line breaks in names and addresses.
-          properties: { name: { type: 'string', minLength: 1, pattern: '^[^<>\\n]+$' }, email: { type: 'string', minLength: 3, pattern: '^[^<>\\s]+@[^<>\\s]+$' } },
+          properties: {
+            name: { type: 'string', minLength: 1, pattern: '^[^<>\\n]+$' },
+            email: { type: 'string', minLength: 3, pattern: '^[^<>\\s]+@[^<>\\s]+$' },
+          },
         },
       },
     },
@@ -183,8 +210,13 @@ const SCHEMA = {
 
 const validate = new Ajv({ allErrors: true }).compile(SCHEMA);
 
-type RawConfig = Omit<Partial<KimopsConfig>, 'mergePolicy' | 'massDeletion' | 'deprovisioning' | 'rollout' | 'commit' | 'apply'> & {
-  apply?: Partial<Omit<ApplySettings, 'timeouts'>> & { timeouts?: Partial<Record<keyof ApplySettings['timeouts'], string>> };
+type RawConfig = Omit<
+  Partial<KimopsConfig>,
+  'mergePolicy' | 'massDeletion' | 'deprovisioning' | 'rollout' | 'commit' | 'apply'
+> & {
+  apply?: Partial<Omit<ApplySettings, 'timeouts'>> & {
+    timeouts?: Partial<Record<keyof ApplySettings['timeouts'], string>>;
+  };
   commit?: { author?: { name: string; email: string } };
   rollout?: { waveSize?: number };
   deprovisioning?: { batchSize?: number };
@@ -201,15 +233,25 @@ export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsCon
       const key = error.params['additionalProperty'] ?? error.params['missingProperty'];
       const field = [at, key].filter(Boolean).join('.');
       const detail =
-        error.keyword === 'additionalProperties' ? 'is not a known key; check its spelling'
-        : error.keyword === 'required' ? 'is required; add it'
-        : error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`
-        : error.keyword === 'const' ? `must be ${JSON.stringify(error.params['allowedValue'])}`
-        : error.message ?? error.keyword;
+        error.keyword === 'additionalProperties'
+          ? 'is not a known key; check its spelling'
+          : error.keyword === 'required'
+            ? 'is required; add it'
+            : error.keyword === 'enum'
+              ? `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`
+              : error.keyword === 'const'
+                ? `must be ${JSON.stringify(error.params['allowedValue'])}`
+                : (error.message ?? error.keyword);
       return `${field || '(root)'}: ${detail}`;
     });
     const [first] = problems;
-    throw new ConfigError(source, '', problems.length === 1 && first ? first : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    throw new ConfigError(
+      source,
+      '',
+      problems.length === 1 && first
+        ? first
+        : `${problems.length} problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
   const raw = data as RawConfig;
   const mergePolicy = { ...DEFAULT_MERGE_POLICY };
@@ -217,9 +259,14 @@ export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsCon
     const given = raw.mergePolicy?.[name];
     if (!given) continue;
     if (given.mode === 'auto-merge' && given.approvals !== undefined) {
-      throw new ConfigError(source, `mergePolicy.${name}.approvals`, 'only applies to mode: review; remove it or switch the mode');
+      throw new ConfigError(
+        source,
+        `mergePolicy.${name}.approvals`,
+        'only applies to mode: review; remove it or switch the mode',
+      );
     }
-    mergePolicy[name] = given.mode === 'review' ? { mode: 'review', approvals: given.approvals ?? 1 } : { mode: 'auto-merge' };
+    mergePolicy[name] =
+      given.mode === 'review' ? { mode: 'review', approvals: given.approvals ?? 1 } : { mode: 'auto-merge' };
   }
   return {
     apiVersion: KIMOPS_CONFIG_API_VERSION,
@@ -242,7 +289,12 @@ function applySettingsOf(raw: RawConfig['apply'], source: string): ApplySettings
   const parsed = { ...DEFAULT_APPLY.timeouts };
   for (const [op, text] of Object.entries(timeouts ?? {}) as [keyof ApplySettings['timeouts'], string][]) {
     const nanos = parseGoDuration(text);
-    if (nanos === undefined || nanos < 1e9) throw new ConfigError(source, `apply.timeouts.${op}`, `${text} is not a duration of a second or more, e.g. 90m or 1h30m`);
+    if (nanos === undefined || nanos < 1e9)
+      throw new ConfigError(
+        source,
+        `apply.timeouts.${op}`,
+        `${text} is not a duration of a second or more, e.g. 90m or 1h30m`,
+      );
     parsed[op] = Math.round(nanos / 1e6);
   }
   return { ...DEFAULT_APPLY, ...rest, timeouts: parsed };

@@ -7,7 +7,9 @@ import { parseLandscape } from './landscape-parse.js';
 
 const LANDSCAPES = new URL('../landscapes/', import.meta.url);
 const landscapeNames = readdirSync(LANDSCAPES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && readdirSync(new URL(`${entry.name}/`, LANDSCAPES)).includes('landscape.yaml'))
+  .filter(
+    (entry) => entry.isDirectory() && readdirSync(new URL(`${entry.name}/`, LANDSCAPES)).includes('landscape.yaml'),
+  )
   .map((entry) => entry.name);
 
 function readLandscape(name: string): Landscape {
@@ -16,7 +18,9 @@ function readLandscape(name: string): Landscape {
 }
 
 /** Provider type → the regions KEB offers, copied from KEB's chart values (see landscapes/README.md). */
-const kebRegions = (JSON.parse(readFileSync(new URL('keb-regions.json', LANDSCAPES), 'utf8')) as { regions: Record<string, string[]> }).regions;
+const kebRegions = (
+  JSON.parse(readFileSync(new URL('keb-regions.json', LANDSCAPES), 'utf8')) as { regions: Record<string, string[]> }
+).regions;
 
 describe('the landscapes in landscapes/', () => {
   it('are dev, stage and prod', () => {
@@ -35,20 +39,24 @@ describe('the landscapes in landscapes/', () => {
     expect(kebRegions['aws']).toContain('eu-west-1'); // trials, from providersConfiguration
   });
 
-  it.each(landscapeNames)('%s has an audit tenant and a maintenance window for every provider and region KEB offers', (name) => {
-    const landscape = readLandscape(name);
-    const missing: string[] = [];
-    for (const [provider, regions] of Object.entries(kebRegions)) {
-      for (const region of regions) {
-        if (!landscape.auditLog.tenants[provider]?.[region]) missing.push(`auditLog.tenants.${provider}.${region}`);
-        if (!landscape.maintenanceWindows?.[region]) missing.push(`maintenanceWindows.${region}`);
+  it.each(landscapeNames)(
+    '%s has an audit tenant and a maintenance window for every provider and region KEB offers',
+    (name) => {
+      const landscape = readLandscape(name);
+      const missing: string[] = [];
+      for (const [provider, regions] of Object.entries(kebRegions)) {
+        for (const region of regions) {
+          if (!landscape.auditLog.tenants[provider]?.[region]) missing.push(`auditLog.tenants.${provider}.${region}`);
+          if (!landscape.maintenanceWindows?.[region]) missing.push(`maintenanceWindows.${region}`);
+        }
       }
-    }
-    expect(missing).toEqual([]);
-  });
+      expect(missing).toEqual([]);
+    },
+  );
 
   it.each(landscapeNames)('%s has maintenance windows Gardener accepts (30 minutes to 6 hours)', (name) => {
-    const seconds = (time: string) => Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6));
+    const seconds = (time: string) =>
+      Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6));
     for (const [region, { begin, end }] of Object.entries(readLandscape(name).maintenanceWindows ?? {})) {
       const length = (seconds(end) - seconds(begin) + 86400) % 86400;
       expect(length, region).toBeGreaterThanOrEqual(1800);
@@ -57,7 +65,9 @@ describe('the landscapes in landscapes/', () => {
   });
 
   it.each(landscapeNames)('%s invents no tenant outside example.invalid', (name) => {
-    const urls = Object.values(readLandscape(name).auditLog.tenants).flatMap((regions) => Object.values(regions).map((t) => t.serviceURL));
+    const urls = Object.values(readLandscape(name).auditLog.tenants).flatMap((regions) =>
+      Object.values(regions).map((t) => t.serviceURL),
+    );
     expect(urls.filter((url) => !new URL(url).hostname.endsWith('.example.invalid'))).toEqual([]);
   });
 });
@@ -140,7 +150,7 @@ describe('parseLandscape', () => {
     expect(error.detail).toContain('got "30 days"');
   });
 
-  it('refuses a duration beyond Go\'s int64 range', () => {
+  it("refuses a duration beyond Go's int64 range", () => {
     const error = problem(edit('maxTokenExpiration: 720h', 'maxTokenExpiration: 9999999999999h'));
     expect(error.field).toBe('kubernetes.maxTokenExpiration');
     expect(error.detail).toContain('must be a Go duration');
@@ -180,7 +190,9 @@ describe('parseLandscape', () => {
   });
 
   it('lists every problem, one a line, with its line number', () => {
-    const text = edit('dualStack: false', 'dualStack: 3').replace('maxTokenExpiration: 720h', 'maxTokenExpiration: soon').replace('kind: Landscape\n', '');
+    const text = edit('dualStack: false', 'dualStack: 3')
+      .replace('maxTokenExpiration: 720h', 'maxTokenExpiration: soon')
+      .replace('kind: Landscape\n', '');
     const error = problem(text);
     expect(error.detail.split('\n')).toEqual([
       '3 problems:',
@@ -191,13 +203,19 @@ describe('parseLandscape', () => {
   });
 
   it('refuses a duplicate key and names it', () => {
-    const error = problem(edit('  policyConfigMapName: audit-policy\n', '  policyConfigMapName: audit-policy\n  policyConfigMapName: other\n'));
+    const error = problem(
+      edit(
+        '  policyConfigMapName: audit-policy\n',
+        '  policyConfigMapName: audit-policy\n  policyConfigMapName: other\n',
+      ),
+    );
     expect(error.field).toBe('auditLog.policyConfigMapName');
     expect(error.detail).toContain('given twice');
   });
 
   it('refuses a YAML bomb before expanding it', () => {
-    const lol = (n: number) => `l${n}: &l${n} [${Array.from({ length: 9 }, () => (n === 0 ? '"lol"' : `*l${n - 1}`)).join(', ')}]`;
+    const lol = (n: number) =>
+      `l${n}: &l${n} [${Array.from({ length: 9 }, () => (n === 0 ? '"lol"' : `*l${n - 1}`)).join(', ')}]`;
     const bomb = `${MINIMAL}x:\n${Array.from({ length: 9 }, (_, n) => `  ${lol(n)}`).join('\n')}\n`;
     const error = problem(bomb);
     expect(error.detail).toContain('aliases');
@@ -230,8 +248,12 @@ describe('parseLandscape', () => {
     const mangled = fc.oneof(
       fc.string(),
       // Valid files with lines dropped or duplicated: structurally plausible, semantically broken.
-      fc.array(fc.nat(lines.length - 1), { maxLength: 6 }).map((cut) => lines.filter((_, i) => !cut.includes(i)).join('\n')),
-      fc.array(fc.nat(lines.length - 1), { maxLength: 3 }).map((dup) => lines.flatMap((l, i) => (dup.includes(i) ? [l, l] : [l])).join('\n')),
+      fc
+        .array(fc.nat(lines.length - 1), { maxLength: 6 })
+        .map((cut) => lines.filter((_, i) => !cut.includes(i)).join('\n')),
+      fc
+        .array(fc.nat(lines.length - 1), { maxLength: 3 })
+        .map((dup) => lines.flatMap((l, i) => (dup.includes(i) ? [l, l] : [l])).join('\n')),
     );
     fc.assert(
       fc.property(mangled, (text) => {

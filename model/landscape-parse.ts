@@ -20,7 +20,6 @@ import { parseGoDuration } from './go-duration.js';
 import { MAX_YAML_ALIASES, YAML_READ_OPTIONS } from './yaml-input.js';
 import { isJsonObject } from './json.js';
 
-
 interface Problem {
   /** Keys and list indexes from the document root. */
   path: (string | number)[];
@@ -40,9 +39,10 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
   try {
     data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
-    const why = error instanceof ReferenceError
-      ? `expands more than ${MAX_YAML_ALIASES} aliases, like a YAML bomb; write the values out instead of using anchors (&) and aliases (*)`
-      : `cannot be read as YAML: ${(error as Error).message}`;
+    const why =
+      error instanceof ReferenceError
+        ? `expands more than ${MAX_YAML_ALIASES} aliases, like a YAML bomb; write the values out instead of using anchors (&) and aliases (*)`
+        : `cannot be read as YAML: ${(error as Error).message}`;
     throw new ConfigError(source, '', why);
   }
   if (!isJsonObject(data)) {
@@ -81,7 +81,10 @@ function semanticProblems(data: Record<string, unknown>, expectedName: string | 
   for (const [section, value] of durations) {
     if (typeof value === 'string' && parseGoDuration(value) === undefined) {
       const key = section === 'kubernetes' ? 'maxTokenExpiration' : 'defaultMachineDrainTimeout';
-      problems.push({ path: [section, key], detail: `must be a Go duration like "720h" (at most ~2562047h); got ${JSON.stringify(value)}` });
+      problems.push({
+        path: [section, key],
+        detail: `must be a Go duration like "720h" (at most ~2562047h); got ${JSON.stringify(value)}`,
+      });
     }
   }
   if (expectedName !== undefined && typeof data['name'] === 'string' && data['name'] !== expectedName) {
@@ -97,11 +100,18 @@ function semanticProblems(data: Record<string, unknown>, expectedName: string | 
 function schemaProblem(error: ErrorObject): Problem | undefined {
   const at = pointerSegments(error.instancePath);
   const got = describe(error.data);
-  const schema = (error.parentSchema ?? {}) as { description?: string; properties?: Record<string, { description?: string }> };
+  const schema = (error.parentSchema ?? {}) as {
+    description?: string;
+    properties?: Record<string, { description?: string }>;
+  };
   if (error.propertyName !== undefined) {
-    const expected = error.keyword === 'enum' ? `one of ${(error.params['allowedValues'] as unknown[]).join(', ')}` : hintFor(error);
+    const expected =
+      error.keyword === 'enum' ? `one of ${(error.params['allowedValues'] as unknown[]).join(', ')}` : hintFor(error);
     const note = schema.description && error.keyword === 'enum' ? ` (${schema.description})` : '';
-    return { path: [...at, error.propertyName], detail: `is not allowed as a key here: must be ${expected ?? schema.description}${note}` };
+    return {
+      path: [...at, error.propertyName],
+      detail: `is not allowed as a key here: must be ${expected ?? schema.description}${note}`,
+    };
   }
   switch (error.keyword) {
     case 'propertyNames':
@@ -121,12 +131,18 @@ function schemaProblem(error: ErrorObject): Problem | undefined {
         type === 'string' && (typeof error.data === 'number' || typeof error.data === 'boolean')
           ? ` (YAML reads it as a ${typeof error.data}; put it in quotes)`
           : '';
-      return { path: at, detail: `must be ${type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `a ${type}`}; got ${got}${quote}` };
+      return {
+        path: at,
+        detail: `must be ${type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `a ${type}`}; got ${got}${quote}`,
+      };
     }
     case 'const':
       return { path: at, detail: `must be ${JSON.stringify(error.params['allowedValue'])}; got ${got}` };
     case 'enum':
-      return { path: at, detail: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}; got ${got}` };
+      return {
+        path: at,
+        detail: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}; got ${got}`,
+      };
   }
   const hint = hintFor(error);
   return { path: at, detail: hint ? `must be ${hint}; got ${got}` : `${error.message ?? 'is invalid'}; got ${got}` };
@@ -156,9 +172,11 @@ function yamlProblem(doc: Document, error: YAMLError): Problem {
   const firstLine = error.message.split('\n')[0] ?? error.message;
   if (error.code === 'DUPLICATE_KEY') {
     const path = pathOfKeyAt(doc, error.pos[0]);
-    if (path) return { path, detail: 'is given twice in the same mapping; keep one (YAML would otherwise silently drop one)' };
+    if (path)
+      return { path, detail: 'is given twice in the same mapping; keep one (YAML would otherwise silently drop one)' };
   }
-  if (error.code === 'MULTIPLE_DOCS') return { path: [], detail: 'holds more than one YAML document (---); a landscape file holds exactly one' };
+  if (error.code === 'MULTIPLE_DOCS')
+    return { path: [], detail: 'holds more than one YAML document (---); a landscape file holds exactly one' };
   return { path: [], detail: `is not valid YAML: ${firstLine}` };
 }
 
@@ -204,7 +222,8 @@ function ancestorPath(ancestors: readonly unknown[], leaf: unknown): Problem['pa
 
 /** Values JSON has no word for (.inf, .nan) must not reach the converter; other YAML-only types are refused by the reader. */
 function nonJsonValues(value: unknown, path: Problem['path']): Problem[] {
-  if (typeof value === 'number' && !Number.isFinite(value)) return [{ path, detail: `must be a finite number; got ${value}` }];
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return [{ path, detail: `must be a finite number; got ${value}` }];
   if (Array.isArray(value)) return value.flatMap((item, i) => nonJsonValues(item, [...path, i]));
   if (isJsonObject(value)) return Object.entries(value).flatMap(([key, item]) => nonJsonValues(item, [...path, key]));
   return [];

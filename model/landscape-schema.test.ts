@@ -10,7 +10,14 @@ const FULL: Required<Landscape> = {
   name: 'full',
   example: true,
   gardener: { project: 'kyma-full' },
-  features: { networkRestriction: true, apiServerAcl: true, auditLogMandatory: true, credentialsBinding: true, dualStack: true, awsIMDSv2: true },
+  features: {
+    networkRestriction: true,
+    apiServerAcl: true,
+    auditLogMandatory: true,
+    credentialsBinding: true,
+    dualStack: true,
+    awsIMDSv2: true,
+  },
   kubernetes: {
     defaultVersion: '1.33.3',
     autoUpdate: { kubernetesVersion: true, machineImageVersion: false },
@@ -24,7 +31,10 @@ const FULL: Required<Landscape> = {
       usernamePrefix: '-',
     },
     maxTokenExpiration: '720h',
-    kubeApiServer: { featureGates: { ClusterTrustBundle: true }, runtimeConfig: { 'certificates.k8s.io/v1beta1/clustertrustbundles': true } },
+    kubeApiServer: {
+      featureGates: { ClusterTrustBundle: true },
+      runtimeConfig: { 'certificates.k8s.io/v1beta1/clustertrustbundles': true },
+    },
     kubelet: { featureGates: { ClusterTrustBundleProjection: true } },
   },
   machineImage: { name: 'gardenlinux', version: '1877.4.0' },
@@ -33,7 +43,15 @@ const FULL: Required<Landscape> = {
   gdch: { cloudProfileName: 'gdch', parentReference: { name: 'subnet', namespace: 'gdch-ns', type: 'SingleSubnet' } },
   auditLog: {
     policyConfigMapName: 'audit-policy',
-    tenants: { aws: { 'eu-central-1': { tenantID: '79c64792-9c1e-4c1b-9941-ef7560dd3eae', serviceURL: 'https://auditlog.example.com:3001', secretName: 'auditlog-secret' } } },
+    tenants: {
+      aws: {
+        'eu-central-1': {
+          tenantID: '79c64792-9c1e-4c1b-9941-ef7560dd3eae',
+          serviceURL: 'https://auditlog.example.com:3001',
+          secretName: 'auditlog-secret',
+        },
+      },
+    },
   },
   maintenanceWindows: { 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } },
   apiServerAcl: { operatorCIDRs: ['192.0.2.0/24', '2001:db8::/32'], kcpIP: '203.0.113.7/32' },

@@ -60,7 +60,11 @@ export function isCidr(text: string): boolean {
   return version !== 0 && /^(0|[1-9][0-9]{0,2})$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
-const str = (pattern: string, description?: string) => ({ type: 'string', pattern, ...(description && { description }) });
+const str = (pattern: string, description?: string) => ({
+  type: 'string',
+  pattern,
+  ...(description && { description }),
+});
 const bool = (description: string) => ({ type: 'boolean', description });
 const boolMap = (description: string) => ({ type: 'object', description, additionalProperties: { type: 'boolean' } });
 
@@ -133,7 +137,14 @@ export const LANDSCAPE_SCHEMA = {
     features: {
       type: 'object',
       additionalProperties: false,
-      required: ['networkRestriction', 'apiServerAcl', 'auditLogMandatory', 'credentialsBinding', 'dualStack', 'awsIMDSv2'],
+      required: [
+        'networkRestriction',
+        'apiServerAcl',
+        'auditLogMandatory',
+        'credentialsBinding',
+        'dualStack',
+        'awsIMDSv2',
+      ],
       properties: {
         networkRestriction: bool('KIM -network-restriction-enabled (KIM default true)'),
         apiServerAcl: bool('KIM -api-server-acl-enabled (KIM default false)'),
@@ -153,14 +164,20 @@ export const LANDSCAPE_SCHEMA = {
           type: 'object',
           additionalProperties: false,
           required: ['kubernetesVersion', 'machineImageVersion'],
-          properties: { kubernetesVersion: bool('maintenance.autoUpdate.kubernetesVersion'), machineImageVersion: bool('maintenance.autoUpdate.machineImageVersion') },
+          properties: {
+            kubernetesVersion: bool('maintenance.autoUpdate.kubernetesVersion'),
+            machineImageVersion: bool('maintenance.autoUpdate.machineImageVersion'),
+          },
         },
         defaultOperatorOidc: OIDC,
         maxTokenExpiration: str(PATTERNS.duration, 'service-account token lifetime; clamped to 720h–2160h'),
         kubeApiServer: {
           type: 'object',
           additionalProperties: false,
-          properties: { featureGates: boolMap('kube-apiserver feature gates'), runtimeConfig: boolMap('kube-apiserver runtime config') },
+          properties: {
+            featureGates: boolMap('kube-apiserver feature gates'),
+            runtimeConfig: boolMap('kube-apiserver runtime config'),
+          },
         },
         kubelet: {
           type: 'object',
@@ -173,7 +190,10 @@ export const LANDSCAPE_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['name', 'version'],
-      properties: { name: str(PATTERNS.dnsLabel, 'e.g. gardenlinux'), version: str(PATTERNS.imageVersion, 'e.g. 1877.4.0') },
+      properties: {
+        name: str(PATTERNS.dnsLabel, 'e.g. gardenlinux'),
+        version: str(PATTERNS.imageVersion, 'e.g. 1877.4.0'),
+      },
     },
     dns: {
       type: 'object',
@@ -201,7 +221,11 @@ export const LANDSCAPE_SCHEMA = {
         parentReference: {
           type: 'object',
           additionalProperties: false,
-          properties: { name: str(PATTERNS.dnsSubdomain), namespace: str(PATTERNS.dnsLabel), type: { type: 'string', minLength: 1 } },
+          properties: {
+            name: str(PATTERNS.dnsSubdomain),
+            namespace: str(PATTERNS.dnsLabel),
+            type: { type: 'string', minLength: 1 },
+          },
         },
       },
     },
@@ -232,7 +256,11 @@ export const LANDSCAPE_SCHEMA = {
         kcpIP: { type: 'string', format: 'cidr', description: 'KCP egress address as a CIDR, e.g. 203.0.113.7/32' },
       },
     },
-    tolerations: { type: 'object', propertyNames: regionKeys, additionalProperties: { type: 'array', items: TOLERATION } },
+    tolerations: {
+      type: 'object',
+      propertyNames: regionKeys,
+      additionalProperties: { type: 'array', items: TOLERATION },
+    },
     skrDefaultOidc: OIDC,
   },
 } as const;

@@ -9,7 +9,8 @@ function packageRoot(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (let dir = here; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'landscapes'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`kimops's package root (package.json beside landscapes/) is not above ${here}: reinstall kimops`);
+    if (dirname(dir) === dir)
+      throw new Error(`kimops's package root (package.json beside landscapes/) is not above ${here}: reinstall kimops`);
   }
 }
 

@@ -1,15 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_ANNOTATION, pipelineAnnotationValue, readPipelineAnnotation, withApplyFacts } from './pipeline-facts.js';
+import {
+  PIPELINE_ANNOTATION,
+  pipelineAnnotationValue,
+  readPipelineAnnotation,
+  withApplyFacts,
+} from './pipeline-facts.js';
 
 const read = (text: string) => readPipelineAnnotation({ [PIPELINE_ANNOTATION]: text });
 
 describe('the pipeline annotation', () => {
   it('reads back what it writes, in one key order whatever the facts were built in', () => {
-    const facts = { proposal: { commit: 'abc', state: 'merged' as const, url: 'https://github.com/acme/l/pull/7' }, validationError: 'policy x: y', generation: 4 };
+    const facts = {
+      proposal: { commit: 'abc', state: 'merged' as const, url: 'https://github.com/acme/l/pull/7' },
+      validationError: 'policy x: y',
+      generation: 4,
+    };
     const text = pipelineAnnotationValue(facts);
-    expect(text).toBe('{"generation":4,"validationError":"policy x: y","proposal":{"url":"https://github.com/acme/l/pull/7","state":"merged","commit":"abc"}}');
+    expect(text).toBe(
+      '{"generation":4,"validationError":"policy x: y","proposal":{"url":"https://github.com/acme/l/pull/7","state":"merged","commit":"abc"}}',
+    );
     expect(read(text)).toEqual(facts);
-    expect(pipelineAnnotationValue({ generation: 4, validationError: 'policy x: y', proposal: { url: 'https://github.com/acme/l/pull/7', state: 'merged', commit: 'abc' } })).toBe(text);
+    expect(
+      pipelineAnnotationValue({
+        generation: 4,
+        validationError: 'policy x: y',
+        proposal: { url: 'https://github.com/acme/l/pull/7', state: 'merged', commit: 'abc' },
+      }),
+    ).toBe(text);
   });
 
   it('cuts long messages, so one broken Runtime cannot make its annotation huge', () => {
@@ -24,14 +41,19 @@ describe('the pipeline annotation', () => {
     expect(read('{"generation": 3')).toEqual({});
     expect(read('"just text"')).toEqual({});
     expect(read('{"generation":"3","conversionError":5,"proposal":{"url":"u","state":"done"}}')).toEqual({});
-    expect(read('{"generation":3.5,"proposal":{"url":"u","state":"open","commit":1}}')).toEqual({ proposal: { url: 'u', state: 'open' } });
+    expect(read('{"generation":3.5,"proposal":{"url":"u","state":"open","commit":1}}')).toEqual({
+      proposal: { url: 'u', state: 'open' },
+    });
   });
 });
 
 describe('withApplyFacts', () => {
   const generator = { generation: 3, proposal: { url: 'u', state: 'merged' as const } };
   it('adds the applier’s failures about the Runtime’s generation (or a newer, or an unknown one)', () => {
-    expect(withApplyFacts(generator, { generation: 3, seedNotFound: 'no seed' }, 3)).toEqual({ ...generator, seedNotFound: 'no seed' });
+    expect(withApplyFacts(generator, { generation: 3, seedNotFound: 'no seed' }, 3)).toEqual({
+      ...generator,
+      seedNotFound: 'no seed',
+    });
     expect(withApplyFacts(generator, { applyError: 'refused' }, 3)).toEqual({ ...generator, applyError: 'refused' });
   });
   it('leaves out failures about an older generation: they do not answer KEB’s newest change', () => {

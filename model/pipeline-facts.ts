@@ -49,8 +49,13 @@ const MESSAGE_LIMIT = 2_000;
 
 /** The annotation's value: JSON with a fixed key order, so equal facts give equal text and no write. */
 export function pipelineAnnotationValue(facts: GeneratorFacts): string {
-  const cut = (text: string | undefined) => (text === undefined || text.length <= MESSAGE_LIMIT ? text : `${text.slice(0, MESSAGE_LIMIT - 1)}…`);
-  const proposal = facts.proposal && { url: facts.proposal.url, state: facts.proposal.state, ...(facts.proposal.commit !== undefined && { commit: facts.proposal.commit }) };
+  const cut = (text: string | undefined) =>
+    text === undefined || text.length <= MESSAGE_LIMIT ? text : `${text.slice(0, MESSAGE_LIMIT - 1)}…`;
+  const proposal = facts.proposal && {
+    url: facts.proposal.url,
+    state: facts.proposal.state,
+    ...(facts.proposal.commit !== undefined && { commit: facts.proposal.commit }),
+  };
   return JSON.stringify({
     ...(facts.generation !== undefined && { generation: facts.generation }),
     ...(facts.conversionError !== undefined && { conversionError: cut(facts.conversionError) }),
@@ -74,12 +79,21 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
   }
   if (!isJsonObject(value)) return {};
   const facts: GeneratorFacts = {};
-  if (typeof value.generation === 'number' && Number.isSafeInteger(value.generation)) facts.generation = value.generation;
+  if (typeof value.generation === 'number' && Number.isSafeInteger(value.generation))
+    facts.generation = value.generation;
   if (typeof value.conversionError === 'string') facts.conversionError = value.conversionError;
   if (typeof value.validationError === 'string') facts.validationError = value.validationError;
   const proposal = value.proposal;
-  if (isJsonObject(proposal) && typeof proposal.url === 'string' && PROPOSAL_STATES.includes(proposal.state as ProposalState)) {
-    facts.proposal = { url: proposal.url, state: proposal.state as ProposalState, ...(typeof proposal.commit === 'string' && { commit: proposal.commit }) };
+  if (
+    isJsonObject(proposal) &&
+    typeof proposal.url === 'string' &&
+    PROPOSAL_STATES.includes(proposal.state as ProposalState)
+  ) {
+    facts.proposal = {
+      url: proposal.url,
+      state: proposal.state as ProposalState,
+      ...(typeof proposal.commit === 'string' && { commit: proposal.commit }),
+    };
   }
   return facts;
 }
@@ -89,7 +103,19 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
  * applier's are about the Runtime generation its desired Shoot was rendered from: older than the Runtime's,
  * they say nothing about KEB's newest change and are left out.
  */
-export function withApplyFacts(generator: GeneratorFacts, apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'> | undefined, runtimeGeneration: number | undefined): PipelineState {
-  if (!apply || (apply.generation !== undefined && runtimeGeneration !== undefined && apply.generation < runtimeGeneration)) return generator;
-  return { ...generator, ...(apply.seedNotFound !== undefined && { seedNotFound: apply.seedNotFound }), ...(apply.applyError !== undefined && { applyError: apply.applyError }) };
+export function withApplyFacts(
+  generator: GeneratorFacts,
+  apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'> | undefined,
+  runtimeGeneration: number | undefined,
+): PipelineState {
+  if (
+    !apply ||
+    (apply.generation !== undefined && runtimeGeneration !== undefined && apply.generation < runtimeGeneration)
+  )
+    return generator;
+  return {
+    ...generator,
+    ...(apply.seedNotFound !== undefined && { seedNotFound: apply.seedNotFound }),
+    ...(apply.applyError !== undefined && { applyError: apply.applyError }),
+  };
 }

@@ -4,7 +4,9 @@ import { printable, printableLines, printableOutput } from './printable.js';
 
 describe('printable', () => {
   it('escapes every control character of a name: ANSI escapes, CR, LF, TAB, DEL, C1, bidi overrides', () => {
-    expect(printable('a\x1b[2Jb\rc\nd\te\x7ff\x9bg\u202eh\u2028i\0')).toBe('a\\x1b[2Jb\\rc\\nd\\te\\x7ff\\x9bg\\u202eh\\u2028i\\x00');
+    expect(printable('a\x1b[2Jb\rc\nd\te\x7ff\x9bg\u202eh\u2028i\0')).toBe(
+      'a\\x1b[2Jb\\rc\\nd\\te\\x7ff\\x9bg\\u202eh\\u2028i\\x00',
+    );
     expect(printable('shoots/c-1/shoot.yaml é ✓')).toBe('shoots/c-1/shoot.yaml é ✓');
   });
 
@@ -26,9 +28,15 @@ describe('printable', () => {
 
 describe('the errors’ messages', () => {
   it('carry no control character of the names in them', () => {
-    expect(new ConfigError('run\x1b[2Jtimes/a\n.yaml', 'metadata.\rname', 'is "x"').message).toBe('run\\x1b[2Jtimes/a\\n.yaml: metadata.\\rname: is "x"');
-    expect(new ConversionError('kcp-system/a\nruntime b/c: forged', 'spec', 'bad').message).toBe('runtime kcp-system/a\\nruntime b/c: forged: spec: bad');
-    expect(new TransportError('https://git\x1b[0m', 'down\nerror: forged').message).toBe('https://git\\x1b[0m: down\\nerror: forged');
+    expect(new ConfigError('run\x1b[2Jtimes/a\n.yaml', 'metadata.\rname', 'is "x"').message).toBe(
+      'run\\x1b[2Jtimes/a\\n.yaml: metadata.\\rname: is "x"',
+    );
+    expect(new ConversionError('kcp-system/a\nruntime b/c: forged', 'spec', 'bad').message).toBe(
+      'runtime kcp-system/a\\nruntime b/c: forged: spec: bad',
+    );
+    expect(new TransportError('https://git\x1b[0m', 'down\nerror: forged').message).toBe(
+      'https://git\\x1b[0m: down\\nerror: forged',
+    );
   });
 
   it('keep the source, field and detail as given, for code that words its own message', () => {

@@ -13,7 +13,10 @@ const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 
 function escape(char: string): string {
   const code = char.charCodeAt(0);
-  return SHORT[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  return (
+    SHORT[char] ??
+    (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`)
+  );
 }
 
 /** `text` on one line with every control character escaped (`\n`, `\x1b`, `\u202e`): for names. */
@@ -26,7 +29,9 @@ export function printable(text: string): string {
  * problems are written that way. A name holding such a break still cannot start a line of its own.
  */
 export function printableLines(text: string): string {
-  return text.replace(CONTROL, (char, offset: number) => (char === '\n' && text.startsWith('  ', offset + 1) ? char : escape(char)));
+  return text.replace(CONTROL, (char, offset: number) =>
+    char === '\n' && text.startsWith('  ', offset + 1) ? char : escape(char),
+  );
 }
 
 /**

@@ -83,7 +83,9 @@ export function readRuntimeStatus(value: unknown): Partial<RuntimeStatus> {
     status.shootLastErrors = value.shootLastErrors.filter(isJsonObject).map((error) => ({
       description: str(error.description),
       ...(typeof error.taskID === 'string' && { taskID: error.taskID }),
-      ...(Array.isArray(error.codes) && { codes: error.codes.filter((code): code is string => typeof code === 'string') }),
+      ...(Array.isArray(error.codes) && {
+        codes: error.codes.filter((code): code is string => typeof code === 'string'),
+      }),
       ...(typeof error.lastUpdateTime === 'string' && { lastUpdateTime: error.lastUpdateTime }),
     }));
   }

@@ -45,7 +45,10 @@ class Declined extends Error {}
  * The value and start line of `text` when it is one plain document the fast path can read exactly as the
  * full reader would; undefined when it declines. `null` for a document without content (only comments).
  */
-export function fastYamlDocument(text: string, options: ParseOptions & DocumentOptions & SchemaOptions): { value: unknown; line: number } | undefined {
+export function fastYamlDocument(
+  text: string,
+  options: ParseOptions & DocumentOptions & SchemaOptions,
+): { value: unknown; line: number } | undefined {
   // hasLongLine first: it bounds the line length DECLINED is tried on.
   if (hasLongLine(text) || DECLINED.test(text)) return undefined;
   let value: unknown;
@@ -67,7 +70,7 @@ export function fastYamlDocument(text: string, options: ParseOptions & DocumentO
 const MAX_LINE = 1_024;
 
 function hasLongLine(text: string): boolean {
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const end = text.indexOf('\n', start);
     const stop = end === -1 ? text.length : end;
     if (stop - start > MAX_LINE) return true;
@@ -97,7 +100,16 @@ function contentLine(text: string): number {
 export function mayNotBeString(text: string): boolean {
   if (text.length === 0) return true;
   const first = text.charCodeAt(0);
-  if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e || first === 0x7e || first === 0x65 || first === 0x45) return true;
+  if (
+    (first >= 0x30 && first <= 0x39) ||
+    first === 0x2b ||
+    first === 0x2d ||
+    first === 0x2e ||
+    first === 0x7e ||
+    first === 0x65 ||
+    first === 0x45
+  )
+    return true;
   return text.length <= 5 && 'nNyYtTfFoO'.includes(text.charAt(0));
 }
 
@@ -108,7 +120,9 @@ function schemaFor(options: ParseOptions & DocumentOptions & SchemaOptions): Ret
   const cached = schemas.get(options);
   if (cached) return cached;
   // The tags yaml tries on a plain scalar, in its order: default ones with a test (str has none: the fallback).
-  const tags = new Document(null, options).schema.tags.filter((tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined);
+  const tags = new Document(null, options).schema.tags.filter(
+    (tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined,
+  );
   let lastText: string | undefined;
   let lastTag: (typeof tags)[number] | undefined;
   const plain = new Type('tag:kimops,2026:yaml-plain-scalar', {
@@ -123,9 +137,13 @@ function schemaFor(options: ParseOptions & DocumentOptions & SchemaOptions): Ret
       // js-yaml calls construct right after a resolve that said yes, with the same text.
       const tag = data === lastText ? lastTag : tags.find((t) => t.test?.test(data));
       if (!tag?.resolve) throw new Declined(`no tag for ${data}`);
-      const resolved: unknown = tag.resolve(data, (message: string) => {
-        throw new Declined(message);
-      }, { intAsBigInt: false });
+      const resolved: unknown = tag.resolve(
+        data,
+        (message: string) => {
+          throw new Declined(message);
+        },
+        { intAsBigInt: false },
+      );
       return isScalar(resolved) ? resolved.value : resolved;
     },
   });

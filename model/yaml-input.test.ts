@@ -26,11 +26,9 @@ describe('parseYamlDocuments', () => {
       'b: &b [*a, *a, *a, *a, *a, *a, *a, *a]',
       'c: [*b, *b, *b, *b, *b, *b, *b, *b]',
     ].join('\n');
-    const messages = [
-      'a: !!binary aGVsbG8=\n',
-      'a: *nowhere\n',
-      bomb,
-    ].map((text) => parseYamlDocuments(text, 'x.yaml')[0]?.error?.message);
+    const messages = ['a: !!binary aGVsbG8=\n', 'a: *nowhere\n', bomb].map(
+      (text) => parseYamlDocuments(text, 'x.yaml')[0]?.error?.message,
+    );
     expect(messages).toEqual([
       'x.yaml: document 1, line 1: Unresolved tag: tag:yaml.org,2002:binary',
       expect.stringContaining('x.yaml: document 1, line 1: Unresolved alias'),
@@ -58,7 +56,9 @@ describe('parseYamlDocuments', () => {
       ]);
     }
     // Compact block lists nest too, on one line.
-    expect(parseYamlDocuments(`a:\n${'- '.repeat(10_000)}x\n`, 'deep.yaml')[0]?.error?.message).toContain(`nests deeper than ${MAX_YAML_DEPTH} levels`);
+    expect(parseYamlDocuments(`a:\n${'- '.repeat(10_000)}x\n`, 'deep.yaml')[0]?.error?.message).toContain(
+      `nests deeper than ${MAX_YAML_DEPTH} levels`,
+    );
   });
 
   it('returns nothing for an empty stream', () => {
@@ -73,10 +73,14 @@ describe('parseYaml11', () => {
   });
 
   it('names the file and line, without a document number', () => {
-    expect(() => parseYaml11('a: 1\na: 2\n', 'landscape.yaml')).toThrow('landscape.yaml: line 2: Map keys must be unique');
+    expect(() => parseYaml11('a: 1\na: 2\n', 'landscape.yaml')).toThrow(
+      'landscape.yaml: line 2: Map keys must be unique',
+    );
     expect(() => parseYaml11('a: 1\n---\nb: 2\n', 'landscape.yaml')).toThrow(
       'landscape.yaml: line 3: a second YAML document — this file must hold exactly one',
     );
-    expect(() => parseYaml11('', 'landscape.yaml')).toThrow('landscape.yaml: no YAML document found — the file is empty');
+    expect(() => parseYaml11('', 'landscape.yaml')).toThrow(
+      'landscape.yaml: no YAML document found — the file is empty',
+    );
   });
 });

@@ -73,11 +73,7 @@ export function parseYaml11(text: string, source: string): unknown {
   return first.value;
 }
 
-function readDocuments(
-  text: string,
-  source: string,
-  locate: (index: number, line: number) => string,
-): YamlDocument[] {
+function readDocuments(text: string, source: string, locate: (index: number, line: number) => string): YamlDocument[] {
   // Most files (all that kimops writes) are plain single documents: read them fast, the rest in full.
   const fast = fastYamlDocument(text, YAML_READ_OPTIONS);
   if (fast) return fast.value === null ? [] : [{ index: 1, line: fast.line, value: fast.value }];
@@ -112,8 +108,9 @@ export function fullDocuments(
     const index = position + 1;
     const start = document.contents?.range[0] ?? document.range[0];
     const line = lineOf(start);
-    const result = documentValue(document, (offset, detail) =>
-      new ConfigError(source, locate(index, lineOf(offset ?? start)), detail),
+    const result = documentValue(
+      document,
+      (offset, detail) => new ConfigError(source, locate(index, lineOf(offset ?? start)), detail),
     );
     if (result instanceof ConfigError) results.push({ index, line, error: result });
     // Like kubectl, skip empty documents (a trailing `---`, a comment-only document).
@@ -141,7 +138,12 @@ function* withinDepth(tokens: Generator<CST.Token>): Generator<CST.Token> {
   for (const token of tokens) {
     const offset = token.type === 'document' && token.value ? tooDeepAt(token.value) : undefined;
     if (token.type === 'document' && offset !== undefined) {
-      token.value = { type: 'error', offset, source: '', message: `nests deeper than ${MAX_YAML_DEPTH} levels (a Kubernetes manifest has a few dozen): check that the file is the manifest meant` };
+      token.value = {
+        type: 'error',
+        offset,
+        source: '',
+        message: `nests deeper than ${MAX_YAML_DEPTH} levels (a Kubernetes manifest has a few dozen): check that the file is the manifest meant`,
+      };
     }
     yield token;
   }

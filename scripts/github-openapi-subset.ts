@@ -32,7 +32,18 @@ const OUTPUT = fileURLToPath(new URL('../test/fixtures/github/openapi-subset.jso
 const PACKAGE = '@octokit/openapi';
 
 /** Documentation-only keywords: dropped to keep the fixture small; validation does not read them. */
-const DOC_KEYWORDS = new Set(['description', 'summary', 'example', 'examples', 'externalDocs', 'x-github', 'x-github-breaking-changes', 'x-githubEnterpriseOnly', 'title', 'deprecated']);
+const DOC_KEYWORDS = new Set([
+  'description',
+  'summary',
+  'example',
+  'examples',
+  'externalDocs',
+  'x-github',
+  'x-github-breaking-changes',
+  'x-githubEnterpriseOnly',
+  'title',
+  'deprecated',
+]);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -92,14 +103,23 @@ function subset(spec: { [key: string]: Json }, operationIds: readonly string[]):
     pending = next;
   }
   // Sorted, so that a re-run after adding one operation gives a readable diff.
-  for (const [kind, named] of Object.entries(components)) components[kind] = Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b)));
-  return { openapi: spec.openapi ?? null, info: { title: 'GitHub REST API subset used by kimops', version: (spec.info as { version: string }).version }, paths, components };
+  for (const [kind, named] of Object.entries(components))
+    components[kind] = Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    openapi: spec.openapi ?? null,
+    info: { title: 'GitHub REST API subset used by kimops', version: (spec.info as { version: string }).version },
+    paths,
+    components,
+  };
 }
 
 function main(): void {
-  const specPath = process.argv[2] ?? createRequire(import.meta.url).resolve(`${PACKAGE}/generated/api.github.com.json`);
+  const specPath =
+    process.argv[2] ?? createRequire(import.meta.url).resolve(`${PACKAGE}/generated/api.github.com.json`);
   // The description sits in the package's generated/ folder; its package.json names the version.
-  const pkgVersion = (JSON.parse(readFileSync(join(dirname(specPath), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const pkgVersion = (
+    JSON.parse(readFileSync(join(dirname(specPath), '..', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { [key: string]: Json };
   const out = subset(spec, OPERATIONS);
   const source = `${PACKAGE}@${pkgVersion} generated/api.github.com.json, by scripts/github-openapi-subset.ts`;

@@ -13,7 +13,9 @@ const SNAPSHOT_FILE = fileURLToPath(new URL('../model/schemas/shoot-openapi-v1be
 async function main(): Promise<void> {
   const stateDir = process.argv[2] ?? process.env['KIMOPS_TESTENV'];
   if (!stateDir) {
-    throw new Error('name the test control plane: KIMOPS_TESTENV=<state dir> or the state dir as argument (start one with `npm run testenv:up`)');
+    throw new Error(
+      'name the test control plane: KIMOPS_TESTENV=<state dir> or the state dir as argument (start one with `npm run testenv:up`)',
+    );
   }
   const garden = KubeClient.fromKubeconfigFile(join(stateDir, 'garden.kubeconfig'));
   const openapi = await garden.request<unknown>('GET', SHOOT_OPENAPI_PATH);

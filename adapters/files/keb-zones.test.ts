@@ -16,7 +16,9 @@ describe('readKebZones', () => {
   });
 
   it("is the copy of KEB's chart values that the test plane seeds its CloudProfiles from", async () => {
-    const values = parseYaml11(readFileSync(KEB_VALUES, 'utf8'), 'plans-and-regions.values.yaml') as Parameters<typeof zonesFromKeb>[0];
+    const values = parseYaml11(readFileSync(KEB_VALUES, 'utf8'), 'plans-and-regions.values.yaml') as Parameters<
+      typeof zonesFromKeb
+    >[0];
     expect(await readKebZones()).toEqual(zonesFromKeb(values));
   });
 

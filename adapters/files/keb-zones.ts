@@ -17,6 +17,7 @@ export async function readKebZones(path = KEB_REGIONS): Promise<ZoneCatalog> {
   } catch (error) {
     throw new ConfigError(path, '', `is not JSON: ${(error as Error).message}`);
   }
-  if (!isJsonObject(data) || !isJsonObject(data.zones)) throw new ConfigError(path, 'zones', 'missing; restore landscapes/keb-regions.json');
+  if (!isJsonObject(data) || !isJsonObject(data.zones))
+    throw new ConfigError(path, 'zones', 'missing; restore landscapes/keb-regions.json');
   return data.zones as ZoneCatalog;
 }

@@ -23,7 +23,9 @@ interface KimConfigJson {
   };
 }
 
-const TENANTS = { aws: { 'eu-central-1': { tenantID: 't-1', serviceURL: 'https://audit.example.invalid', secretName: 'audit-secret' } } };
+const TENANTS = {
+  aws: { 'eu-central-1': { tenantID: 't-1', serviceURL: 'https://audit.example.invalid', secretName: 'audit-secret' } },
+};
 const WINDOWS = { 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } };
 const ACL_CONFIG_MAP = `apiVersion: v1
 kind: ConfigMap
@@ -47,7 +49,11 @@ describe('readKimSettings', () => {
     expect(settings.auditLogTenants).toEqual(TENANTS);
     expect(settings.maintenanceWindows).toEqual(WINDOWS);
     expect(settings.config.gardener?.projectName).toBe('kyma-dev');
-    expect(settings.flags).toEqual({ networkRestrictionEnabled: true, apiServerAclEnabled: false, auditLogMandatory: true });
+    expect(settings.flags).toEqual({
+      networkRestrictionEnabled: true,
+      apiServerAclEnabled: false,
+      auditLogMandatory: true,
+    });
     expect(warnings).toEqual([]);
   });
 
@@ -63,7 +69,10 @@ describe('readKimSettings', () => {
   it('reads a mounted file from where --kim-file says it is', async () => {
     const kimConfig = await kimDevConfig(() => undefined); // keeps KIM's in-pod paths
     const tenants = await dir.write('elsewhere/tenants.json', JSON.stringify(TENANTS));
-    const windows = await dir.write('elsewhere/windows.json', JSON.stringify({ 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } }));
+    const windows = await dir.write(
+      'elsewhere/windows.json',
+      JSON.stringify({ 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } }),
+    );
     const { settings } = await readKimSettings({
       kimConfig,
       kimFlags: [],
@@ -79,10 +88,20 @@ describe('readKimSettings', () => {
     const kimConfig = await kimDevConfig((config) => {
       config.converter.auditLogging.tenantConfigPath = 'tenants.json';
       delete config.converter.maintenanceWindow;
-      config.converter.kubernetes.kubeApiServer = { ...config.converter.kubernetes.kubeApiServer, acl: { configMapName: 'acl-ip-list' } };
+      config.converter.kubernetes.kubeApiServer = {
+        ...config.converter.kubernetes.kubeApiServer,
+        acl: { configMapName: 'acl-ip-list' },
+      };
     });
-    const configMaps = await dir.write('cms.yaml', `${ACL_CONFIG_MAP}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata: {}\n`);
-    const { settings, warnings } = await readKimSettings({ kimConfig, kimFlags: ['api-server-acl-enabled=true'], kimConfigMaps: [configMaps] });
+    const configMaps = await dir.write(
+      'cms.yaml',
+      `${ACL_CONFIG_MAP}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata: {}\n`,
+    );
+    const { settings, warnings } = await readKimSettings({
+      kimConfig,
+      kimFlags: ['api-server-acl-enabled=true'],
+      kimConfigMaps: [configMaps],
+    });
     expect(settings.acl).toEqual({ operatorCIDRs: ['192.0.2.0/29'], kcpIP: '203.0.113.7/32' });
     expect(settings.flags.apiServerAclEnabled).toBe(true);
     expect(warnings).toEqual([

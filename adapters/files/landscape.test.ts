@@ -30,7 +30,9 @@ describe('readLandscape', () => {
   });
 
   it('says what to pass when a path does not exist or holds no landscape.yaml', async () => {
-    await expect(readLandscape(join(dir.path, 'missing'))).rejects.toThrow(`${join(dir.path, 'missing')} not found — pass a landscape name (dev)`);
+    await expect(readLandscape(join(dir.path, 'missing'))).rejects.toThrow(
+      `${join(dir.path, 'missing')} not found — pass a landscape name (dev)`,
+    );
     await expect(readLandscape(dir.path)).rejects.toThrow(`--landscape: ${join(dir.path, LANDSCAPE_FILE)} not found`);
   });
 

@@ -43,7 +43,12 @@ async function locateLandscape(nameOrPath: string): Promise<{ file: string; expe
   const path = resolve(nameOrPath);
   const directory = await isDirectory(
     path,
-    (reason) => new ConfigError(OPTION, '', `${nameOrPath} ${reason} — pass a landscape name (dev), a folder with ${LANDSCAPE_FILE}, or the file`),
+    (reason) =>
+      new ConfigError(
+        OPTION,
+        '',
+        `${nameOrPath} ${reason} — pass a landscape name (dev), a folder with ${LANDSCAPE_FILE}, or the file`,
+      ),
   );
   return { file: directory ? join(path, LANDSCAPE_FILE) : path };
 }
@@ -52,7 +57,8 @@ async function shippedLandscapeNames(): Promise<string[]> {
   const entries = await readdir(SHIPPED_LANDSCAPES, { withFileTypes: true }).catch(() => []);
   const names: string[] = [];
   for (const entry of entries) {
-    if (entry.isDirectory() && (await isFile(join(SHIPPED_LANDSCAPES, entry.name, LANDSCAPE_FILE)))) names.push(entry.name);
+    if (entry.isDirectory() && (await isFile(join(SHIPPED_LANDSCAPES, entry.name, LANDSCAPE_FILE))))
+      names.push(entry.name);
   }
   return names.sort();
 }

@@ -26,7 +26,14 @@ describe('readRuntimes', () => {
   it('walks a folder recursively in sorted order, reading .yaml, .yml and .json and nothing else', async () => {
     await dir.write('b.yaml', runtime('b'));
     await dir.write('a/z.yml', runtime('z'));
-    await dir.write('a/c.json', JSON.stringify({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: 'c' } }));
+    await dir.write(
+      'a/c.json',
+      JSON.stringify({
+        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+        kind: 'Runtime',
+        metadata: { name: 'c' },
+      }),
+    );
     await dir.write('notes.txt', 'not a manifest');
     await dir.write('.hidden/x.yaml', runtime('hidden'));
     const { runtimes, errors } = await readRuntimes(dir.path, noStdin);
@@ -42,7 +49,14 @@ describe('readRuntimes', () => {
     await dir.write('a.YAML', runtime('a'));
     await dir.write('b.Yaml', runtime('b'));
     await dir.write('c.YML', runtime('c'));
-    await dir.write('d.JSON', JSON.stringify({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: 'd' } }));
+    await dir.write(
+      'd.JSON',
+      JSON.stringify({
+        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+        kind: 'Runtime',
+        metadata: { name: 'd' },
+      }),
+    );
     const { runtimes, errors } = await readRuntimes(dir.path, noStdin);
     expect(errors).toEqual([]);
     expect(runtimes.map((r) => r.runtime.metadata.name)).toEqual(['a', 'b', 'c', 'd']);
@@ -94,11 +108,16 @@ describe('readRuntimes', () => {
   it('refuses a FIFO named like a manifest instead of waiting for a writer', async () => {
     execFileSync('mkfifo', [join(dir.path, 'pipe.yaml')]);
     const { errors } = await readRuntimes(dir.path, noStdin);
-    expect(errors.map((e) => e.message)).toEqual([`${join(dir.path, 'pipe.yaml')}: is not a regular file (a FIFO, socket or device) — replace it with the file itself`]);
+    expect(errors.map((e) => e.message)).toEqual([
+      `${join(dir.path, 'pipe.yaml')}: is not a regular file (a FIFO, socket or device) — replace it with the file itself`,
+    ]);
   });
 
   it('reports each bad document with its file and index, and still returns the good ones', async () => {
-    const file = await dir.write('mixed.yaml', [runtime('one'), shoot('not-a-runtime'), 'a: [\n', runtime('two'), '- just a list'].join('---\n'));
+    const file = await dir.write(
+      'mixed.yaml',
+      [runtime('one'), shoot('not-a-runtime'), 'a: [\n', runtime('two'), '- just a list'].join('---\n'),
+    );
     const { runtimes, errors } = await readRuntimes(file, noStdin);
     expect(runtimes.map((r) => [r.source, r.runtime.metadata.name])).toEqual([
       [`${file} (document 1)`, 'one'],
@@ -123,9 +142,15 @@ describe('readRuntimes', () => {
   });
 
   it('reads the items of a List, as kubectl get -o yaml prints them', async () => {
-    const list = { apiVersion: 'v1', kind: 'List', items: [runtime('x'), runtime('y')].map((text) => ({
-      apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', metadata: { name: text.match(/name: (\w)\n/)?.[1] },
-    })) };
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [runtime('x'), runtime('y')].map((text) => ({
+        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+        kind: 'Runtime',
+        metadata: { name: text.match(/name: (\w)\n/)?.[1] },
+      })),
+    };
     const file = await dir.write('list.json', JSON.stringify(list));
     const { runtimes } = await readRuntimes(file, noStdin);
     expect(runtimes.map((r) => r.source)).toEqual([`${file} (items[0])`, `${file} (items[1])`]);
@@ -151,7 +176,10 @@ describe('readRuntimes', () => {
 describe('readShoots', () => {
   it('reads a landscape repo: Shoots, passing over their companion ConfigMaps', async () => {
     await dir.write('shoots/s1/shoot.yaml', shoot('s1'));
-    await dir.write('shoots/s1/configmap-structured-auth-config-s1.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: structured-auth-config-s1\n');
+    await dir.write(
+      'shoots/s1/configmap-structured-auth-config-s1.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: structured-auth-config-s1\n',
+    );
     const { shoots, errors } = await readShoots(dir.path, noStdin);
     expect(errors).toEqual([]);
     expect(shoots.map((s) => s.shoot.metadata.name)).toEqual(['s1']);
@@ -160,7 +188,9 @@ describe('readShoots', () => {
   it('says a file without kind and apiVersion is no Kubernetes object', async () => {
     const file = await dir.write('kimops.yaml', 'landscape: dev\n');
     const { errors } = await readShoots(file, noStdin);
-    expect(errors.map((e) => e.message)).toEqual([`${file}: has no kind and apiVersion, so it is no Kubernetes object — expected a Shoot (core.gardener.cloud/v1beta1)`]);
+    expect(errors.map((e) => e.message)).toEqual([
+      `${file}: has no kind and apiVersion, so it is no Kubernetes object — expected a Shoot (core.gardener.cloud/v1beta1)`,
+    ]);
   });
 
   it('reads Shoots and refuses Runtimes', async () => {
@@ -176,7 +206,9 @@ describe('readShoots', () => {
       const chunk = Buffer.alloc(2 ** 20, 'a');
       for (;;) yield chunk;
     }
-    await expect(readBounded(endless())).rejects.toThrow(`<stdin>: is over kimops's limit of ${MAX_TEXT_FILE_BYTES / 2 ** 20} MiB for one input`);
+    await expect(readBounded(endless())).rejects.toThrow(
+      `<stdin>: is over kimops's limit of ${MAX_TEXT_FILE_BYTES / 2 ** 20} MiB for one input`,
+    );
     async function* small() {
       yield Buffer.from('kind: Runtime\n');
     }

@@ -41,7 +41,11 @@ export interface ManifestKind {
 
 export const RUNTIME_KIND: ManifestKind = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' };
 /** Live Shoots are often read from a landscape repo, where each Shoot's companion ConfigMaps sit beside it. */
-export const SHOOT_KIND: ManifestKind = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', skipped: [{ apiVersion: 'v1', kind: 'ConfigMap' }] };
+export const SHOOT_KIND: ManifestKind = {
+  apiVersion: SHOOT_API_VERSION,
+  kind: 'Shoot',
+  skipped: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+};
 
 export async function readRuntimes(
   pathOrDash: string,
@@ -74,13 +78,14 @@ export async function readManifests(
   // while a file that cannot be read is one bad input among others.
   const found = pathOrDash === STDIN ? { files: [], problems: [] } : await manifestFiles(pathOrDash, expected);
   errors.push(...found.problems);
-  const inputs: Input[] = pathOrDash === STDIN
-    ? [{ source: STDIN_SOURCE, json: false, read: stdinText(await readStdin()) }]
-    : found.files.map((file) => ({
-        source: file,
-        json: extname(file).toLowerCase() === '.json',
-        read: () => readTextFile(file, (reason) => new ConfigError(file, '', reason)),
-      }));
+  const inputs: Input[] =
+    pathOrDash === STDIN
+      ? [{ source: STDIN_SOURCE, json: false, read: stdinText(await readStdin()) }]
+      : found.files.map((file) => ({
+          source: file,
+          json: extname(file).toLowerCase() === '.json',
+          read: () => readTextFile(file, (reason) => new ConfigError(file, '', reason)),
+        }));
   for (const input of inputs) {
     let documents: { label: string; value: unknown }[];
     try {
@@ -133,7 +138,11 @@ function documentsOf(text: string, source: string, json: boolean): { label: stri
 
 /** A `List`/`<Kind>List` stands for its items; anything else for itself. */
 function itemsOf(value: unknown, expected: ManifestKind): { label: string; value: unknown }[] {
-  if (isJsonObject(value) && (value['kind'] === 'List' || value['kind'] === `${expected.kind}List`) && Array.isArray(value['items'])) {
+  if (
+    isJsonObject(value) &&
+    (value['kind'] === 'List' || value['kind'] === `${expected.kind}List`) &&
+    Array.isArray(value['items'])
+  ) {
     return value['items'].map((item: unknown, i) => ({ label: `items[${i}]`, value: item }));
   }
   return [{ label: '', value }];
@@ -141,7 +150,8 @@ function itemsOf(value: unknown, expected: ManifestKind): { label: string; value
 
 function kindProblem(value: unknown, expected: ManifestKind): string | undefined {
   const wanted = `${expected.kind} (${expected.apiVersion})`;
-  if (!isJsonObject(value)) return `not a Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`} — expected a ${wanted}`;
+  if (!isJsonObject(value))
+    return `not a Kubernetes object but ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`} — expected a ${wanted}`;
   const { apiVersion, kind, metadata } = value;
   if (typeof kind !== 'string' || typeof apiVersion !== 'string') {
     return `has no kind and apiVersion, so it is no Kubernetes object — expected a ${wanted}`;
@@ -155,7 +165,10 @@ function kindProblem(value: unknown, expected: ManifestKind): string | undefined
 }
 
 function isSkipped(value: unknown, expected: ManifestKind): boolean {
-  return isJsonObject(value) && (expected.skipped ?? []).some((k) => k.kind === value['kind'] && k.apiVersion === value['apiVersion']);
+  return (
+    isJsonObject(value) &&
+    (expected.skipped ?? []).some((k) => k.kind === value['kind'] && k.apiVersion === value['apiVersion'])
+  );
 }
 
 function describeSource(file: string, labels: string[]): string {
@@ -164,8 +177,15 @@ function describeSource(file: string, labels: string[]): string {
 }
 
 /** The manifest files at `path` (the file itself, or every .yaml/.yml/.json below a directory, sorted), and what could not be taken. */
-async function manifestFiles(path: string, expected: ManifestKind): Promise<{ files: string[]; problems: ReadProblem[] }> {
-  const directory = await isDirectory(path, (reason) => new ConfigError(path, '', `${reason} — pass a ${expected.kind} file, a directory of them, or - for stdin`));
+async function manifestFiles(
+  path: string,
+  expected: ManifestKind,
+): Promise<{ files: string[]; problems: ReadProblem[] }> {
+  const directory = await isDirectory(
+    path,
+    (reason) =>
+      new ConfigError(path, '', `${reason} — pass a ${expected.kind} file, a directory of them, or - for stdin`),
+  );
   if (!directory) return { files: [path], problems: [] };
   const root = await realpath(path);
   const walk: Walk = { root, files: [], problems: [], seen: new Set([root]) };
@@ -191,10 +211,14 @@ async function walkFolder(directory: string, real: string, walk: Walk): Promise<
   try {
     entries = await readdir(directory, { withFileTypes: true });
   } catch (error) {
-    walk.problems.push(problem(directory, `${reasonOf(error)} — make the folder readable: what it holds is unknown until then`));
+    walk.problems.push(
+      problem(directory, `${reasonOf(error)} — make the folder readable: what it holds is unknown until then`),
+    );
     return;
   }
-  entries = entries.filter((entry) => !entry.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries = entries
+    .filter((entry) => !entry.name.startsWith('.'))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const path = join(directory, entry.name);
     const realPath = join(real, entry.name);
@@ -218,13 +242,20 @@ async function followLink(path: string, name: string, walk: Walk): Promise<void>
     [isFolder, isFile] = [stats.isDirectory(), stats.isFile()];
   } catch (error) {
     // What it led to is unknown: it may have been a folder of Runtimes.
-    walk.problems.push(problem(path, `a symbolic link that cannot be followed (${reasonOf(error)}) — fix its target or remove it`));
+    walk.problems.push(
+      problem(path, `a symbolic link that cannot be followed (${reasonOf(error)}) — fix its target or remove it`),
+    );
     return;
   }
   if (walk.seen.has(target)) return;
   if (!isFolder) return takeFile(path, target, name, isFile, walk);
   if (!isInside(walk.root, target)) {
-    walk.problems.push(problem(path, `a symbolic link to the folder ${target}, outside ${walk.root}: links are followed only within the folder read — move those manifests under it, or pass ${target} itself`));
+    walk.problems.push(
+      problem(
+        path,
+        `a symbolic link to the folder ${target}, outside ${walk.root}: links are followed only within the folder read — move those manifests under it, or pass ${target} itself`,
+      ),
+    );
     return;
   }
   walk.seen.add(target);
@@ -235,12 +266,20 @@ async function takeFile(path: string, real: string, name: string, regular: boole
   walk.seen.add(real);
   if (!isManifestName(name)) {
     if (regular && (await looksLikeManifest(path))) {
-      walk.problems.push(problem(path, `looks like a Kubernetes manifest (apiVersion and kind) but is not read: only .yaml, .yml and .json files are — rename it, or move it out of ${walk.root}`));
+      walk.problems.push(
+        problem(
+          path,
+          `looks like a Kubernetes manifest (apiVersion and kind) but is not read: only .yaml, .yml and .json files are — rename it, or move it out of ${walk.root}`,
+        ),
+      );
     }
     return;
   }
   // Reading a FIFO would wait for a writer, a device may never end: neither holds manifests.
-  if (!regular) walk.problems.push(problem(path, 'is not a regular file (a FIFO, socket or device) — replace it with the file itself'));
+  if (!regular)
+    walk.problems.push(
+      problem(path, 'is not a regular file (a FIFO, socket or device) — replace it with the file itself'),
+    );
   else walk.files.push(path);
 }
 
@@ -275,7 +314,11 @@ function reasonOf(error: unknown): string {
 /** All of stdin as text; refuses a terminal, where reading would wait for input nobody intends to type. */
 export async function readProcessStdin(): Promise<string> {
   if (process.stdin.isTTY) {
-    throw new ConfigError(STDIN_SOURCE, '', 'stdin is a terminal — pipe manifests in, e.g. kubectl get runtimes -A -o yaml | kimops render … --runtime -');
+    throw new ConfigError(
+      STDIN_SOURCE,
+      '',
+      'stdin is a terminal — pipe manifests in, e.g. kubectl get runtimes -A -o yaml | kimops render … --runtime -',
+    );
   }
   return readBounded(process.stdin);
 }
@@ -287,7 +330,11 @@ export async function readBounded(stream: AsyncIterable<unknown>): Promise<strin
   for await (const chunk of stream) {
     size += (chunk as Buffer).length;
     if (size > MAX_TEXT_FILE_BYTES) {
-      throw new ConfigError(STDIN_SOURCE, '', `is over kimops's limit of ${MAX_TEXT_FILE_BYTES / 2 ** 20} MiB for one input — pass a folder of files instead`);
+      throw new ConfigError(
+        STDIN_SOURCE,
+        '',
+        `is over kimops's limit of ${MAX_TEXT_FILE_BYTES / 2 ** 20} MiB for one input — pass a folder of files instead`,
+      );
     }
     chunks.push(chunk as Buffer);
   }

@@ -14,7 +14,11 @@ const entry = (shoot: string): PlanEntry => ({
   companions: [],
   tree: 't1',
   appliedTree: 't1',
-  live: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: shoot, resourceVersion: '5' } } as never,
+  live: {
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'Shoot',
+    metadata: { name: shoot, resourceVersion: '5' },
+  } as never,
 });
 
 describe('the plan cache', () => {
@@ -26,7 +30,13 @@ describe('the plan cache', () => {
 
   it('reads back the entries it wrote, without their live Shoot (the sync links the listed one)', async () => {
     const path = join(dir.path, 'nested', 'plans.json');
-    await writePlanCache(path, new Map([['k-a', entry('a')], ['k-b', entry('b')]]));
+    await writePlanCache(
+      path,
+      new Map([
+        ['k-a', entry('a')],
+        ['k-b', entry('b')],
+      ]),
+    );
     const read = await readPlanCache(path);
     expect([...read.keys()]).toEqual(['k-a', 'k-b']);
     expect(read.get('k-a')).toEqual({ ...entry('a'), live: undefined });
@@ -43,7 +53,17 @@ describe('the plan cache', () => {
     await writeFile(foreign, JSON.stringify({ stamp: 'another kimops', entries: [['k-a', entry('a')]] }));
     expect((await readPlanCache(foreign)).size).toBe(0);
     const odd = join(dir.path, 'odd.json');
-    await writeFile(odd, JSON.stringify({ stamp: await planCodeStamp(), entries: [['k-a', entry('a')], ['k-b', 'no entry'], [3, entry('c')]] }));
+    await writeFile(
+      odd,
+      JSON.stringify({
+        stamp: await planCodeStamp(),
+        entries: [
+          ['k-a', entry('a')],
+          ['k-b', 'no entry'],
+          [3, entry('c')],
+        ],
+      }),
+    );
     expect([...(await readPlanCache(odd)).keys()]).toEqual(['k-a']);
   });
 
@@ -54,6 +74,8 @@ describe('the plan cache', () => {
     expect(path).toMatch(/^\/var\/cache\/me\/kimops\/plans\/[0-9a-f]{16}\.json$/);
     expect(defaultPlanCachePath('/repos/landscape-dev.git', garden, 'garden-kyma-dev', 'kim')).not.toBe(path);
     expect(defaultPlanCachePath('/repos/landscape-stage.git', garden, 'garden-kyma-dev', 'kimops')).not.toBe(path);
-    expect(defaultPlanCachePath('/repos/landscape-dev.git', 'https://api.other-garden.example', 'garden-kyma-dev', 'kimops')).not.toBe(path);
+    expect(
+      defaultPlanCachePath('/repos/landscape-dev.git', 'https://api.other-garden.example', 'garden-kyma-dev', 'kimops'),
+    ).not.toBe(path);
   });
 });

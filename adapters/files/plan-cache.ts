@@ -17,7 +17,10 @@ const FORMAT = 1;
 /** Where a landscape's plan cache lives by default: beside the repo caches, one file per repo, Garden, namespace and field manager. */
 export function defaultPlanCachePath(repo: string, garden: string, namespace: string, fieldManager: string): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const id = createHash('sha256').update(JSON.stringify([repo, garden, namespace, fieldManager])).digest('hex').slice(0, 16);
+  const id = createHash('sha256')
+    .update(JSON.stringify([repo, garden, namespace, fieldManager]))
+    .digest('hex')
+    .slice(0, 16);
   return join(base, 'kimops', 'plans', `${id}.json`);
 }
 
@@ -32,9 +35,12 @@ export function planCodeStamp(): Promise<string> {
   stamp ??= (async () => {
     const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     const hash = createHash('sha256').update(`format ${FORMAT}\n`);
-    for (const file of [packagePath('package.json'), packagePath('package-lock.json')]) hash.update(await readFile(file).catch(() => Buffer.from(`no ${file}`)));
+    for (const file of [packagePath('package.json'), packagePath('package-lock.json')])
+      hash.update(await readFile(file).catch(() => Buffer.from(`no ${file}`)));
     for (const folder of ['applier', 'generator', 'model']) {
-      const files = (await readdir(join(root, folder), { recursive: true })).filter((file) => /\.(ts|js)$/.test(file) && !/\.test\.(ts|js)$/.test(file)).sort();
+      const files = (await readdir(join(root, folder), { recursive: true }))
+        .filter((file) => /\.(ts|js)$/.test(file) && !/\.test\.(ts|js)$/.test(file))
+        .sort();
       for (const file of files) hash.update(`${folder}/${file}\n`).update(await readFile(join(root, folder, file)));
     }
     return hash.digest('hex').slice(0, 32);
@@ -54,7 +60,12 @@ export async function readPlanCache(path: string): Promise<Map<string, PlanEntry
   if (file.stamp !== (await planCodeStamp()) || !Array.isArray(file.entries)) return new Map();
   const entries = new Map<string, PlanEntry>();
   for (const item of file.entries) {
-    if (Array.isArray(item) && typeof item[0] === 'string' && typeof (item[1] as PlanEntry | undefined)?.shoot === 'string') entries.set(item[0], item[1] as PlanEntry);
+    if (
+      Array.isArray(item) &&
+      typeof item[0] === 'string' &&
+      typeof (item[1] as PlanEntry | undefined)?.shoot === 'string'
+    )
+      entries.set(item[0], item[1] as PlanEntry);
   }
   return entries;
 }

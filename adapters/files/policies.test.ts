@@ -7,7 +7,11 @@ describe('readPolicySet', () => {
     const files = await readPolicySet('default');
     expect(files.length).toBeGreaterThanOrEqual(13);
     expect(files.map((f) => f.path)).toEqual([...files.map((f) => f.path)].sort());
-    expect(files.every((f) => /^policies\/default\/[^/]+\.ya?ml$/.test(f.path) && f.text.includes('kind: ValidatingAdmissionPolicy'))).toBe(true);
+    expect(
+      files.every(
+        (f) => /^policies\/default\/[^/]+\.ya?ml$/.test(f.path) && f.text.includes('kind: ValidatingAdmissionPolicy'),
+      ),
+    ).toBe(true);
   });
 
   it.each([

@@ -13,18 +13,35 @@ export const SHIPPED_POLICIES = `${packagePath('policies')}/`;
 const SET_NAME = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
 
 export async function readPolicySet(setName: string): Promise<{ path: string; text: string }[]> {
-  if (!SET_NAME.test(setName)) throw new ConfigError('policySet', '', `${JSON.stringify(setName)} is not a policy set name (lower-case letters, digits and "-")`);
+  if (!SET_NAME.test(setName))
+    throw new ConfigError(
+      'policySet',
+      '',
+      `${JSON.stringify(setName)} is not a policy set name (lower-case letters, digits and "-")`,
+    );
   const dir = join(SHIPPED_POLICIES, setName);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined);
   if (!entries) {
-    const known = (await readdir(SHIPPED_POLICIES, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
-    throw new ConfigError('policySet', '', `no policy set "${setName}" ships with kimops (known: ${known.sort().join(', ')})`);
+    const known = (await readdir(SHIPPED_POLICIES, { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    throw new ConfigError(
+      'policySet',
+      '',
+      `no policy set "${setName}" ships with kimops (known: ${known.sort().join(', ')})`,
+    );
   }
-  const files = entries.filter((e) => e.isFile() && /\.ya?ml$/.test(e.name)).map((e) => e.name).sort();
+  const files = entries
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     files.map(async (name) => {
       const path = join(dir, name);
-      return { path: `policies/${setName}/${name}`, text: await readTextFile(path, (reason) => new ConfigError(`policies/${setName}/${name}`, '', reason)) };
+      return {
+        path: `policies/${setName}/${name}`,
+        text: await readTextFile(path, (reason) => new ConfigError(`policies/${setName}/${name}`, '', reason)),
+      };
     }),
   );
 }

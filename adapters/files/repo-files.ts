@@ -12,7 +12,11 @@ export async function readRepoFiles(root: string): Promise<Map<string, string>> 
   const files = new Map<string, string>();
   const walk = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-      throw new ConfigError(dir, '', `cannot be read (${error.code ?? error.message}); pass the landscape repo's checkout`);
+      throw new ConfigError(
+        dir,
+        '',
+        `cannot be read (${error.code ?? error.message}); pass the landscape repo's checkout`,
+      );
     });
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);

@@ -19,8 +19,11 @@ describe('readTemplate', () => {
 
 describe('fillPlaceholders', () => {
   it('replaces the given names only, every occurrence', () => {
-    expect(fillPlaceholders('{{landscape}}/{{project}} {{landscape}} {{other}} ${{ github.base_ref }}', { landscape: 'dev', project: 'kyma-dev' })).toBe(
-      'dev/kyma-dev dev {{other}} ${{ github.base_ref }}',
-    );
+    expect(
+      fillPlaceholders('{{landscape}}/{{project}} {{landscape}} {{other}} ${{ github.base_ref }}', {
+        landscape: 'dev',
+        project: 'kyma-dev',
+      }),
+    ).toBe('dev/kyma-dev dev {{other}} ${{ github.base_ref }}');
   });
 });

@@ -24,5 +24,7 @@ export async function readTemplate(root: string = REPO_TEMPLATE): Promise<Map<st
 
 /** Replaces `{{name}}` for each given name; other `{{…}}` (e.g. GitHub Actions' `${{ github.base_ref }}`) stay. */
 export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\{\{([a-zA-Z][a-zA-Z0-9]*)\}\}/g, (match, name: string) => (Object.hasOwn(values, name) ? (values[name] as string) : match));
+  return text.replace(/\{\{([a-zA-Z][a-zA-Z0-9]*)\}\}/g, (match, name: string) =>
+    Object.hasOwn(values, name) ? (values[name] as string) : match,
+  );
 }

@@ -14,10 +14,16 @@ describe('writeFiles', () => {
       { path: 'shoots/a/shoot.yaml', content: 'a\n' },
       { path: 'shoots/b/shoot.yaml', content: 'b\n' },
     ];
-    expect(await writeFiles(dir.path, files)).toEqual({ written: ['shoots/a/shoot.yaml', 'shoots/b/shoot.yaml'], unchanged: [] });
+    expect(await writeFiles(dir.path, files)).toEqual({
+      written: ['shoots/a/shoot.yaml', 'shoots/b/shoot.yaml'],
+      unchanged: [],
+    });
     const before = (await stat(join(dir.path, 'shoots/a/shoot.yaml'))).mtimeMs;
 
-    const again = await writeFiles(dir.path, [{ path: 'shoots/a/shoot.yaml', content: 'a\n' }, { path: 'shoots/b/shoot.yaml', content: 'b2\n' }]);
+    const again = await writeFiles(dir.path, [
+      { path: 'shoots/a/shoot.yaml', content: 'a\n' },
+      { path: 'shoots/b/shoot.yaml', content: 'b2\n' },
+    ]);
     expect(again).toEqual({ written: ['shoots/b/shoot.yaml'], unchanged: ['shoots/a/shoot.yaml'] });
     expect((await stat(join(dir.path, 'shoots/a/shoot.yaml'))).mtimeMs).toBe(before);
     expect(await readFile(join(dir.path, 'shoots/b/shoot.yaml'), 'utf8')).toBe('b2\n');
@@ -27,7 +33,10 @@ describe('writeFiles', () => {
     'refuses %j and writes nothing at all',
     async (path) => {
       const out = join(dir.path, 'out');
-      const write = writeFiles(out, [{ path: 'shoots/ok/shoot.yaml', content: 'ok\n' }, { path, content: 'x' }]);
+      const write = writeFiles(out, [
+        { path: 'shoots/ok/shoot.yaml', content: 'ok\n' },
+        { path, content: 'x' },
+      ]);
       await expect(write).rejects.toThrow(ConfigError);
       await expect(write).rejects.toThrow('would be written outside the output folder');
       expect(await readdir(dir.path)).toEqual([]);
@@ -36,11 +45,15 @@ describe('writeFiles', () => {
 
   it('refuses an output folder that is a file, or lies under one', async () => {
     const file = await dir.write('file', 'x\n');
-    await expect(writeFiles(file, [{ path: 'a.yaml', content: 'a\n' }])).rejects.toThrow(`--out: ${file} is a file, not a folder — pass a folder (one that does not exist yet is created); nothing was written`);
+    await expect(writeFiles(file, [{ path: 'a.yaml', content: 'a\n' }])).rejects.toThrow(
+      `--out: ${file} is a file, not a folder — pass a folder (one that does not exist yet is created); nothing was written`,
+    );
     await expect(writeFiles(join(file, 'out'), [{ path: 'a.yaml', content: 'a\n' }], '--into')).rejects.toThrow(
       `--into: ${file}/out cannot be created: ${file} is a file, not a folder — pass a path under a folder; nothing was written`,
     );
-    expect(await outputFolder(join(dir.path, 'new', 'deeper'), () => new ConfigError('x', '', 'unexpected'))).toBeUndefined();
+    expect(
+      await outputFolder(join(dir.path, 'new', 'deeper'), () => new ConfigError('x', '', 'unexpected')),
+    ).toBeUndefined();
   });
 
   it('writes nothing through a symbolic link that leads out of the folder, and nothing at all when one does', async () => {
@@ -49,8 +62,13 @@ describe('writeFiles', () => {
     await mkdir(join(out, 'shoots'), { recursive: true });
     await mkdir(outside);
     await symlink(outside, join(out, 'shoots', 'b'));
-    const write = writeFiles(out, [{ path: 'shoots/a/shoot.yaml', content: 'a\n' }, { path: 'shoots/b/deeper/shoot.yaml', content: 'b\n' }]);
-    await expect(write).rejects.toThrow(`--out: ${out}: shoots/b leads to ${outside}, outside the output folder, through a symbolic link`);
+    const write = writeFiles(out, [
+      { path: 'shoots/a/shoot.yaml', content: 'a\n' },
+      { path: 'shoots/b/deeper/shoot.yaml', content: 'b\n' },
+    ]);
+    await expect(write).rejects.toThrow(
+      `--out: ${out}: shoots/b leads to ${outside}, outside the output folder, through a symbolic link`,
+    );
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(out, 'shoots'))).toEqual(['b']);
   });
@@ -59,7 +77,9 @@ describe('writeFiles', () => {
     const out = join(dir.path, 'out');
     await mkdir(join(out, 'real'), { recursive: true });
     await symlink(join(out, 'real'), join(out, 'shoots'));
-    expect((await writeFiles(out, [{ path: 'shoots/a/shoot.yaml', content: 'a\n' }])).written).toEqual(['shoots/a/shoot.yaml']);
+    expect((await writeFiles(out, [{ path: 'shoots/a/shoot.yaml', content: 'a\n' }])).written).toEqual([
+      'shoots/a/shoot.yaml',
+    ]);
     expect(await readFile(join(out, 'real', 'a', 'shoot.yaml'), 'utf8')).toBe('a\n');
   });
 
@@ -71,14 +91,25 @@ describe('writeFiles', () => {
     await mkdir(join(out, 'b', 'shoot.yaml'), { recursive: true });
     await mkdir(join(out, 'c'));
     execFileSync('mkfifo', [join(out, 'c', 'shoot.yaml')]);
-    for (const [folder, what] of [['a', 'is a symbolic link — kimops writes no file through a link: remove it'], ['b', 'is a folder where kimops writes a file — remove it'], ['c', 'is no regular file where kimops writes a file — remove it']]) {
-      await expect(writeFiles(out, [{ path: `${folder}/shoot.yaml`, content: 'x\n' }])).rejects.toThrow(`--out: ${out}: ${folder}/shoot.yaml ${what}; nothing was written`);
+    for (const [folder, what] of [
+      ['a', 'is a symbolic link — kimops writes no file through a link: remove it'],
+      ['b', 'is a folder where kimops writes a file — remove it'],
+      ['c', 'is no regular file where kimops writes a file — remove it'],
+    ]) {
+      await expect(writeFiles(out, [{ path: `${folder}/shoot.yaml`, content: 'x\n' }])).rejects.toThrow(
+        `--out: ${out}: ${folder}/shoot.yaml ${what}; nothing was written`,
+      );
     }
     expect(await readFile(target, 'utf8')).toBe('mine\n');
   });
 
   it('says why a write failed when the user can fix it', () => {
     const failure = (code: string) => Object.assign(new Error(code), { code });
-    expect(['EACCES', 'EROFS', 'ENOSPC', 'EIO'].map((code) => writeProblemReason(failure(code)))).toEqual(['permission denied', 'the file system is read-only', 'no space left on the device', undefined]);
+    expect(['EACCES', 'EROFS', 'ENOSPC', 'EIO'].map((code) => writeProblemReason(failure(code)))).toEqual([
+      'permission denied',
+      'the file system is read-only',
+      'no space left on the device',
+      undefined,
+    ]);
   });
 });

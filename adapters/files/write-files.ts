@@ -19,7 +19,11 @@ export interface FileToWrite {
  * names the output folder in errors. Nothing is written through a symbolic link: a link to a folder is
  * followed only when it stays inside the output folder, a link in place of a file is refused.
  */
-export async function writeFiles(outDir: string, files: readonly FileToWrite[], option = '--out'): Promise<{ written: string[]; unchanged: string[] }> {
+export async function writeFiles(
+  outDir: string,
+  files: readonly FileToWrite[],
+  option = '--out',
+): Promise<{ written: string[]; unchanged: string[] }> {
   const root = resolve(outDir);
   const targets = files.map((file) => ({ ...file, target: insideRoot(root, file.path) }));
   const refuse = (reason: string) => new ConfigError(option, '', `${outDir}${reason}; nothing was written`);
@@ -47,11 +51,18 @@ export async function writeFiles(outDir: string, files: readonly FileToWrite[], 
     try {
       await mkdir(dirname(target), { recursive: true });
       // O_NOFOLLOW: a link put in place since the check fails the write instead of being written through.
-      await writeFile(target, content, { encoding: 'utf8', flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW });
+      await writeFile(target, content, {
+        encoding: 'utf8',
+        flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      });
     } catch (error) {
       const reason = writeProblemReason(error);
       if (reason === undefined) throw error;
-      throw new ConfigError(option, '', `${outDir}: ${path} cannot be written (${reason}); ${written.length} of ${targets.length} files were written before it`);
+      throw new ConfigError(
+        option,
+        '',
+        `${outDir}: ${path} cannot be written (${reason}); ${written.length} of ${targets.length} files were written before it`,
+      );
     }
     written.push(path);
   }
@@ -67,7 +78,6 @@ function insideRoot(root: string, path: string): string {
   return target;
 }
 
-
 /**
  * The real path of the folder `dir` (a link to a folder counts as one), or undefined when it does not exist
  * yet and can be created: the nearest existing path above it is a folder. Anything else is `problem`:
@@ -76,10 +86,12 @@ function insideRoot(root: string, path: string): string {
 export async function outputFolder(dir: string, problem: FileProblem): Promise<string | undefined> {
   const found = await nearestExisting(resolve(dir), problem);
   if (found.path === resolve(dir)) {
-    if (!found.isFolder) throw problem('is a file, not a folder — pass a folder (one that does not exist yet is created)');
+    if (!found.isFolder)
+      throw problem('is a file, not a folder — pass a folder (one that does not exist yet is created)');
     return realpath(found.path);
   }
-  if (!found.isFolder) throw problem(`cannot be created: ${found.path} is a file, not a folder — pass a path under a folder`);
+  if (!found.isFolder)
+    throw problem(`cannot be created: ${found.path} is a file, not a folder — pass a path under a folder`);
   return undefined;
 }
 
@@ -91,20 +103,29 @@ async function nearestExisting(path: string, problem: FileProblem): Promise<{ pa
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // ENOTDIR: a file further up; the loop reaches it.
-      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(current) === current) throw problem(fileProblemReason(error) ?? String(error));
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(current) === current)
+        throw problem(fileProblemReason(error) ?? String(error));
     }
   }
 }
 
 /** `folder` (below `root`) must be a folder, or not exist yet, and its real path must stay inside the real root. */
-async function checkFolder(root: string, realRoot: string, folder: string, refuse: (reason: string) => ConfigError): Promise<void> {
+async function checkFolder(
+  root: string,
+  realRoot: string,
+  folder: string,
+  refuse: (reason: string) => ConfigError,
+): Promise<void> {
   const shown = (path: string) => relative(root, path).split(sep).join('/');
   const found = await nearestExisting(folder, (reason) => refuse(`: ${shown(folder)} ${reason}`));
   if (found.path === root) return;
-  if (!found.isFolder) throw refuse(`: ${shown(found.path)} is a file where a folder is needed — remove it, or pass another folder`);
+  if (!found.isFolder)
+    throw refuse(`: ${shown(found.path)} is a file where a folder is needed — remove it, or pass another folder`);
   const real = await realpath(found.path);
   if (!isInside(realRoot, real)) {
-    throw refuse(`: ${shown(found.path)} leads to ${real}, outside the output folder, through a symbolic link — kimops writes nothing outside it: remove the link, or pass another folder`);
+    throw refuse(
+      `: ${shown(found.path)} leads to ${real}, outside the output folder, through a symbolic link — kimops writes nothing outside it: remove the link, or pass another folder`,
+    );
   }
 }
 
@@ -118,7 +139,8 @@ async function existingFile(target: string, problem: FileProblem): Promise<strin
     throw problem(fileProblemReason(error) ?? String(error));
   }
   if (stats.isSymbolicLink()) throw problem('is a symbolic link — kimops writes no file through a link: remove it');
-  if (!stats.isFile()) throw problem(`is ${stats.isDirectory() ? 'a folder' : 'no regular file'} where kimops writes a file — remove it`);
+  if (!stats.isFile())
+    throw problem(`is ${stats.isDirectory() ? 'a folder' : 'no regular file'} where kimops writes a file — remove it`);
   return readFile(target, 'utf8');
 }
 

@@ -57,16 +57,35 @@ export interface Forge {
   getPullRequest(number: number): Promise<ForgeResult<PullRequest>>;
   /** The one open PR from `branch` (kimops never opens a second one), if any. */
   findOpenPullRequest(branch: string): Promise<ForgeResult<PullRequest | undefined>>;
-  openPullRequest(request: { branch: string; base: string; title: string; body: string; labels?: string[] }): Promise<ForgeResult<PullRequest>>;
-  updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<ForgeResult<PullRequest>>;
+  openPullRequest(request: {
+    branch: string;
+    base: string;
+    title: string;
+    body: string;
+    labels?: string[];
+  }): Promise<ForgeResult<PullRequest>>;
+  updatePullRequest(
+    number: number,
+    change: { title?: string; body?: string; state?: 'open' | 'closed' },
+  ): Promise<ForgeResult<PullRequest>>;
   closePullRequest(number: number, comment?: string): Promise<ForgeResult<PullRequest>>;
   /** Merges only if the head is still `sha`; otherwise `head-moved`. Returns the merge commit. */
-  mergePullRequest(number: number, options: { sha: string; method: MergeMethod }): Promise<ForgeResult<{ sha: string }>>;
+  mergePullRequest(
+    number: number,
+    options: { sha: string; method: MergeMethod },
+  ): Promise<ForgeResult<{ sha: string }>>;
   /** Reviewers whose latest review approves. */
   approvals(number: number): Promise<ForgeResult<Approval[]>>;
-  setCommitStatus(sha: string, status: { context: string; state: StatusState; description: string; targetUrl?: string }): Promise<ForgeResult<void>>;
+  setCommitStatus(
+    sha: string,
+    status: { context: string; state: StatusState; description: string; targetUrl?: string },
+  ): Promise<ForgeResult<void>>;
   /** One comment per `marker` on the PR: updated in place, never duplicated. */
-  upsertStickyComment(number: number, marker: string, body: string): Promise<ForgeResult<{ id: number; created: boolean }>>;
+  upsertStickyComment(
+    number: number,
+    marker: string,
+    body: string,
+  ): Promise<ForgeResult<{ id: number; created: boolean }>>;
   listOpenPullRequests(filter?: { labelPrefix?: string }): Promise<ForgeResult<PullRequest[]>>;
 }
 

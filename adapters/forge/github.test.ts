@@ -23,7 +23,15 @@ afterAll(async () => {
 
 /** Tests turn octokit's throttling and retry off: they would space writes seconds apart. */
 function forge(overrides: Partial<Parameters<typeof githubForge>[0]> = {}): Promise<Forge> {
-  return githubForge({ owner: 'acme', repo: 'landscape-dev', baseUrl: server.url, auth: { token: server.token }, throttle: false, retry: false, ...overrides });
+  return githubForge({
+    owner: 'acme',
+    repo: 'landscape-dev',
+    baseUrl: server.url,
+    auth: { token: server.token },
+    throttle: false,
+    retry: false,
+    ...overrides,
+  });
 }
 
 function value<T>(result: ForgeResult<T>): T {
@@ -32,7 +40,11 @@ function value<T>(result: ForgeResult<T>): T {
 }
 
 function gitLog(branch: string): string[] {
-  return execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'log', '--format=%P|%s', branch], { encoding: 'utf8' }).trim().split('\n');
+  return execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'log', '--format=%P|%s', branch], {
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n');
 }
 
 describe('GitHub forge', () => {
@@ -45,8 +57,23 @@ describe('GitHub forge', () => {
     expect(value(await github.branchHead('kimops/none'))).toBeUndefined();
     expect(value(await github.findOpenPullRequest(branch))).toBeUndefined();
 
-    const opened = value(await github.openPullRequest({ branch, base: 'main', title: 'Create shoot a', body: 'first', labels: ['kimops/create'] }));
-    expect(opened).toMatchObject({ branch, base: 'main', headSha: firstHead, state: 'open', merged: false, labels: ['kimops/create'] });
+    const opened = value(
+      await github.openPullRequest({
+        branch,
+        base: 'main',
+        title: 'Create shoot a',
+        body: 'first',
+        labels: ['kimops/create'],
+      }),
+    );
+    expect(opened).toMatchObject({
+      branch,
+      base: 'main',
+      headSha: firstHead,
+      state: 'open',
+      merged: false,
+      labels: ['kimops/create'],
+    });
     expect(value(await github.findOpenPullRequest(branch))?.number).toBe(opened.number);
     const fetched = value(await github.getPullRequest(opened.number));
     expect(fetched).toMatchObject({ number: opened.number, branch, state: 'open', merged: false });
@@ -54,20 +81,36 @@ describe('GitHub forge', () => {
     expect(fetched.mergeCommitSha).toBeUndefined();
     expect(await github.getPullRequest(999)).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
     // A second PR for the same branch is GitHub's 422, a typed value.
-    expect(await github.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+    expect(await github.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({
+      ok: false,
+      failure: { kind: 'invalid' },
+    });
 
-    const updated = value(await github.updatePullRequest(opened.number, { title: 'Create shoot a (v2)', body: 'second' }));
+    const updated = value(
+      await github.updatePullRequest(opened.number, { title: 'Create shoot a (v2)', body: 'second' }),
+    );
     expect(updated).toMatchObject({ title: 'Create shoot a (v2)', body: 'second' });
-    expect(value(await github.listOpenPullRequests({ labelPrefix: 'kimops/' })).map((pull) => pull.number)).toEqual([opened.number]);
+    expect(value(await github.listOpenPullRequests({ labelPrefix: 'kimops/' })).map((pull) => pull.number)).toEqual([
+      opened.number,
+    ]);
     expect(value(await github.listOpenPullRequests({ labelPrefix: 'other/' }))).toEqual([]);
 
     const first = value(await github.upsertStickyComment(opened.number, 'validation', 'checks: 1 failing'));
     const second = value(await github.upsertStickyComment(opened.number, 'validation', 'checks: all green'));
     expect(first.created).toBe(true);
     expect(second).toEqual({ id: first.id, created: false });
-    expect(server.comments('landscape-dev', opened.number).map((comment) => comment.body)).toEqual([`${stickyTag('validation')}\nchecks: all green`]);
+    expect(server.comments('landscape-dev', opened.number).map((comment) => comment.body)).toEqual([
+      `${stickyTag('validation')}\nchecks: all green`,
+    ]);
 
-    value(await github.setCommitStatus(firstHead, { context: VALIDATE_CONTEXT, state: 'success', description: 'x'.repeat(200), targetUrl: 'https://ci.example/1' }));
+    value(
+      await github.setCommitStatus(firstHead, {
+        context: VALIDATE_CONTEXT,
+        state: 'success',
+        description: 'x'.repeat(200),
+        targetUrl: 'https://ci.example/1',
+      }),
+    );
     const [status] = server.statuses('landscape-dev', firstHead);
     expect(status).toMatchObject({ context: 'kimops/validate', state: 'success', targetUrl: 'https://ci.example/1' });
     expect(status?.description).toHaveLength(140);
@@ -79,22 +122,46 @@ describe('GitHub forge', () => {
     expect(value(await github.approvals(opened.number))).toEqual([{ reviewer: 'alice', commitSha: firstHead }]);
 
     // A push after validation moves the head: merging the validated sha must not merge the new commit.
-    const secondHead = await server.pushBranch('landscape-dev', branch, { 'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n' });
-    expect(await github.mergePullRequest(opened.number, { sha: firstHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'head-moved' } });
+    const secondHead = await server.pushBranch('landscape-dev', branch, {
+      'shoots/a/shoot.yaml': 'kind: Shoot\nspec: {}\n',
+    });
+    expect(await github.mergePullRequest(opened.number, { sha: firstHead, method: 'merge' })).toMatchObject({
+      ok: false,
+      failure: { kind: 'head-moved' },
+    });
     const merged = value(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' }));
     const [mergeCommit] = gitLog('main');
-    expect(mergeCommit).toMatch(new RegExp(`^\\w{40} ${secondHead}\\|Merge pull request #${opened.number} from acme/${branch}$`));
-    expect(execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).toBe(merged.sha);
+    expect(mergeCommit).toMatch(
+      new RegExp(`^\\w{40} ${secondHead}\\|Merge pull request #${opened.number} from acme/${branch}$`),
+    );
+    expect(
+      execFileSync('git', ['--git-dir', server.gitDir('landscape-dev'), 'rev-parse', 'main'], {
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe(merged.sha);
     expect(value(await github.findOpenPullRequest(branch))).toBeUndefined();
-    expect(value(await github.getPullRequest(opened.number))).toMatchObject({ state: 'closed', merged: true, mergeCommitSha: merged.sha });
-    expect(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' })).toMatchObject({ ok: false, failure: { kind: 'not-mergeable' } });
+    expect(value(await github.getPullRequest(opened.number))).toMatchObject({
+      state: 'closed',
+      merged: true,
+      mergeCommitSha: merged.sha,
+    });
+    expect(await github.mergePullRequest(opened.number, { sha: secondHead, method: 'merge' })).toMatchObject({
+      ok: false,
+      failure: { kind: 'not-mergeable' },
+    });
 
     const otherBranch = 'kimops/dev/shoot-b';
     await server.pushBranch('landscape-dev', otherBranch, { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
-    const other = value(await github.openPullRequest({ branch: otherBranch, base: 'main', title: 'Create shoot b', body: '' }));
-    const closed = value(await github.closePullRequest(other.number, 'The Runtime was deleted before the Shoot was created.'));
+    const other = value(
+      await github.openPullRequest({ branch: otherBranch, base: 'main', title: 'Create shoot b', body: '' }),
+    );
+    const closed = value(
+      await github.closePullRequest(other.number, 'The Runtime was deleted before the Shoot was created.'),
+    );
     expect(closed).toMatchObject({ state: 'closed', merged: false });
-    expect(server.comments('landscape-dev', other.number).map((comment) => comment.body)).toEqual(['The Runtime was deleted before the Shoot was created.']);
+    expect(server.comments('landscape-dev', other.number).map((comment) => comment.body)).toEqual([
+      'The Runtime was deleted before the Shoot was created.',
+    ]);
   }, 30_000);
 
   it('turns a primary rate limit into a typed result with the wait', async () => {
@@ -102,7 +169,9 @@ describe('GitHub forge', () => {
     server.failNext(1, 'rate-limit');
     const result = await github.listOpenPullRequests();
     expect(result).toMatchObject({ ok: false, failure: { kind: 'rate-limited' } });
-    expect(!result.ok && result.failure.kind === 'rate-limited' && result.failure.retryAfterSeconds).toBeGreaterThan(50);
+    expect(!result.ok && result.failure.kind === 'rate-limited' && result.failure.retryAfterSeconds).toBeGreaterThan(
+      50,
+    );
   });
 
   it('names the forge and the fix for 404s, bad tokens and an unreachable server', async () => {
@@ -110,10 +179,15 @@ describe('GitHub forge', () => {
     const notFound = await missing.defaultBranch();
     expect(notFound).toMatchObject({ ok: false, failure: { kind: 'not-found' } });
     expect(!notFound.ok && notFound.failure.message).toContain(`GitHub ${server.url} acme/nope: 404`);
-    expect(await (await forge({ auth: { token: 'ghp_wrong' } })).defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+    expect(await (await forge({ auth: { token: 'ghp_wrong' } })).defaultBranch()).toMatchObject({
+      ok: false,
+      failure: { kind: 'unauthorized' },
+    });
     const unreachable = await (await forge({ baseUrl: 'http://127.0.0.1:9' })).defaultBranch();
     expect(unreachable).toMatchObject({ ok: false, failure: { kind: 'transport' } });
-    expect(!unreachable.ok && unreachable.failure.message).toMatch(/GitHub http:\/\/127\.0\.0\.1:9 acme\/landscape-dev: cannot reach the API: .* check baseUrl/);
+    expect(!unreachable.ok && unreachable.failure.message).toMatch(
+      /GitHub http:\/\/127\.0\.0\.1:9 acme\/landscape-dev: cannot reach the API: .* check baseUrl/,
+    );
   });
 
   it('ends a request the server never answers as a transport failure after the request timeout', async () => {
@@ -147,7 +221,11 @@ describe('GitHub forge', () => {
     const pem = (key: typeof privateKey) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
     const github = await forge({ auth: { appId: 4242, privateKey: pem(privateKey), installationId: 77 } });
     expect(value(await github.defaultBranch())).toBe('main');
-    expect(server.requests.some((request) => request.path === '/app/installations/77/access_tokens' && request.status === 201)).toBe(true);
+    expect(
+      server.requests.some(
+        (request) => request.path === '/app/installations/77/access_tokens' && request.status === 201,
+      ),
+    ).toBe(true);
 
     const wrongInstallation = await forge({ auth: { appId: 4242, privateKey: pem(privateKey), installationId: 78 } });
     expect(await wrongInstallation.defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'not-found' } });

@@ -1,7 +1,16 @@
 // The Forge on GitHub and GitHub Enterprise, through octokit. Commit statuses rather than checks,
 // because the Checks API refuses personal access tokens. Sticky comments carry a hidden HTML marker.
 import { App, Octokit, RequestError } from 'octokit';
-import { stickyTag, type Approval, type Forge, type ForgeFailure, type ForgeResult, type MergeMethod, type PullRequest, type StatusState } from './forge.js';
+import {
+  stickyTag,
+  type Approval,
+  type Forge,
+  type ForgeFailure,
+  type ForgeResult,
+  type MergeMethod,
+  type PullRequest,
+  type StatusState,
+} from './forge.js';
 
 export type GitHubAuth = { token: string } | { appId: number | string; privateKey: string; installationId: number };
 
@@ -35,11 +44,18 @@ const STATUS_DESCRIPTION_LIMIT = 140;
 const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 60;
 
 type Client = InstanceType<typeof Octokit>;
-type PullData = Awaited<ReturnType<Client['rest']['pulls']['get']>>['data'] | Awaited<ReturnType<Client['rest']['pulls']['list']>>['data'][number];
+type PullData =
+  | Awaited<ReturnType<Client['rest']['pulls']['get']>>['data']
+  | Awaited<ReturnType<Client['rest']['pulls']['list']>>['data'][number];
 
 export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
   const baseUrl = options.baseUrl ?? GITHUB_API;
-  return new GitHubForge(await githubClient(options), options.owner, options.repo, `GitHub ${baseUrl} ${options.owner}/${options.repo}`);
+  return new GitHubForge(
+    await githubClient(options),
+    options.owner,
+    options.repo,
+    `GitHub ${baseUrl} ${options.owner}/${options.repo}`,
+  );
 }
 
 /**
@@ -64,12 +80,20 @@ async function githubClient(options: GitHubForgeOptions): Promise<Client> {
     retry:
       typeof retry === 'boolean'
         ? { enabled: retry }
-        : { enabled: true, ...(retry.retries === undefined ? {} : { retries: retry.retries }), ...(retry.backoffUnitMs === undefined ? {} : { retryAfterBaseValue: retry.backoffUnitMs }) },
+        : {
+            enabled: true,
+            ...(retry.retries === undefined ? {} : { retries: retry.retries }),
+            ...(retry.backoffUnitMs === undefined ? {} : { retryAfterBaseValue: retry.backoffUnitMs }),
+          },
   };
   if ('token' in options.auth) return new Octokit({ ...common, auth: options.auth.token });
   // The App signs a JWT locally and exchanges it for an installation token (cached, refreshed hourly)
   // on the first request, against the same baseUrl.
-  const app = new App({ appId: options.auth.appId, privateKey: options.auth.privateKey, Octokit: Octokit.defaults(common) });
+  const app = new App({
+    appId: options.auth.appId,
+    privateKey: options.auth.privateKey,
+    Octokit: Octokit.defaults(common),
+  });
   return app.getInstallationOctokit(options.auth.installationId);
 }
 
@@ -98,38 +122,60 @@ class GitHubForge implements Forge {
   }
 
   async branchHead(branch: string): Promise<ForgeResult<string | undefined>> {
-    const result = await this.call(async () => (await this.octokit.rest.git.getRef({ ...this.where, ref: `heads/${branch}` })).data.object.sha);
+    const result = await this.call(
+      async () => (await this.octokit.rest.git.getRef({ ...this.where, ref: `heads/${branch}` })).data.object.sha,
+    );
     return !result.ok && result.failure.kind === 'not-found' ? { ok: true, value: undefined } : result;
   }
 
   getPullRequest(number: number) {
-    return this.call(async () => pullRequestOf((await this.octokit.rest.pulls.get({ ...this.where, pull_number: number })).data));
+    return this.call(async () =>
+      pullRequestOf((await this.octokit.rest.pulls.get({ ...this.where, pull_number: number })).data),
+    );
   }
 
   findOpenPullRequest(branch: string) {
     return this.call(async () => {
-      const { data } = await this.octokit.rest.pulls.list({ ...this.where, state: 'open', head: `${this.owner}:${branch}` });
+      const { data } = await this.octokit.rest.pulls.list({
+        ...this.where,
+        state: 'open',
+        head: `${this.owner}:${branch}`,
+      });
       return data[0] === undefined ? undefined : pullRequestOf(data[0]);
     });
   }
 
   openPullRequest(request: { branch: string; base: string; title: string; body: string; labels?: string[] }) {
     return this.call(async () => {
-      const { data } = await this.octokit.rest.pulls.create({ ...this.where, head: request.branch, base: request.base, title: request.title, body: request.body });
+      const { data } = await this.octokit.rest.pulls.create({
+        ...this.where,
+        head: request.branch,
+        base: request.base,
+        title: request.title,
+        body: request.body,
+      });
       if (!request.labels?.length) return pullRequestOf(data);
       // Labels belong to the PR's issue; GitHub has no way to set them on create.
-      const labels = await this.octokit.rest.issues.addLabels({ ...this.where, issue_number: data.number, labels: request.labels });
+      const labels = await this.octokit.rest.issues.addLabels({
+        ...this.where,
+        issue_number: data.number,
+        labels: request.labels,
+      });
       return { ...pullRequestOf(data), labels: labels.data.map((label) => label.name) };
     });
   }
 
   updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }) {
-    return this.call(async () => pullRequestOf((await this.octokit.rest.pulls.update({ ...this.where, pull_number: number, ...change })).data));
+    return this.call(async () =>
+      pullRequestOf((await this.octokit.rest.pulls.update({ ...this.where, pull_number: number, ...change })).data),
+    );
   }
 
   async closePullRequest(number: number, comment?: string): Promise<ForgeResult<PullRequest>> {
     if (comment !== undefined) {
-      const commented = await this.call(() => this.octokit.rest.issues.createComment({ ...this.where, issue_number: number, body: comment }));
+      const commented = await this.call(() =>
+        this.octokit.rest.issues.createComment({ ...this.where, issue_number: number, body: comment }),
+      );
       if (!commented.ok) return commented;
     }
     return this.updatePullRequest(number, { state: 'closed' });
@@ -137,28 +183,56 @@ class GitHubForge implements Forge {
 
   mergePullRequest(number: number, options: { sha: string; method: MergeMethod }) {
     return this.call(async () => {
-      const { data } = await this.octokit.rest.pulls.merge({ ...this.where, pull_number: number, sha: options.sha, merge_method: options.method });
+      const { data } = await this.octokit.rest.pulls.merge({
+        ...this.where,
+        pull_number: number,
+        sha: options.sha,
+        merge_method: options.method,
+      });
       return { sha: data.sha };
     }, true);
   }
 
   approvals(number: number) {
     return this.call(async () => {
-      const reviews = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, { ...this.where, pull_number: number, per_page: 100 });
+      const reviews = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+        ...this.where,
+        pull_number: number,
+        per_page: 100,
+      });
       // A reviewer's latest verdict counts (GitHub's own rule); plain comments are no verdict.
       const latest = new Map<string, Approval & { state: string }>();
       for (const review of reviews) {
         if (review.user === null || review.state === 'COMMENTED' || review.state === 'PENDING') continue;
-        latest.set(review.user.login, { reviewer: review.user.login, commitSha: review.commit_id ?? '', state: review.state });
+        latest.set(review.user.login, {
+          reviewer: review.user.login,
+          commitSha: review.commit_id ?? '',
+          state: review.state,
+        });
       }
-      return [...latest.values()].filter((review) => review.state === 'APPROVED').map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
+      return [...latest.values()]
+        .filter((review) => review.state === 'APPROVED')
+        .map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
     });
   }
 
-  setCommitStatus(sha: string, status: { context: string; state: StatusState; description: string; targetUrl?: string }) {
+  setCommitStatus(
+    sha: string,
+    status: { context: string; state: StatusState; description: string; targetUrl?: string },
+  ) {
     return this.call(async () => {
-      const description = status.description.length > STATUS_DESCRIPTION_LIMIT ? `${status.description.slice(0, STATUS_DESCRIPTION_LIMIT - 1)}…` : status.description;
-      await this.octokit.rest.repos.createCommitStatus({ ...this.where, sha, context: status.context, state: status.state, description, ...(status.targetUrl === undefined ? {} : { target_url: status.targetUrl }) });
+      const description =
+        status.description.length > STATUS_DESCRIPTION_LIMIT
+          ? `${status.description.slice(0, STATUS_DESCRIPTION_LIMIT - 1)}…`
+          : status.description;
+      await this.octokit.rest.repos.createCommitStatus({
+        ...this.where,
+        sha,
+        context: status.context,
+        state: status.state,
+        description,
+        ...(status.targetUrl === undefined ? {} : { target_url: status.targetUrl }),
+      });
     });
   }
 
@@ -166,26 +240,38 @@ class GitHubForge implements Forge {
     return this.call(async () => {
       const tag = stickyTag(marker);
       const text = `${tag}\n${body}`;
-      const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.where, issue_number: number, per_page: 100 });
+      const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+        ...this.where,
+        issue_number: number,
+        per_page: 100,
+      });
       const existing = comments.find((comment) => comment.body?.startsWith(tag));
       if (existing !== undefined) {
-        if (existing.body !== text) await this.octokit.rest.issues.updateComment({ ...this.where, comment_id: existing.id, body: text });
+        if (existing.body !== text)
+          await this.octokit.rest.issues.updateComment({ ...this.where, comment_id: existing.id, body: text });
         return { id: existing.id, created: false };
       }
-      const { data } = await this.octokit.rest.issues.createComment({ ...this.where, issue_number: number, body: text });
+      const { data } = await this.octokit.rest.issues.createComment({
+        ...this.where,
+        issue_number: number,
+        body: text,
+      });
       return { id: data.id, created: true };
     });
   }
 
   listOpenPullRequests(filter: { labelPrefix?: string } = {}) {
     return this.call(async () => {
-      const pulls = (await this.octokit.paginate(this.octokit.rest.pulls.list, { ...this.where, state: 'open', per_page: 100 })).map(pullRequestOf);
+      const pulls = (
+        await this.octokit.paginate(this.octokit.rest.pulls.list, { ...this.where, state: 'open', per_page: 100 })
+      ).map(pullRequestOf);
       const prefix = filter.labelPrefix;
-      return prefix === undefined ? pulls : pulls.filter((pull) => pull.labels.some((label) => label.startsWith(prefix)));
+      return prefix === undefined
+        ? pulls
+        : pulls.filter((pull) => pull.labels.some((label) => label.startsWith(prefix)));
     });
   }
 }
-
 
 function pullRequestOf(data: PullData): PullRequest {
   return {
@@ -209,10 +295,14 @@ function fetchWithTimeout(timeoutMs: number): typeof fetch {
   return async (input, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      return await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+      return await fetch(input, {
+        ...init,
+        signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+      });
     } catch (error) {
       // octokit turns this into a RequestError without a response: a `transport` failure.
-      if (deadline.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s (requestTimeoutMs)`, { cause: error });
+      if (deadline.aborted)
+        throw new Error(`no answer within ${timeoutMs / 1000} s (requestTimeoutMs)`, { cause: error });
       throw error;
     }
   };
@@ -221,31 +311,58 @@ function fetchWithTimeout(timeoutMs: number): typeof fetch {
 function failureOf(label: string, error: unknown, merging: boolean): ForgeFailure {
   if (!(error instanceof RequestError) || error.response === undefined) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { kind: 'transport', message: `${label}: cannot reach the API: ${reason} — check baseUrl (GitHub Enterprise: https://<host>/api/v3) and the network` };
+    return {
+      kind: 'transport',
+      message: `${label}: cannot reach the API: ${reason} — check baseUrl (GitHub Enterprise: https://<host>/api/v3) and the network`,
+    };
   }
   const headers = error.response.headers;
   const data = error.response.data as { message?: string } | undefined;
   const said = `${label}: ${error.status} ${data?.message ?? error.message}`;
-  if ((error.status === 403 || error.status === 429) && (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)) {
+  if (
+    (error.status === 403 || error.status === 429) &&
+    (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
+  ) {
     const reset = Number(headers['x-ratelimit-reset']);
-    const retryAfterSeconds = Number(headers['retry-after']) || (reset > 0 ? Math.max(0, Math.ceil(reset - Date.now() / 1000)) : DEFAULT_RATE_LIMIT_WAIT_SECONDS);
-    return { kind: 'rate-limited', retryAfterSeconds, message: `${said} — rate limited; retry in ${retryAfterSeconds} s, or authenticate as a GitHub App for a higher limit` };
+    const retryAfterSeconds =
+      Number(headers['retry-after']) ||
+      (reset > 0 ? Math.max(0, Math.ceil(reset - Date.now() / 1000)) : DEFAULT_RATE_LIMIT_WAIT_SECONDS);
+    return {
+      kind: 'rate-limited',
+      retryAfterSeconds,
+      message: `${said} — rate limited; retry in ${retryAfterSeconds} s, or authenticate as a GitHub App for a higher limit`,
+    };
   }
   switch (error.status) {
     case 401:
       return { kind: 'unauthorized', message: `${said} — the token or App credentials were rejected; renew them` };
     case 403:
-      return { kind: 'unauthorized', message: `${said} — grant the token contents, pull requests, issues and commit statuses write access on the repo` };
+      return {
+        kind: 'unauthorized',
+        message: `${said} — grant the token contents, pull requests, issues and commit statuses write access on the repo`,
+      };
     case 404:
-      return { kind: 'not-found', message: `${said} — check the repo name, and that the token can see it (GitHub answers 404 for repos it hides)` };
+      return {
+        kind: 'not-found',
+        message: `${said} — check the repo name, and that the token can see it (GitHub answers 404 for repos it hides)`,
+      };
     case 405:
-      return { kind: 'not-mergeable', message: `${said} — resolve conflicts or required checks, or allow the merge method in the repo settings` };
+      return {
+        kind: 'not-mergeable',
+        message: `${said} — resolve conflicts or required checks, or allow the merge method in the repo settings`,
+      };
     case 409:
-      return merging ? { kind: 'head-moved', message: `${said} — the branch moved since it was validated; re-validate the new head` } : { kind: 'conflict', message: said };
+      return merging
+        ? { kind: 'head-moved', message: `${said} — the branch moved since it was validated; re-validate the new head` }
+        : { kind: 'conflict', message: said };
     case 422:
       return { kind: 'invalid', message: `${said}${validationDetail(error.response.data)}` };
     default:
-      return { kind: 'transport', status: error.status, message: `${said} — GitHub failed; retry later (throttling and retry should be on in production)` };
+      return {
+        kind: 'transport',
+        status: error.status,
+        message: `${said} — GitHub failed; retry later (throttling and retry should be on in production)`,
+      };
   }
 }
 

@@ -69,7 +69,10 @@ export interface LocalForge extends Forge {
   /** Records `reviewer`'s approval of the branch's current head. */
   approve(number: number, reviewer: string): Promise<ForgeResult<Approval>>;
   /** `mergePullRequest`, past the merge gate: the reason goes into the record and the merge commit. */
-  mergePullRequest(number: number, options: { sha: string; method: MergeMethod; breakGlass?: BreakGlass }): Promise<ForgeResult<{ sha: string }>>;
+  mergePullRequest(
+    number: number,
+    options: { sha: string; method: MergeMethod; breakGlass?: BreakGlass },
+  ): Promise<ForgeResult<{ sha: string }>>;
 }
 
 /** Reviewer names go into commit headers and terminals: printable, no angle brackets, at most this long. */
@@ -78,7 +81,8 @@ const MAX_REVIEWER_LENGTH = 100;
 /** Why a reviewer name cannot be recorded, or undefined when it can. */
 export function reviewerNameProblem(name: string): string | undefined {
   if (name.length > MAX_REVIEWER_LENGTH) return `is longer than ${MAX_REVIEWER_LENGTH} characters`;
-  if (!isSignatureText(name) || name !== name.trim()) return 'must be printable text without control characters, "<", ">" or surrounding spaces';
+  if (!isSignatureText(name) || name !== name.trim())
+    return 'must be printable text without control characters, "<", ">" or surrounding spaces';
   return undefined;
 }
 
@@ -90,7 +94,10 @@ const KIMOPS = { name: 'kimops', email: 'kimops@localhost' };
 export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {}): LocalForge {
   const label = `local forge ${repo.gitdir}`;
   const author = options.author ?? KIMOPS;
-  const fail = (kind: Exclude<ForgeFailure['kind'], 'rate-limited' | 'transport'>, message: string): { ok: false; failure: ForgeFailure } => ({ ok: false, failure: { kind, message: `${label}: ${message}` } });
+  const fail = (
+    kind: Exclude<ForgeFailure['kind'], 'rate-limited' | 'transport'>,
+    message: string,
+  ): { ok: false; failure: ForgeFailure } => ({ ok: false, failure: { kind, message: `${label}: ${message}` } });
   const ok = <T>(value: T): ForgeResult<T> => ({ ok: true, value });
   // Read-modify-write of the records holds the repo's lock, across processes; the reads happen inside it.
   const exclusive = <T>(purpose: string, work: () => Promise<T>): Promise<T> => repo.withLock(purpose, work);
@@ -107,7 +114,12 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     const all = await Promise.all(
       [...files].map(async ([path, file]) => {
         const number = /^pulls\/([1-9]\d*)\.json$/.exec(path)?.[1];
-        if (number === undefined) throw new ConfigError(where(path), '', `is no pull request record (pulls/<number>.json); remove it from ${PULLS_BRANCH}`);
+        if (number === undefined)
+          throw new ConfigError(
+            where(path),
+            '',
+            `is no pull request record (pulls/<number>.json); remove it from ${PULLS_BRANCH}`,
+          );
         return parsePullRecord(await file.read(), where(path), Number(number));
       }),
     );
@@ -116,15 +128,28 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
   /** Whether `head` is in the base's history already: then the PR is merged, whoever brought it there. */
   const reachedBase = async (record: PullRecord, head: string): Promise<string | undefined> => {
     const base = await repo.resolve(`refs/heads/${record.base}`);
-    return base !== undefined && (base === head || (await repo.contains(base, head, MERGED_LOOKBACK))) ? base : undefined;
+    return base !== undefined && (base === head || (await repo.contains(base, head, MERGED_LOOKBACK)))
+      ? base
+      : undefined;
   };
   const save = async (path: string, value: unknown, message: string, by: Signature = author) => {
-    await repo.commitFiles({ branch: PULLS_BRANCH, files: new Map([[path, `${JSON.stringify(value, null, 2)}\n`]]), message, author: by });
+    await repo.commitFiles({
+      branch: PULLS_BRANCH,
+      files: new Map([[path, `${JSON.stringify(value, null, 2)}\n`]]),
+      message,
+      author: by,
+    });
   };
-  const saveRecord = (record: PullRecord, message: string, by?: Signature) => save(`pulls/${record.number}.json`, record, `#${record.number}: ${message}`, by);
-  const withRecord = async <T>(number: number, work: (record: PullRecord) => Promise<ForgeResult<T>>): Promise<ForgeResult<T>> => {
+  const saveRecord = (record: PullRecord, message: string, by?: Signature) =>
+    save(`pulls/${record.number}.json`, record, `#${record.number}: ${message}`, by);
+  const withRecord = async <T>(
+    number: number,
+    work: (record: PullRecord) => Promise<ForgeResult<T>>,
+  ): Promise<ForgeResult<T>> => {
     const record = Number.isInteger(number) && number > 0 ? await readRecord(number) : undefined;
-    return record === undefined ? fail('not-found', `no pull request #${number}; list them with kimops pr list`) : work(record);
+    return record === undefined
+      ? fail('not-found', `no pull request #${number}; list them with kimops pr list`)
+      : work(record);
   };
   const statusesOf = async (sha: string): Promise<CommitStatus[]> => {
     const path = `statuses/${sha}.json`;
@@ -137,7 +162,8 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     url: `kimops pr show ${record.number} --repo ${repo.gitdir}`,
     branch: record.branch,
     base: record.base,
-    headSha: (record.state === 'open' ? await repo.resolve(`refs/heads/${record.branch}`) : undefined) ?? record.headSha,
+    headSha:
+      (record.state === 'open' ? await repo.resolve(`refs/heads/${record.branch}`) : undefined) ?? record.headSha,
     title: record.title,
     body: record.body,
     state: record.state === 'open' ? 'open' : 'closed',
@@ -160,21 +186,39 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         const all = await records();
         const open = all.find((record) => record.state === 'open' && record.branch === request.branch);
         // GitHub's 422 for the same cases.
-        if (open !== undefined) return fail('invalid', `a pull request already exists for ${request.branch}: #${open.number}`);
+        if (open !== undefined)
+          return fail('invalid', `a pull request already exists for ${request.branch}: #${open.number}`);
         const head = await repo.resolve(`refs/heads/${request.branch}`);
         if (head === undefined) return fail('invalid', `branch ${request.branch} does not exist; commit it first`);
-        if ((await repo.resolve(`refs/heads/${request.base}`)) === undefined) return fail('invalid', `base branch ${request.base} does not exist`);
+        if ((await repo.resolve(`refs/heads/${request.base}`)) === undefined)
+          return fail('invalid', `base branch ${request.base} does not exist`);
         const number = all.reduce((max, record) => Math.max(max, record.number), 0) + 1;
-        const record: PullRecord = { number, branch: request.branch, base: request.base, title: request.title, body: request.body, state: 'open', labels: request.labels ?? [], headSha: head, reviews: [], comments: [] };
+        const record: PullRecord = {
+          number,
+          branch: request.branch,
+          base: request.base,
+          title: request.title,
+          body: request.body,
+          state: 'open',
+          labels: request.labels ?? [],
+          headSha: head,
+          reviews: [],
+          comments: [],
+        };
         await saveRecord(record, `open from ${request.branch}: ${request.title}`);
         return ok(await pullRequestOf(record));
       }),
     updatePullRequest: (number, change) =>
       exclusive(`update #${number}`, () =>
         withRecord(number, async (record) => {
-          if (record.state === 'merged' && change.state === 'open') return fail('invalid', `#${number} is merged and cannot be reopened`);
+          if (record.state === 'merged' && change.state === 'open')
+            return fail('invalid', `#${number} is merged and cannot be reopened`);
           const head = await repo.resolve(`refs/heads/${record.branch}`);
-          const next: PullRecord = { ...record, ...(change.title === undefined ? {} : { title: change.title }), ...(change.body === undefined ? {} : { body: change.body }) };
+          const next: PullRecord = {
+            ...record,
+            ...(change.title === undefined ? {} : { title: change.title }),
+            ...(change.body === undefined ? {} : { body: change.body }),
+          };
           if (change.state !== undefined && record.state !== 'merged') next.state = change.state;
           // kimops updates its PR after each push to the branch: the new head is what reviewers now see.
           if (next.state === 'open' && head !== undefined) next.headSha = head;
@@ -185,7 +229,10 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     closePullRequest: (number, comment) =>
       exclusive(`close #${number}`, () =>
         withRecord(number, async (record) => {
-          const comments = comment === undefined ? record.comments : [...record.comments, { id: nextId(record), author: author.name, body: comment }];
+          const comments =
+            comment === undefined
+              ? record.comments
+              : [...record.comments, { id: nextId(record), author: author.name, body: comment }];
           // A merge whose record a crash did not write is recorded now, not turned into a close.
           const head = record.state === 'open' ? await repo.resolve(`refs/heads/${record.branch}`) : undefined;
           const mergedAt = head === undefined ? undefined : await reachedBase(record, head);
@@ -193,7 +240,10 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
             mergedAt !== undefined && head !== undefined
               ? { ...record, comments, state: 'merged', headSha: head, mergeCommit: mergedAt }
               : { ...record, comments, state: record.state === 'merged' ? 'merged' : 'closed' };
-          await saveRecord(next, next.state === 'merged' ? `merged as ${next.mergeCommit ?? ''} (found in ${record.base})` : 'close');
+          await saveRecord(
+            next,
+            next.state === 'merged' ? `merged as ${next.mergeCommit ?? ''} (found in ${record.base})` : 'close',
+          );
           return ok(await pullRequestOf(next));
         }),
       ),
@@ -202,23 +252,45 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         withRecord(number, async (record) => {
           if (record.state !== 'open') return fail('not-mergeable', `#${number} is ${record.state}, not open`);
           const head = await repo.resolve(`refs/heads/${record.branch}`);
-          if (head === undefined) return fail('not-mergeable', `branch ${record.branch} of #${number} no longer exists`);
-          if (head !== options.sha) return fail('head-moved', `#${number}: ${record.branch} is at ${head.slice(0, 12)}, not ${options.sha.slice(0, 12)} — the branch moved since it was validated; re-validate the new head`);
+          if (head === undefined)
+            return fail('not-mergeable', `branch ${record.branch} of #${number} no longer exists`);
+          if (head !== options.sha)
+            return fail(
+              'head-moved',
+              `#${number}: ${record.branch} is at ${head.slice(0, 12)}, not ${options.sha.slice(0, 12)} — the branch moved since it was validated; re-validate the new head`,
+            );
           const forced = options.breakGlass;
           // A merge a crash left unrecorded: the head is in the base already; record it, merge nothing twice.
           const already = await reachedBase(record, head);
           if (already !== undefined) {
-            await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: already, ...(forced && { forced }) }, `merged as ${already} (found in ${record.base})`);
+            await saveRecord(
+              { ...record, state: 'merged', headSha: head, mergeCommit: already, ...(forced && { forced }) },
+              `merged as ${already} (found in ${record.base})`,
+            );
             return ok({ sha: already });
           }
-          const trailers = forced ? `\n\nKimops-Forced-By: ${forced.by}\nKimops-Force-Reason: ${forced.reason.replace(/\s+/g, ' ')}` : '';
+          const trailers = forced
+            ? `\n\nKimops-Forced-By: ${forced.by}\nKimops-Force-Reason: ${forced.reason.replace(/\s+/g, ' ')}`
+            : '';
           // Every method merges (fast-forward or merge commit): the landscape's history is reverted with `git revert`.
-          const merged = await repo.mergeInto({ branch: record.base, theirs: head, message: `Merge pull request #${number} from ${record.branch}\n\n${record.title}${trailers}`, author });
+          const merged = await repo.mergeInto({
+            branch: record.base,
+            theirs: head,
+            message: `Merge pull request #${number} from ${record.branch}\n\n${record.title}${trailers}`,
+            author,
+          });
           if (!merged.merged) {
-            const where = merged.conflicts.length > 0 ? `conflicts in ${merged.conflicts.join(', ')}` : 'no single merge base';
-            return fail('not-mergeable', `#${number} cannot be merged into ${record.base}: ${where} — re-render ${record.branch} on top of ${record.base}`);
+            const where =
+              merged.conflicts.length > 0 ? `conflicts in ${merged.conflicts.join(', ')}` : 'no single merge base';
+            return fail(
+              'not-mergeable',
+              `#${number} cannot be merged into ${record.base}: ${where} — re-render ${record.branch} on top of ${record.base}`,
+            );
           }
-          await saveRecord({ ...record, state: 'merged', headSha: head, mergeCommit: merged.oid, ...(forced && { forced }) }, `merged as ${merged.oid}${forced ? ` past the gate by ${forced.by}: ${forced.reason}` : ''}`);
+          await saveRecord(
+            { ...record, state: 'merged', headSha: head, mergeCommit: merged.oid, ...(forced && { forced }) },
+            `merged as ${merged.oid}${forced ? ` past the gate by ${forced.by}: ${forced.reason}` : ''}`,
+          );
           return ok({ sha: merged.oid });
         }),
       ),
@@ -227,21 +299,38 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
       exclusive(`approve #${number}`, () =>
         withRecord(number, async (record) => {
           const problem = reviewerNameProblem(reviewer);
-          if (problem !== undefined) return fail('invalid', `reviewer name ${JSON.stringify(reviewer)} ${problem}; pass another with --as`);
-          if (record.state !== 'open') return fail('invalid', `#${number} is ${record.state}; only open pull requests are reviewed`);
+          if (problem !== undefined)
+            return fail('invalid', `reviewer name ${JSON.stringify(reviewer)} ${problem}; pass another with --as`);
+          if (record.state !== 'open')
+            return fail('invalid', `#${number} is ${record.state}; only open pull requests are reviewed`);
           const commitSha = (await repo.resolve(`refs/heads/${record.branch}`)) ?? record.headSha;
-          const next: PullRecord = { ...record, reviews: [...record.reviews, { reviewer, state: 'approved', commitSha }] };
+          const next: PullRecord = {
+            ...record,
+            reviews: [...record.reviews, { reviewer, state: 'approved', commitSha }],
+          };
           // The reviewer authors the record's commit: `git log kimops/pulls` is the audit trail.
-          await saveRecord(next, `approved by ${reviewer} at ${commitSha}`, { name: reviewer, email: `${reviewer}@localhost` });
+          await saveRecord(next, `approved by ${reviewer} at ${commitSha}`, {
+            name: reviewer,
+            email: `${reviewer}@localhost`,
+          });
           return ok({ reviewer, commitSha });
         }),
       ),
     setCommitStatus: (sha, status) =>
       exclusive(`status on ${sha.slice(0, 12)}`, async () => {
         const current = await statusesOf(sha);
-        const entry: CommitStatus = { context: status.context, state: status.state, description: status.description, ...(status.targetUrl === undefined ? {} : { targetUrl: status.targetUrl }) };
+        const entry: CommitStatus = {
+          context: status.context,
+          state: status.state,
+          description: status.description,
+          ...(status.targetUrl === undefined ? {} : { targetUrl: status.targetUrl }),
+        };
         // The latest status per context counts, as on GitHub.
-        await save(`statuses/${sha}.json`, [...current.filter((s) => s.context !== status.context), entry], `status ${status.context} ${status.state} on ${sha}`);
+        await save(
+          `statuses/${sha}.json`,
+          [...current.filter((s) => s.context !== status.context), entry],
+          `status ${status.context} ${status.state} on ${sha}`,
+        );
         return ok(undefined);
       }),
     statuses: async (sha) => ok(await statusesOf(sha)),
@@ -252,18 +341,26 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
           const text = `${tag}\n${body}`;
           const existing = record.comments.find((comment) => comment.body.startsWith(tag));
           if (existing !== undefined) {
-            if (existing.body !== text) await saveRecord({ ...record, comments: record.comments.map((c) => (c.id === existing.id ? { ...c, body: text } : c)) }, `comment ${marker}`);
+            if (existing.body !== text)
+              await saveRecord(
+                { ...record, comments: record.comments.map((c) => (c.id === existing.id ? { ...c, body: text } : c)) },
+                `comment ${marker}`,
+              );
             return ok({ id: existing.id, created: false });
           }
           const id = nextId(record);
-          await saveRecord({ ...record, comments: [...record.comments, { id, author: author.name, body: text }] }, `comment ${marker}`);
+          await saveRecord(
+            { ...record, comments: [...record.comments, { id, author: author.name, body: text }] },
+            `comment ${marker}`,
+          );
           return ok({ id, created: true });
         }),
       ),
     listOpenPullRequests: async (filter = {}) => {
       const open = (await records()).filter((record) => record.state === 'open');
       const prefix = filter.labelPrefix;
-      const matching = prefix === undefined ? open : open.filter((record) => record.labels.some((l) => l.startsWith(prefix)));
+      const matching =
+        prefix === undefined ? open : open.filter((record) => record.labels.some((l) => l.startsWith(prefix)));
       return ok(await Promise.all(matching.map(pullRequestOf)));
     },
     pullRecord: (number) => withRecord(number, async (record) => ok(record)),
@@ -280,5 +377,7 @@ function nextId(record: PullRecord): number {
 export function approvalsOf(record: PullRecord): Approval[] {
   const latest = new Map<string, PullRecord['reviews'][number]>();
   for (const review of record.reviews) latest.set(review.reviewer, review);
-  return [...latest.values()].filter((review) => review.state === 'approved').map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
+  return [...latest.values()]
+    .filter((review) => review.state === 'approved')
+    .map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
 }

@@ -22,7 +22,14 @@ export function parseStatuses(text: string, where: string): CommitStatus[] {
   const value = parseJson(text, where);
   const ok =
     Array.isArray(value) &&
-    value.every((s) => isJsonObject(s) && isString(s['context']) && STATUS_STATES.has(s['state'] as string) && isString(s['description']) && (s['targetUrl'] === undefined || isString(s['targetUrl'])));
+    value.every(
+      (s) =>
+        isJsonObject(s) &&
+        isString(s['context']) &&
+        STATUS_STATES.has(s['state'] as string) &&
+        isString(s['description']) &&
+        (s['targetUrl'] === undefined || isString(s['targetUrl'])),
+    );
   if (!ok) throw damaged(where, 'is not a list of commit statuses ({context, state, description})');
   return value as CommitStatus[];
 }
@@ -36,28 +43,44 @@ function parseJson(text: string, where: string): unknown {
 }
 
 function damaged(where: string, problem: string): ConfigError {
-  return new ConfigError(where, '', `${problem}; the record was edited or damaged: restore it from the branch's history (git log -p on the branch), then run again`);
+  return new ConfigError(
+    where,
+    '',
+    `${problem}; the record was edited or damaged: restore it from the branch's history (git log -p on the branch), then run again`,
+  );
 }
 
 /** The first thing wrong with a record, in words, or undefined. */
 function recordProblem(value: unknown, number: number): string | undefined {
   if (!isJsonObject(value)) return 'is not a JSON object';
   if (value['number'] !== number) return `says number ${JSON.stringify(value['number'])}, but its file is #${number}`;
-  for (const key of ['branch', 'base', 'title', 'body'] as const) if (!isString(value[key])) return `${key}: not a string`;
-  if (!STATES.has(value['state'] as string)) return `state: ${JSON.stringify(value['state'])} is none of open, closed, merged`;
+  for (const key of ['branch', 'base', 'title', 'body'] as const)
+    if (!isString(value[key])) return `${key}: not a string`;
+  if (!STATES.has(value['state'] as string))
+    return `state: ${JSON.stringify(value['state'])} is none of open, closed, merged`;
   if (!Array.isArray(value['labels']) || !value['labels'].every(isString)) return 'labels: not a list of strings';
   if (!isOid(value['headSha'])) return 'headSha: not a commit id';
   if (value['mergeCommit'] !== undefined && !isOid(value['mergeCommit'])) return 'mergeCommit: not a commit id';
   const reviews = value['reviews'];
-  if (!Array.isArray(reviews) || !reviews.every((r) => isJsonObject(r) && isString(r['reviewer']) && REVIEW_STATES.has(r['state'] as string) && isOid(r['commitSha']))) {
+  if (
+    !Array.isArray(reviews) ||
+    !reviews.every(
+      (r) =>
+        isJsonObject(r) && isString(r['reviewer']) && REVIEW_STATES.has(r['state'] as string) && isOid(r['commitSha']),
+    )
+  ) {
     return 'reviews: not a list of {reviewer, state, commitSha}';
   }
   const comments = value['comments'];
-  if (!Array.isArray(comments) || !comments.every((c) => isJsonObject(c) && Number.isInteger(c['id']) && isString(c['author']) && isString(c['body']))) {
+  if (
+    !Array.isArray(comments) ||
+    !comments.every((c) => isJsonObject(c) && Number.isInteger(c['id']) && isString(c['author']) && isString(c['body']))
+  ) {
     return 'comments: not a list of {id, author, body}';
   }
   const forced = value['forced'];
-  if (forced !== undefined && !(isJsonObject(forced) && isString(forced['by']) && isString(forced['reason']))) return 'forced: not {by, reason}';
+  if (forced !== undefined && !(isJsonObject(forced) && isString(forced['by']) && isString(forced['reason'])))
+    return 'forced: not {by, reason}';
   return undefined;
 }
 

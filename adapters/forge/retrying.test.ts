@@ -12,7 +12,17 @@ const fail = (failure: ForgeFailure): ForgeResult<never> => ({ ok: false, failur
 const ok = <T>(value: T): ForgeResult<T> => ({ ok: true, value });
 
 const pull = (extra: Partial<PullRequest> = {}): PullRequest => ({
-  number: 7, url: 'https://example/pull/7', branch: 'kimops/dev/a', base: 'main', headSha: 'a'.repeat(40), title: 't', body: '', state: 'open', merged: false, labels: [], ...extra,
+  number: 7,
+  url: 'https://example/pull/7',
+  branch: 'kimops/dev/a',
+  base: 'main',
+  headSha: 'a'.repeat(40),
+  title: 't',
+  body: '',
+  state: 'open',
+  merged: false,
+  labels: [],
+  ...extra,
 });
 
 /** A forge whose methods answer from scripts, one answer per call, and record every call; unscripted calls fail the test. */
@@ -36,13 +46,19 @@ function scripted(scripts: Partial<Record<keyof Omit<Forge, 'label'>, ForgeResul
 function recorder(extra: RetryOptions = {}) {
   const waits: number[] = [];
   const events: RetryEvent[] = [];
-  const options: RetryOptions = { sleep: async (ms) => void waits.push(ms), log: (event) => void events.push(event), ...extra };
+  const options: RetryOptions = {
+    sleep: async (ms) => void waits.push(ms),
+    log: (event) => void events.push(event),
+    ...extra,
+  };
   return { waits, events, options };
 }
 
 describe('withRetries', () => {
   it('retries transport failures with exponential backoff up to the cap, logging forge, operation and wait', async () => {
-    const { forge, calls } = scripted({ defaultBranch: [fail(transport), fail(transport), fail(transport), ok('main')] });
+    const { forge, calls } = scripted({
+      defaultBranch: [fail(transport), fail(transport), fail(transport), ok('main')],
+    });
     const { waits, events, options } = recorder({ baseDelayMs: 100, maxDelayMs: 300 });
     expect(await withRetries(forge, options).defaultBranch()).toEqual(ok('main'));
     expect(calls).toHaveLength(4);
@@ -52,7 +68,9 @@ describe('withRetries', () => {
       ['fake forge', 'defaultBranch', 2, 200],
       ['fake forge', 'defaultBranch', 3, 300],
     ]);
-    expect(events[0]?.message).toBe('fake forge: defaultBranch failed (attempt 1 of 4, transport): GitHub: 502 Bad Gateway; retrying in 0.1 s');
+    expect(events[0]?.message).toBe(
+      'fake forge: defaultBranch failed (attempt 1 of 4, transport): GitHub: 502 Bad Gateway; retrying in 0.1 s',
+    );
   });
 
   it('gives up after the attempts and returns the last failure', async () => {
@@ -96,30 +114,52 @@ describe('withRetries', () => {
     const created = pull();
     const { forge, calls } = scripted({ openPullRequest: [fail(transport)], findOpenPullRequest: [ok(created)] });
     const { options } = recorder();
-    expect(await withRetries(forge, options).openPullRequest({ branch: 'kimops/dev/a', base: 'main', title: 't', body: '' })).toEqual(ok(created));
+    expect(
+      await withRetries(forge, options).openPullRequest({ branch: 'kimops/dev/a', base: 'main', title: 't', body: '' }),
+    ).toEqual(ok(created));
     expect(calls.map((c) => c.slice(0, c.indexOf('(')))).toEqual(['openPullRequest', 'findOpenPullRequest']);
   });
 
   it('opens again when the failed try created nothing, and retries the check itself when it fails transiently', async () => {
     const created = pull();
-    const { forge, calls } = scripted({ openPullRequest: [fail(transport), ok(created)], findOpenPullRequest: [fail(transport), ok(undefined)] });
+    const { forge, calls } = scripted({
+      openPullRequest: [fail(transport), ok(created)],
+      findOpenPullRequest: [fail(transport), ok(undefined)],
+    });
     const { options } = recorder();
-    expect(await withRetries(forge, options).openPullRequest({ branch: 'kimops/dev/a', base: 'main', title: 't', body: '' })).toEqual(ok(created));
-    expect(calls.map((c) => c.slice(0, c.indexOf('(')))).toEqual(['openPullRequest', 'findOpenPullRequest', 'findOpenPullRequest', 'openPullRequest']);
+    expect(
+      await withRetries(forge, options).openPullRequest({ branch: 'kimops/dev/a', base: 'main', title: 't', body: '' }),
+    ).toEqual(ok(created));
+    expect(calls.map((c) => c.slice(0, c.indexOf('(')))).toEqual([
+      'openPullRequest',
+      'findOpenPullRequest',
+      'findOpenPullRequest',
+      'openPullRequest',
+    ]);
   });
 
   it('returns the merge commit of a lost mergePullRequest instead of merging again', async () => {
-    const { forge, calls } = scripted({ mergePullRequest: [fail(transport)], getPullRequest: [ok(pull({ state: 'closed', merged: true, mergeCommitSha: 'm'.repeat(40) }))] });
+    const { forge, calls } = scripted({
+      mergePullRequest: [fail(transport)],
+      getPullRequest: [ok(pull({ state: 'closed', merged: true, mergeCommitSha: 'm'.repeat(40) }))],
+    });
     const { options } = recorder();
-    expect(await withRetries(forge, options).mergePullRequest(7, { sha: 'a'.repeat(40), method: 'merge' })).toEqual(ok({ sha: 'm'.repeat(40) }));
+    expect(await withRetries(forge, options).mergePullRequest(7, { sha: 'a'.repeat(40), method: 'merge' })).toEqual(
+      ok({ sha: 'm'.repeat(40) }),
+    );
     expect(calls.map((c) => c.slice(0, c.indexOf('(')))).toEqual(['mergePullRequest', 'getPullRequest']);
   });
 
   it('merges again when the PR is still open, and passes on head-moved', async () => {
     const moved: ForgeFailure = { kind: 'head-moved', message: 'moved' };
-    const { forge, calls } = scripted({ mergePullRequest: [fail(transport), fail(moved)], getPullRequest: [ok(pull())] });
+    const { forge, calls } = scripted({
+      mergePullRequest: [fail(transport), fail(moved)],
+      getPullRequest: [ok(pull())],
+    });
     const { options } = recorder();
-    expect(await withRetries(forge, options).mergePullRequest(7, { sha: 'a'.repeat(40), method: 'merge' })).toEqual(fail(moved));
+    expect(await withRetries(forge, options).mergePullRequest(7, { sha: 'a'.repeat(40), method: 'merge' })).toEqual(
+      fail(moved),
+    );
     expect(calls).toHaveLength(3);
   });
 
@@ -132,7 +172,12 @@ describe('withRetries', () => {
     });
     const { options } = recorder();
     expect(await withRetries(forge, options).closePullRequest(7, 'gone')).toEqual(ok(closed));
-    expect(calls).toEqual([`upsertStickyComment(7, "${CLOSE_COMMENT_MARKER}", "gone")`, `upsertStickyComment(7, "${CLOSE_COMMENT_MARKER}", "gone")`, 'closePullRequest(7)', 'getPullRequest(7)']);
+    expect(calls).toEqual([
+      `upsertStickyComment(7, "${CLOSE_COMMENT_MARKER}", "gone")`,
+      `upsertStickyComment(7, "${CLOSE_COMMENT_MARKER}", "gone")`,
+      'closePullRequest(7)',
+      'getPullRequest(7)',
+    ]);
   });
 });
 
@@ -148,7 +193,15 @@ describe('withRetries through the GitHub forge', () => {
     await server.close();
   });
 
-  const github = () => githubForge({ owner: 'acme', repo: REPO, baseUrl: server.url, auth: { token: server.token }, throttle: false, retry: false });
+  const github = () =>
+    githubForge({
+      owner: 'acme',
+      repo: REPO,
+      baseUrl: server.url,
+      auth: { token: server.token },
+      throttle: false,
+      retry: false,
+    });
 
   it('ends a 502 that lost the answer to a created PR in exactly one PR', async () => {
     const branch = 'kimops/dev/retry-open';
@@ -161,9 +214,13 @@ describe('withRetries through the GitHub forge', () => {
     expect(opened).toMatchObject({ ok: true, value: { branch, state: 'open' } });
     expect(server.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 502', 'GET 200']);
     expect(waits).toEqual([1_000]);
-    expect(events[0]?.message).toMatch(new RegExp(`^GitHub ${server.url} acme/${REPO}: openPullRequest failed \\(attempt 1 of 4, transport\\)`));
+    expect(events[0]?.message).toMatch(
+      new RegExp(`^GitHub ${server.url} acme/${REPO}: openPullRequest failed \\(attempt 1 of 4, transport\\)`),
+    );
     const open = await forge.listOpenPullRequests();
-    expect(open.ok && open.value.filter((p) => p.branch === branch).map((p) => p.number)).toEqual([opened.ok && opened.value.number]);
+    expect(open.ok && open.value.filter((p) => p.branch === branch).map((p) => p.number)).toEqual([
+      opened.ok && opened.value.number,
+    ]);
   });
 
   it('merges once when the answer to a merge is lost, returning the merge commit on main', async () => {
@@ -177,10 +234,23 @@ describe('withRetries through the GitHub forge', () => {
     const before = server.requests.length;
     const merged = await forge.mergePullRequest(opened.value.number, { sha: head, method: 'merge' });
     expect(server.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual(['PUT 502', 'GET 200']);
-    const main = execFileSync('git', ['--git-dir', server.gitDir(REPO), 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
+    const main = execFileSync('git', ['--git-dir', server.gitDir(REPO), 'rev-parse', 'main'], {
+      encoding: 'utf8',
+    }).trim();
     expect(merged).toEqual({ ok: true, value: { sha: main } });
-    expect(execFileSync('git', ['--git-dir', server.gitDir(REPO), 'log', '--format=%s', '--grep', `#${opened.value.number} from`, 'main'], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
-    expect(await forge.getPullRequest(opened.value.number)).toMatchObject({ ok: true, value: { merged: true, mergeCommitSha: main, state: 'closed' } });
+    expect(
+      execFileSync(
+        'git',
+        ['--git-dir', server.gitDir(REPO), 'log', '--format=%s', '--grep', `#${opened.value.number} from`, 'main'],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n'),
+    ).toHaveLength(1);
+    expect(await forge.getPullRequest(opened.value.number)).toMatchObject({
+      ok: true,
+      value: { merged: true, mergeCommitSha: main, state: 'closed' },
+    });
   });
 
   it('closes with one sticky comment when the answer to the comment is lost', async () => {
@@ -194,8 +264,15 @@ describe('withRetries through the GitHub forge', () => {
     server.failNext(1, { status: 502, afterEffect: true }, 1);
     const closed = await forge.closePullRequest(opened.value.number, 'The Runtime was deleted.');
     expect(closed).toMatchObject({ ok: true, value: { state: 'closed', merged: false } });
-    expect(server.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual(['GET 200', 'POST 502', 'GET 200', 'PATCH 200']);
-    expect(server.comments(REPO, opened.value.number).map((c) => c.body)).toEqual([`${stickyTag(CLOSE_COMMENT_MARKER)}\nThe Runtime was deleted.`]);
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual([
+      'GET 200',
+      'POST 502',
+      'GET 200',
+      'PATCH 200',
+    ]);
+    expect(server.comments(REPO, opened.value.number).map((c) => c.body)).toEqual([
+      `${stickyTag(CLOSE_COMMENT_MARKER)}\nThe Runtime was deleted.`,
+    ]);
   });
 
   it('waits out a rate limit GitHub announces, and returns one beyond the maximum wait at once', async () => {
@@ -210,7 +287,10 @@ describe('withRetries through the GitHub forge', () => {
 
     const impatient = recorder({ maxRateLimitWaitSeconds: 30 });
     server.failNext(1, 'rate-limit');
-    expect(await withRetries(await github(), impatient.options).defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'rate-limited' } });
+    expect(await withRetries(await github(), impatient.options).defaultBranch()).toMatchObject({
+      ok: false,
+      failure: { kind: 'rate-limited' },
+    });
     expect(impatient.waits).toEqual([]);
   });
 });

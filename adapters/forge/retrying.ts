@@ -65,7 +65,11 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
    * Runs `run` until it succeeds, fails for good, or the attempts are used up. `alreadyDone`, for
    * writes, runs before every retry: a value means the earlier try took effect, and it is the result.
    */
-  const retrying = async <T>(operation: string, run: () => Promise<ForgeResult<T>>, alreadyDone?: () => Promise<ForgeResult<T | undefined>>): Promise<ForgeResult<T>> => {
+  const retrying = async <T>(
+    operation: string,
+    run: () => Promise<ForgeResult<T>>,
+    alreadyDone?: () => Promise<ForgeResult<T | undefined>>,
+  ): Promise<ForgeResult<T>> => {
     for (let attempt = 1; ; attempt++) {
       let result: ForgeResult<T>;
       const done = attempt > 1 && alreadyDone !== undefined ? await alreadyDone() : undefined;
@@ -76,13 +80,24 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
       const waitMs = waitAfter(attempt, result.failure);
       if (waitMs === undefined) return result;
       const seconds = Math.round(waitMs / 100) / 10;
-      options.log?.({ forge: forge.label, operation, attempt, waitMs, failure: result.failure, message: `${forge.label}: ${operation} failed (attempt ${attempt} of ${attempts}, ${result.failure.kind}): ${result.failure.message}; retrying in ${seconds} s` });
+      options.log?.({
+        forge: forge.label,
+        operation,
+        attempt,
+        waitMs,
+        failure: result.failure,
+        message: `${forge.label}: ${operation} failed (attempt ${attempt} of ${attempts}, ${result.failure.kind}): ${result.failure.message}; retrying in ${seconds} s`,
+      });
       await sleep(waitMs);
     }
   };
 
   const open: Forge['openPullRequest'] = (request) =>
-    retrying('openPullRequest', () => forge.openPullRequest(request), () => forge.findOpenPullRequest(request.branch));
+    retrying(
+      'openPullRequest',
+      () => forge.openPullRequest(request),
+      () => forge.findOpenPullRequest(request.branch),
+    );
 
   const merge = (number: number, mergeOptions: { sha: string; method: MergeMethod }) =>
     retrying(
@@ -91,7 +106,13 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
       async (): Promise<ForgeResult<{ sha: string } | undefined>> => {
         const pull = await forge.getPullRequest(number);
         if (!pull.ok) return pull;
-        return { ok: true, value: pull.value.merged && pull.value.mergeCommitSha !== undefined ? { sha: pull.value.mergeCommitSha } : undefined };
+        return {
+          ok: true,
+          value:
+            pull.value.merged && pull.value.mergeCommitSha !== undefined
+              ? { sha: pull.value.mergeCommitSha }
+              : undefined,
+        };
       },
     );
 
@@ -112,7 +133,9 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
     closePullRequest: async (number, comment) => {
       // A plain comment posted by a lost try would be posted again; a sticky one is found and updated.
       if (comment !== undefined) {
-        const commented: ForgeResult<unknown> = await retrying('closePullRequest', () => forge.upsertStickyComment(number, CLOSE_COMMENT_MARKER, comment));
+        const commented: ForgeResult<unknown> = await retrying('closePullRequest', () =>
+          forge.upsertStickyComment(number, CLOSE_COMMENT_MARKER, comment),
+        );
         if (!commented.ok) return commented;
       }
       return retrying('closePullRequest', () => forge.closePullRequest(number), closed(number));
@@ -122,7 +145,8 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
     // A repeated status with the same context replaces the first: the latest per context counts.
     setCommitStatus: (sha, status) => retrying('setCommitStatus', () => forge.setCommitStatus(sha, status)),
     // Finds its comment by the marker on every try, so a lost create is updated, not duplicated.
-    upsertStickyComment: (number, marker, body) => retrying('upsertStickyComment', () => forge.upsertStickyComment(number, marker, body)),
+    upsertStickyComment: (number, marker, body) =>
+      retrying('upsertStickyComment', () => forge.upsertStickyComment(number, marker, body)),
     listOpenPullRequests: (filter) => retrying('listOpenPullRequests', () => forge.listOpenPullRequests(filter)),
   };
 }

@@ -13,7 +13,11 @@ export function temporaryPathFor(path: string): string {
  * Replaces `path` with `data` in one step. Errors (a missing folder, say) are thrown as node throws
  * them, after the temporary file is removed, so callers may create the folder and try again.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options?: Parameters<typeof writeFile>[2]): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options?: Parameters<typeof writeFile>[2],
+): Promise<void> {
   const temporary = temporaryPathFor(path);
   try {
     await writeFile(temporary, data, options);

@@ -16,12 +16,18 @@ import { REPO_LOCK_FILE, withRepoLock } from './repo-lock.js';
 
 const tmp = useTempDir('git-durability');
 const author = { name: 'kimops', email: 'kimops@localhost', timestamp: 1_790_000_000 };
-const gitCli = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const gitCli = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 const loosePath = (gitdir: string, oid: string) => join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
 
 async function repoWithMain() {
   const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
-  const first = await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', 'landscape: dev\n']]), message: 'init', author });
+  const first = await repo.commitFiles({
+    branch: 'main',
+    files: new Map([['kimops.yaml', 'landscape: dev\n']]),
+    message: 'init',
+    author,
+  });
   return { repo, first: first.oid as string };
 }
 
@@ -39,16 +45,31 @@ describe('objects', () => {
     const blob = objectId('blob', text);
     await mkdir(dirname(loosePath(repo.gitdir, blob)), { recursive: true });
     await writeFile(loosePath(repo.gitdir, blob), '');
-    await repo.commitFiles({ branch: 'main', files: new Map([['shoots/a/shoot.yaml', text]]), message: 'add a', author });
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([['shoots/a/shoot.yaml', text]]),
+      message: 'add a',
+      author,
+    });
     expect(gitCli(repo.gitdir, 'show', 'main:shoots/a/shoot.yaml')).toBe(text);
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
   });
 
   it('refuses signature text that would add header lines to a commit', () => {
     const signature = { name: 'eve\nparent 0000', email: 'e@x', timestamp: 1, timezoneOffset: 0 };
-    expect(() => commitBody({ tree: 'a'.repeat(40), parents: [], author: signature, committer: signature, message: 'm\n' })).toThrow(ConfigError);
-    const body = commitBody({ tree: 'a'.repeat(40), parents: ['b'.repeat(40)], author: { ...signature, name: 'Jane', timezoneOffset: -120 }, committer: { ...signature, name: 'Jane', timezoneOffset: 90 }, message: 'm\n' });
-    expect(body).toBe(`tree ${'a'.repeat(40)}\nparent ${'b'.repeat(40)}\nauthor Jane <e@x> 1 +0200\ncommitter Jane <e@x> 1 -0130\n\nm\n`);
+    expect(() =>
+      commitBody({ tree: 'a'.repeat(40), parents: [], author: signature, committer: signature, message: 'm\n' }),
+    ).toThrow(ConfigError);
+    const body = commitBody({
+      tree: 'a'.repeat(40),
+      parents: ['b'.repeat(40)],
+      author: { ...signature, name: 'Jane', timezoneOffset: -120 },
+      committer: { ...signature, name: 'Jane', timezoneOffset: 90 },
+      message: 'm\n',
+    });
+    expect(body).toBe(
+      `tree ${'a'.repeat(40)}\nparent ${'b'.repeat(40)}\nauthor Jane <e@x> 1 +0200\ncommitter Jane <e@x> 1 -0130\n\nm\n`,
+    );
   });
 });
 
@@ -56,8 +77,12 @@ describe('refs', () => {
   it('takes a damaged ref for damage, not for a missing branch that could start over', async () => {
     const { repo } = await repoWithMain();
     await writeFile(join(repo.gitdir, 'refs/heads/main'), '');
-    await expect(repo.resolve('main')).rejects.toThrow(/refs\/heads\/main: holds "", not a commit id: the ref is damaged/);
-    await expect(repo.commitFiles({ branch: 'main', files: new Map([['x', 'y']]), message: 'x', author })).rejects.toThrow(ConfigError);
+    await expect(repo.resolve('main')).rejects.toThrow(
+      /refs\/heads\/main: holds "", not a commit id: the ref is damaged/,
+    );
+    await expect(
+      repo.commitFiles({ branch: 'main', files: new Map([['x', 'y']]), message: 'x', author }),
+    ).rejects.toThrow(ConfigError);
   });
 
   it('reads no file outside the git directory for a ref name that leads there', async () => {
@@ -69,7 +94,9 @@ describe('refs', () => {
 
   it('moves a ref only from the value its writer read, and leaves no lock behind', async () => {
     const { repo, first } = await repoWithMain();
-    const second = (await repo.commitFiles({ branch: 'side', base: 'main', files: new Map([['x', 'y']]), message: 'x', author })).oid as string;
+    const second = (
+      await repo.commitFiles({ branch: 'side', base: 'main', files: new Map([['x', 'y']]), message: 'x', author })
+    ).oid as string;
     await expect(updateRef(repo.gitdir, 'refs/heads/main', second, second)).rejects.toThrow(RefMoved);
     await expect(repo.updateBranch('new', second, first)).rejects.toThrow(RefMoved);
     expect(await readRef(repo.gitdir, 'refs/heads/main')).toBe(first);
@@ -89,7 +116,8 @@ describe('refs', () => {
     await writeFile(lock, '');
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
-    const second = (await repo.commitFiles({ branch: 'main', files: new Map([['x', 'y']]), message: 'x', author })).oid as string;
+    const second = (await repo.commitFiles({ branch: 'main', files: new Map([['x', 'y']]), message: 'x', author }))
+      .oid as string;
     expect(await readRef(repo.gitdir, 'refs/heads/main')).toBe(second);
     expect(second).not.toBe(first);
   });
@@ -99,12 +127,24 @@ describe('the repo lock', () => {
   it("takes over the lock of a process that died, and keeps a live holder's", async () => {
     const { repo } = await repoWithMain();
     const path = join(repo.gitdir, REPO_LOCK_FILE);
-    await writeFile(path, JSON.stringify({ pid: await deadPid(), host: hostname(), purpose: 'generate', since: '2026-01-01T00:00:00Z' }));
-    expect(await withRepoLock(repo.gitdir, { purpose: 'test' }, async () => JSON.parse(await readFile(path, 'utf8')) as { pid: number })).toMatchObject({ pid: process.pid });
+    await writeFile(
+      path,
+      JSON.stringify({ pid: await deadPid(), host: hostname(), purpose: 'generate', since: '2026-01-01T00:00:00Z' }),
+    );
+    expect(
+      await withRepoLock(
+        repo.gitdir,
+        { purpose: 'test' },
+        async () => JSON.parse(await readFile(path, 'utf8')) as { pid: number },
+      ),
+    ).toMatchObject({ pid: process.pid });
     await expect(stat(path)).rejects.toThrow(); // released
 
     const parent = process.ppid; // alive for as long as this test runs
-    await writeFile(path, JSON.stringify({ pid: parent, host: hostname(), purpose: 'pr merge #3', since: '2026-01-01T00:00:00Z' }));
+    await writeFile(
+      path,
+      JSON.stringify({ pid: parent, host: hostname(), purpose: 'pr merge #3', since: '2026-01-01T00:00:00Z' }),
+    );
     const attempt = withRepoLock(repo.gitdir, { purpose: 'pr approve #3', timeoutMs: 0 }, async () => 'ran');
     await expect(attempt).rejects.toThrow(TransportError);
     await expect(attempt).rejects.toThrow(`held by pr merge #3 (pid ${parent} on ${hostname()}`);
@@ -115,7 +155,9 @@ describe('the repo lock', () => {
     const { repo } = await repoWithMain();
     await mkdir(join(repo.gitdir, REPO_LOCK_FILE));
     const attempt = withRepoLock(repo.gitdir, { purpose: 'generate', timeoutMs: 50 }, async () => 'ran');
-    await expect(attempt).rejects.toThrow(`held by an unreadable ${REPO_LOCK_FILE}; let it finish and run again, or, if no kimops runs there any more, remove ${join(repo.gitdir, REPO_LOCK_FILE)}`);
+    await expect(attempt).rejects.toThrow(
+      `held by an unreadable ${REPO_LOCK_FILE}; let it finish and run again, or, if no kimops runs there any more, remove ${join(repo.gitdir, REPO_LOCK_FILE)}`,
+    );
   });
 
   it('is re-entrant within its holder and queues the other holders of this process', async () => {

@@ -22,7 +22,8 @@ const landscape = {
   'shoots/b/shoot.yaml': 'kind: Shoot\nname: b\n',
 };
 
-const gitCli = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const gitCli = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 
 async function treeOid(repo: LandscapeRepo, commit: string, path: string): Promise<string> {
   return (await git.readTree({ fs, gitdir: repo.gitdir, oid: commit, filepath: path })).oid;
@@ -34,12 +35,20 @@ describe('LandscapeRepo.commitFiles', () => {
     const result = await repo.commitFiles(request(landscape));
     expect(result).toMatchObject({ changed: true, changedPaths: Object.keys(landscape).sort() });
     const gitdir = repo.gitdir;
-    expect(gitCli(gitdir, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(Object.keys(landscape).sort());
+    expect(gitCli(gitdir, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(
+      Object.keys(landscape).sort(),
+    );
     expect(gitCli(gitdir, 'show', 'main:shoots/b/shoot.yaml')).toBe(landscape['shoots/b/shoot.yaml']);
-    expect(gitCli(gitdir, 'log', '--format=%an <%ae> %at %s', 'main').trim()).toBe(`kimops <kimops@example.com> ${author.timestamp} render`);
+    expect(gitCli(gitdir, 'log', '--format=%an <%ae> %at %s', 'main').trim()).toBe(
+      `kimops <kimops@example.com> ${author.timestamp} render`,
+    );
     gitCli(gitdir, 'fsck', '--strict', '--no-dangling');
     const files = await repo.readFiles('main', 'shoots');
-    expect([...files.keys()]).toEqual(['shoots/a/configmap-structured-auth-config-a.yaml', 'shoots/a/shoot.yaml', 'shoots/b/shoot.yaml']);
+    expect([...files.keys()]).toEqual([
+      'shoots/a/configmap-structured-auth-config-a.yaml',
+      'shoots/a/shoot.yaml',
+      'shoots/b/shoot.yaml',
+    ]);
     expect(await files.get('shoots/a/shoot.yaml')?.read()).toBe(landscape['shoots/a/shoot.yaml']);
   });
 
@@ -48,7 +57,11 @@ describe('LandscapeRepo.commitFiles', () => {
     const first = await repo.commitFiles(request(landscape));
     expect(await repo.commitFiles(request(landscape))).toEqual({ changed: false, oid: first.oid, changedPaths: [] });
     const reopened = await LandscapeRepo.open(repo.gitdir);
-    expect(await reopened.commitFiles(request(landscape, { deletions: 'replace-shoots-folder' }))).toEqual({ changed: false, oid: first.oid, changedPaths: [] });
+    expect(await reopened.commitFiles(request(landscape, { deletions: 'replace-shoots-folder' }))).toEqual({
+      changed: false,
+      oid: first.oid,
+      changedPaths: [],
+    });
     expect(gitCli(repo.gitdir, 'rev-list', '--count', 'main').trim()).toBe('1');
   });
 
@@ -57,7 +70,10 @@ describe('LandscapeRepo.commitFiles', () => {
     const first = (await repo.commitFiles(request(landscape))).oid as string;
     const objectsBefore = gitCli(repo.gitdir, 'count-objects', '-v');
     const second = await repo.commitFiles(
-      request({ ...landscape, 'shoots/b/shoot.yaml': 'kind: Shoot\nname: b\nmaximum: 5\n' }, { branch: 'kimops/dev/b', base: 'main', deletions: 'replace-shoots-folder' }),
+      request(
+        { ...landscape, 'shoots/b/shoot.yaml': 'kind: Shoot\nname: b\nmaximum: 5\n' },
+        { branch: 'kimops/dev/b', base: 'main', deletions: 'replace-shoots-folder' },
+      ),
     );
     expect(second).toMatchObject({ changed: true, changedPaths: ['shoots/b/shoot.yaml'] });
     const oid = second.oid as string;
@@ -76,9 +92,16 @@ describe('LandscapeRepo.commitFiles', () => {
     await repo.commitFiles(request(landscape));
     const { changedPaths } = await repo.commitFiles(request({}, { deletions: ['shoots/a'] }));
     expect(changedPaths).toEqual(['shoots/a/configmap-structured-auth-config-a.yaml', 'shoots/a/shoot.yaml']);
-    const replaced = await repo.commitFiles(request({ 'shoots/c/shoot.yaml': 'c\n' }, { deletions: 'replace-shoots-folder' }));
+    const replaced = await repo.commitFiles(
+      request({ 'shoots/c/shoot.yaml': 'c\n' }, { deletions: 'replace-shoots-folder' }),
+    );
     expect(replaced.changedPaths).toEqual(['shoots/b/shoot.yaml', 'shoots/c/shoot.yaml']);
-    expect(gitCli(repo.gitdir, 'ls-tree', '-r', '-t', '--name-only', 'main').trim().split('\n')).toEqual(['kimops.yaml', 'shoots', 'shoots/c', 'shoots/c/shoot.yaml']);
+    expect(gitCli(repo.gitdir, 'ls-tree', '-r', '-t', '--name-only', 'main').trim().split('\n')).toEqual([
+      'kimops.yaml',
+      'shoots',
+      'shoots/c',
+      'shoots/c/shoot.yaml',
+    ]);
     await repo.commitFiles(request({}, { deletions: ['shoots/c/shoot.yaml'] }));
     expect(gitCli(repo.gitdir, 'ls-tree', '-r', '-t', '--name-only', 'main').trim()).toBe('kimops.yaml');
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
@@ -87,16 +110,33 @@ describe('LandscapeRepo.commitFiles', () => {
   it('reports a file that became a folder, and a folder that became a file, with everything under them', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
     await repo.commitFiles(request({ 'shoots/a': 'file\n', 'shoots/b/shoot.yaml': 'b\n', 'shoots/b/cm.yaml': 'cm\n' }));
-    const swapped = await repo.commitFiles(request({ 'shoots/a/shoot.yaml': 'a\n', 'shoots/b': 'file\n' }, { deletions: 'replace-shoots-folder' }));
-    expect(swapped.changedPaths).toEqual(['shoots/a', 'shoots/a/shoot.yaml', 'shoots/b', 'shoots/b/cm.yaml', 'shoots/b/shoot.yaml']);
+    const swapped = await repo.commitFiles(
+      request({ 'shoots/a/shoot.yaml': 'a\n', 'shoots/b': 'file\n' }, { deletions: 'replace-shoots-folder' }),
+    );
+    expect(swapped.changedPaths).toEqual([
+      'shoots/a',
+      'shoots/a/shoot.yaml',
+      'shoots/b',
+      'shoots/b/cm.yaml',
+      'shoots/b/shoot.yaml',
+    ]);
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
   });
 
   it('sorts tree entries as git does (a folder compares as "name/")', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
-    await repo.commitFiles(request({ 'a/x.yaml': 'x\n', 'a.yaml': '.\n', 'a-b.yaml': '-\n', a0: '0\n', 'ü.yaml': 'u\n', 'z.yaml': 'z\n' }));
+    await repo.commitFiles(
+      request({ 'a/x.yaml': 'x\n', 'a.yaml': '.\n', 'a-b.yaml': '-\n', a0: '0\n', 'ü.yaml': 'u\n', 'z.yaml': 'z\n' }),
+    );
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
-    expect(gitCli(repo.gitdir, 'ls-tree', '--name-only', 'main').trim().split('\n')).toEqual(['a-b.yaml', 'a.yaml', 'a', 'a0', 'z.yaml', '"\\303\\274.yaml"']);
+    expect(gitCli(repo.gitdir, 'ls-tree', '--name-only', 'main').trim().split('\n')).toEqual([
+      'a-b.yaml',
+      'a.yaml',
+      'a',
+      'a0',
+      'z.yaml',
+      '"\\303\\274.yaml"',
+    ]);
   });
 
   it('writes the same commit oid for the same input and timestamp', async () => {
@@ -105,53 +145,78 @@ describe('LandscapeRepo.commitFiles', () => {
     expect((await one.commitFiles(request(landscape))).oid).toBe((await two.commitFiles(request(landscape))).oid);
   });
 
-  it.each(['../escape.yaml', '/etc/passwd', 'shoots//a.yaml', 'shoots/./a.yaml', 'shoots/a/', '.git/config', 'a\\..\\b', ''])(
-    'refuses the path %j',
-    async (path) => {
-      const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
-      await expect(repo.commitFiles(request({ [path]: 'x' }))).rejects.toThrow(ConfigError);
-      await expect(repo.commitFiles(request({}, { deletions: [path] }))).rejects.toThrow(ConfigError);
-    },
-  );
+  it.each([
+    '../escape.yaml',
+    '/etc/passwd',
+    'shoots//a.yaml',
+    'shoots/./a.yaml',
+    'shoots/a/',
+    '.git/config',
+    'a\\..\\b',
+    '',
+  ])('refuses the path %j', async (path) => {
+    const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
+    await expect(repo.commitFiles(request({ [path]: 'x' }))).rejects.toThrow(ConfigError);
+    await expect(repo.commitFiles(request({}, { deletions: [path] }))).rejects.toThrow(ConfigError);
+  });
 
   it('refuses a file where a folder is, and an unknown base', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
     await repo.commitFiles(request(landscape));
-    await expect(repo.commitFiles(request({ 'kimops.yaml/x': 'x' }))).rejects.toThrow(/kimops.yaml: is a file, not a folder/);
+    await expect(repo.commitFiles(request({ 'kimops.yaml/x': 'x' }))).rejects.toThrow(
+      /kimops.yaml: is a file, not a folder/,
+    );
     await expect(repo.commitFiles(request({ shoots: 'x' }))).rejects.toThrow(/shoots: is a folder, not a file/);
-    await expect(repo.commitFiles(request({}, { base: 'nowhere' }))).rejects.toThrow(/nowhere is neither a branch nor a commit/);
+    await expect(repo.commitFiles(request({}, { base: 'nowhere' }))).rejects.toThrow(
+      /nowhere is neither a branch nor a commit/,
+    );
     for (const branch of ['kimops/dev/../x', 'kimops dev', 'kimops/dev/', '.hidden', 'x.lock']) {
-      await expect(repo.commitFiles(request({ 'a.yaml': 'a' }, { branch }))).rejects.toThrow(/is not a valid git branch name/);
+      await expect(repo.commitFiles(request({ 'a.yaml': 'a' }, { branch }))).rejects.toThrow(
+        /is not a valid git branch name/,
+      );
     }
   });
 
   it('writes a large first commit as one pack that git verifies', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
-    const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`shoots/s${i}/shoot.yaml`, `name: s${i}\n${'x'.repeat(i * 7)}\n`]));
+    const many = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`shoots/s${i}/shoot.yaml`, `name: s${i}\n${'x'.repeat(i * 7)}\n`]),
+    );
     const { oid } = await repo.commitFiles(request(many));
     const packs = fs.readdirSync(join(repo.gitdir, 'objects', 'pack'));
     expect(packs.filter((f) => f.endsWith('.idx'))).toHaveLength(1);
-    gitCli(repo.gitdir, 'verify-pack', join(repo.gitdir, 'objects', 'pack', packs.find((f) => f.endsWith('.idx')) as string));
+    gitCli(
+      repo.gitdir,
+      'verify-pack',
+      join(repo.gitdir, 'objects', 'pack', packs.find((f) => f.endsWith('.idx')) as string),
+    );
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
     expect(gitCli(repo.gitdir, 'show', `${oid}:shoots/s299/shoot.yaml`)).toBe(many['shoots/s299/shoot.yaml']);
     // isomorphic-git reads it back too: a change on top of the pack.
-    const next = await repo.commitFiles(request({ ...many, 'shoots/s7/shoot.yaml': 'changed\n' }, { deletions: 'replace-shoots-folder' }));
+    const next = await repo.commitFiles(
+      request({ ...many, 'shoots/s7/shoot.yaml': 'changed\n' }, { deletions: 'replace-shoots-folder' }),
+    );
     expect(next.changedPaths).toEqual(['shoots/s7/shoot.yaml']);
     // A second pack, written by the same instance, is found by it and by git.
     const rewritten = Object.fromEntries(Object.entries(many).map(([path, content]) => [path, `${content}v2\n`]));
     const third = await repo.commitFiles(request(rewritten, { deletions: 'replace-shoots-folder' }));
     expect(third.changedPaths).toHaveLength(300);
-    expect(await (await repo.readFiles('main')).get('shoots/s5/shoot.yaml')?.read()).toBe(rewritten['shoots/s5/shoot.yaml']);
+    expect(await (await repo.readFiles('main')).get('shoots/s5/shoot.yaml')?.read()).toBe(
+      rewritten['shoots/s5/shoot.yaml'],
+    );
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
   });
 });
 
 describe('folderOid', () => {
-  it("is the oid git gives the committed folder, so equal oids mean equal files without reading any", async () => {
+  it('is the oid git gives the committed folder, so equal oids mean equal files without reading any', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'landscape.git'));
     await repo.commitFiles(request(landscape));
     const folders = await repo.listFolder('main', 'shoots');
-    const a = new Map([['shoot.yaml', landscape['shoots/a/shoot.yaml']], ['configmap-structured-auth-config-a.yaml', landscape['shoots/a/configmap-structured-auth-config-a.yaml']]]);
+    const a = new Map([
+      ['shoot.yaml', landscape['shoots/a/shoot.yaml']],
+      ['configmap-structured-auth-config-a.yaml', landscape['shoots/a/configmap-structured-auth-config-a.yaml']],
+    ]);
     expect(folderOid(a)).toBe(folders.get('a')?.oid);
     expect(folderOid(a)).toBe(gitCli(repo.gitdir, 'rev-parse', 'main:shoots/a').trim());
     expect(folderOid(new Map([...a, ['shoot.yaml', 'kind: Shoot\nname: changed\n']]))).not.toBe(folders.get('a')?.oid);

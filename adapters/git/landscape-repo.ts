@@ -129,7 +129,9 @@ export class LandscapeRepo {
       }
     }
     // git's own order of spellings (git-rev-parse): `origin/main` is refs/remotes/origin/main.
-    for (const candidate of ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, `refs/${ref}`, `refs/tags/${ref}`, `refs/remotes/${ref}`]) {
+    for (const candidate of ref.startsWith('refs/')
+      ? [ref]
+      : [`refs/heads/${ref}`, `refs/${ref}`, `refs/tags/${ref}`, `refs/remotes/${ref}`]) {
       // A damaged ref throws: taking it for absent would start a new history over the old one.
       const oid = await readRef(this.gitdir, candidate);
       if (oid !== undefined) return oid;
@@ -248,12 +250,20 @@ export class LandscapeRepo {
     const deleted = deletions === 'replace-shoots-folder' ? [] : deletions.map(checkedPath);
     const base = await this.resolve(request.base ?? request.branch);
     if (request.base !== undefined && base === undefined) {
-      throw new ConfigError(`landscape repo ${this.gitdir}`, 'base', `${request.base} is neither a branch nor a commit here; fetch it first`);
+      throw new ConfigError(
+        `landscape repo ${this.gitdir}`,
+        'base',
+        `${request.base} is neither a branch nor a commit here; fetch it first`,
+      );
     }
     const baseTree = base ? await this.treeOf(base) : undefined;
     const alsoParent = request.alsoParent === undefined ? undefined : await this.resolve(request.alsoParent);
     if (request.alsoParent !== undefined && alsoParent === undefined) {
-      throw new ConfigError(`landscape repo ${this.gitdir}`, 'alsoParent', `${request.alsoParent} is neither a branch nor a commit here; fetch it first`);
+      throw new ConfigError(
+        `landscape repo ${this.gitdir}`,
+        'alsoParent',
+        `${request.alsoParent} is neither a branch nor a commit here; fetch it first`,
+      );
     }
 
     const edit = new TreeEdit(this.gitdir, this.cache, baseTree);
@@ -265,14 +275,16 @@ export class LandscapeRepo {
         await edit.write(segments, objectId('blob', content), content);
       }
     } catch (error) {
-      if (error instanceof FileInTheWay) throw new ConfigError(`landscape repo ${this.gitdir}`, error.path, error.detail);
+      if (error instanceof FileInTheWay)
+        throw new ConfigError(`landscape repo ${this.gitdir}`, error.path, error.detail);
       throw error;
     }
     const tree = await edit.finish();
     const rootTree = tree.oid ?? EMPTY_TREE;
     if (rootTree === baseTree || (!base && !tree.oid)) return { changed: false, oid: base, changedPaths: [] };
     // The branch already holds exactly this content: another commit would only add noise to the PR.
-    if (alsoParent !== undefined && rootTree === (await this.treeOf(alsoParent))) return { changed: false, oid: alsoParent, changedPaths: [] };
+    if (alsoParent !== undefined && rootTree === (await this.treeOf(alsoParent)))
+      return { changed: false, oid: alsoParent, changedPaths: [] };
     const parents = [...(base ? [base] : []), ...(alsoParent !== undefined && alsoParent !== base ? [alsoParent] : [])];
 
     if (!tree.oid) tree.objects.push({ type: 'tree', oid: EMPTY_TREE, body: new Uint8Array() });
@@ -306,7 +318,17 @@ export class LandscapeRepo {
       const ours = await readRef(this.gitdir, ref);
       try {
         await rm(`${this.gitdir}/index`, { force: true }); // one a crashed merge left behind
-        const merged = await git.merge({ fs, gitdir: this.gitdir, cache: this.cache, ours: ref, theirs: request.theirs, author, committer: author, message: request.message.endsWith('\n') ? request.message : `${request.message}\n`, noUpdateBranch: true });
+        const merged = await git.merge({
+          fs,
+          gitdir: this.gitdir,
+          cache: this.cache,
+          ours: ref,
+          theirs: request.theirs,
+          author,
+          committer: author,
+          message: request.message.endsWith('\n') ? request.message : `${request.message}\n`,
+          noUpdateBranch: true,
+        });
         const oid = merged.oid ?? request.theirs;
         if (oid !== ours) await updateRef(this.gitdir, ref, oid, ours);
         return { merged: true, oid, fastForward: merged.fastForward === true };
@@ -322,15 +344,32 @@ export class LandscapeRepo {
   }
 
   /** Fetches `branch` from `remoteUrl` into refs/remotes/origin/<branch>; the result names its commit. */
-  fetch(remoteUrl: string, branch: string, auth?: RemoteAuth, options: Omit<RemoteOptions, 'auth'> = {}): Promise<RemoteResult> {
+  fetch(
+    remoteUrl: string,
+    branch: string,
+    auth?: RemoteAuth,
+    options: Omit<RemoteOptions, 'auth'> = {},
+  ): Promise<RemoteResult> {
     const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
-    return this.write(`fetch ${branch}`, () => fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth, timeoutMs }));
+    return this.write(`fetch ${branch}`, () =>
+      fetchBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth, timeoutMs }),
+    );
   }
 
   /** Pushes `branch` to the same branch at `remoteUrl`; a non-fast-forward comes back as `rejected`. */
   push(remoteUrl: string, branch: string, options: RemoteOptions & { force?: boolean } = {}): Promise<RemoteResult> {
     const timeoutMs = options.timeoutMs ?? this.options.remoteTimeoutMs;
-    return this.write(`push ${branch}`, () => pushBranch({ gitdir: this.gitdir, cache: this.cache, url: remoteUrl, branch, auth: options.auth, force: options.force, timeoutMs }));
+    return this.write(`push ${branch}`, () =>
+      pushBranch({
+        gitdir: this.gitdir,
+        cache: this.cache,
+        url: remoteUrl,
+        branch,
+        auth: options.auth,
+        force: options.force,
+        timeoutMs,
+      }),
+    );
   }
 
   /**
@@ -383,13 +422,20 @@ function checkedBranch(branch: string): void {
     [...branch].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f') ||
     branch.endsWith('.') ||
     branch === '@';
-  if (invalid) throw new ConfigError(`branch ${JSON.stringify(branch)}`, '', 'is not a valid git branch name (see git check-ref-format)');
+  if (invalid)
+    throw new ConfigError(
+      `branch ${JSON.stringify(branch)}`,
+      '',
+      'is not a valid git branch name (see git check-ref-format)',
+    );
 }
 
 /** A repo path's segments; refuses anything that could leave the repo or is not a plain relative path. */
 export function checkedPath(path: string): string[] {
   const segments = path.split('/');
-  const bad = segments.find((s) => s === '' || s === '.' || s === '..' || s === '.git' || s.includes('\\') || s.includes('\0'));
+  const bad = segments.find(
+    (s) => s === '' || s === '.' || s === '..' || s === '.git' || s.includes('\\') || s.includes('\0'),
+  );
   if (bad !== undefined || path.length === 0) {
     throw new ConfigError(
       `path ${JSON.stringify(path)}`,
@@ -399,4 +445,3 @@ export function checkedPath(path: string): string[] {
   }
   return segments;
 }
-

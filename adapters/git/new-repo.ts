@@ -22,7 +22,11 @@ export async function checkNewRepoTarget(dir: string, gitdir: string): Promise<{
   const repo = await LandscapeRepo.open(gitdir);
   const main = await repo.resolve(`refs/heads/${DEFAULT_BRANCH}`);
   if (main !== undefined) {
-    throw new ConfigError('<dir>', '', `${dir} already has commits on ${DEFAULT_BRANCH} (${main.slice(0, 12)}); kimops init only creates new landscape repos`);
+    throw new ConfigError(
+      '<dir>',
+      '',
+      `${dir} already has commits on ${DEFAULT_BRANCH} (${main.slice(0, 12)}); kimops init only creates new landscape repos`,
+    );
   }
   return { head: (await readFile(join(gitdir, 'HEAD'), 'utf8')).trim() };
 }

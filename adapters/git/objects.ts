@@ -28,7 +28,10 @@ const DEFLATE = { level: 1 };
 
 /** Hashes text without copying it into a buffer first: rendered Shoots arrive as strings. */
 export function objectId(type: ObjectType, body: string | Uint8Array): string {
-  return createHash('sha1').update(`${type} ${Buffer.byteLength(body)}\0`).update(body).digest('hex');
+  return createHash('sha1')
+    .update(`${type} ${Buffer.byteLength(body)}\0`)
+    .update(body)
+    .digest('hex');
 }
 
 const bytesOf = (body: string | Uint8Array): Uint8Array => (typeof body === 'string' ? Buffer.from(body) : body);
@@ -60,7 +63,10 @@ export function treeBody(entries: TreeEntry[]): Buffer {
  * equal to the folder's oid in a commit means equal bytes, with nothing read from the repository.
  */
 export function folderOid(files: ReadonlyMap<string, string>): string {
-  return objectId('tree', treeBody([...files].map(([name, text]) => ({ mode: '100644', name, oid: objectId('blob', text) }))));
+  return objectId(
+    'tree',
+    treeBody([...files].map(([name, text]) => ({ mode: '100644', name, oid: objectId('blob', text) }))),
+  );
 }
 
 /** Byte order of the UTF-8 encodings; JavaScript's own string order agrees with it for ASCII. */
@@ -76,7 +82,8 @@ export async function writeObjects(gitdir: string, objects: readonly GitObject[]
     return;
   }
   // A damaged loose copy would shadow the packed one for readers that look at loose objects first.
-  for (const { oid } of objects) if ((await looseState(gitdir, oid)) === 'damaged') await rm(loosePath(gitdir, oid), { force: true });
+  for (const { oid } of objects)
+    if ((await looseState(gitdir, oid)) === 'damaged') await rm(loosePath(gitdir, oid), { force: true });
   await writePack(gitdir, objects);
 }
 
@@ -119,14 +126,33 @@ export interface CommitSignature {
  * A commit object's body as git writes it. Names and emails are refused when they would break the
  * header (a newline in a reviewer's name would otherwise add header lines of its own).
  */
-export function commitBody(commit: { tree: string; parents: readonly string[]; author: CommitSignature; committer: CommitSignature; message: string }): string {
-  const lines = [`tree ${commit.tree}`, ...commit.parents.map((parent) => `parent ${parent}`), `author ${signatureLine(commit.author)}`, `committer ${signatureLine(commit.committer)}`];
+export function commitBody(commit: {
+  tree: string;
+  parents: readonly string[];
+  author: CommitSignature;
+  committer: CommitSignature;
+  message: string;
+}): string {
+  const lines = [
+    `tree ${commit.tree}`,
+    ...commit.parents.map((parent) => `parent ${parent}`),
+    `author ${signatureLine(commit.author)}`,
+    `committer ${signatureLine(commit.committer)}`,
+  ];
   return `${lines.join('\n')}\n\n${commit.message}`;
 }
 
 function signatureLine({ name, email, timestamp, timezoneOffset }: CommitSignature): string {
-  for (const [field, value] of [['name', name], ['email', email]] as const) {
-    if (!isSignatureText(value)) throw new ConfigError(`commit signature ${JSON.stringify(value)}`, field, 'must be non-empty, without control characters, "<" or ">"; choose another name');
+  for (const [field, value] of [
+    ['name', name],
+    ['email', email],
+  ] as const) {
+    if (!isSignatureText(value))
+      throw new ConfigError(
+        `commit signature ${JSON.stringify(value)}`,
+        field,
+        'must be non-empty, without control characters, "<" or ">"; choose another name',
+      );
   }
   const minutes = Math.abs(timezoneOffset);
   const zone = `${timezoneOffset > 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}${String(minutes % 60).padStart(2, '0')}`;
@@ -198,7 +224,14 @@ async function writePack(gitdir: string, objects: readonly GitObject[]): Promise
     crcs.writeUInt32BE(e.crc, i * 4);
     offsets.writeUInt32BE(e.offset, i * 4);
   });
-  const index = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...entries.map((e) => e.oid), crcs, offsets, checksum]);
+  const index = Buffer.concat([
+    Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
+    fanout,
+    ...entries.map((e) => e.oid),
+    crcs,
+    offsets,
+    checksum,
+  ]);
 
   // Pack first, index last and by rename: readers find a pack through its index, so they never see half of one.
   const name = join(dir, `pack-${checksum.toString('hex')}`);

@@ -34,7 +34,8 @@ export class RefMoved extends Error {
  */
 export async function readRef(gitdir: string, ref: string): Promise<string | undefined> {
   // A name that could lead out of the git directory (a record naming `../../x` as its branch) names no ref.
-  if (ref.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') || ref.includes('\0')) return undefined;
+  if (ref.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') || ref.includes('\0'))
+    return undefined;
   const loose = await readFile(join(gitdir, ref), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'EISDIR') return undefined;
     throw error;
@@ -61,7 +62,12 @@ export async function readRef(gitdir: string, ref: string): Promise<string | und
  * Points `ref` at `value` if it still names `expected` (undefined: the ref must not exist yet);
  * throws RefMoved otherwise and changes nothing. A ref written loose shadows a packed one, as in git.
  */
-export async function updateRef(gitdir: string, ref: string, value: string, expected: string | undefined): Promise<void> {
+export async function updateRef(
+  gitdir: string,
+  ref: string,
+  value: string,
+  expected: string | undefined,
+): Promise<void> {
   if (!OID.test(value)) throw new Error(`updateRef ${ref}: ${value} is not a commit id`);
   const path = join(gitdir, ref);
   const lock = `${path}.lock`;
@@ -90,13 +96,19 @@ async function takeRefLock(gitdir: string, lock: string) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     // Every kimops ref update runs under the repo lock, so a ref lock this old is a dead writer's.
-    const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(lock).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (holdsRepoLock(gitdir) && age > STALE_REF_LOCK_MS) {
       await rm(lock, { force: true });
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new TransportError(`landscape repo ${gitdir}`, `${lock} exists for ${Math.round(age / 1000)} s: another git process is updating the ref; if none runs, remove the file and run again`);
+      throw new TransportError(
+        `landscape repo ${gitdir}`,
+        `${lock} exists for ${Math.round(age / 1000)} s: another git process is updating the ref; if none runs, remove the file and run again`,
+      );
     }
     await sleep(delayMs);
   }

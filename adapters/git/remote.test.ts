@@ -16,25 +16,44 @@ let server: GitServer;
 let remoteUrl: string;
 
 beforeEach(async () => {
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', join(tmp.path, 'remote', 'landscape.git')]);
+  execFileSync('git', [
+    'init',
+    '--quiet',
+    '--bare',
+    '--initial-branch=main',
+    join(tmp.path, 'remote', 'landscape.git'),
+  ]);
   server = await startGitServer({ root: join(tmp.path, 'remote'), token: TOKEN });
   remoteUrl = `${server.url}/landscape.git`;
 });
 afterEach(() => server.stop());
 
-const gitCli = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const gitCli = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 const gitRemote = (...args: string[]) => gitCli(join(tmp.path, 'remote', 'landscape.git'), ...args).trim();
 const author = { name: 'kimops', email: 'kimops@example.com', timestamp: 1_790_000_000 };
 const auth = { token: TOKEN };
 const commit = (repo: LandscapeRepo, files: Record<string, string>, base?: string) =>
-  repo.commitFiles({ branch: 'main', ...(base ? { base } : {}), files: new Map(Object.entries(files)), message: 'render', author });
+  repo.commitFiles({
+    branch: 'main',
+    ...(base ? { base } : {}),
+    files: new Map(Object.entries(files)),
+    message: 'render',
+    author,
+  });
 
 describe('LandscapeRepo over HTTP', () => {
   it('pushes, fetches into a second repo, and the git CLI clones the result', async () => {
     const writer = await LandscapeRepo.open(join(tmp.path, 'writer.git'));
     // Enough files that the commit is written as a packfile, which push must read back.
-    const shoots = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`shoots/s${i}/shoot.yaml`, `name: s${i}\n`]));
-    const { oid } = await commit(writer, { ...shoots, 'shoots/a/shoot.yaml': 'a\n', 'kimops.yaml': 'landscape: dev\n' });
+    const shoots = Object.fromEntries(
+      Array.from({ length: 120 }, (_, i) => [`shoots/s${i}/shoot.yaml`, `name: s${i}\n`]),
+    );
+    const { oid } = await commit(writer, {
+      ...shoots,
+      'shoots/a/shoot.yaml': 'a\n',
+      'kimops.yaml': 'landscape: dev\n',
+    });
     expect(await writer.push(remoteUrl, 'main', { auth })).toEqual({ ok: true, oid });
 
     const reader = await LandscapeRepo.open(join(tmp.path, 'reader.git'));
@@ -46,13 +65,18 @@ describe('LandscapeRepo over HTTP', () => {
     const cloneUrl = remoteUrl.replace('http://', `http://x-access-token:${TOKEN}@`);
     // Asynchronously: the server runs in this process and must keep answering while git clones.
     await promisify(execFile)('git', ['clone', '--quiet', cloneUrl, join(tmp.path, 'clone')]);
-    expect(execFileSync('git', ['-C', join(tmp.path, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()).toBe(oid);
+    expect(execFileSync('git', ['-C', join(tmp.path, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()).toBe(
+      oid,
+    );
   });
 
   it('refuses a wrong token with a message naming the remote and the fix', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
     await commit(repo, { 'a.yaml': 'a\n' });
-    for (const result of [await repo.push(remoteUrl, 'main', { auth: { token: 'wrong' } }), await repo.fetch(remoteUrl, 'main', { token: 'wrong' })]) {
+    for (const result of [
+      await repo.push(remoteUrl, 'main', { auth: { token: 'wrong' } }),
+      await repo.fetch(remoteUrl, 'main', { token: 'wrong' }),
+    ]) {
       expect(result).toMatchObject({ ok: false, reason: 'auth' });
       expect(!result.ok && result.message).toMatch(new RegExp(`${remoteUrl}.*HTTP 401.*check the token`));
     }
@@ -83,7 +107,10 @@ describe('LandscapeRepo over HTTP', () => {
     expect(unreachable).toMatchObject({ ok: false, reason: 'unreachable' });
     expect(!unreachable.ok && unreachable.message).toContain(remoteUrl);
     server = await startGitServer({ root: join(tmp.path, 'remote'), token: TOKEN });
-    expect(await repo.fetch(`${server.url}/missing.git`, 'main', auth)).toMatchObject({ ok: false, reason: 'not-found' });
+    expect(await repo.fetch(`${server.url}/missing.git`, 'main', auth)).toMatchObject({
+      ok: false,
+      reason: 'not-found',
+    });
   });
 
   it('updates a PR branch in place without force as a merge of the new main and its head; a human push in between makes it rejected', async () => {
@@ -91,7 +118,14 @@ describe('LandscapeRepo over HTTP', () => {
     const mainV1 = (await commit(bot, { 'kimops.yaml': 'landscape: dev\n' })).oid as string;
     const branch = 'kimops/dev/a';
     const shoot = (content: string, extra: { alsoParent?: string } = {}) =>
-      bot.commitFiles({ branch, base: 'main', files: new Map([['shoots/a/shoot.yaml', content]]), message: 'render a', author, ...extra });
+      bot.commitFiles({
+        branch,
+        base: 'main',
+        files: new Map([['shoots/a/shoot.yaml', content]]),
+        message: 'render a',
+        author,
+        ...extra,
+      });
     const prV1 = (await shoot('a: 1\n')).oid as string;
     for (const b of ['main', branch]) expect(await bot.push(remoteUrl, b, { auth })).toMatchObject({ ok: true });
 
@@ -103,11 +137,18 @@ describe('LandscapeRepo over HTTP', () => {
     expect(update).toMatchObject({ changed: true, changedPaths: ['shoots/a/shoot.yaml'] });
     const prV2 = update.oid as string;
     expect(gitCli(bot.gitdir, 'log', '-1', '--format=%P', prV2).trim()).toBe(`${mainV2} ${prV1}`);
-    expect(gitCli(bot.gitdir, 'ls-tree', '-r', '--name-only', prV2).trim().split('\n')).toEqual(['kimops.yaml', 'shoots/a/shoot.yaml', 'shoots/b/shoot.yaml']);
+    expect(gitCli(bot.gitdir, 'ls-tree', '-r', '--name-only', prV2).trim().split('\n')).toEqual([
+      'kimops.yaml',
+      'shoots/a/shoot.yaml',
+      'shoots/b/shoot.yaml',
+    ]);
     gitCli(bot.gitdir, 'fsck', '--strict', '--no-dangling');
     expect(await bot.push(remoteUrl, branch, { auth })).toEqual({ ok: true, oid: prV2 });
     expect(await remoteBranchHead({ url: remoteUrl, branch, auth })).toEqual({ ok: true, oid: prV2 });
-    expect(await remoteBranchHead({ url: remoteUrl, branch: 'kimops/none', auth })).toEqual({ ok: true, oid: undefined });
+    expect(await remoteBranchHead({ url: remoteUrl, branch: 'kimops/none', auth })).toEqual({
+      ok: true,
+      oid: undefined,
+    });
 
     // The same render again is no commit, since the branch already holds it.
     expect(await shoot('a: 2\n', { alsoParent: prV2 })).toEqual({ changed: false, oid: prV2, changedPaths: [] });
@@ -115,7 +156,13 @@ describe('LandscapeRepo over HTTP', () => {
     // A human pushes to the PR branch; kimops, not having fetched it, updates from its own last head.
     const human = await LandscapeRepo.open(join(tmp.path, 'human.git'));
     await human.fetch(remoteUrl, branch, auth);
-    await human.commitFiles({ branch, base: `refs/remotes/origin/${branch}`, files: new Map([['NOTES.md', 'mine\n']]), message: 'a note', author });
+    await human.commitFiles({
+      branch,
+      base: `refs/remotes/origin/${branch}`,
+      files: new Map([['NOTES.md', 'mine\n']]),
+      message: 'a note',
+      author,
+    });
     expect(await human.push(remoteUrl, branch, { auth })).toMatchObject({ ok: true });
     const stale = (await shoot('a: 3\n', { alsoParent: prV2 })).oid as string;
     expect(await bot.push(remoteUrl, branch, { auth })).toMatchObject({ ok: false, reason: 'rejected' });
@@ -127,9 +174,16 @@ describe('LandscapeRepo over HTTP', () => {
   it('refuses an alsoParent it does not have', async () => {
     const repo = await LandscapeRepo.open(join(tmp.path, 'repo.git'));
     await commit(repo, { 'a.yaml': 'a\n' });
-    await expect(repo.commitFiles({ branch: 'x', base: 'main', alsoParent: 'kimops/none', files: new Map([['b.yaml', 'b\n']]), message: 'm', author })).rejects.toThrow(
-      /alsoParent: kimops\/none is neither a branch nor a commit here; fetch it first/,
-    );
+    await expect(
+      repo.commitFiles({
+        branch: 'x',
+        base: 'main',
+        alsoParent: 'kimops/none',
+        files: new Map([['b.yaml', 'b\n']]),
+        message: 'm',
+        author,
+      }),
+    ).rejects.toThrow(/alsoParent: kimops\/none is neither a branch nor a commit here; fetch it first/);
   });
 });
 
@@ -140,10 +194,11 @@ describe('remote deadlines', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/landscape.git`,
-      stop: () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      stop: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
     };
   }
 
@@ -161,7 +216,11 @@ describe('remote deadlines', () => {
       ];
       for (const result of results) {
         expect(result).toMatchObject({ ok: false, reason: 'unreachable' });
-        expect(!result.ok && result.message).toMatch(new RegExp(`${silent.url}: no answer within 0\\.[12] s; check that the server is up and answers, or allow more time`));
+        expect(!result.ok && result.message).toMatch(
+          new RegExp(
+            `${silent.url}: no answer within 0\\.[12] s; check that the server is up and answers, or allow more time`,
+          ),
+        );
       }
       // The repo's queue is free again: a local commit after the timeouts goes through.
       expect(await commit(repo, { 'b.yaml': 'b\n' })).toMatchObject({ changed: true });

@@ -23,8 +23,7 @@ export type RemoteFailure = 'rejected' | 'auth' | 'not-found' | 'unreachable';
 
 export type RemoteResult =
   /** `oid`: the remote branch's commit after the operation (undefined when a fetched branch does not exist). */
-  | { ok: true; oid: string | undefined }
-  | { ok: false; reason: RemoteFailure; message: string };
+  { ok: true; oid: string | undefined } | { ok: false; reason: RemoteFailure; message: string };
 
 interface RemoteCall {
   gitdir: string;
@@ -46,7 +45,17 @@ export function fetchBranch({ gitdir, cache, url, branch, auth, timeoutMs }: Rem
       if ((await git.getConfig({ fs, gitdir, path: 'remote.origin.fetch' })) !== FETCH_REFSPEC) {
         await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: FETCH_REFSPEC });
       }
-      const result = await git.fetch({ fs, http: client, gitdir, cache, url, ref: branch, singleBranch: true, tags: false, onAuth: onAuth(auth) });
+      const result = await git.fetch({
+        fs,
+        http: client,
+        gitdir,
+        cache,
+        url,
+        ref: branch,
+        singleBranch: true,
+        tags: false,
+        onAuth: onAuth(auth),
+      });
       return { ok: true, oid: result.fetchHead ?? undefined };
     } catch (error) {
       return failure(error, what);
@@ -54,15 +63,37 @@ export function fetchBranch({ gitdir, cache, url, branch, auth, timeoutMs }: Rem
   });
 }
 
-export function pushBranch({ gitdir, cache, url, branch, auth, force, timeoutMs }: RemoteCall & { force?: boolean | undefined }): Promise<RemoteResult> {
+export function pushBranch({
+  gitdir,
+  cache,
+  url,
+  branch,
+  auth,
+  force,
+  timeoutMs,
+}: RemoteCall & { force?: boolean | undefined }): Promise<RemoteResult> {
   const what = `push ${branch} to ${redacted(url)}`;
   return withDeadline(what, timeoutMs, async (client) => {
     try {
-      const result = await git.push({ fs, http: client, gitdir, cache, url, ref: branch, remoteRef: branch, force: force ?? false, onAuth: onAuth(auth) });
+      const result = await git.push({
+        fs,
+        http: client,
+        gitdir,
+        cache,
+        url,
+        ref: branch,
+        remoteRef: branch,
+        force: force ?? false,
+        onAuth: onAuth(auth),
+      });
       const refError = Object.values(result.refs).find((r) => !r.ok)?.error;
       if (!result.ok || refError) {
         // The server refused the update itself (a protected branch, a race with another pusher).
-        return { ok: false, reason: 'rejected', message: `${what}: the remote refused it (${refError ?? result.error ?? 'no reason given'}); fetch, re-render and push again` };
+        return {
+          ok: false,
+          reason: 'rejected',
+          message: `${what}: the remote refused it (${refError ?? result.error ?? 'no reason given'}); fetch, re-render and push again`,
+        };
       }
       return { ok: true, oid: await git.resolveRef({ fs, gitdir, ref: `refs/heads/${branch}` }) };
     } catch (error) {
@@ -72,11 +103,21 @@ export function pushBranch({ gitdir, cache, url, branch, auth, force, timeoutMs 
 }
 
 /** The commit `branch` points at on the remote (undefined when the remote has no such branch), without fetching objects. */
-export function remoteBranchHead({ url, branch, auth, timeoutMs }: Omit<RemoteCall, 'gitdir' | 'cache'>): Promise<RemoteResult> {
+export function remoteBranchHead({
+  url,
+  branch,
+  auth,
+  timeoutMs,
+}: Omit<RemoteCall, 'gitdir' | 'cache'>): Promise<RemoteResult> {
   const what = `read ${branch} of ${redacted(url)}`;
   return withDeadline(what, timeoutMs, async (client) => {
     try {
-      const refs = await git.listServerRefs({ http: client, url, prefix: `refs/heads/${branch}`, onAuth: onAuth(auth) });
+      const refs = await git.listServerRefs({
+        http: client,
+        url,
+        prefix: `refs/heads/${branch}`,
+        onAuth: onAuth(auth),
+      });
       return { ok: true, oid: refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid };
     } catch (error) {
       return failure(error, what);
@@ -89,7 +130,11 @@ export function remoteBranchHead({ url, branch, auth, timeoutMs }: Omit<RemoteCa
  * `unreachable` then even if the operation has not settled: an abort while a response body streams
  * does not always reach isomorphic-git, and a caller must never wait forever.
  */
-async function withDeadline(what: string, timeoutMs: number | undefined, operation: (client: HttpClient) => Promise<RemoteResult>): Promise<RemoteResult> {
+async function withDeadline(
+  what: string,
+  timeoutMs: number | undefined,
+  operation: (client: HttpClient) => Promise<RemoteResult>,
+): Promise<RemoteResult> {
   const limit = timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   const controller = new AbortController();
   const client: HttpClient = { request: (request) => http.request({ ...request, signal: controller.signal }) };
@@ -97,7 +142,11 @@ async function withDeadline(what: string, timeoutMs: number | undefined, operati
   const deadline = new Promise<RemoteResult>((resolve) => {
     timer = setTimeout(() => {
       controller.abort();
-      resolve({ ok: false, reason: 'unreachable', message: `${what}: no answer within ${limit / 1000} s; check that the server is up and answers, or allow more time (timeoutMs)` });
+      resolve({
+        ok: false,
+        reason: 'unreachable',
+        message: `${what}: no answer within ${limit / 1000} s; check that the server is up and answers, or allow more time (timeoutMs)`,
+      });
     }, limit);
   });
   try {
@@ -108,26 +157,52 @@ async function withDeadline(what: string, timeoutMs: number | undefined, operati
 }
 
 function onAuth(auth: RemoteAuth | undefined) {
-  return auth ? async () => ({ username: 'x-access-token', password: typeof auth.token === 'string' ? auth.token : await auth.token() }) : undefined;
+  return auth
+    ? async () => ({
+        username: 'x-access-token',
+        password: typeof auth.token === 'string' ? auth.token : await auth.token(),
+      })
+    : undefined;
 }
 
 function failure(error: unknown, what: string): RemoteResult {
   if (error instanceof Errors.PushRejectedError) {
-    return { ok: false, reason: 'rejected', message: `${what}: rejected, the remote branch has commits this one lacks; fetch, re-render and push again` };
+    return {
+      ok: false,
+      reason: 'rejected',
+      message: `${what}: rejected, the remote branch has commits this one lacks; fetch, re-render and push again`,
+    };
   }
   if (error instanceof Errors.HttpError) {
     const status = error.data.statusCode;
     if (status === 401 || status === 403) {
-      return { ok: false, reason: 'auth', message: `${what}: the remote refused the credentials (HTTP ${status}); check the token and that it may write the repository's contents` };
+      return {
+        ok: false,
+        reason: 'auth',
+        message: `${what}: the remote refused the credentials (HTTP ${status}); check the token and that it may write the repository's contents`,
+      };
     }
-    if (status === 404) return { ok: false, reason: 'not-found', message: `${what}: no repository at this URL (HTTP 404); check the URL` };
-    return { ok: false, reason: 'unreachable', message: `${what}: HTTP ${status} ${error.data.statusMessage}; check the URL and the server` };
+    if (status === 404)
+      return {
+        ok: false,
+        reason: 'not-found',
+        message: `${what}: no repository at this URL (HTTP 404); check the URL`,
+      };
+    return {
+      ok: false,
+      reason: 'unreachable',
+      message: `${what}: HTTP ${status} ${error.data.statusMessage}; check the URL and the server`,
+    };
   }
   if (error instanceof Errors.NotFoundError) {
     return { ok: false, reason: 'not-found', message: `${what}: ${error.message}; check the branch name` };
   }
   const detail = error instanceof Error ? error.message : String(error);
-  return { ok: false, reason: 'unreachable', message: `${what}: ${detail}; check the URL, the network and that the server runs` };
+  return {
+    ok: false,
+    reason: 'unreachable',
+    message: `${what}: ${detail}; check the URL, the network and that the server runs`,
+  };
 }
 
 /** The URL without credentials someone may have put into it. */

@@ -66,7 +66,10 @@ export function holdsRepoLock(gitdir: string): boolean {
   return held.getStore()?.has(resolve(gitdir)) === true;
 }
 
-async function acquire(gitdir: string, { purpose, timeoutMs = DEFAULT_LOCK_TIMEOUT_MS, onWait }: RepoLockOptions): Promise<() => Promise<void>> {
+async function acquire(
+  gitdir: string,
+  { purpose, timeoutMs = DEFAULT_LOCK_TIMEOUT_MS, onWait }: RepoLockOptions,
+): Promise<() => Promise<void>> {
   const path = join(gitdir, REPO_LOCK_FILE);
   const text = `${JSON.stringify({ pid: process.pid, host: hostname(), purpose, since: new Date().toISOString() } satisfies Holder)}\n`;
   const deadline = Date.now() + timeoutMs;
@@ -74,14 +77,19 @@ async function acquire(gitdir: string, { purpose, timeoutMs = DEFAULT_LOCK_TIMEO
   let told = false;
   for (;;) {
     if (await create(path, text)) return () => releaseIfOurs(path, text);
-    const found = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : ''));
+    const found = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? undefined : '',
+    );
     if (found === undefined) continue; // released between our two steps: try again at once
     const holder = parseHolder(found);
     if (holder !== undefined && isDead(holder)) {
       await breakStale(path, found);
       continue;
     }
-    const who = holder === undefined ? `an unreadable ${REPO_LOCK_FILE}` : `${holder.purpose} (pid ${holder.pid} on ${holder.host}, since ${holder.since})`;
+    const who =
+      holder === undefined
+        ? `an unreadable ${REPO_LOCK_FILE}`
+        : `${holder.purpose} (pid ${holder.pid} on ${holder.host}, since ${holder.since})`;
     if (Date.now() >= deadline) {
       throw new TransportError(
         `landscape repo ${gitdir}`,
@@ -113,7 +121,13 @@ async function create(path: string, text: string): Promise<boolean> {
 function parseHolder(text: string): Holder | undefined {
   try {
     const value = JSON.parse(text) as Partial<Holder>;
-    if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.purpose === 'string' && typeof value.since === 'string') return value as Holder;
+    if (
+      typeof value.pid === 'number' &&
+      typeof value.host === 'string' &&
+      typeof value.purpose === 'string' &&
+      typeof value.since === 'string'
+    )
+      return value as Holder;
   } catch {
     // not ours: someone else's file; it is waited for like any holder
   }
@@ -144,7 +158,10 @@ const STALE_BREAK_MS = 10_000;
 async function breakStale(path: string, stale: string): Promise<void> {
   const breakPath = `${path}.break`;
   if (!(await create(breakPath, `${process.pid}\n`))) {
-    const age = await stat(breakPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(breakPath).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > STALE_BREAK_MS) await rm(breakPath, { force: true });
     else await sleep(5);
     return; // another process is taking it over; look again

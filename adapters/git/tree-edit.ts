@@ -10,7 +10,10 @@ const FILE_MODE = '100644';
 const FOLDER_MODE = '40000';
 
 /** An entry of an edited folder: unchanged from the base (oid only), a new blob, or a folder being edited. */
-type Entry = { kind: 'oid'; mode: string; oid: string } | { kind: 'blob'; oid: string; body: string | Uint8Array } | { kind: 'folder'; folder: Folder };
+type Entry =
+  | { kind: 'oid'; mode: string; oid: string }
+  | { kind: 'blob'; oid: string; body: string | Uint8Array }
+  | { kind: 'folder'; folder: Folder };
 
 interface Folder {
   entries: Map<string, Entry>;

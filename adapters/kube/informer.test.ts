@@ -23,7 +23,8 @@ class FakeApi {
   readonly lists: Call[] = [];
   readonly watches: Call[] = [];
   list: (url: URL) => { status: number; body: unknown } = () => ({ status: 200, body: listOf([], '1') });
-  watch: (res: ServerResponse, url: URL) => void = (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+  watch: (res: ServerResponse, url: URL) => void = (res) =>
+    res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
   private readonly server: Server = createServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://api');
     const closed = new Promise<void>((resolve) => res.on('close', resolve));
@@ -54,7 +55,12 @@ function runtime(name: string, resourceVersion: string, label = 'x'): KubeObject
 }
 
 function listOf(items: KubeObject[], resourceVersion: string, next?: string) {
-  return { kind: 'RuntimeList', apiVersion: RUNTIME.apiVersion, metadata: { resourceVersion, ...(next && { continue: next }) }, items };
+  return {
+    kind: 'RuntimeList',
+    apiVersion: RUNTIME.apiVersion,
+    metadata: { resourceVersion, ...(next && { continue: next }) },
+    items,
+  };
 }
 
 const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
@@ -99,7 +105,9 @@ function start(port: number, options: InformerOptions = {}): Informer<KubeObject
     log: (message) => logs.push(message),
     ...options,
   });
-  informer.onChange((c: Change<KubeObject>) => changes.push(`${c.type} ${c.object.metadata.name}@${c.object.metadata.resourceVersion}`));
+  informer.onChange((c: Change<KubeObject>) =>
+    changes.push(`${c.type} ${c.object.metadata.name}@${c.object.metadata.resourceVersion}`),
+  );
   informer.start();
   return informer;
 }
@@ -167,17 +175,32 @@ describe('Informer', () => {
   });
 
   it('relists at once when the watch answers 410 Gone, emitting what changed meanwhile', async () => {
-    api.list = () => (api.lists.length === 1 ? { status: 200, body: listOf([runtime('a', '1'), runtime('b', '1')], '10') } : { status: 200, body: listOf([runtime('a', '12'), runtime('c', '11')], '20') });
+    api.list = () =>
+      api.lists.length === 1
+        ? { status: 200, body: listOf([runtime('a', '1'), runtime('b', '1')], '10') }
+        : { status: 200, body: listOf([runtime('a', '12'), runtime('c', '11')], '20') };
     api.watch = (res, url) => {
       if (url.searchParams.get('resourceVersion') === '10') {
-        res.writeHead(410, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' }));
+        res.writeHead(410, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            kind: 'Status',
+            code: 410,
+            reason: 'Expired',
+            message: 'too old resource version: 10 (15)',
+          }),
+        );
       } else res.writeHead(200).flushHeaders();
     };
     const informer = start(await api.listen());
     await eventually('the watch after the relist', async () => (rvOf(api.watches.at(-1)) === '20' ? true : undefined));
     expect(api.lists).toHaveLength(2);
     expect(changes).toEqual(['added a@1', 'added b@1', 'deleted b@1', 'modified a@12', 'added c@11']);
-    expect(informer.items().map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+    expect(
+      informer
+        .items()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     expect(logs).toEqual([expect.stringContaining('watch expired (too old resource version: 10 (15)); listing again')]);
   });
 
@@ -217,7 +240,10 @@ describe('Informer', () => {
   });
 
   it('relists periodically, repairing what a stalled watch missed: deleted, modified and added objects', async () => {
-    api.list = () => (api.lists.length === 1 ? { status: 200, body: listOf([runtime('a', '1'), runtime('b', '1')], '10') } : { status: 200, body: listOf([runtime('a', '12'), runtime('c', '11')], '20') });
+    api.list = () =>
+      api.lists.length === 1
+        ? { status: 200, body: listOf([runtime('a', '1'), runtime('b', '1')], '10') }
+        : { status: 200, body: listOf([runtime('a', '12'), runtime('c', '11')], '20') };
     // The watch stays open and silent (b's deletion never arrives); the watchdog is far away.
     const informer = start(await api.listen(), { relistMs: 200, watchdogMs: 60_000 });
     await eventually('the periodic relist', async () => api.lists[1], 5_000);
@@ -237,9 +263,18 @@ describe('Informer', () => {
     const informer = start(port);
     await eventually('four failed attempts', async () => (logs.length >= 4 ? true : undefined), 5_000);
     const prefix = `informer for Runtime infrastructuremanager.kyma-project.io/v1 in namespace kcp-system (kubeconfig ${LABEL}): `;
-    expect(logs[0]).toMatch(new RegExp(`^${escape(prefix)}list ${escape(PATH)} on http://127\\.0\\.0\\.1:${port} \\(kubeconfig ${LABEL}\\): unreachable: cannot reach .*ECONNREFUSED.* — check that the API server runs`));
+    expect(logs[0]).toMatch(
+      new RegExp(
+        `^${escape(prefix)}list ${escape(PATH)} on http://127\\.0\\.0\\.1:${port} \\(kubeconfig ${LABEL}\\): unreachable: cannot reach .*ECONNREFUSED.* — check that the API server runs`,
+      ),
+    );
     // 20 ms doubling, capped at 50 ms (no jitter: random() is 0).
-    expect(logs.slice(0, 4).map((l) => l.replace(/.*retrying in /, ''))).toEqual(['20 ms (attempt 1)', '40 ms (attempt 2)', '50 ms (attempt 3)', '50 ms (attempt 4)']);
+    expect(logs.slice(0, 4).map((l) => l.replace(/.*retrying in /, ''))).toEqual([
+      '20 ms (attempt 1)',
+      '40 ms (attempt 2)',
+      '50 ms (attempt 3)',
+      '50 ms (attempt 4)',
+    ]);
     await api.listen(port);
     await informer.synced();
     expect(informer.items().map((o) => o.metadata.name)).toEqual(['a']);
@@ -250,11 +285,21 @@ describe('Informer', () => {
     api.list = () => ({ status: 200, body: listOf([runtime('a', '1')], '1') });
     api.watch = (res, url) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      if (url.searchParams.get('resourceVersion') === '1') res.write(line('MODIFIED', runtime('a', '2', 'y')) + line('ADDED', runtime('b', '3')));
+      if (url.searchParams.get('resourceVersion') === '1')
+        res.write(line('MODIFIED', runtime('a', '2', 'y')) + line('ADDED', runtime('b', '3')));
       res.flushHeaders();
     };
     const seen: unknown[] = [];
-    const informer = start(await api.listen(), { transform: (object) => ({ ...object, metadata: { name: object.metadata.name, resourceVersion: object.metadata.resourceVersion, namespace: 'kcp-system' } }) });
+    const informer = start(await api.listen(), {
+      transform: (object) => ({
+        ...object,
+        metadata: {
+          name: object.metadata.name,
+          resourceVersion: object.metadata.resourceVersion,
+          namespace: 'kcp-system',
+        },
+      }),
+    });
     informer.onChange((change) => seen.push(change.object.metadata));
     await eventually('the watched events', async () => (changes.length === 3 ? true : undefined));
     expect(changes).toEqual(['added a@1', 'modified a@2', 'added b@3']);
@@ -274,7 +319,10 @@ describe('Informer', () => {
     api.list = () => ({ status: 200, body: listOf([runtime('a', '1')], '1') });
     let refuse = true;
     api.watch = (res) => {
-      if (refuse) res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 503, message: 'down for maintenance' }));
+      if (refuse)
+        res
+          .writeHead(503, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ kind: 'Status', code: 503, message: 'down for maintenance' }));
       else res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
     };
     const informer = start(await api.listen());
@@ -289,13 +337,25 @@ describe('Informer', () => {
 
   it('names the fix for 403 and 5xx answers', async () => {
     const answers = [
-      { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'runtimes is forbidden: User "kimops" cannot list' } },
+      {
+        status: 403,
+        body: {
+          kind: 'Status',
+          code: 403,
+          reason: 'Forbidden',
+          message: 'runtimes is forbidden: User "kimops" cannot list',
+        },
+      },
       { status: 503, body: { kind: 'Status', code: 503, reason: 'ServiceUnavailable', message: 'etcd unavailable' } },
     ];
     api.list = () => answers.shift() ?? { status: 200, body: listOf([], '1') };
     await start(await api.listen()).synced();
-    expect(logs[0]).toMatch(/: 403 Forbidden: runtimes is forbidden: User "kimops" cannot list — grant the kubeconfig's identity list and watch on \/apis\/infrastructuremanager\.kyma-project\.io\/v1\/namespaces\/kcp-system\/runtimes; retrying in 20 ms/);
-    expect(logs[1]).toMatch(/: 503 ServiceUnavailable: etcd unavailable — the API server is overloaded or failing; kimops retries — check its health if this persists; retrying in 40 ms/);
+    expect(logs[0]).toMatch(
+      /: 403 Forbidden: runtimes is forbidden: User "kimops" cannot list — grant the kubeconfig's identity list and watch on \/apis\/infrastructuremanager\.kyma-project\.io\/v1\/namespaces\/kcp-system\/runtimes; retrying in 20 ms/,
+    );
+    expect(logs[1]).toMatch(
+      /: 503 ServiceUnavailable: etcd unavailable — the API server is overloaded or failing; kimops retries — check its health if this persists; retrying in 40 ms/,
+    );
     expect(logs[2]).toMatch(/API reachable again after 2 failed attempt\(s\)$/);
   });
 
@@ -322,7 +382,10 @@ describe('Informer', () => {
 
   it('keeps notifying the other listeners when one throws, and unsubscribes', async () => {
     api.list = () => ({ status: 200, body: listOf([runtime('a', '1'), runtime('b', '1')], '1') });
-    informer = new Informer<KubeObject>(clientFor(await api.listen()), RUNTIME, { namespace: 'kcp-system', log: (m) => logs.push(m) });
+    informer = new Informer<KubeObject>(clientFor(await api.listen()), RUNTIME, {
+      namespace: 'kcp-system',
+      log: (m) => logs.push(m),
+    });
     informer.onChange(() => {
       throw new Error('listener bug');
     });

@@ -75,7 +75,10 @@ export class Informer<T extends KubeObject> {
   private readonly syncedPromise: Promise<void>;
   private resolveSynced!: () => void;
   private rejectSynced!: (error: Error) => void;
-  private readonly options: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>> & Pick<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>;
+  private readonly options: Required<
+    Omit<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>
+  > &
+    Pick<InformerOptions, 'namespace' | 'labelSelector' | 'watchdogMs' | 'transform'>;
   /** The last failure while it lasts (the cache may be stale then); undefined once the API answers again. */
   private lastFailure: string | undefined;
 
@@ -163,7 +166,9 @@ export class Informer<T extends KubeObject> {
           needList = true;
           break;
         case 'watchdog':
-          this.options.log(`${this.describe()}: no event or bookmark for ${outcome.quietMs / 1000} s; restarting the watch from resourceVersion ${this.resourceVersion ?? '(none)'}`);
+          this.options.log(
+            `${this.describe()}: no event or bookmark for ${outcome.quietMs / 1000} s; restarting the watch from resourceVersion ${this.resourceVersion ?? '(none)'}`,
+          );
           // Until the new watch is accepted the cache may be behind: say so.
           this.lastFailure = `the watch went silent for ${outcome.quietMs / 1000} s and is being restarted`;
           break;
@@ -185,7 +190,6 @@ export class Informer<T extends KubeObject> {
       ...(this.options.transform && { map: this.options.transform }),
     });
   }
-
 
   /** One watch, ended by the server, a failure, the watchdog, the relist period or stop(). */
   private async watch(): Promise<WatchOutcome> {
@@ -209,7 +213,12 @@ export class Informer<T extends KubeObject> {
       const result = await this.client.watch<T>(
         this.ref(),
         // Accepted: the cache is in step again (the backoff still counts until the watch proves itself).
-        { resourceVersion: this.resourceVersion, timeoutSeconds, labelSelector: this.options.labelSelector, onOpen: () => (this.lastFailure = undefined) },
+        {
+          resourceVersion: this.resourceVersion,
+          timeoutSeconds,
+          labelSelector: this.options.labelSelector,
+          onOpen: () => (this.lastFailure = undefined),
+        },
         (event) => {
           events++;
           clearTimeout(watchdog);
@@ -222,7 +231,11 @@ export class Informer<T extends KubeObject> {
       if (result.reason === 'aborted' && ended === 'watchdog') return { reason: 'watchdog', quietMs: watchdogMs };
       if (result.reason === 'aborted' && ended === 'relist') return { reason: 'relist' };
       if (result.reason === 'closed' && events === 0 && Date.now() - startedAt < QUICK_CLOSE_MS) {
-        return { reason: 'failed', status: 0, message: `watch ${this.path()} on ${this.client.server} (kubeconfig ${this.client.label}) ended at once without events — check the API server and any proxy in between` };
+        return {
+          reason: 'failed',
+          status: 0,
+          message: `watch ${this.path()} on ${this.client.server} (kubeconfig ${this.client.label}) ended at once without events — check the API server and any proxy in between`,
+        };
       }
       if (result.reason === 'closed') this.succeeded();
       return result;
@@ -239,7 +252,9 @@ export class Informer<T extends KubeObject> {
       if (version) this.resourceVersion = version;
       return;
     }
-    const event = this.options.transform ? { type: received.type, object: this.options.transform(received.object) as T } : received;
+    const event = this.options.transform
+      ? { type: received.type, object: this.options.transform(received.object) as T }
+      : received;
     const key = keyOf(event.object);
     const known = this.cache.get(key);
     if (version) this.resourceVersion = version;
@@ -265,7 +280,8 @@ export class Informer<T extends KubeObject> {
     for (const [key, object] of this.cache) {
       const before = previous.get(key);
       if (!before) this.emit({ type: 'added', object });
-      else if (before.metadata.resourceVersion !== object.metadata.resourceVersion) this.emit({ type: 'modified', object });
+      else if (before.metadata.resourceVersion !== object.metadata.resourceVersion)
+        this.emit({ type: 'modified', object });
     }
   }
 
@@ -275,7 +291,9 @@ export class Informer<T extends KubeObject> {
         listener(change);
       } catch (error) {
         // One faulty listener must not stop the others or the informer.
-        this.options.log(`${this.describe()}: a change listener failed on ${change.type} ${keyOf(change.object)}: ${(error as Error).message}`);
+        this.options.log(
+          `${this.describe()}: a change listener failed on ${change.type} ${keyOf(change.object)}: ${(error as Error).message}`,
+        );
       }
     }
   }

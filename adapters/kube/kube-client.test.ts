@@ -27,7 +27,13 @@ beforeEach(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], authorization: req.headers.authorization, body: Buffer.concat(chunks).toString() });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        contentType: req.headers['content-type'],
+        authorization: req.headers.authorization,
+        body: Buffer.concat(chunks).toString(),
+      });
       const { status, body } = answer(req);
       res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     });
@@ -57,7 +63,12 @@ current-context: test
   );
 }
 
-const shoot = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'c-1', namespace: 'garden-kyma-dev' }, spec: {} };
+const shoot = {
+  apiVersion: 'core.gardener.cloud/v1beta1',
+  kind: 'Shoot',
+  metadata: { name: 'c-1', namespace: 'garden-kyma-dev' },
+  spec: {},
+};
 
 describe('KubeClient', () => {
   it('server-side applies with the field manager, force and the apply content type', async () => {
@@ -77,7 +88,12 @@ describe('KubeClient', () => {
 
   it('addresses subresources and core-group paths', async () => {
     const kube = await client();
-    await kube.patch({ ...shoot, name: 'c-1', namespace: 'garden-kyma-dev' }, { status: {} }, CONTENT_TYPE.mergePatch, 'status');
+    await kube.patch(
+      { ...shoot, name: 'c-1', namespace: 'garden-kyma-dev' },
+      { status: {} },
+      CONTENT_TYPE.mergePatch,
+      'status',
+    );
     await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'kcp-system' } });
     await kube.list({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile' }, 'a=b');
     expect(seen.map((s) => `${s.method} ${s.url} ${s.contentType ?? ''}`)).toEqual([
@@ -92,19 +108,38 @@ describe('KubeClient', () => {
     answer = (req) =>
       new URL(req.url ?? '/', 'http://api').searchParams.get('continue') === 'next'
         ? { status: 200, body: { metadata: { resourceVersion: '7' }, items: [item('c')] } }
-        : { status: 200, body: { metadata: { resourceVersion: '7', continue: 'next' }, items: [item('a'), item('b')] } };
+        : {
+            status: 200,
+            body: { metadata: { resourceVersion: '7', continue: 'next' }, items: [item('a'), item('b')] },
+          };
     const mapped: string[] = [];
-    const result = await (await client()).listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-kyma-dev' }, {
-      limit: 2,
-      map: (object) => {
-        // The second page is not yet asked for while the first page's items are mapped.
-        mapped.push(`${object.metadata.name} after ${seen.length} request(s)`);
-        return { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: object.metadata.name } };
+    const result = await (
+      await client()
+    ).listAll(
+      { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-kyma-dev' },
+      {
+        limit: 2,
+        map: (object) => {
+          // The second page is not yet asked for while the first page's items are mapped.
+          mapped.push(`${object.metadata.name} after ${seen.length} request(s)`);
+          return { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: object.metadata.name } };
+        },
       },
+    );
+    expect(result).toEqual({
+      ok: true,
+      resourceVersion: '7',
+      items: ['a', 'b', 'c'].map((name) => ({
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        kind: 'Shoot',
+        metadata: { name },
+      })),
     });
-    expect(result).toEqual({ ok: true, resourceVersion: '7', items: ['a', 'b', 'c'].map((name) => ({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name } })) });
     expect(mapped).toEqual(['a after 1 request(s)', 'b after 1 request(s)', 'c after 2 request(s)']);
-    expect(seen.map((s) => s.url)).toEqual(['/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2', '/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2&continue=next']);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2',
+      '/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma-dev/shoots?limit=2&continue=next',
+    ]);
   });
 
   it('returns credentials it cannot prepare as a failure naming the kubeconfig, not a throw', async () => {
@@ -122,13 +157,22 @@ current-context: test
     expect(result).toEqual({
       ok: false,
       status: 0,
-      error: { message: expect.stringMatching(new RegExp(`^kubeconfig ${kubeconfig}: cannot prepare credentials for http://127\\.0\\.0\\.1:1: .*skipTLSVerify.* — check the kubeconfig's cluster and user entries$`)) },
+      error: {
+        message: expect.stringMatching(
+          new RegExp(
+            `^kubeconfig ${kubeconfig}: cannot prepare credentials for http://127\\.0\\.0\\.1:1: .*skipTLSVerify.* — check the kubeconfig's cluster and user entries$`,
+          ),
+        ),
+      },
     });
     expect(seen).toEqual([]);
   });
 
   it('returns Kubernetes errors as values with reason and message', async () => {
-    answer = () => ({ status: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified', code: 409 } });
+    answer = () => ({
+      status: 409,
+      body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified', code: 409 },
+    });
     const result = await (await client()).replace(shoot);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -144,19 +188,29 @@ current-context: test
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.status).toBe(0);
-    expect(describeFailure(result)).toMatch(/^unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): .*ECONNREFUSED.* — check that the API server runs/);
+    expect(describeFailure(result)).toMatch(
+      /^unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): .*ECONNREFUSED.* — check that the API server runs/,
+    );
   });
 
   it('gives up on a server that accepts the request and never answers, naming the deadline', async () => {
     const stalled = createServer(() => {}); // holds every request open
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     try {
-      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), { deadlineMs: 200 });
-      const result = await kube.listPage({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-kyma-dev' });
+      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), {
+        deadlineMs: 200,
+      });
+      const result = await kube.listPage({
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        kind: 'Shoot',
+        namespace: 'garden-kyma-dev',
+      });
       expect(result.ok).toBe(false);
       if (result.ok) return;
       expect(result.status).toBe(0);
-      expect(describeFailure(result)).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+ .*: no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\) — check that the API server runs/);
+      expect(describeFailure(result)).toMatch(
+        /cannot reach http:\/\/127\.0\.0\.1:\d+ .*: no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\) — check that the API server runs/,
+      );
     } finally {
       stalled.closeAllConnections();
       await new Promise<void>((resolve) => stalled.close(() => resolve()));
@@ -170,11 +224,20 @@ current-context: test
     });
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     try {
-      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), { deadlineMs: 200 });
-      const result = await kube.get({ apiVersion: shoot.apiVersion, kind: 'Shoot', namespace: 'garden-kyma-dev', name: 'c-1' });
+      const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((stalled.address() as AddressInfo).port), {
+        deadlineMs: 200,
+      });
+      const result = await kube.get({
+        apiVersion: shoot.apiVersion,
+        kind: 'Shoot',
+        namespace: 'garden-kyma-dev',
+        name: 'c-1',
+      });
       expect(result.ok).toBe(false);
       if (result.ok) return;
-      expect(describeFailure(result)).toMatch(/no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\/c-1\)/);
+      expect(describeFailure(result)).toMatch(
+        /no answer within 0\.2 s \(GET \/apis\/core\.gardener\.cloud\/v1beta1\/namespaces\/garden-kyma-dev\/shoots\/c-1\)/,
+      );
     } finally {
       stalled.closeAllConnections();
       await new Promise<void>((resolve) => stalled.close(() => resolve()));
@@ -182,7 +245,9 @@ current-context: test
   });
 
   it('answers within the deadline are not affected by it', async () => {
-    const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((server.address() as AddressInfo).port), { deadlineMs: 5_000 });
+    const kube = KubeClient.fromKubeconfigFile(await kubeconfigFor((server.address() as AddressInfo).port), {
+      deadlineMs: 5_000,
+    });
     const result = await kube.get(shoot);
     expect(result).toMatchObject({ ok: true, status: 200, body: { kind: 'Shoot' } });
   });
@@ -191,7 +256,8 @@ current-context: test
     const sockets = new Set<unknown>();
     server.on('connection', (socket) => sockets.add(socket));
     const kube = await client();
-    for (let i = 0; i < 3; i++) expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'c' })).ok).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'c' })).ok).toBe(true);
     expect(sockets.size).toBe(1);
     kube.close();
     expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'c' })).ok).toBe(true);
@@ -200,7 +266,9 @@ current-context: test
 
   it('refuses kinds it does not know, naming where to add them', async () => {
     const kube = await client();
-    expect(() => kube.get({ apiVersion: 'v1', kind: 'Pod', name: 'p' })).toThrow(/add it to adapters\/kube\/resources\.ts/);
+    expect(() => kube.get({ apiVersion: 'v1', kind: 'Pod', name: 'p' })).toThrow(
+      /add it to adapters\/kube\/resources\.ts/,
+    );
     expect(seen).toEqual([]);
   });
 });
@@ -223,7 +291,11 @@ describe('KubeClient.watch', () => {
   });
 
   const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
-  const runtime = (name: string, resourceVersion: string, label = 'x'): KubeObject => ({ apiVersion: runtimes.apiVersion, kind: 'Runtime', metadata: { name, namespace: 'kcp-system', resourceVersion, labels: { label } } });
+  const runtime = (name: string, resourceVersion: string, label = 'x'): KubeObject => ({
+    apiVersion: runtimes.apiVersion,
+    kind: 'Runtime',
+    metadata: { name, namespace: 'kcp-system', resourceVersion, labels: { label } },
+  });
   // Separate writes with a pause so the client really receives separate chunks.
   const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
 
@@ -239,42 +311,79 @@ describe('KubeClient.watch', () => {
       await pause();
       res.write(second.subarray(cut));
       await pause();
-      res.end(line('BOOKMARK', { kind: 'Runtime', metadata: { resourceVersion: '7' } }) + line('DELETED', runtime('a', '8')).trimEnd()); // last event without newline
+      res.end(
+        line('BOOKMARK', { kind: 'Runtime', metadata: { resourceVersion: '7' } }) +
+          line('DELETED', runtime('a', '8')).trimEnd(),
+      ); // last event without newline
     };
     const events: WatchEvent<KubeObject>[] = [];
-    const end = await (await client()).watch(runtimes, { resourceVersion: '1', timeoutSeconds: 300, labelSelector: 'a=b' }, (e) => events.push(e));
+    const end = await (
+      await client()
+    ).watch(runtimes, { resourceVersion: '1', timeoutSeconds: 300, labelSelector: 'a=b' }, (e) => events.push(e));
     expect(end).toEqual({ reason: 'closed' });
-    expect(seen.map((s) => s.url)).toEqual(['/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/runtimes?watch=1&allowWatchBookmarks=true&resourceVersion=1&timeoutSeconds=300&labelSelector=a%3Db']);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/runtimes?watch=1&allowWatchBookmarks=true&resourceVersion=1&timeoutSeconds=300&labelSelector=a%3Db',
+    ]);
     expect(seen[0]?.authorization).toBe('Bearer secret-token');
-    expect(events.map((e) => `${e.type} ${e.object.metadata.resourceVersion}`)).toEqual(['ADDED 2', 'MODIFIED 3', 'BOOKMARK 7', 'DELETED 8']);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.resourceVersion}`)).toEqual([
+      'ADDED 2',
+      'MODIFIED 3',
+      'BOOKMARK 7',
+      'DELETED 8',
+    ]);
     expect((events[1]?.object.metadata.labels as Record<string, string>).label).toBe('äöü');
   });
 
   it('ends as gone on an ERROR event with code 410 and on an HTTP 410', async () => {
-    const expired = { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 1 (5)' };
+    const expired = {
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Expired',
+      code: 410,
+      message: 'too old resource version: 1 (5)',
+    };
     stream = (res) => {
       res.writeHead(200).write(line('ADDED', runtime('a', '2')) + line('ERROR', expired));
       // The server leaves the stream open: the client must end it on its own.
     };
     const kube = await client();
-    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({ reason: 'gone', message: 'too old resource version: 1 (5)' });
+    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({
+      reason: 'gone',
+      message: 'too old resource version: 1 (5)',
+    });
     await closed;
     stream = (res) => res.writeHead(410, { 'Content-Type': 'application/json' }).end(JSON.stringify(expired));
-    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({ reason: 'gone', message: 'too old resource version: 1 (5)' });
+    expect(await kube.watch(runtimes, { resourceVersion: '1' }, () => {})).toEqual({
+      reason: 'gone',
+      message: 'too old resource version: 1 (5)',
+    });
   });
 
   it('fails with the server, the kubeconfig and the fix on 403 and on an ERROR event', async () => {
-    stream = (res) => res.writeHead(403).end(JSON.stringify({ kind: 'Status', reason: 'Forbidden', code: 403, message: 'runtimes is forbidden: User "x" cannot watch' }));
+    stream = (res) =>
+      res.writeHead(403).end(
+        JSON.stringify({
+          kind: 'Status',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'runtimes is forbidden: User "x" cannot watch',
+        }),
+      );
     const kube = await client();
     const end = await kube.watch(runtimes, {}, () => {});
     expect(end).toMatchObject({ reason: 'failed', status: 403 });
     expect(end.reason === 'failed' && end.message).toMatch(
       /^watch \/apis\/infrastructuremanager\.kyma-project\.io\/v1\/namespaces\/kcp-system\/runtimes on http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*kubeconfig\): 403 Forbidden: runtimes is forbidden.* — grant the kubeconfig's identity list and watch on \/apis\/.*\/runtimes$/,
     );
-    stream = (res) => res.writeHead(200).end(line('ERROR', { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' }));
+    stream = (res) =>
+      res
+        .writeHead(200)
+        .end(line('ERROR', { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd down' }));
     const failed = await kube.watch(runtimes, {}, () => {});
     expect(failed).toMatchObject({ reason: 'failed', status: 500 });
-    expect(failed.reason === 'failed' && failed.message).toMatch(/500 InternalError: etcd down — the API server is overloaded or failing/);
+    expect(failed.reason === 'failed' && failed.message).toMatch(
+      /500 InternalError: etcd down — the API server is overloaded or failing/,
+    );
   });
 
   it('ends as aborted when the signal fires, closing the connection', async () => {
@@ -293,6 +402,8 @@ describe('KubeClient.watch', () => {
     server = createServer().listen(0, '127.0.0.1');
     const end = await (await client(port)).watch(runtimes, {}, () => {});
     expect(end).toMatchObject({ reason: 'failed', status: 0 });
-    expect(end.reason === 'failed' && end.message).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*\): .*ECONNREFUSED.* — check that the API server runs/);
+    expect(end.reason === 'failed' && end.message).toMatch(
+      /cannot reach http:\/\/127\.0\.0\.1:\d+ \(kubeconfig .*\): .*ECONNREFUSED.* — check that the API server runs/,
+    );
   });
 });

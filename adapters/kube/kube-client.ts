@@ -58,7 +58,8 @@ export interface ListAllOptions extends Omit<ListPageOptions, 'continue'> {
   map?: (item: KubeObject) => KubeObject;
 }
 
-export type ListAllResult<T> = { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; status: number; message: string };
+export type ListAllResult<T> =
+  { ok: true; items: T[]; resourceVersion: string | undefined } | { ok: false; status: number; message: string };
 
 export interface ListPageOptions {
   labelSelector?: string;
@@ -90,7 +91,11 @@ export interface WatchOptions {
  * resourceVersion. `gone`: that resourceVersion is too old (410), list again. `aborted`: the caller's
  * signal. `failed`: anything else, with a message naming the server, the kubeconfig and the fix.
  */
-export type WatchEnd = { reason: 'closed' } | { reason: 'gone'; message: string } | { reason: 'aborted' } | { reason: 'failed'; status: number; message: string };
+export type WatchEnd =
+  | { reason: 'closed' }
+  | { reason: 'gone'; message: string }
+  | { reason: 'aborted' }
+  | { reason: 'failed'; status: number; message: string };
 
 /** Server-side apply, merge patch and JSON patch, as Kubernetes names their content types. */
 export const CONTENT_TYPE = {
@@ -121,11 +126,24 @@ export class KubeClient {
     await this.config.applyToHTTPSOptions(options);
     if (this.config.getCurrentCluster()?.proxyUrl) return;
     const plain = this.server.startsWith('http:');
-    const tls = { ca: options.ca, cert: options.cert, key: options.key, pfx: options.pfx, passphrase: options.passphrase, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
-    const key = JSON.stringify({ plain, tls }, (_name, value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value));
+    const tls = {
+      ca: options.ca,
+      cert: options.cert,
+      key: options.key,
+      pfx: options.pfx,
+      passphrase: options.passphrase,
+      rejectUnauthorized: options.rejectUnauthorized,
+      servername: options.servername,
+    };
+    const key = JSON.stringify({ plain, tls }, (_name, value: unknown) =>
+      Buffer.isBuffer(value) ? value.toString('base64') : value,
+    );
     if (this.pooled?.key !== key) {
       this.pooled?.agent.destroy();
-      this.pooled = { key, agent: plain ? new http.Agent({ keepAlive: true }) : new https.Agent({ ...tls, keepAlive: true }) };
+      this.pooled = {
+        key,
+        agent: plain ? new http.Agent({ keepAlive: true }) : new https.Agent({ ...tls, keepAlive: true }),
+      };
     }
     options.agent = this.pooled.agent;
   }
@@ -138,11 +156,16 @@ export class KubeClient {
 
   /** The client for a kubeconfig a user named with `option`; a missing or broken file is a ConfigError saying so. */
   static fromKubeconfigOption(path: string, option: string): KubeClient {
-    if (!existsSync(path)) throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
+    if (!existsSync(path))
+      throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
     try {
       return KubeClient.fromKubeconfigFile(path);
     } catch (error) {
-      throw new ConfigError(option, '', `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ConfigError(
+        option,
+        '',
+        `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -163,13 +186,20 @@ export class KubeClient {
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<KubeResult<T>> {
     const url = new URL(path, this.server);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     try {
       await this.authorize(requestOptions);
     } catch (error) {
       // An exec plugin that fails, an http:// server without insecure-skip-tls-verify: a value like any failure, never a throw out of a watch loop.
-      return { ok: false, status: 0, error: { message: `kubeconfig ${this.label}: cannot prepare credentials for ${url.origin}: ${(error as Error).message} — check the kubeconfig's cluster and user entries` } };
+      return {
+        ok: false,
+        status: 0,
+        error: {
+          message: `kubeconfig ${this.label}: cannot prepare credentials for ${url.origin}: ${(error as Error).message} — check the kubeconfig's cluster and user entries`,
+        },
+      };
     }
     if (options.signal) requestOptions.signal = options.signal;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -209,12 +239,18 @@ export class KubeClient {
     return this.request<T>('GET', resourcePath(ref, subresource));
   }
 
-  list<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, labelSelector?: string): Promise<KubeResult<{ items: T[]; metadata: { resourceVersion?: string } }>> {
+  list<T extends KubeObject>(
+    ref: Omit<ObjectRef, 'name'>,
+    labelSelector?: string,
+  ): Promise<KubeResult<{ items: T[]; metadata: { resourceVersion?: string } }>> {
     return this.request('GET', resourcePath(ref), { query: { labelSelector } });
   }
 
   /** One page of a LIST; the caller follows `metadata.continue` (see adapters/kube/informer.ts). */
-  listPage<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: ListPageOptions = {}): Promise<KubeResult<ListPage<T>>> {
+  listPage<T extends KubeObject>(
+    ref: Omit<ObjectRef, 'name'>,
+    options: ListPageOptions = {},
+  ): Promise<KubeResult<ListPage<T>>> {
     const { labelSelector, limit, signal } = options;
     return this.request('GET', resourcePath({ ...ref, name: undefined }), {
       query: { labelSelector, limit: limit === undefined ? undefined : String(limit), continue: options.continue },
@@ -226,16 +262,26 @@ export class KubeClient {
    * Every page of a list (`limit` + `continue`) as one snapshot. A failure is one line naming the
    * resource, the server, the kubeconfig and the fix.
    */
-  async listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: ListAllOptions = {}): Promise<ListAllResult<T>> {
+  async listAll<T extends KubeObject>(
+    ref: Omit<ObjectRef, 'name'>,
+    options: ListAllOptions = {},
+  ): Promise<ListAllResult<T>> {
     const { map, ...pageOptions } = options;
     const items: T[] = [];
     const path = resourcePath({ ...ref, name: undefined });
     let next: string | undefined;
     for (;;) {
-      const page: KubeResult<ListPage<KubeObject>> = await this.listPage<KubeObject>(ref, { ...pageOptions, continue: next });
+      const page: KubeResult<ListPage<KubeObject>> = await this.listPage<KubeObject>(ref, {
+        ...pageOptions,
+        continue: next,
+      });
       if (!page.ok) {
         const fix = page.status === 0 ? '' : ` — ${fixFor(page.status, path)}`;
-        return { ok: false, status: page.status, message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}` };
+        return {
+          ok: false,
+          status: page.status,
+          message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}`,
+        };
       }
       for (const item of page.body.items) items.push((map ? map(item) : item) as T);
       next = page.body.metadata.continue || undefined;
@@ -249,7 +295,12 @@ export class KubeClient {
    * newline-delimited JSON stream (`onEvent` must not throw). Resolves with how the watch ended;
    * never rejects for failures a server or network can cause.
    */
-  async watch<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal?: AbortSignal): Promise<WatchEnd> {
+  async watch<T extends KubeObject>(
+    ref: Omit<ObjectRef, 'name'>,
+    options: WatchOptions,
+    onEvent: (event: WatchEvent<T>) => void,
+    signal?: AbortSignal,
+  ): Promise<WatchEnd> {
     const url = new URL(resourcePath({ ...ref, name: undefined }), this.server);
     const query: Record<string, string | undefined> = {
       watch: '1',
@@ -263,7 +314,11 @@ export class KubeClient {
     try {
       await this.authorize(requestOptions);
     } catch (error) {
-      return { reason: 'failed', status: 0, message: `kubeconfig ${this.label}: cannot prepare credentials: ${(error as Error).message} — check the kubeconfig's user entry` };
+      return {
+        reason: 'failed',
+        status: 0,
+        message: `kubeconfig ${this.label}: cannot prepare credentials: ${(error as Error).message} — check the kubeconfig's user entry`,
+      };
     }
     if (signal?.aborted) return { reason: 'aborted' };
     const what = `watch ${url.pathname} on ${url.origin} (kubeconfig ${this.label})`;
@@ -277,23 +332,43 @@ export class KubeClient {
         resolve(end);
       };
       const onAbort = () => settle({ reason: 'aborted' });
-      const failed = (status: number, detail: string): WatchEnd => ({ reason: 'failed', status, message: `${what}: ${detail}` });
+      const failed = (status: number, detail: string): WatchEnd => ({
+        reason: 'failed',
+        status,
+        message: `${what}: ${detail}`,
+      });
       // One JSON event per line; an ERROR event or a line that is not JSON ends the watch.
       const handleLine = (line: string): void => {
         let event: { type?: string; object?: unknown };
         try {
           event = JSON.parse(line) as typeof event;
         } catch {
-          settle(failed(0, `unreadable event ${JSON.stringify(line.slice(0, 200))} — is ${url.origin} a Kubernetes API server?`));
+          settle(
+            failed(
+              0,
+              `unreadable event ${JSON.stringify(line.slice(0, 200))} — is ${url.origin} a Kubernetes API server?`,
+            ),
+          );
           return;
         }
         if (event.type === 'ERROR') {
           const status = (event.object ?? {}) as ApiStatus;
           if (status.code === 410) settle({ reason: 'gone', message: status.message ?? '410 Gone' });
-          else settle(failed(status.code ?? 0, `${describeFailure({ status: status.code ?? 0, error: status })} — ${fixFor(status.code ?? 0, url.pathname)}`));
+          else
+            settle(
+              failed(
+                status.code ?? 0,
+                `${describeFailure({ status: status.code ?? 0, error: status })} — ${fixFor(status.code ?? 0, url.pathname)}`,
+              ),
+            );
           return;
         }
-        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK') {
+        if (
+          event.type === 'ADDED' ||
+          event.type === 'MODIFIED' ||
+          event.type === 'DELETED' ||
+          event.type === 'BOOKMARK'
+        ) {
           onEvent({ type: event.type, object: event.object as T });
         }
         // Unknown types are skipped: a newer server may add some.
@@ -329,17 +404,31 @@ export class KubeClient {
           if (buffer.trim()) handleLine(buffer.trim());
           settle({ reason: 'closed' }, false);
         });
-        res.on('error', (error) => settle(failed(0, `connection lost: ${error.message} — check that the API server runs`)));
-        res.on('close', () => settle(res.complete ? { reason: 'closed' } : failed(0, 'connection closed mid-stream — check that the API server runs'), false));
+        res.on('error', (error) =>
+          settle(failed(0, `connection lost: ${error.message} — check that the API server runs`)),
+        );
+        res.on('close', () =>
+          settle(
+            res.complete
+              ? { reason: 'closed' }
+              : failed(0, 'connection closed mid-stream — check that the API server runs'),
+            false,
+          ),
+        );
       });
-      req.on('error', (error) => settle({ reason: 'failed', status: 0, message: unreachableMessage(this.label, url, error) }));
+      req.on('error', (error) =>
+        settle({ reason: 'failed', status: 0, message: unreachableMessage(this.label, url, error) }),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       req.end();
     });
   }
 
   create<T extends KubeObject>(object: T, query?: Record<string, string>): Promise<KubeResult<T>> {
-    return this.request<T>('POST', resourcePath({ ...object, name: undefined, namespace: object.metadata.namespace }), { body: object, query });
+    return this.request<T>('POST', resourcePath({ ...object, name: undefined, namespace: object.metadata.namespace }), {
+      body: object,
+      query,
+    });
   }
 
   /** PUT: an update with optimistic concurrency when metadata.resourceVersion is set. */
@@ -348,7 +437,11 @@ export class KubeClient {
   }
 
   /** Server-side apply as `fieldManager`. */
-  apply<T extends KubeObject>(object: T, fieldManager: string, options: { force?: boolean; dryRun?: boolean } = {}): Promise<KubeResult<T>> {
+  apply<T extends KubeObject>(
+    object: T,
+    fieldManager: string,
+    options: { force?: boolean; dryRun?: boolean } = {},
+  ): Promise<KubeResult<T>> {
     return this.request<T>('PATCH', resourcePath(refOf(object)), {
       body: object,
       contentType: CONTENT_TYPE.apply,
@@ -356,7 +449,12 @@ export class KubeClient {
     });
   }
 
-  patch<T extends KubeObject>(ref: ObjectRef, patch: unknown, contentType: string = CONTENT_TYPE.mergePatch, subresource?: string): Promise<KubeResult<T>> {
+  patch<T extends KubeObject>(
+    ref: ObjectRef,
+    patch: unknown,
+    contentType: string = CONTENT_TYPE.mergePatch,
+    subresource?: string,
+  ): Promise<KubeResult<T>> {
     return this.request<T>('PATCH', resourcePath(ref, subresource), { body: patch, contentType });
   }
 
@@ -366,7 +464,12 @@ export class KubeClient {
 }
 
 export function refOf(object: KubeObject): ObjectRef {
-  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace, name: object.metadata.name };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  };
 }
 
 function resultOf<T>(status: number, text: string): KubeResult<T> {
@@ -377,7 +480,8 @@ function resultOf<T>(status: number, text: string): KubeResult<T> {
     // Not JSON (a proxy's error page, say): keep the text as the message.
   }
   if (status >= 200 && status < 300) return { ok: true, status, body: body as T };
-  const error: ApiStatus = typeof body === 'object' && body !== null ? (body as ApiStatus) : { message: String(body).slice(0, 500) };
+  const error: ApiStatus =
+    typeof body === 'object' && body !== null ? (body as ApiStatus) : { message: String(body).slice(0, 500) };
   return { ok: false, status, error };
 }
 
@@ -395,7 +499,8 @@ export function fixFor(status: number, resource: string): string {
   if (status === 401) return "the kubeconfig's credentials were rejected: renew its token or client certificate";
   if (status === 403) return `grant the kubeconfig's identity list and watch on ${resource}`;
   if (status === 404) return `the API server does not serve ${resource}: install its CRD or API (crds/)`;
-  if (status === 429 || status >= 500) return 'the API server is overloaded or failing; kimops retries — check its health if this persists';
+  if (status === 429 || status >= 500)
+    return 'the API server is overloaded or failing; kimops retries — check its health if this persists';
   return `the API server refused the request for ${resource}; check the kubeconfig and the server version`;
 }
 

@@ -11,7 +11,10 @@ import { KubeClient, type KubeObject } from './kube-client.js';
 import { objectSource, type ObjectSource } from './object-source.js';
 
 const RUNTIME = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime' };
-const runtime = (name: string): KubeObject => ({ ...RUNTIME, metadata: { name, namespace: 'kcp-system', resourceVersion: '5' } });
+const runtime = (name: string): KubeObject => ({
+  ...RUNTIME,
+  metadata: { name, namespace: 'kcp-system', resourceVersion: '5' },
+});
 
 let server: Server;
 /** How each LIST call is answered, by its `continue` token ('' for the first page). */
@@ -23,7 +26,8 @@ beforeEach(async () => {
   calls = [];
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://api');
-    if (url.searchParams.get('watch') === '1') return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+    if (url.searchParams.get('watch') === '1')
+      return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
     const next = url.searchParams.get('continue') ?? '';
     calls.push(next);
     const { status, body } = answer(next, calls.length);
@@ -42,7 +46,9 @@ afterEach(async () => {
 function kcp(): KubeClient {
   const config = new KubeConfig();
   config.loadFromOptions({
-    clusters: [{ name: 'kcp', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+    clusters: [
+      { name: 'kcp', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+    ],
     users: [{ name: 'u', token: 't' }],
     contexts: [{ name: 'kcp', cluster: 'kcp', user: 'u' }],
     currentContext: 'kcp',
@@ -50,8 +56,26 @@ function kcp(): KubeClient {
   return KubeClient.fromKubeConfig(config, 'kcp.yaml');
 }
 
-const page = (items: KubeObject[], next?: string) => ({ status: 200, body: { kind: 'RuntimeList', apiVersion: RUNTIME.apiVersion, metadata: { resourceVersion: '5', ...(next && { continue: next }) }, items } });
-const expired = { status: 410, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'The provided continue parameter is too old' } };
+const page = (items: KubeObject[], next?: string) => ({
+  status: 200,
+  body: {
+    kind: 'RuntimeList',
+    apiVersion: RUNTIME.apiVersion,
+    metadata: { resourceVersion: '5', ...(next && { continue: next }) },
+    items,
+  },
+});
+const expired = {
+  status: 410,
+  body: {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    reason: 'Expired',
+    code: 410,
+    message: 'The provided continue parameter is too old',
+  },
+};
 
 describe('objectSource: the Runtimes of one namespace', () => {
   it('--once: fails the pass when a later page fails, instead of returning the pages it had', async () => {
@@ -71,9 +95,14 @@ describe('objectSource: the Runtimes of one namespace', () => {
 
   it('--watch: answers only once a list went through to its last page', async () => {
     // The first list breaks off after page 1; the informer lists again (after its backoff) and gets both pages.
-    answer = (next, call) => (next === '' ? page([runtime('a'), runtime('b')], 'page-2') : call === 2 ? expired : page([runtime('c')]));
+    answer = (next, call) =>
+      next === '' ? page([runtime('a'), runtime('b')], 'page-2') : call === 2 ? expired : page([runtime('c')]);
     const logs: string[] = [];
-    source = objectSource<KubeObject>(kcp(), RUNTIME, { namespace: 'kcp-system', watch: true, log: (line) => logs.push(line) });
+    source = objectSource<KubeObject>(kcp(), RUNTIME, {
+      namespace: 'kcp-system',
+      watch: true,
+      log: (line) => logs.push(line),
+    });
     expect((await source.items()).map((r) => r.metadata.name).sort()).toEqual(['a', 'b', 'c']);
     expect(calls).toEqual(['', 'page-2', '', 'page-2']);
     expect(logs.join('\n')).toContain('410');

@@ -20,7 +20,11 @@ export interface ObjectSourceOptions {
   log: (line: string) => void;
 }
 
-export function objectSource<T extends KubeObject>(client: KubeClient, type: { apiVersion: string; kind: string }, options: ObjectSourceOptions): ObjectSource<T> {
+export function objectSource<T extends KubeObject>(
+  client: KubeClient,
+  type: { apiVersion: string; kind: string },
+  options: ObjectSourceOptions,
+): ObjectSource<T> {
   if (!options.watch) {
     return {
       async items() {

@@ -13,28 +13,64 @@ const TYPES: ResourceType[] = [
   { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
   { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true },
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false },
+  {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  },
   { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', plural: 'apiservices', namespaced: false },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  },
   { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', plural: 'runtimes', namespaced: true },
-  { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', plural: 'gardenerclusters', namespaced: true },
+  {
+    apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+    kind: 'GardenerCluster',
+    plural: 'gardenerclusters',
+    namespaced: true,
+  },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', plural: 'shoots', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', plural: 'projects', namespaced: false },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', plural: 'cloudprofiles', namespaced: false },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Seed', plural: 'seeds', namespaced: false },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'SecretBinding', plural: 'secretbindings', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'ExposureClass', plural: 'exposureclasses', namespaced: false },
-  { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'ControllerRegistration', plural: 'controllerregistrations', namespaced: false },
-  { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'ControllerDeployment', plural: 'controllerdeployments', namespaced: false },
-  { apiVersion: 'core.gardener.cloud/v1', kind: 'ControllerDeployment', plural: 'controllerdeployments', namespaced: false },
+  {
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'ControllerRegistration',
+    plural: 'controllerregistrations',
+    namespaced: false,
+  },
+  {
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'ControllerDeployment',
+    plural: 'controllerdeployments',
+    namespaced: false,
+  },
+  {
+    apiVersion: 'core.gardener.cloud/v1',
+    kind: 'ControllerDeployment',
+    plural: 'controllerdeployments',
+    namespaced: false,
+  },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Quota', plural: 'quotas', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'InternalSecret', plural: 'internalsecrets', namespaced: true },
-  { apiVersion: 'security.gardener.cloud/v1alpha1', kind: 'CredentialsBinding', plural: 'credentialsbindings', namespaced: true },
+  {
+    apiVersion: 'security.gardener.cloud/v1alpha1',
+    kind: 'CredentialsBinding',
+    plural: 'credentialsbindings',
+    namespaced: true,
+  },
 ];
 
 export function resourceType(apiVersion: string, kind: string): ResourceType {
   const type = TYPES.find((t) => t.apiVersion === apiVersion && t.kind === kind);
-  if (!type) throw new Error(`kimops does not know the resource ${kind} (${apiVersion}); add it to adapters/kube/resources.ts`);
+  if (!type)
+    throw new Error(`kimops does not know the resource ${kind} (${apiVersion}); add it to adapters/kube/resources.ts`);
   return type;
 }
 

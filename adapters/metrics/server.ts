@@ -13,7 +13,15 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer({ port, host = '127.0.0.1', registry }: { port: number; host?: string; registry: Registry }): Promise<MetricsServer> {
+export async function startMetricsServer({
+  port,
+  host = '127.0.0.1',
+  registry,
+}: {
+  port: number;
+  host?: string;
+  registry: Registry;
+}): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== METRICS_PATH) {
@@ -25,8 +33,14 @@ export async function startMetricsServer({ port, host = '127.0.0.1', registry }:
       return;
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(request.method === 'HEAD' ? undefined : text),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': registry.contentType })
+          .end(request.method === 'HEAD' ? undefined : text),
+      (error: unknown) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, startWebhookReceiver, type WebhookOutcome, type WebhookReceiver } from './receiver.js';
 
-const SECRET = 'It\'s a Secret to Everybody';
+const SECRET = "It's a Secret to Everybody";
 const SHA = 'a'.repeat(40);
 
 let receiver: WebhookReceiver | undefined;
@@ -20,7 +20,13 @@ afterEach(async () => {
 });
 
 async function start(options: { branch?: string } = {}): Promise<WebhookReceiver> {
-  receiver = await startWebhookReceiver({ port: 0, secret: SECRET, ...options, onPush: (sha) => pushes.push(sha), log: (o) => outcomes.push(o) });
+  receiver = await startWebhookReceiver({
+    port: 0,
+    secret: SECRET,
+    ...options,
+    onPush: (sha) => pushes.push(sha),
+    log: (o) => outcomes.push(o),
+  });
   return receiver;
 }
 
@@ -35,8 +41,19 @@ interface Delivery {
   method?: string;
 }
 
-async function deliver(r: WebhookReceiver, { event = 'push', body = JSON.stringify({ ref: 'refs/heads/main', after: SHA }), signature, method = 'POST' }: Delivery = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' };
+async function deliver(
+  r: WebhookReceiver,
+  {
+    event = 'push',
+    body = JSON.stringify({ ref: 'refs/heads/main', after: SHA }),
+    signature,
+    method = 'POST',
+  }: Delivery = {},
+) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+  };
   if (event) headers['x-github-event'] = event;
   const sig = signature === undefined ? sign(body) : signature;
   if (sig !== null) headers['x-hub-signature-256'] = sig;
@@ -51,7 +68,14 @@ describe('startWebhookReceiver', () => {
     expect(answer.status).toBe(202);
     expect(answer.text).toContain('sync requested');
     expect(pushes).toEqual([SHA]);
-    expect(outcomes).toEqual([expect.objectContaining({ status: 202, event: 'push', delivery: '72d3162e-cc78-11e3-81ab-4c9367dc0958', sha: SHA })]);
+    expect(outcomes).toEqual([
+      expect.objectContaining({
+        status: 202,
+        event: 'push',
+        delivery: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+        sha: SHA,
+      }),
+    ]);
   });
 
   it('checks the signature over the raw bytes, not re-serialised JSON', async () => {
@@ -62,8 +86,19 @@ describe('startWebhookReceiver', () => {
   });
 
   it.each([
-    ['a wrong secret', { signature: sign(JSON.stringify({ ref: 'refs/heads/main', after: SHA }), 'guess') }, 'does not match'],
-    ['a tampered body', { body: JSON.stringify({ ref: 'refs/heads/main', after: 'b'.repeat(40) }), signature: sign(JSON.stringify({ ref: 'refs/heads/main', after: SHA })) }, 'does not match'],
+    [
+      'a wrong secret',
+      { signature: sign(JSON.stringify({ ref: 'refs/heads/main', after: SHA }), 'guess') },
+      'does not match',
+    ],
+    [
+      'a tampered body',
+      {
+        body: JSON.stringify({ ref: 'refs/heads/main', after: 'b'.repeat(40) }),
+        signature: sign(JSON.stringify({ ref: 'refs/heads/main', after: SHA })),
+      },
+      'does not match',
+    ],
     ['no signature header', { signature: null }, 'missing X-Hub-Signature-256'],
     ['a malformed signature header', { signature: 'sha1=abc' }, 'malformed X-Hub-Signature-256'],
   ])('refuses %s with 401 and no sync', async (_name, delivery: Delivery, message) => {
@@ -77,7 +112,10 @@ describe('startWebhookReceiver', () => {
 
   it('answers a ping with 200', async () => {
     const r = await start();
-    const answer = await deliver(r, { event: 'ping', body: JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }) });
+    const answer = await deliver(r, {
+      event: 'ping',
+      body: JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }),
+    });
     expect(answer).toEqual({ status: 200, text: 'pong\n' });
     expect(pushes).toEqual([]);
   });
@@ -96,7 +134,9 @@ describe('startWebhookReceiver', () => {
   it('follows a configured branch', async () => {
     const r = await start({ branch: 'live' });
     expect((await deliver(r)).status).toBe(202);
-    expect(await deliver(r, { body: JSON.stringify({ ref: 'refs/heads/live', after: SHA }) })).toMatchObject({ status: 202 });
+    expect(await deliver(r, { body: JSON.stringify({ ref: 'refs/heads/live', after: SHA }) })).toMatchObject({
+      status: 202,
+    });
     expect(pushes).toEqual([SHA]);
   });
 
@@ -116,7 +156,12 @@ describe('startWebhookReceiver', () => {
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('not JSON');
     expect(bad.text).not.toContain(' at ');
-    for (const body of ['[]', 'null', JSON.stringify({ ref: 'refs/heads/main' }), JSON.stringify({ ref: 'refs/heads/main', after: 'HEAD' })]) {
+    for (const body of [
+      '[]',
+      'null',
+      JSON.stringify({ ref: 'refs/heads/main' }),
+      JSON.stringify({ ref: 'refs/heads/main', after: 'HEAD' }),
+    ]) {
       expect((await deliver(r, { body })).status).toBe(400);
     }
     expect((await deliver(r, { event: '' })).status).toBe(400); // no X-GitHub-Event
@@ -125,7 +170,9 @@ describe('startWebhookReceiver', () => {
   });
 
   it('refuses an empty secret', async () => {
-    await expect(startWebhookReceiver({ port: 0, secret: '', onPush: () => undefined })).rejects.toThrow('non-empty secret');
+    await expect(startWebhookReceiver({ port: 0, secret: '', onPush: () => undefined })).rejects.toThrow(
+      'non-empty secret',
+    );
   });
 
   it('frees its port on close', async () => {

@@ -67,7 +67,11 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       // Not expected: answer without detail, keep the server up.
-      finish(response, { status: 500, message: `internal error: ${error instanceof Error ? error.message : String(error)}` }, 'internal error');
+      finish(
+        response,
+        { status: 500, message: `internal error: ${error instanceof Error ? error.message : String(error)}` },
+        'internal error',
+      );
     });
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;
@@ -76,7 +80,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   const finish = (response: ServerResponse, outcome: WebhookOutcome, body = outcome.message) => {
     options.log?.(outcome);
     if (response.headersSent) return;
-    response.writeHead(outcome.status, { 'content-type': 'text/plain; charset=utf-8', ...(outcome.status >= 400 && { connection: 'close' }) });
+    response.writeHead(outcome.status, {
+      'content-type': 'text/plain; charset=utf-8',
+      ...(outcome.status >= 400 && { connection: 'close' }),
+    });
     response.end(`${body}\n`);
   };
 
@@ -84,7 +91,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     const event = headerOf(request, 'x-github-event');
     const delivery = headerOf(request, 'x-github-delivery');
     const ids = { ...(event !== undefined && { event }), ...(delivery !== undefined && { delivery }) };
-    const answer = (status: number, message: string, sha?: string) => finish(response, { status, ...ids, ...(sha !== undefined && { sha }), message });
+    const answer = (status: number, message: string, sha?: string) =>
+      finish(response, { status, ...ids, ...(sha !== undefined && { sha }), message });
 
     if (request.method !== 'POST') {
       request.resume();
@@ -93,16 +101,21 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       return;
     }
     const body = await readBody(request);
-    if (body === 'too-large') return answer(413, `body over ${MAX_BODY_BYTES} bytes refused; the next poll syncs the commit`);
+    if (body === 'too-large')
+      return answer(413, `body over ${MAX_BODY_BYTES} bytes refused; the next poll syncs the commit`);
     if (body === 'aborted') return answer(400, 'the request ended before its body was complete');
 
     const signature = headerOf(request, SIGNATURE_HEADER);
     if (signature === undefined) return answer(401, 'missing X-Hub-Signature-256 header: set a secret on the webhook');
     const given = SIGNATURE.exec(signature)?.[1];
-    if (given === undefined) return answer(401, 'malformed X-Hub-Signature-256 header: expected sha256=<64 hex digits>');
+    if (given === undefined)
+      return answer(401, 'malformed X-Hub-Signature-256 header: expected sha256=<64 hex digits>');
     const expected = createHmac('sha256', key).update(body).digest();
     if (!timingSafeEqual(Buffer.from(given, 'hex'), expected)) {
-      return answer(401, 'X-Hub-Signature-256 does not match the body: check that the webhook and kimops share the same secret');
+      return answer(
+        401,
+        'X-Hub-Signature-256 does not match the body: check that the webhook and kimops share the same secret',
+      );
     }
 
     if (event === undefined) return answer(400, 'missing X-GitHub-Event header');
@@ -117,7 +130,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
 
     const { ref, after, deleted } = isJsonObject(payload) ? payload : {};
     if (typeof ref !== 'string') return answer(400, 'push event without a ref');
-    if (ref !== `refs/heads/${branch}`) return answer(202, `push to ${ref} ignored: only refs/heads/${branch} is synced`);
+    if (ref !== `refs/heads/${branch}`)
+      return answer(202, `push to ${ref} ignored: only refs/heads/${branch} is synced`);
     if (deleted === true) return answer(202, `push deleting ${ref} ignored`);
     if (typeof after !== 'string' || !SHA.test(after)) return answer(400, 'push event without a commit id in "after"');
     options.onPush(after);

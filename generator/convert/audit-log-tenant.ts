@@ -15,7 +15,11 @@ import { EXT_AUDITLOG } from './extenders/extensions.js';
 /** The resource name KIM's dedicated-audit-log migration gives the customer's credentials. */
 export const DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE = 'dedicated-auditlog-credentials';
 
-export function auditLogTenantFor(runtime: Runtime, settings: ConversionSettings, live: Shoot | undefined): AuditLogTenant | undefined {
+export function auditLogTenantFor(
+  runtime: Runtime,
+  settings: ConversionSettings,
+  live: Shoot | undefined,
+): AuditLogTenant | undefined {
   const dedicated = live && dedicatedTenantOf(runtime, live);
   if (dedicated) return dedicated;
   const { region, provider } = runtime.spec.shoot;

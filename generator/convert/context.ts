@@ -1,6 +1,12 @@
 // What one conversion sees: the Runtime, KIM's converter inputs resolved for it, and (in update
 // mode) the live Shoot. Extenders read only this.
-import type { AclAllowList, AuditLogTenant, ConversionFlags, ConverterConfig, MaintenanceWindow } from '../../model/converter-config.js';
+import type {
+  AclAllowList,
+  AuditLogTenant,
+  ConversionFlags,
+  ConverterConfig,
+  MaintenanceWindow,
+} from '../../model/converter-config.js';
 import type { Runtime } from '../../model/runtime.js';
 import type { Shoot } from '../../model/shoot.js';
 

@@ -9,7 +9,11 @@ import { convertRuntime } from './convert-runtime.js';
 
 const SETTINGS: ConversionSettings = {
   config: {
-    kubernetes: { defaultVersion: '1.33.3', enableKubernetesVersionAutoUpdate: true, defaultOperatorOidc: { clientID: 'c', issuerURL: 'https://issuer.example' } },
+    kubernetes: {
+      defaultVersion: '1.33.3',
+      enableKubernetesVersionAutoUpdate: true,
+      defaultOperatorOidc: { clientID: 'c', issuerURL: 'https://issuer.example' },
+    },
     dns: { secretName: 'dns-secret', domainPrefix: 'dev.example.com', providerType: 'aws-route53' },
     provider: { aws: { enableIMDSv2: true }, gdch: { parentReferenceName: 'parent' } },
     machineImage: { defaultName: 'gardenlinux', defaultVersion: '1877.4.0' },
@@ -38,56 +42,94 @@ const name = fc.stringMatching(/^[a-z][a-z0-9]{2,10}$/);
 const worker = (zones: readonly string[]) =>
   fc.record({
     name,
-    machine: fc.record({ type: fc.constantFrom('m6i.large', 'n2-standard-4'), image: fc.record({ name: fc.constantFrom('', 'gardenlinux'), version: fc.constantFrom('', '1877.4.0', '1592.1.0') }) }),
+    machine: fc.record({
+      type: fc.constantFrom('m6i.large', 'n2-standard-4'),
+      image: fc.record({
+        name: fc.constantFrom('', 'gardenlinux'),
+        version: fc.constantFrom('', '1877.4.0', '1592.1.0'),
+      }),
+    }),
     minimum: fc.integer({ min: 1, max: 3 }),
     maximum: fc.integer({ min: 3, max: 20 }),
     zones: fc.subarray([...zones], { minLength: 1 }),
   });
 
-const runtime: fc.Arbitrary<Runtime> = fc.constantFrom(...(Object.keys(PROVIDERS) as (keyof typeof PROVIDERS)[])).chain((provider) => {
-  const { region, zones } = PROVIDERS[provider];
-  return fc.record({
-    shootName: name,
-    generation: fc.integer({ min: 1, max: 50 }),
-    workers: fc.array(worker(zones), { minLength: 1, maxLength: 3 }),
-    purpose: fc.constantFrom('production', 'development', 'evaluation'),
-    platformRegion: fc.constantFrom('cf-eu10', 'cf-eu11', 'cf-us10', 'cf-ch20'),
-    egress: fc.boolean(),
-    ingress: fc.boolean(),
-    acl: fc.option(fc.constant(['203.0.113.0/24']), { nil: undefined }),
-    version: fc.option(fc.constantFrom('1.32.5', '1.33.3', '1.34'), { nil: undefined }),
-    dualStack: fc.boolean(),
-  }).map((r): Runtime => ({
-    apiVersion: 'infrastructuremanager.kyma-project.io/v1',
-    kind: 'Runtime',
-    metadata: {
-      name: `rt-${r.shootName}`,
-      namespace: 'kcp-system',
-      generation: r.generation,
-      labels: Object.fromEntries(
-        ['instance-id', 'runtime-id', 'region', 'broker-plan-id', 'broker-plan-name', 'global-account-id', 'subaccount-id'].map((l) => [`kyma-project.io/${l}`, l]).concat([['operator.kyma-project.io/kyma-name', 'k']]),
-      ),
-    },
-    spec: {
-      shoot: {
-        name: r.shootName,
-        purpose: r.purpose,
-        platformRegion: r.platformRegion,
-        region,
-        secretBindingName: 'binding',
-        kubernetes: { ...(r.version && { version: r.version }), kubeAPIServer: r.acl ? { acl: { allowedCIDRs: [...r.acl] } } : {} },
-        provider: { type: provider, workers: [r.workers[0] as never], additionalWorkers: r.workers.slice(1) as never[] },
-        networking: { type: 'calico', nodes: '10.250.0.0/16', pods: '10.96.0.0/13', services: '10.104.0.0/13', dualStack: r.dualStack },
-      },
-      security: { administrators: ['admin@example.com'], networking: { filter: { egress: { enabled: r.egress }, ingress: { enabled: r.ingress } } } },
-    },
-  }));
-});
+const runtime: fc.Arbitrary<Runtime> = fc
+  .constantFrom(...(Object.keys(PROVIDERS) as (keyof typeof PROVIDERS)[]))
+  .chain((provider) => {
+    const { region, zones } = PROVIDERS[provider];
+    return fc
+      .record({
+        shootName: name,
+        generation: fc.integer({ min: 1, max: 50 }),
+        workers: fc.array(worker(zones), { minLength: 1, maxLength: 3 }),
+        purpose: fc.constantFrom('production', 'development', 'evaluation'),
+        platformRegion: fc.constantFrom('cf-eu10', 'cf-eu11', 'cf-us10', 'cf-ch20'),
+        egress: fc.boolean(),
+        ingress: fc.boolean(),
+        acl: fc.option(fc.constant(['203.0.113.0/24']), { nil: undefined }),
+        version: fc.option(fc.constantFrom('1.32.5', '1.33.3', '1.34'), { nil: undefined }),
+        dualStack: fc.boolean(),
+      })
+      .map((r): Runtime => ({
+        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+        kind: 'Runtime',
+        metadata: {
+          name: `rt-${r.shootName}`,
+          namespace: 'kcp-system',
+          generation: r.generation,
+          labels: Object.fromEntries(
+            [
+              'instance-id',
+              'runtime-id',
+              'region',
+              'broker-plan-id',
+              'broker-plan-name',
+              'global-account-id',
+              'subaccount-id',
+            ]
+              .map((l) => [`kyma-project.io/${l}`, l])
+              .concat([['operator.kyma-project.io/kyma-name', 'k']]),
+          ),
+        },
+        spec: {
+          shoot: {
+            name: r.shootName,
+            purpose: r.purpose,
+            platformRegion: r.platformRegion,
+            region,
+            secretBindingName: 'binding',
+            kubernetes: {
+              ...(r.version && { version: r.version }),
+              kubeAPIServer: r.acl ? { acl: { allowedCIDRs: [...r.acl] } } : {},
+            },
+            provider: {
+              type: provider,
+              workers: [r.workers[0] as never],
+              additionalWorkers: r.workers.slice(1) as never[],
+            },
+            networking: {
+              type: 'calico',
+              nodes: '10.250.0.0/16',
+              pods: '10.96.0.0/13',
+              services: '10.104.0.0/13',
+              dualStack: r.dualStack,
+            },
+          },
+          security: {
+            administrators: ['admin@example.com'],
+            networking: { filter: { egress: { enabled: r.egress }, ingress: { enabled: r.ingress } } },
+          },
+        },
+      }));
+  });
 
 /** Replaces or deletes one value somewhere in the object. */
 function mutate(value: unknown, path: string[], replacement: unknown, remove: boolean): unknown {
   if (path.length === 0 || value === null || typeof value !== 'object') return remove ? undefined : replacement;
-  const copy: Record<string, unknown> = Array.isArray(value) ? ([...value] as never) : { ...(value as Record<string, unknown>) };
+  const copy: Record<string, unknown> = Array.isArray(value)
+    ? ([...value] as never)
+    : { ...(value as Record<string, unknown>) };
   const keys = Object.keys(copy);
   if (keys.length === 0) return replacement;
   const key = keys[Number(path[0]) % keys.length] as string;
@@ -143,15 +185,21 @@ describe('convertRuntime properties', () => {
       fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
     );
     fc.assert(
-      fc.property(runtime, fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), junk, fc.boolean(), (rt, path, replacement, remove) => {
-        const broken = mutate(rt, path.map(String), replacement, remove);
-        let result: ReturnType<typeof convertRuntime> | undefined;
-        expect(() => (result = convertRuntime({ runtime: broken as Runtime, settings: SETTINGS }))).not.toThrow();
-        if (result && !result.ok) {
-          expect(result.error).toBeInstanceOf(ConversionError);
-          expect(result.error.message).toMatch(/^runtime \S+: \S/);
-        }
-      }),
+      fc.property(
+        runtime,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        junk,
+        fc.boolean(),
+        (rt, path, replacement, remove) => {
+          const broken = mutate(rt, path.map(String), replacement, remove);
+          let result: ReturnType<typeof convertRuntime> | undefined;
+          expect(() => (result = convertRuntime({ runtime: broken as Runtime, settings: SETTINGS }))).not.toThrow();
+          if (result && !result.ok) {
+            expect(result.error).toBeInstanceOf(ConversionError);
+            expect(result.error.message).toMatch(/^runtime \S+: \S/);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -7,17 +7,30 @@ import type { ConversionSettings } from '../../model/landscape.js';
 import type { Runtime } from '../../model/runtime.js';
 import { convertRuntime } from './convert-runtime.js';
 
-const awsRuntime = parse(readFileSync(new URL('../../examples/runtimes/keb/aws.yaml', import.meta.url), 'utf8')) as Runtime;
+const awsRuntime = parse(
+  readFileSync(new URL('../../examples/runtimes/keb/aws.yaml', import.meta.url), 'utf8'),
+) as Runtime;
 
 const settings = (overrides: Partial<ConversionSettings> = {}): ConversionSettings => ({
   config: {
-    kubernetes: { defaultVersion: '1.33.3', defaultOperatorOidc: { clientID: 'operator', issuerURL: 'https://operator.example', groupsClaim: 'groups', usernameClaim: 'sub', usernamePrefix: 'op:' } },
+    kubernetes: {
+      defaultVersion: '1.33.3',
+      defaultOperatorOidc: {
+        clientID: 'operator',
+        issuerURL: 'https://operator.example',
+        groupsClaim: 'groups',
+        usernameClaim: 'sub',
+        usernamePrefix: 'op:',
+      },
+    },
     machineImage: { defaultName: 'gardenlinux', defaultVersion: '1877.4.0' },
     gardener: { projectName: 'kyma-dev' },
     auditLogging: { policyConfigMapName: 'audit-policy' },
   },
   flags: { networkRestrictionEnabled: true, apiServerAclEnabled: false, auditLogMandatory: true },
-  auditLogTenants: { aws: { 'eu-central-1': { tenantID: 'tenant-1', serviceURL: 'https://audit.example', secretName: 'audit-secret' } } },
+  auditLogTenants: {
+    aws: { 'eu-central-1': { tenantID: 'tenant-1', serviceURL: 'https://audit.example', secretName: 'audit-secret' } },
+  },
   maintenanceWindows: { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } },
   ...overrides,
 });
@@ -29,20 +42,27 @@ function converted(runtime: Runtime, s = settings(), live?: Parameters<typeof co
 }
 
 describe('convertRuntime', () => {
-  it('renders KEB\'s AWS Runtime into garden-<project> with the landscape\'s tenant and window', () => {
+  it("renders KEB's AWS Runtime into garden-<project> with the landscape's tenant and window", () => {
     const { shoot } = converted(awsRuntime);
     expect(shoot.metadata).toMatchObject({ name: 'c-78fcc25', namespace: 'garden-kyma-dev' });
-    expect(shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toMatchObject({ tenantID: 'tenant-1' });
+    expect(shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toMatchObject({
+      tenantID: 'tenant-1',
+    });
     expect(shoot.spec.maintenance?.timeWindow).toEqual({ begin: '010000+0000', end: '020000+0000' });
     expect(shoot.spec.accessRestrictions?.[0]?.name).toBe('eu-access-only'); // platform region cf-eu11
     expect(shoot.spec.kubernetes.version).toBe('1.33.3');
   });
 
-  it.each(['true', 'TRUE', 'True'])('switches to the experimental audit policy for the annotation value %s', (value) => {
-    const experimental = structuredClone(awsRuntime);
-    experimental.metadata.annotations = { 'operator.kyma-project.io/experimental-audit-policy': value };
-    expect(converted(experimental).shoot.spec.kubernetes.kubeAPIServer?.auditConfig?.auditPolicy?.configMapRef?.name).toBe('experimental-audit-policy');
-  });
+  it.each(['true', 'TRUE', 'True'])(
+    'switches to the experimental audit policy for the annotation value %s',
+    (value) => {
+      const experimental = structuredClone(awsRuntime);
+      experimental.metadata.annotations = { 'operator.kyma-project.io/experimental-audit-policy': value };
+      expect(
+        converted(experimental).shoot.spec.kubernetes.kubeAPIServer?.auditConfig?.auditPolicy?.configMapRef?.name,
+      ).toBe('experimental-audit-policy');
+    },
+  );
 
   it('leaves the maintenance window out for non-production Runtimes', () => {
     const trial = structuredClone(awsRuntime);
@@ -57,7 +77,9 @@ describe('convertRuntime', () => {
     expect(result.error.runtime).toBe('kcp-system/61dd7761-08dc-59ce-840d-342f5e487157');
     expect(result.error.field).toBe('spec.shoot.region');
     expect(result.error.message).toContain("missing providerType: 'aws'");
-    expect(result.error.message).toContain("add a tenant for aws/eu-central-1 to the audit-log tenant map (the landscape's auditLog.tenants");
+    expect(result.error.message).toContain(
+      "add a tenant for aws/eu-central-1 to the audit-log tenant map (the landscape's auditLog.tenants",
+    );
   });
 
   it('omits the audit-log extension when the tenant is missing and audit logging is optional', () => {
@@ -71,7 +93,9 @@ describe('convertRuntime', () => {
     const unlabeled = structuredClone(awsRuntime);
     delete unlabeled.metadata.labels?.['kyma-project.io/subaccount-id'];
     const result = convertRuntime({ runtime: unlabeled, settings: settings() });
-    expect(result.ok ? '' : result.error.message).toMatch(/metadata\.labels\["kyma-project\.io\/subaccount-id"\]: is required/);
+    expect(result.ok ? '' : result.error.message).toMatch(
+      /metadata\.labels\["kyma-project\.io\/subaccount-id"\]: is required/,
+    );
   });
 
   it('refuses a Shoot name that would escape the repo layout', () => {
@@ -81,33 +105,42 @@ describe('convertRuntime', () => {
     expect(result.ok ? '' : result.error.field).toBe('spec.shoot.name');
   });
 
-  it.each(['constructor', 'toString', '__proto__'])('never resolves %s as a provider or region through Object.prototype', (name) => {
-    const byProvider = structuredClone(awsRuntime);
-    byProvider.spec.shoot.provider.type = name;
-    const provider = convertRuntime({ runtime: byProvider, settings: settings() });
-    expect(provider.ok ? '' : provider.error.message).toContain(`spec.shoot.provider.type: provider not supported: "${name}"`);
+  it.each(['constructor', 'toString', '__proto__'])(
+    'never resolves %s as a provider or region through Object.prototype',
+    (name) => {
+      const byProvider = structuredClone(awsRuntime);
+      byProvider.spec.shoot.provider.type = name;
+      const provider = convertRuntime({ runtime: byProvider, settings: settings() });
+      expect(provider.ok ? '' : provider.error.message).toContain(
+        `spec.shoot.provider.type: provider not supported: "${name}"`,
+      );
 
-    const byRegion = structuredClone(awsRuntime);
-    byRegion.spec.shoot.region = name;
-    const optional = settings();
-    optional.flags.auditLogMandatory = false;
-    const region = convertRuntime({ runtime: byRegion, settings: optional });
-    expect(region.ok).toBe(true);
-    if (region.ok) expect(region.shoot.spec.maintenance?.timeWindow).toBeUndefined();
-  });
+      const byRegion = structuredClone(awsRuntime);
+      byRegion.spec.shoot.region = name;
+      const optional = settings();
+      optional.flags.auditLogMandatory = false;
+      const region = convertRuntime({ runtime: byRegion, settings: optional });
+      expect(region.ok).toBe(true);
+      if (region.ok) expect(region.shoot.spec.maintenance?.timeWindow).toBeUndefined();
+    },
+  );
 
   it('refuses a Shoot name that Gardener would reject as too long for the project', () => {
     const long = structuredClone(awsRuntime);
     long.spec.shoot.name = 'a-very-long-name'; // 16 + "kyma-dev" (8) > 21
     const result = convertRuntime({ runtime: long, settings: settings() });
-    expect(result.ok ? '' : result.error.message).toContain('spec.shoot.name: "a-very-long-name" is too long for project kyma-dev');
+    expect(result.ok ? '' : result.error.message).toContain(
+      'spec.shoot.name: "a-very-long-name" is too long for project kyma-dev',
+    );
   });
 
-  it('refuses a binding name Gardener could not resolve, as in KIM\'s old ADR examples', () => {
+  it("refuses a binding name Gardener could not resolve, as in KIM's old ADR examples", () => {
     const spaced = structuredClone(awsRuntime);
     spaced.spec.shoot.secretBindingName = 'hyperscaler secret';
     const result = convertRuntime({ runtime: spaced, settings: settings() });
-    expect(result.ok ? '' : result.error.message).toContain('spec.shoot.secretBindingName: "hyperscaler secret" cannot name a binding in Gardener');
+    expect(result.ok ? '' : result.error.message).toContain(
+      'spec.shoot.secretBindingName: "hyperscaler secret" cannot name a binding in Gardener',
+    );
   });
 
   it('builds the structured-auth ConfigMap from the landscape operator OIDC when the Runtime has none', () => {
@@ -127,10 +160,16 @@ describe('convertRuntime', () => {
     });
   });
 
-  it('prefers the Runtime\'s own OIDC config for structured authentication', () => {
+  it("prefers the Runtime's own OIDC config for structured authentication", () => {
     const own = structuredClone(awsRuntime);
-    own.spec.shoot.kubernetes = { kubeAPIServer: { oidcConfig: { clientID: 'mine', issuerURL: 'https://mine.example', usernameClaim: 'email', groupsClaim: 'g' } } };
-    const config = parse(converted(own).companions[0]?.data['config.yaml'] ?? '') as { jwt: { issuer: { url: string } }[] };
+    own.spec.shoot.kubernetes = {
+      kubeAPIServer: {
+        oidcConfig: { clientID: 'mine', issuerURL: 'https://mine.example', usernameClaim: 'email', groupsClaim: 'g' },
+      },
+    };
+    const config = parse(converted(own).companions[0]?.data['config.yaml'] ?? '') as {
+      jwt: { issuer: { url: string } }[];
+    };
     expect(config.jwt[0]?.issuer.url).toBe('https://mine.example');
   });
 
@@ -140,7 +179,10 @@ describe('convertRuntime', () => {
       const live = structuredClone(created);
       live.spec.tolerations = [{ key: 'ksa-assured-workload' }];
       live.spec.networking.ipFamilies = ['IPv4', 'IPv6'];
-      live.spec.kubernetes.kubeAPIServer = { ...live.spec.kubernetes.kubeAPIServer, serviceAccountConfig: { extendTokenExpiration: false, maxTokenExpiration: '1000h0m0s' } };
+      live.spec.kubernetes.kubeAPIServer = {
+        ...live.spec.kubernetes.kubeAPIServer,
+        serviceAccountConfig: { extendTokenExpiration: false, maxTokenExpiration: '1000h0m0s' },
+      };
       const { shoot } = converted(awsRuntime, settings(), live);
       expect(shoot.spec.tolerations).toEqual([{ key: 'ksa-assured-workload' }]);
       expect(shoot.spec.networking.ipFamilies).toEqual(['IPv4', 'IPv6']);
@@ -178,9 +220,22 @@ describe('convertRuntime', () => {
 
     it.each([
       ['spec', (live: Record<string, unknown>) => delete live.spec, 'live Shoot spec: is required'],
-      ['a zone list written as a string', (live: { spec: { provider: { workers: { zones: unknown }[] } } }) => ((live.spec.provider.workers[0] as { zones: unknown }).zones = 'eu-central-1a'), 'live Shoot spec.provider.workers[0].zones: must be a list'],
-      ['a version read as a number', (live: { spec: { kubernetes: { version: unknown } } }) => (live.spec.kubernetes.version = 1.34), 'live Shoot spec.kubernetes.version: must be a string; got number 1.34'],
-      ['extensions as a map', (live: { spec: { extensions: unknown } }) => (live.spec.extensions = {}), 'live Shoot spec.extensions: must be a list'],
+      [
+        'a zone list written as a string',
+        (live: { spec: { provider: { workers: { zones: unknown }[] } } }) =>
+          ((live.spec.provider.workers[0] as { zones: unknown }).zones = 'eu-central-1a'),
+        'live Shoot spec.provider.workers[0].zones: must be a list',
+      ],
+      [
+        'a version read as a number',
+        (live: { spec: { kubernetes: { version: unknown } } }) => (live.spec.kubernetes.version = 1.34),
+        'live Shoot spec.kubernetes.version: must be a string; got number 1.34',
+      ],
+      [
+        'extensions as a map',
+        (live: { spec: { extensions: unknown } }) => (live.spec.extensions = {}),
+        'live Shoot spec.extensions: must be a list',
+      ],
     ])('names the field when the live Shoot has %s wrong', (_what, breakIt, message) => {
       const live = structuredClone(converted(awsRuntime).shoot);
       (breakIt as (l: unknown) => void)(live);
@@ -194,28 +249,42 @@ describe('convertRuntime', () => {
         const live = structuredClone(converted(awsRuntime).shoot);
         const audit = live.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service');
         if (!audit?.providerConfig) throw new Error('the AWS example has an audit-log extension');
-        audit.providerConfig = { ...audit.providerConfig, tenantID: 'customer-tenant', serviceURL: 'https://customer.audit.example' };
-        live.spec.resources = [...(live.spec.resources ?? []), { name: 'dedicated-auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' } }];
+        audit.providerConfig = {
+          ...audit.providerConfig,
+          tenantID: 'customer-tenant',
+          serviceURL: 'https://customer.audit.example',
+        };
+        live.spec.resources = [
+          ...(live.spec.resources ?? []),
+          {
+            name: 'dedicated-auditlog-credentials',
+            resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' },
+          },
+        ];
         return live;
       }
 
-      it('keeps the customer\'s tenant of a migrated Shoot instead of moving it back to the landscape\'s', () => {
+      it("keeps the customer's tenant of a migrated Shoot instead of moving it back to the landscape's", () => {
         const { shoot } = converted(awsRuntime, settings(), dedicatedLive());
         expect(shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toMatchObject({
           tenantID: 'customer-tenant',
           serviceURL: 'https://customer.audit.example',
         });
-        expect(shoot.spec.resources).toContainEqual({ name: 'auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' } });
+        expect(shoot.spec.resources).toContainEqual({
+          name: 'auditlog-credentials',
+          resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'customer-audit' },
+        });
       });
 
-      it('keeps the live tenant when the Runtime asks for audit-log access, and uses the landscape\'s otherwise', () => {
+      it("keeps the live tenant when the Runtime asks for audit-log access, and uses the landscape's otherwise", () => {
         const live = structuredClone(converted(awsRuntime).shoot);
         const audit = live.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service');
         if (audit?.providerConfig) audit.providerConfig = { ...audit.providerConfig, tenantID: 'customer-tenant' };
         const withAccess = structuredClone(awsRuntime);
         withAccess.spec.auditLogAccessEnabled = true;
         const tenant = (runtime: typeof awsRuntime) =>
-          converted(runtime, settings(), live).shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig?.tenantID;
+          converted(runtime, settings(), live).shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')
+            ?.providerConfig?.tenantID;
         expect(tenant(withAccess)).toBe('customer-tenant');
         expect(tenant(awsRuntime)).toBe('tenant-1');
       });

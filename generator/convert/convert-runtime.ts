@@ -22,8 +22,7 @@ export interface ConvertInput {
 }
 
 export type ConversionResult =
-  | { ok: true; shoot: Shoot; companions: ConfigMap[] }
-  | { ok: false; error: ConversionError };
+  { ok: true; shoot: Shoot; companions: ConfigMap[] } | { ok: false; error: ConversionError };
 
 export function convertRuntime(input: ConvertInput): ConversionResult {
   const { runtime, settings } = input;
@@ -46,7 +45,11 @@ export function convertRuntime(input: ConvertInput): ConversionResult {
  * The converter proper, given KIM's per-Runtime inputs directly (this is the seam the KIM parity
  * fixtures test). Throws FieldError; use convertRuntime for a result value.
  */
-export function convertWithContext(runtime: unknown, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
+export function convertWithContext(
+  runtime: unknown,
+  ctx: ConverterContext,
+  live?: Shoot,
+): { shoot: Shoot; companions: ConfigMap[] } {
   validateRuntime(runtime);
   if (live) validateLiveShoot(live);
   return runPipeline(runtime, ctx, live);
@@ -97,7 +100,7 @@ function maintenanceWindowFor(runtime: Runtime, settings: ConversionSettings) {
   return settings.maintenanceWindows[region];
 }
 
-function guarded<T>(runtime: unknown, convert: () => T): { ok: true } & T | { ok: false; error: ConversionError } {
+function guarded<T>(runtime: unknown, convert: () => T): ({ ok: true } & T) | { ok: false; error: ConversionError } {
   const ref = runtimeRef(runtime);
   try {
     return { ok: true, ...convert() };

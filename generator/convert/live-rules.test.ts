@@ -7,7 +7,9 @@ import { keepLive } from './live-rules.js';
 
 /** The same rules, once: update mode already honours the live Shoot, so holding its output against that Shoot again changes nothing. */
 describe('keepLive on the converter update mode output', () => {
-  const patches = loadCases().flatMap(({ cases }) => cases.filter((c) => c.kind === 'patch' && c.given.existingShoot !== undefined));
+  const patches = loadCases().flatMap(({ cases }) =>
+    cases.filter((c) => c.kind === 'patch' && c.given.existingShoot !== undefined),
+  );
 
   it('has patch cases to check', () => {
     expect(patches.length).toBeGreaterThan(50);
@@ -43,7 +45,9 @@ describe('keepLive on a manifest older than the live Shoot (a revert, or mainten
     const live = liveFrom((s) => (s.spec.kubernetes.version = '1.99.1'));
     const { shoot, kept } = keepLive(manifest, live);
     expect(shoot.spec.kubernetes.version).toBe('1.99.1');
-    expect(kept).toEqual([{ path: 'spec.kubernetes.version', why: expect.stringContaining('never downgrades') as string }]);
+    expect(kept).toEqual([
+      { path: 'spec.kubernetes.version', why: expect.stringContaining('never downgrades') as string },
+    ]);
   });
 
   it('applies a higher desired Kubernetes version', () => {
@@ -63,7 +67,9 @@ describe('keepLive on a manifest older than the live Shoot (a revert, or mainten
   });
 
   it('keeps the live infrastructure config unless a zone is added', () => {
-    const live = liveFrom((s) => (s.spec.provider.infrastructureConfig = { ...s.spec.provider.infrastructureConfig, marker: 'live' }));
+    const live = liveFrom(
+      (s) => (s.spec.provider.infrastructureConfig = { ...s.spec.provider.infrastructureConfig, marker: 'live' }),
+    );
     const kept = keepLive(manifest, live);
     expect(kept.shoot.spec.provider.infrastructureConfig).toEqual(live.spec.provider.infrastructureConfig);
     expect(kept.kept.map((k) => k.path)).toEqual(['spec.provider.infrastructureConfig']);
@@ -125,7 +131,10 @@ describe('keepLive on a manifest older than the live Shoot (a revert, or mainten
 
   it('does not change its input', () => {
     const before = structuredClone(manifest);
-    keepLive(manifest, liveFrom((s) => (s.spec.kubernetes.version = '1.99.1')));
+    keepLive(
+      manifest,
+      liveFrom((s) => (s.spec.kubernetes.version = '1.99.1')),
+    );
     expect(manifest).toEqual(before);
   });
 });

@@ -20,13 +20,20 @@ import { uniqueZones } from './extenders/workers.js';
 export function alignWorkerWithLive(worker: Worker, live: Worker | undefined): Worker {
   if (!live) return worker;
   const liveZones = live.zones ?? [];
-  const aligned: Worker = { ...worker, zones: [...liveZones, ...(worker.zones ?? []).filter((z) => !liveZones.includes(z))] };
+  const aligned: Worker = {
+    ...worker,
+    zones: [...liveZones, ...(worker.zones ?? []).filter((z) => !liveZones.includes(z))],
+  };
   const image = worker.machine.image;
   const liveImage = live.machine.image;
   if (image && liveImage?.name && liveImage.name === image.name && liveImage.version) {
-    aligned.machine = { ...worker.machine, image: { ...image, version: neverDowngrade(image.version ?? '', liveImage.version) } };
+    aligned.machine = {
+      ...worker.machine,
+      image: { ...image, version: neverDowngrade(image.version ?? '', liveImage.version) },
+    };
   }
-  if (aligned.updateStrategy === undefined && live.updateStrategy !== undefined) aligned.updateStrategy = live.updateStrategy;
+  if (aligned.updateStrategy === undefined && live.updateStrategy !== undefined)
+    aligned.updateStrategy = live.updateStrategy;
   return aligned;
 }
 
@@ -36,13 +43,21 @@ export function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
     const index = live.findIndex((l) => l.name === w.name);
     return index < 0 ? live.length : index;
   };
-  return workers.map((w, i) => ({ w, i })).sort((a, b) => position(a.w) - position(b.w) || a.i - b.i).map(({ w }) => w);
+  return workers
+    .map((w, i) => ({ w, i }))
+    .sort((a, b) => position(a.w) - position(b.w) || a.i - b.i)
+    .map(({ w }) => w);
 }
 
 /** The workers aligned with the live ones, in live order. */
 export function workersAlignedWithLive(workers: Worker[], live: Worker[]): Worker[] {
   return inLiveOrder(
-    workers.map((w) => alignWorkerWithLive(w, live.find((l) => l.name === w.name))),
+    workers.map((w) =>
+      alignWorkerWithLive(
+        w,
+        live.find((l) => l.name === w.name),
+      ),
+    ),
     live,
   );
 }
@@ -75,7 +90,10 @@ export function keepCreateOnlyFields(draft: Shoot, live: Shoot): void {
   if (live.spec.tolerations) draft.spec.tolerations = structuredClone(live.spec.tolerations);
   const liveServiceAccount = live.spec.kubernetes?.kubeAPIServer?.serviceAccountConfig;
   if (liveServiceAccount) {
-    draft.spec.kubernetes.kubeAPIServer = { ...draft.spec.kubernetes.kubeAPIServer, serviceAccountConfig: structuredClone(liveServiceAccount) };
+    draft.spec.kubernetes.kubeAPIServer = {
+      ...draft.spec.kubernetes.kubeAPIServer,
+      serviceAccountConfig: structuredClone(liveServiceAccount),
+    };
   }
   const { ipFamilies, providerConfig } = live.spec.networking ?? {};
   if (ipFamilies) draft.spec.networking.ipFamilies = [...ipFamilies];
@@ -112,7 +130,12 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
   const version = shoot.spec.kubernetes?.version;
   if (version !== undefined) {
     shoot.spec.kubernetes.version = neverDowngrade(version, live.spec.kubernetes?.version);
-    note('spec.kubernetes.version', version, shoot.spec.kubernetes.version, `live ${shoot.spec.kubernetes.version} kept over ${version}: Gardener never downgrades a Kubernetes version`);
+    note(
+      'spec.kubernetes.version',
+      version,
+      shoot.spec.kubernetes.version,
+      `live ${shoot.spec.kubernetes.version} kept over ${version}: Gardener never downgrades a Kubernetes version`,
+    );
   }
 
   const liveWorkers = live.spec.provider?.workers ?? [];
@@ -121,9 +144,24 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
   for (const worker of aligned) {
     const before = workers.find((w) => w.name === worker.name);
     const at = `spec.provider.workers[${worker.name}]`;
-    note(`${at}.zones`, before?.zones, worker.zones, `live zones ${(worker.zones ?? []).join(', ')} kept: Gardener never removes a zone`);
-    note(`${at}.machine.image.version`, before?.machine.image?.version, worker.machine.image?.version, `live image version ${worker.machine.image?.version ?? ''} kept: never downgraded`);
-    note(`${at}.updateStrategy`, before?.updateStrategy, worker.updateStrategy, 'the live update strategy is inherited');
+    note(
+      `${at}.zones`,
+      before?.zones,
+      worker.zones,
+      `live zones ${(worker.zones ?? []).join(', ')} kept: Gardener never removes a zone`,
+    );
+    note(
+      `${at}.machine.image.version`,
+      before?.machine.image?.version,
+      worker.machine.image?.version,
+      `live image version ${worker.machine.image?.version ?? ''} kept: never downgraded`,
+    );
+    note(
+      `${at}.updateStrategy`,
+      before?.updateStrategy,
+      worker.updateStrategy,
+      'the live update strategy is inherited',
+    );
   }
   shoot.spec.provider.workers = aligned;
 
@@ -131,7 +169,8 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
   if (liveInfra && keepsLiveProviderConfigs(shoot.spec.provider.type, liveInfra, zonesAdded(aligned, liveWorkers))) {
     const { infrastructureConfig, controlPlaneConfig } = shoot.spec.provider;
     shoot.spec.provider.infrastructureConfig = cloneJson(liveInfra);
-    if (live.spec.provider.controlPlaneConfig) shoot.spec.provider.controlPlaneConfig = cloneJson(live.spec.provider.controlPlaneConfig);
+    if (live.spec.provider.controlPlaneConfig)
+      shoot.spec.provider.controlPlaneConfig = cloneJson(live.spec.provider.controlPlaneConfig);
     else delete shoot.spec.provider.controlPlaneConfig;
     const why = 'the live config is kept: it is regenerated only when a zone is added';
     note('spec.provider.infrastructureConfig', infrastructureConfig, shoot.spec.provider.infrastructureConfig, why);
@@ -140,18 +179,30 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
 
   const createOnly = {
     'spec.tolerations': (s: Shoot) => s.spec.tolerations,
-    'spec.kubernetes.kubeAPIServer.serviceAccountConfig': (s: Shoot) => s.spec.kubernetes?.kubeAPIServer?.serviceAccountConfig,
+    'spec.kubernetes.kubeAPIServer.serviceAccountConfig': (s: Shoot) =>
+      s.spec.kubernetes?.kubeAPIServer?.serviceAccountConfig,
     'spec.networking.ipFamilies': (s: Shoot) => s.spec.networking.ipFamilies,
     'spec.networking.providerConfig': (s: Shoot) => s.spec.networking.providerConfig,
   };
   const before = Object.entries(createOnly).map(([path, read]) => [path, read(shoot)] as const);
   keepCreateOnlyFields(shoot, live);
-  for (const [path, value] of before) note(path, value, createOnly[path as keyof typeof createOnly](shoot), 'set at creation only: the live value is kept');
+  for (const [path, value] of before)
+    note(
+      path,
+      value,
+      createOnly[path as keyof typeof createOnly](shoot),
+      'set at creation only: the live value is kept',
+    );
 
   if (keepsLiveDns(live)) {
     const dns = shoot.spec.dns;
     shoot.spec.dns = structuredClone(live.spec.dns);
-    note('spec.dns', dns, shoot.spec.dns, 'the live Shoot has no DNS providers (internal domain): Gardener cannot move its domain');
+    note(
+      'spec.dns',
+      dns,
+      shoot.spec.dns,
+      'the live Shoot has no DNS providers (internal domain): Gardener cannot move its domain',
+    );
   }
   return { shoot, kept };
 }

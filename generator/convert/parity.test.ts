@@ -30,22 +30,31 @@ function runUnit(given: Record<string, unknown>): unknown {
   if (fn.startsWith('compareVersions')) return compareVersions(String(given.version1), String(given.version2));
   if (fn.startsWith('maxpods.maxPodsFromCIDR')) return maxPodsFromCidr(String(given.podsCidr));
   if (fn.startsWith('maxpods.applyTotalCap')) {
-    return applyTotalMaxPodsCap((given.workersMaxPods as unknown[]).map(noMaxPods), Number(given.totalIPs)).map((v) => v ?? null);
+    return applyTotalMaxPodsCap((given.workersMaxPods as unknown[]).map(noMaxPods), Number(given.totalIPs)).map(
+      (v) => v ?? null,
+    );
   }
   if (fn.startsWith('gdch.generateZones')) return gdchZones(nodesCidr, zones);
   if (fn.startsWith('gdch.subnetShiftForZoneCount')) return subnetShiftForZoneCount(Number(given.zoneCount));
   if (fn.startsWith('auditlog tenant map lookup')) {
     return lookupAuditLogTenant(given.tenantConfig as never, String(given.providerType), String(given.region));
   }
-  if (fn.startsWith('config load')) return decodeKimConfig(String(given.configJson), 'converter_config.json', { requireAll: false }).config;
+  if (fn.startsWith('config load'))
+    return decodeKimConfig(String(given.configJson), 'converter_config.json', { requireAll: false }).config;
   if (fn.startsWith('gvisor.ensureNetRawDefault')) return ensureNetRawDefault(given.providerConfigRaw as string);
   if (fn.startsWith('aws.generateZones')) return awsZones(nodesCidr, zones);
   const input = { nodesCidr, zones, dualStack: false, config: {} as ConverterConfig };
   if (fn.startsWith('aws.infrastructureConfigForPatch')) {
-    return aws.mergeInfrastructureConfig?.(aws.infrastructureConfig(input), given.existingInfrastructureConfig as JsonObject);
+    return aws.mergeInfrastructureConfig?.(
+      aws.infrastructureConfig(input),
+      given.existingInfrastructureConfig as JsonObject,
+    );
   }
   if (fn.startsWith('azure.infrastructureConfigForPatch')) {
-    return azure.mergeInfrastructureConfig?.(azure.infrastructureConfig(input), given.existingInfrastructureConfig as JsonObject);
+    return azure.mergeInfrastructureConfig?.(
+      azure.infrastructureConfig(input),
+      given.existingInfrastructureConfig as JsonObject,
+    );
   }
   if (fn.startsWith('azure.infrastructureConfig')) return azure.infrastructureConfig(input);
   if (fn.startsWith('gdch.infrastructureConfig')) {
@@ -62,7 +71,11 @@ function evaluate(c: ParityCase): string[] {
     result =
       c.kind === 'unit'
         ? runUnit(c.given)
-        : convertWithContext(c.given.runtime, contextOf(c.given), c.kind === 'patch' ? (c.given.existingShoot as Shoot) : undefined).shoot;
+        : convertWithContext(
+            c.given.runtime,
+            contextOf(c.given),
+            c.kind === 'patch' ? (c.given.existingShoot as Shoot) : undefined,
+          ).shoot;
   } catch (error) {
     const expected = c.expect.find((m): m is { error: string } => 'error' in m);
     const message = (error as Error).message;

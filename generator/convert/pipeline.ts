@@ -4,7 +4,12 @@ import { auditLogPolicy } from './extenders/auditlog.js';
 import { createDns, patchDns } from './extenders/dns.js';
 import { createExtensions, patchExtensions } from './extenders/extensions.js';
 import { gvisorNetRaw } from './extenders/gvisor.js';
-import { featureGates, runtimeConfig, serviceAccountTokens, structuredAuthentication } from './extenders/kube-apiserver.js';
+import {
+  featureGates,
+  runtimeConfig,
+  serviceAccountTokens,
+  structuredAuthentication,
+} from './extenders/kube-apiserver.js';
 import { annotations, labels } from './extenders/metadata.js';
 import { credentialsBinding, networkingFamilies } from './extenders/networking.js';
 import { accessRestrictions, cloudProfile, exposureClass, seedSelector, tolerations } from './extenders/placement.js';

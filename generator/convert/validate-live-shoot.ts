@@ -26,8 +26,13 @@ const liveShootShape = object({
         },
         ['workers', 'infrastructureConfig', 'controlPlaneConfig'],
       ),
-      kubernetes: object({ version: string, kubeAPIServer: object({ serviceAccountConfig: anyObject }, ['serviceAccountConfig']) }, ['version', 'kubeAPIServer']),
-      extensions: arrayOf(object({ type: string, disabled: boolean, providerConfig: anyObject }, ['disabled', 'providerConfig'])),
+      kubernetes: object(
+        { version: string, kubeAPIServer: object({ serviceAccountConfig: anyObject }, ['serviceAccountConfig']) },
+        ['version', 'kubeAPIServer'],
+      ),
+      extensions: arrayOf(
+        object({ type: string, disabled: boolean, providerConfig: anyObject }, ['disabled', 'providerConfig']),
+      ),
       resources: arrayOf(object({ name: string, resourceRef: anyObject })),
       dns: object({ providers: arrayOf(anyObject) }, ['providers']),
       tolerations: arrayOf(object({ key: string }, [])),

@@ -2,7 +2,17 @@
 // hand-written file, a truncated object) gets a FieldError naming the field, never a crash
 // somewhere inside an extender.
 import { FieldError } from '../../model/errors.js';
-import { anyObject, arrayOf, boolean, intOrString, mapOfStrings, number, object, oneOf, string } from './support/shape-checks.js';
+import {
+  anyObject,
+  arrayOf,
+  boolean,
+  intOrString,
+  mapOfStrings,
+  number,
+  object,
+  oneOf,
+  string,
+} from './support/shape-checks.js';
 import { PROVIDER_TYPES, REQUIRED_RUNTIME_LABELS, type Runtime } from '../../model/runtime.js';
 import { DNS_1123_LABEL, DNS_1123_SUBDOMAIN } from '../../model/names.js';
 
@@ -16,23 +26,42 @@ const worker = object(
     maxUnavailable: intOrString,
     zones: arrayOf(string),
     kubernetes: object({ kubelet: object({ maxPods: number }, ['maxPods']) }, ['kubelet']),
-    cri: object({ containerRuntimes: arrayOf(object({ type: string, providerConfig: anyObject }, ['providerConfig'])) }, ['containerRuntimes']),
-    machineControllerManager: object({ machineDrainTimeout: string, maxEvictRetries: number }, ['machineDrainTimeout', 'maxEvictRetries']),
+    cri: object(
+      { containerRuntimes: arrayOf(object({ type: string, providerConfig: anyObject }, ['providerConfig'])) },
+      ['containerRuntimes'],
+    ),
+    machineControllerManager: object({ machineDrainTimeout: string, maxEvictRetries: number }, [
+      'machineDrainTimeout',
+      'maxEvictRetries',
+    ]),
     providerConfig: anyObject,
     labels: mapOfStrings,
     annotations: mapOfStrings,
   },
-  ['maxSurge', 'maxUnavailable', 'zones', 'kubernetes', 'cri', 'machineControllerManager', 'providerConfig', 'labels', 'annotations'],
+  [
+    'maxSurge',
+    'maxUnavailable',
+    'zones',
+    'kubernetes',
+    'cri',
+    'machineControllerManager',
+    'providerConfig',
+    'labels',
+    'annotations',
+  ],
 );
 
-const oidc = object({ clientID: string, issuerURL: string, groupsClaim: string, usernameClaim: string, usernamePrefix: string, groupsPrefix: string }, [
-  'clientID',
-  'issuerURL',
-  'groupsClaim',
-  'usernameClaim',
-  'usernamePrefix',
-  'groupsPrefix',
-]);
+const oidc = object(
+  {
+    clientID: string,
+    issuerURL: string,
+    groupsClaim: string,
+    usernameClaim: string,
+    usernamePrefix: string,
+    groupsPrefix: string,
+  },
+  ['clientID', 'issuerURL', 'groupsClaim', 'usernameClaim', 'usernamePrefix', 'groupsPrefix'],
+);
 
 const runtimeShape = object({
   metadata: object(
@@ -54,24 +83,42 @@ const runtimeShape = object({
           kubernetes: object(
             {
               version: string,
-              kubeAPIServer: object({ oidcConfig: oidc, acl: object({ allowedCIDRs: arrayOf(string) }, ['allowedCIDRs']) }, ['oidcConfig', 'acl']),
+              kubeAPIServer: object(
+                { oidcConfig: oidc, acl: object({ allowedCIDRs: arrayOf(string) }, ['allowedCIDRs']) },
+                ['oidcConfig', 'acl'],
+              ),
             },
             ['version', 'kubeAPIServer'],
           ),
-          provider: object({ type: oneOf(PROVIDER_TYPES, 'provider'), workers: arrayOf(worker), additionalWorkers: arrayOf(worker) }, ['additionalWorkers']),
-          networking: object({ type: string, pods: string, nodes: string, services: string, dualStack: boolean }, ['type', 'dualStack']),
+          provider: object(
+            { type: oneOf(PROVIDER_TYPES, 'provider'), workers: arrayOf(worker), additionalWorkers: arrayOf(worker) },
+            ['additionalWorkers'],
+          ),
+          networking: object({ type: string, pods: string, nodes: string, services: string, dualStack: boolean }, [
+            'type',
+            'dualStack',
+          ]),
           controlPlane: anyObject,
         },
         ['licenceType', 'enforceSeedLocation', 'enableNvidiaOpenshell', 'kubernetes', 'controlPlane'],
       ),
       security: object({
-        networking: object({ filter: object({ egress: object({ enabled: boolean }), ingress: object({ enabled: boolean }) }, ['ingress']) }),
+        networking: object({
+          filter: object({ egress: object({ enabled: boolean }), ingress: object({ enabled: boolean }) }, ['ingress']),
+        }),
       }),
       imageRegistryCache: arrayOf(
         object({
           uid: string,
           config: object(
-            { upstream: string, remoteURL: string, secretReferenceName: string, garbageCollection: object({ ttl: string }), volume: anyObject, proxy: anyObject },
+            {
+              upstream: string,
+              remoteURL: string,
+              secretReferenceName: string,
+              garbageCollection: object({ ttl: string }),
+              volume: anyObject,
+              proxy: anyObject,
+            },
             ['remoteURL', 'secretReferenceName', 'garbageCollection', 'volume', 'proxy'],
           ),
         }),
@@ -81,18 +128,23 @@ const runtimeShape = object({
   ),
 });
 
-
 /** Throws a FieldError for the first field the converter cannot work with. */
 export function validateRuntime(value: unknown): asserts value is Runtime {
   runtimeShape(value, '');
   const runtime = value as Runtime;
   for (const label of REQUIRED_RUNTIME_LABELS) {
     if (!runtime.metadata.labels?.[label]) {
-      throw new FieldError(`metadata.labels["${label}"]`, 'is required; KEB sets it on every Runtime — add it (KIM refuses such Runtimes too)');
+      throw new FieldError(
+        `metadata.labels["${label}"]`,
+        'is required; KEB sets it on every Runtime — add it (KIM refuses such Runtimes too)',
+      );
     }
   }
   if (!DNS_1123_LABEL.test(runtime.spec.shoot.name)) {
-    throw new FieldError('spec.shoot.name', `"${runtime.spec.shoot.name}" is not a valid Shoot name; use lower-case letters, digits and "-" (at most 63)`);
+    throw new FieldError(
+      'spec.shoot.name',
+      `"${runtime.spec.shoot.name}" is not a valid Shoot name; use lower-case letters, digits and "-" (at most 63)`,
+    );
   }
   if (!DNS_1123_SUBDOMAIN.test(runtime.spec.shoot.secretBindingName)) {
     throw new FieldError(

@@ -20,7 +20,12 @@ describe('change text', () => {
     expect(describeChange(change)).toBe(text);
   });
 
-  it.each([[0, '0'], [999, '999'], [1214, '1,214'], [1234567, '1,234,567']])('counts %i as %s', (count, text) => {
+  it.each([
+    [0, '0'],
+    [999, '999'],
+    [1214, '1,214'],
+    [1234567, '1,234,567'],
+  ])('counts %i as %s', (count, text) => {
     expect(formatCount(count)).toBe(text);
   });
 });

@@ -32,20 +32,43 @@ export interface ClassifyInput {
 export function classifyChange({ before, after, runtimeDeleted }: ClassifyInput): ChangeClass | undefined {
   const changes = semanticDiff(before, after);
   if (changes.length === 0) return undefined;
-  if (!before) return { class: 'create', disruptive: false, reasons: ['a new Runtime: Gardener creates the cluster'], changes };
+  if (!before)
+    return { class: 'create', disruptive: false, reasons: ['a new Runtime: Gardener creates the cluster'], changes };
   if (!after) {
     return runtimeDeleted
-      ? { class: 'delete', disruptive: false, reasons: ['the Runtime was deleted (deprovisioning): Gardener deletes the cluster'], changes }
-      : { class: 'delete', disruptive: true, reasons: ['no Runtime asked for this delete (none is being deleted for it): deleting it destroys a cluster nobody asked to delete'], changes };
+      ? {
+          class: 'delete',
+          disruptive: false,
+          reasons: ['the Runtime was deleted (deprovisioning): Gardener deletes the cluster'],
+          changes,
+        }
+      : {
+          class: 'delete',
+          disruptive: true,
+          reasons: [
+            'no Runtime asked for this delete (none is being deleted for it): deleting it destroys a cluster nobody asked to delete',
+          ],
+          changes,
+        };
   }
   const immutable = immutableReasons(before, after);
   if (immutable.length > 0) return { class: 'immutable', disruptive: true, reasons: immutable, changes };
   if (changes.every((change) => /^metadata\.(labels|annotations)\b/.test(change.path))) {
-    return { class: 'metadata-only', disruptive: false, reasons: [`only metadata changes: ${changes.map((c) => c.path).join(', ')}`], changes };
+    return {
+      class: 'metadata-only',
+      disruptive: false,
+      reasons: [`only metadata changes: ${changes.map((c) => c.path).join(', ')}`],
+      changes,
+    };
   }
   const disruptive = disruptiveReasons(before, after, changes);
   if (disruptive.length > 0) return { class: 'update', disruptive: true, reasons: disruptive, changes };
-  return { class: 'update', disruptive: false, reasons: [`no node is replaced: ${changes.map((c) => c.path).join(', ')}`], changes };
+  return {
+    class: 'update',
+    disruptive: false,
+    reasons: [`no node is replaced: ${changes.map((c) => c.path).join(', ')}`],
+    changes,
+  };
 }
 
 /** Changes gardener-apiserver (ValidateShootSpecUpdate) or the provider extensions' admission reject. */
@@ -64,31 +87,63 @@ function immutableReasons(before: Shoot, after: Shoot): string[] {
   if (a.networking.pods !== undefined) fixed('networking.pods', a.networking.pods, b.networking.pods);
   if (a.networking.services !== undefined) fixed('networking.services', a.networking.services, b.networking.services);
   // Gardener core lets some nodes changes through, but the provider's VPC and subnets were cut from it.
-  if (a.networking.nodes !== undefined) fixed('networking.nodes', a.networking.nodes, b.networking.nodes, 'the infrastructure (VPC, subnets) was created from it');
+  if (a.networking.nodes !== undefined)
+    fixed(
+      'networking.nodes',
+      a.networking.nodes,
+      b.networking.nodes,
+      'the infrastructure (VPC, subnets) was created from it',
+    );
   if (!ipFamiliesUpdateAllowed(a.networking.ipFamilies, b.networking.ipFamilies)) {
-    fixed('networking.ipFamilies', a.networking.ipFamilies, b.networking.ipFamilies, 'only IPv4 → IPv4,IPv6 (dual-stack migration) is allowed');
+    fixed(
+      'networking.ipFamilies',
+      a.networking.ipFamilies,
+      b.networking.ipFamilies,
+      'only IPv4 → IPv4,IPv6 (dual-stack migration) is allowed',
+    );
   }
   // The one binding switch Gardener accepts: secretBindingName → credentialsBindingName.
-  const migratesToCredentials = a.secretBindingName !== undefined && b.secretBindingName === undefined && !!b.credentialsBindingName;
-  if (!migratesToCredentials) fixed('secretBindingName', a.secretBindingName, b.secretBindingName, 'only the migration to credentialsBindingName may remove it');
-  if (a.credentialsBindingName && !b.credentialsBindingName) reasons.push('spec.credentialsBindingName is removed: Gardener does not allow unsetting it');
+  const migratesToCredentials =
+    a.secretBindingName !== undefined && b.secretBindingName === undefined && !!b.credentialsBindingName;
+  if (!migratesToCredentials)
+    fixed(
+      'secretBindingName',
+      a.secretBindingName,
+      b.secretBindingName,
+      'only the migration to credentialsBindingName may remove it',
+    );
+  if (a.credentialsBindingName && !b.credentialsBindingName)
+    reasons.push('spec.credentialsBindingName is removed: Gardener does not allow unsetting it');
   if (a.dns?.domain !== undefined) fixed('dns.domain', a.dns.domain, b.dns?.domain);
   fixed('kubernetes.kubeControllerManager.nodeCIDRMaskSize', nodeMask(before), nodeMask(after));
   reasons.push(...versionReasons('spec.kubernetes.version', a.kubernetes.version, b.kubernetes.version, true));
   if ((a.provider.workers.length === 0) !== (b.provider.workers.length === 0)) {
-    reasons.push('spec.provider.workers: Gardener does not allow switching between a Shoot with workers and a workerless one');
+    reasons.push(
+      'spec.provider.workers: Gardener does not allow switching between a Shoot with workers and a workerless one',
+    );
   }
   for (const [oldWorker, newWorker] of pairedWorkers(before, after)) {
     const path = `spec.provider.workers[${newWorker.name}]`;
     const oldZones = oldWorker.zones ?? [];
     const newZones = newWorker.zones ?? [];
     if (!oldZones.every((zone, i) => newZones[i] === zone)) {
-      reasons.push(`${path}.zones ${show(oldZones)} → ${show(newZones)}: zones may only be appended, never removed or reordered`);
+      reasons.push(
+        `${path}.zones ${show(oldZones)} → ${show(newZones)}: zones may only be appended, never removed or reordered`,
+      );
     }
     if (isInPlace(oldWorker) !== isInPlace(newWorker)) {
-      reasons.push(`${path}.updateStrategy ${show(oldWorker.updateStrategy)} → ${show(newWorker.updateStrategy)}: Gardener does not allow switching between rolling and in-place updates`);
+      reasons.push(
+        `${path}.updateStrategy ${show(oldWorker.updateStrategy)} → ${show(newWorker.updateStrategy)}: Gardener does not allow switching between rolling and in-place updates`,
+      );
     }
-    reasons.push(...versionReasons(`${path}.kubernetes.version`, workerVersion(before, oldWorker), workerVersion(after, newWorker), !isInPlace(newWorker)));
+    reasons.push(
+      ...versionReasons(
+        `${path}.kubernetes.version`,
+        workerVersion(before, oldWorker),
+        workerVersion(after, newWorker),
+        !isInPlace(newWorker),
+      ),
+    );
   }
   return reasons;
 }
@@ -100,33 +155,64 @@ const DEFAULT_IP_FAMILIES = ['IPv4'];
 function disruptiveReasons(before: Shoot, after: Shoot, changes: FieldChange[]): string[] {
   const reasons: string[] = [];
   const minorBump = (path: string, x: string | undefined, y: string | undefined) => {
-    if (x && y && minorOf(x) !== minorOf(y)) reasons.push(`${path} ${x} → ${y}: a new Kubernetes minor version replaces every node (rolling update)`);
+    if (x && y && minorOf(x) !== minorOf(y))
+      reasons.push(`${path} ${x} → ${y}: a new Kubernetes minor version replaces every node (rolling update)`);
   };
   minorBump('spec.kubernetes.version', before.spec.kubernetes.version, after.spec.kubernetes.version);
   // Unset is Gardener's default, IPv4: writing that default down (as the update mode copies it from the live Shoot) migrates nothing.
   const oldFamilies = before.spec.networking.ipFamilies ?? DEFAULT_IP_FAMILIES;
   const newFamilies = after.spec.networking.ipFamilies ?? DEFAULT_IP_FAMILIES;
-  if (newFamilies.length > oldFamilies.length) reasons.push(`spec.networking.ipFamilies ${show(oldFamilies)} → ${show(newFamilies)}: the dual-stack migration replaces every node`);
+  if (newFamilies.length > oldFamilies.length)
+    reasons.push(
+      `spec.networking.ipFamilies ${show(oldFamilies)} → ${show(newFamilies)}: the dual-stack migration replaces every node`,
+    );
   for (const [oldWorker, newWorker] of pairedWorkers(before, after)) {
     const path = `spec.provider.workers[${newWorker.name}]`;
     const rolls = (field: string, x: unknown, y: unknown, why: string) => {
       if (!sameValue(x, y)) reasons.push(`${path}.${field} ${show(x)} → ${show(y)}: ${why}`);
     };
-    rolls('machine.type', oldWorker.machine.type, newWorker.machine.type, 'new machines replace the pool (rolling update)');
-    rolls('machine.image.name', oldWorker.machine.image?.name, newWorker.machine.image?.name, 'a new operating system replaces every node of the pool');
-    rolls('machine.image.version', oldWorker.machine.image?.version, newWorker.machine.image?.version, 'nodes are replaced with the new image');
+    rolls(
+      'machine.type',
+      oldWorker.machine.type,
+      newWorker.machine.type,
+      'new machines replace the pool (rolling update)',
+    );
+    rolls(
+      'machine.image.name',
+      oldWorker.machine.image?.name,
+      newWorker.machine.image?.name,
+      'a new operating system replaces every node of the pool',
+    );
+    rolls(
+      'machine.image.version',
+      oldWorker.machine.image?.version,
+      newWorker.machine.image?.version,
+      'nodes are replaced with the new image',
+    );
     rolls('volume', oldWorker.volume, newWorker.volume, 'the root disk is part of the machine: nodes are replaced');
-    rolls('cri.name', oldWorker.cri?.name, newWorker.cri?.name, 'a new container runtime replaces every node of the pool');
-    rolls('providerConfig', oldWorker.providerConfig, newWorker.providerConfig, 'it is part of the pool hash: nodes are replaced');
+    rolls(
+      'cri.name',
+      oldWorker.cri?.name,
+      newWorker.cri?.name,
+      'a new container runtime replaces every node of the pool',
+    );
+    rolls(
+      'providerConfig',
+      oldWorker.providerConfig,
+      newWorker.providerConfig,
+      'it is part of the pool hash: nodes are replaced',
+    );
     const added = (newWorker.zones ?? []).filter((zone) => !(oldWorker.zones ?? []).includes(zone));
-    if (added.length > 0) reasons.push(`${path}.zones: adds ${added.join(', ')}: new subnets and machines; the pool is spread anew`);
+    if (added.length > 0)
+      reasons.push(`${path}.zones: adds ${added.join(', ')}: new subnets and machines; the pool is spread anew`);
     if (newWorker.kubernetes?.version || oldWorker.kubernetes?.version) {
       minorBump(`${path}.kubernetes.version`, workerVersion(before, oldWorker), workerVersion(after, newWorker));
     }
   }
   const newNames = new Set(after.spec.provider.workers.map((w) => w.name));
   for (const worker of before.spec.provider.workers) {
-    if (!newNames.has(worker.name)) reasons.push(`spec.provider.workers[${worker.name}] removed: its nodes are drained and deleted`);
+    if (!newNames.has(worker.name))
+      reasons.push(`spec.provider.workers[${worker.name}] removed: its nodes are drained and deleted`);
   }
   if (changes.some((c) => c.path.startsWith('spec.provider.infrastructureConfig'))) {
     reasons.push('spec.provider.infrastructureConfig changes: the cloud network (VPC, subnets, routes) is reconciled');
@@ -147,12 +233,18 @@ function pairedWorkers(before: Shoot, after: Shoot): [Worker, Worker][] {
 }
 
 /** A downgrade is always rejected; skipping a minor is rejected for the control plane and in-place pools. */
-function versionReasons(path: string, x: string | undefined, y: string | undefined, minorSkipForbidden: boolean): string[] {
+function versionReasons(
+  path: string,
+  x: string | undefined,
+  y: string | undefined,
+  minorSkipForbidden: boolean,
+): string[] {
   const old = parseVersion(x);
   const next = parseVersion(y);
   if (!old || !next) return [];
   if (compareVersions(next, old) < 0) return [`${path} ${x} → ${y}: Gardener does not allow a Kubernetes downgrade`];
-  if (minorSkipForbidden && (next[0] > old[0] || next[1] > old[1] + 1)) return [`${path} ${x} → ${y}: Gardener does not allow skipping a minor version`];
+  if (minorSkipForbidden && (next[0] > old[0] || next[1] > old[1] + 1))
+    return [`${path} ${x} → ${y}: Gardener does not allow skipping a minor version`];
   return [];
 }
 
@@ -165,9 +257,11 @@ function ipFamiliesUpdateAllowed(x: string[] | undefined, y: string[] | undefine
   return (old.length === 0 || sameValue(old, ['IPv4'])) && sameValue(next, ['IPv4', 'IPv6']);
 }
 
-const isInPlace = (worker: Worker) => worker.updateStrategy === 'AutoInPlaceUpdate' || worker.updateStrategy === 'ManualInPlaceUpdate';
+const isInPlace = (worker: Worker) =>
+  worker.updateStrategy === 'AutoInPlaceUpdate' || worker.updateStrategy === 'ManualInPlaceUpdate';
 const workerVersion = (shoot: Shoot, worker: Worker) => worker.kubernetes?.version ?? shoot.spec.kubernetes.version;
-const nodeMask = (shoot: Shoot) => (shoot.spec.kubernetes['kubeControllerManager'] as { nodeCIDRMaskSize?: number } | undefined)?.nodeCIDRMaskSize;
+const nodeMask = (shoot: Shoot) =>
+  (shoot.spec.kubernetes['kubeControllerManager'] as { nodeCIDRMaskSize?: number } | undefined)?.nodeCIDRMaskSize;
 
 type Version = [number, number, number];
 function parseVersion(text: string | undefined): Version | undefined {

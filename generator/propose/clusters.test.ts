@@ -4,7 +4,12 @@ import type { FieldChange } from './semantic-diff.js';
 
 const bump: FieldChange = { path: 'spec.kubernetes.version', kind: 'changed', before: '1.32.5', after: '1.33.3' };
 const otherBump: FieldChange = { path: 'spec.kubernetes.version', kind: 'changed', before: '1.32.4', after: '1.33.3' };
-const scale: FieldChange = { path: 'spec.provider.workers[cpu-worker-0].maximum', kind: 'changed', before: 3, after: 5 };
+const scale: FieldChange = {
+  path: 'spec.provider.workers[cpu-worker-0].maximum',
+  kind: 'changed',
+  before: 3,
+  after: 5,
+};
 
 describe('clusterChanges', () => {
   it('groups Shoots with identical diffs, largest group first, with a count line', () => {

@@ -27,7 +27,12 @@ export function clusterChanges(perShoot: readonly { shoot: string; changes: Fiel
   }
   return [...groups.entries()]
     .map(([key, { shoots, changes }]) => ({ key, shoots: shoots.sort(byCodeUnit), changes }))
-    .sort((a, b) => b.shoots.length - a.shoots.length || byCodeUnit(a.shoots[0] ?? '', b.shoots[0] ?? '') || byCodeUnit(a.key, b.key))
+    .sort(
+      (a, b) =>
+        b.shoots.length - a.shoots.length ||
+        byCodeUnit(a.shoots[0] ?? '', b.shoots[0] ?? '') ||
+        byCodeUnit(a.key, b.key),
+    )
     .map(({ shoots, changes }) => ({
       shoots,
       changes,
@@ -40,7 +45,8 @@ export function clusterChanges(perShoot: readonly { shoot: string; changes: Fiel
  * same waves, so a re-run proposes the same PRs.
  */
 export function waves(shoots: readonly string[], size: number): string[][] {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`wave size must be a whole number of at least 1, got ${size}`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`wave size must be a whole number of at least 1, got ${size}`);
   const sorted = [...new Set(shoots)].sort(byCodeUnit);
   const result: string[][] = [];
   for (let i = 0; i < sorted.length; i += size) result.push(sorted.slice(i, i + size));

@@ -62,29 +62,48 @@ export function planDeletions(input: DeletionInput): DeletionPlan {
   const unasked = [...input.unasked].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (unasked.length === 0) return { deletions: [], later: 0 };
   const noProof = inventoryGap(input);
-  if (noProof) return { deletions: [], later: 0, withheld: `not proposing to delete ${shootList(unasked)}: ${noProof}` };
+  if (noProof)
+    return { deletions: [], later: 0, withheld: `not proposing to delete ${shootList(unasked)}: ${noProof}` };
 
   const deleting = new Map<string, Runtime>();
-  for (const runtime of input.runtimes) if (runtime.metadata.deletionTimestamp) deleting.set(runtime.spec.shoot.name, runtime);
+  for (const runtime of input.runtimes)
+    if (runtime.metadata.deletionTimestamp) deleting.set(runtime.spec.shoot.name, runtime);
   // KEB's deletion proves a Shoot's only when it is that Shoot's Runtime: where KIM recorded the runtime id on
   // the Shoot, the Runtime being deleted must carry the same id (another Runtime naming the Shoot proves nothing).
   const isKebs = (shoot: UnaskedShoot) => {
     const runtime = deleting.get(shoot.name);
-    return runtime !== undefined && (!shoot.runtimeId || runtime.metadata.labels?.[LABEL_RUNTIME_ID] === shoot.runtimeId);
+    return (
+      runtime !== undefined && (!shoot.runtimeId || runtime.metadata.labels?.[LABEL_RUNTIME_ID] === shoot.runtimeId)
+    );
   };
   const asked = unasked.filter(isKebs);
   const absent = unasked.filter((shoot) => !isKebs(shoot));
   const size = batchSize(input);
   const batch = asked.slice(0, size.size).map(({ name }) => kebDeletion(name, deleting.get(name) as Runtime));
-  const plan: DeletionPlan = { deletions: batch, later: asked.length - batch.length, ...(batch.length < asked.length && size.why && { batchLimit: size.why }) };
+  const plan: DeletionPlan = {
+    deletions: batch,
+    later: asked.length - batch.length,
+    ...(batch.length < asked.length && size.why && { batchLimit: size.why }),
+  };
   if (absent.length === 0) return plan;
 
   // Absence proves a deletion only when every Runtime was understood; KEB's deletionTimestamp proves itself.
   if (input.failed.length > 0) {
-    const failed = input.failed.length === 1 ? `runtime ${input.failed[0] as string} failed` : `${formatCount(input.failed.length)} Runtimes failed`;
-    return { ...plan, withheld: `not proposing to delete ${shootList(absent)}, whose Runtime is absent: ${failed} this pass (see above), and a Shoot counts as gone only when every Runtime was understood — fix them and the next pass proposes the deletions` };
+    const failed =
+      input.failed.length === 1
+        ? `runtime ${input.failed[0] as string} failed`
+        : `${formatCount(input.failed.length)} Runtimes failed`;
+    return {
+      ...plan,
+      withheld: `not proposing to delete ${shootList(absent)}, whose Runtime is absent: ${failed} this pass (see above), and a Shoot counts as gone only when every Runtime was understood — fix them and the next pass proposes the deletions`,
+    };
   }
-  const guard = massDeletionGuard({ deleting: absent.length, total: input.total, policy: input.config.massDeletion, ...(input.allowMassDeletion !== undefined && { override: input.allowMassDeletion }) });
+  const guard = massDeletionGuard({
+    deleting: absent.length,
+    total: input.total,
+    policy: input.config.massDeletion,
+    ...(input.allowMassDeletion !== undefined && { override: input.allowMassDeletion }),
+  });
   if (!guard.allowed) return { ...plan, withheld: guard.message };
   return { ...plan, deletions: [...batch, ...absent.map(absentDeletion)] };
 }
@@ -99,8 +118,14 @@ function batchSize({ config, total, garden }: DeletionInput): { size: number; wh
   const atOnce = deletionsAllowedAtOnce(guardTotal, config.massDeletion);
   const room = Math.max(0, atOnce - (garden?.unapplied ?? 0));
   if (room >= config.deprovisioning.batchSize) return { size: config.deprovisioning.batchSize };
-  const unapplied = garden && garden.unapplied > 0 ? `, ${formatCount(garden.unapplied)} merged ${garden.unapplied === 1 ? 'deletion' : 'deletions'} not applied yet` : '';
-  return { size: room, why: `the applier's mass-deletion guard lets ${atOnce} through at once in a landscape of ${guardTotal}${unapplied}` };
+  const unapplied =
+    garden && garden.unapplied > 0
+      ? `, ${formatCount(garden.unapplied)} merged ${garden.unapplied === 1 ? 'deletion' : 'deletions'} not applied yet`
+      : '';
+  return {
+    size: room,
+    why: `the applier's mass-deletion guard lets ${atOnce} through at once in a landscape of ${guardTotal}${unapplied}`,
+  };
 }
 
 /**
@@ -114,8 +139,11 @@ function inventoryGap({ runtimes, runtimesComplete }: DeletionInput): string | u
   if (runtimes.length === 0) {
     return 'no Runtime was read at all, and an empty Runtime source never deletes (check --runtimes or --kcp-namespace) — to retire the last Shoots, remove their folders from main in a reviewed pull request';
   }
-  const nameless = runtimes.find((runtime) => typeof runtime.spec?.shoot?.name !== 'string' || runtime.spec.shoot.name === '');
-  if (nameless) return `runtime ${runtimeRef(nameless)} has no spec.shoot.name, so it may be the Runtime of any of them — set spec.shoot.name (KEB always does) or remove the Runtime`;
+  const nameless = runtimes.find(
+    (runtime) => typeof runtime.spec?.shoot?.name !== 'string' || runtime.spec.shoot.name === '',
+  );
+  if (nameless)
+    return `runtime ${runtimeRef(nameless)} has no spec.shoot.name, so it may be the Runtime of any of them — set spec.shoot.name (KEB always does) or remove the Runtime`;
   return undefined;
 }
 
@@ -130,7 +158,9 @@ function kebDeletion(shoot: string, runtime: Runtime): Deletion {
 }
 
 function absentDeletion({ name, runtimeId }: UnaskedShoot): Deletion {
-  const known = runtimeId ? `its Runtime (runtime id ${runtimeId}, from the Shoot's annotation)` : 'its Runtime (the Shoot records no runtime id)';
+  const known = runtimeId
+    ? `its Runtime (runtime id ${runtimeId}, from the Shoot's annotation)`
+    : 'its Runtime (the Shoot records no runtime id)';
   return {
     shoot: name,
     runtime: { namespace: '', name: runtimeId ?? '', absent: true },
@@ -141,6 +171,9 @@ function absentDeletion({ name, runtimeId }: UnaskedShoot): Deletion {
 
 /** `a, b, c and 97 more`: enough to recognise, short enough for one line. */
 function shootList(shoots: readonly UnaskedShoot[], shown = 3): string {
-  const names = shoots.slice(0, shown).map((s) => s.name).join(', ');
+  const names = shoots
+    .slice(0, shown)
+    .map((s) => s.name)
+    .join(', ');
   return shoots.length > shown ? `${names} and ${formatCount(shoots.length - shown)} more` : names;
 }

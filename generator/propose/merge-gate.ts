@@ -9,7 +9,15 @@ import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
 import { decideMerge, type MergeDecision } from './merge-policy.js';
 
-const CLASSES: readonly ChangeClassName[] = ['create', 'delete', 'update', 'immutable', 'rollout', 'adopt', 'metadata-only'];
+const CLASSES: readonly ChangeClassName[] = [
+  'create',
+  'delete',
+  'update',
+  'immutable',
+  'rollout',
+  'adopt',
+  'metadata-only',
+];
 const CLASS_MARKER = /<!-- kimops:class ([0-9a-f]{40}) ([a-z-]+)( disruptive)? -->/g;
 
 export interface RecordedClass {
@@ -25,7 +33,8 @@ export function classLine(head: string, { class: name, disruptive }: RecordedCla
 /** The class recorded for `head` in a PR body, or undefined when the generator recorded none for it. */
 export function recordedClass(body: string, head: string): RecordedClass | undefined {
   for (const [, sha, name, disruptive] of body.matchAll(CLASS_MARKER)) {
-    if (sha === head && CLASSES.includes(name as ChangeClassName)) return { class: name as ChangeClassName, disruptive: disruptive !== undefined };
+    if (sha === head && CLASSES.includes(name as ChangeClassName))
+      return { class: name as ChangeClassName, disruptive: disruptive !== undefined };
   }
   return undefined;
 }
@@ -42,11 +51,23 @@ export interface GateInput {
 
 export function mergeGate({ recorded, approvals, validation, policy }: GateInput): MergeDecision {
   if (recorded === undefined) {
-    return { action: 'blocked', reason: 'kimops recorded no change class for its head, so no merge policy applies: run kimops generate, which classifies and validates the head' };
+    return {
+      action: 'blocked',
+      reason:
+        'kimops recorded no change class for its head, so no merge policy applies: run kimops generate, which classifies and validates the head',
+    };
   }
   const check =
     validation === undefined
-      ? { name: `${VALIDATE_CONTEXT} (no status on the head: run kimops generate, which validates and posts it)`, passed: false, messages: [] }
-      : { name: `${VALIDATE_CONTEXT} (${validation.state}: ${validation.description})`, passed: validation.state === 'success', messages: [] };
+      ? {
+          name: `${VALIDATE_CONTEXT} (no status on the head: run kimops generate, which validates and posts it)`,
+          passed: false,
+          messages: [],
+        }
+      : {
+          name: `${VALIDATE_CONTEXT} (${validation.state}: ${validation.description})`,
+          passed: validation.state === 'success',
+          messages: [],
+        };
   return decideMerge({ ...recorded, checks: [check], approvals, policy });
 }

@@ -63,8 +63,14 @@ describe('massDeletionGuard', () => {
     expect(massDeletionGuard({ deleting: 14, total: 130, policy }).allowed).toBe(false);
     for (const total of [0, 1, 9, 19, 50, 130, 199, 200, 201, 1000]) {
       const atOnce = deletionsAllowedAtOnce(total, policy);
-      expect(massDeletionGuard({ deleting: atOnce, total: Math.max(total, atOnce), policy }).allowed, `${atOnce} of ${total}`).toBe(true);
-      if (total >= atOnce + 1) expect(massDeletionGuard({ deleting: atOnce + 1, total, policy }).allowed, `${atOnce + 1} of ${total}`).toBe(false);
+      expect(
+        massDeletionGuard({ deleting: atOnce, total: Math.max(total, atOnce), policy }).allowed,
+        `${atOnce} of ${total}`,
+      ).toBe(true);
+      if (total >= atOnce + 1)
+        expect(massDeletionGuard({ deleting: atOnce + 1, total, policy }).allowed, `${atOnce + 1} of ${total}`).toBe(
+          false,
+        );
     }
   });
 });

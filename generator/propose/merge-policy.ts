@@ -31,23 +31,37 @@ export interface MergeInput {
 
 export function decideMerge({ class: changeClass, disruptive, checks, approvals, policy }: MergeInput): MergeDecision {
   if (changeClass === 'immutable') {
-    return { action: 'blocked', reason: 'Gardener would reject this change (see the reasons above); change the Runtime back or recreate the cluster' };
+    return {
+      action: 'blocked',
+      reason:
+        'Gardener would reject this change (see the reasons above); change the Runtime back or recreate the cluster',
+    };
   }
   const failed = checks.filter((check) => !check.passed).map((check) => check.name);
-  if (failed.length > 0) return { action: 'blocked', reason: `failed checks: ${failed.join(', ')}; fix them before this can merge` };
+  if (failed.length > 0)
+    return { action: 'blocked', reason: `failed checks: ${failed.join(', ')}; fix them before this can merge` };
   // A delete no Runtime asked for (its Runtime is absent, not being deleted by KEB) always waits for a human,
   // whatever the delete policy says: absence alone may be a broken Runtime source, not a deprovisioning.
   if (changeClass === 'delete' && disruptive) {
-    return decideByPolicy({ mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) }, approvals, 'delete no Runtime asked for');
+    return decideByPolicy(
+      { mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) },
+      approvals,
+      'delete no Runtime asked for',
+    );
   }
   const policyClass: PolicyClass = changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
   return decideByPolicy(policy[policyClass], approvals, policyClass);
 }
 
 function decideByPolicy(policy: ClassPolicy, approvals: number, what: string): MergeDecision {
-  if (policy.mode === 'auto-merge') return { action: 'auto-merge', reason: `${what}: auto-merge when checks pass (kimops.yaml mergePolicy)` };
-  if (approvals >= policy.approvals) return { action: 'auto-merge', reason: `${what}: ${approvals} of ${policy.approvals} required approvals` };
-  return { action: 'await-review', reason: `${what}: needs ${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'}, has ${approvals}` };
+  if (policy.mode === 'auto-merge')
+    return { action: 'auto-merge', reason: `${what}: auto-merge when checks pass (kimops.yaml mergePolicy)` };
+  if (approvals >= policy.approvals)
+    return { action: 'auto-merge', reason: `${what}: ${approvals} of ${policy.approvals} required approvals` };
+  return {
+    action: 'await-review',
+    reason: `${what}: needs ${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'}, has ${approvals}`,
+  };
 }
 
 const approvalsOf = (policy: ClassPolicy) => (policy.mode === 'review' ? policy.approvals : 0);
@@ -82,7 +96,13 @@ export function deletionsAllowedAtOnce(total: number, policy: KimopsConfig['mass
  * Refuses more than `maxShoots` deletions, or more than `maxPercent` of the landscape, at once. A
  * single deletion never trips the percentage: in a landscape of three Shoots one is 33 %.
  */
-export function massDeletionGuard({ deleting, total, policy, override, wording = GENERATOR_WORDING }: MassDeletionInput): GuardResult {
+export function massDeletionGuard({
+  deleting,
+  total,
+  policy,
+  override,
+  wording = GENERATOR_WORDING,
+}: MassDeletionInput): GuardResult {
   const percent = total > 0 ? (deleting / total) * 100 : 100;
   const tooMany = deleting > policy.maxShoots;
   // Compared in integers: 13 of 130 is 10 % exactly, which floating point makes 10.000000000000002.

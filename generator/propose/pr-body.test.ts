@@ -11,7 +11,9 @@ import { GITHUB_BODY_LIMIT, prMarker, renderPullRequest, type ShootProposal } fr
 import { testShoot, worker } from './test-shoot.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
-const settings = conversionSettingsOf(parseLandscape(read('../../landscapes/dev/landscape.yaml'), 'landscapes/dev/landscape.yaml', 'dev'));
+const settings = conversionSettingsOf(
+  parseLandscape(read('../../landscapes/dev/landscape.yaml'), 'landscapes/dev/landscape.yaml', 'dev'),
+);
 const runtime = parse(read('../../examples/runtimes/keb/aws.yaml')) as Runtime;
 
 function convert(r: Runtime, live?: Shoot): Shoot {
@@ -25,7 +27,10 @@ function scaledUp(): ShootProposal {
   const before = convert(runtime);
   const changedRuntime = structuredClone(runtime);
   changedRuntime.metadata.generation = 4;
-  changedRuntime.spec.shoot.provider.workers = changedRuntime.spec.shoot.provider.workers.map((w) => ({ ...w, maximum: 25 }));
+  changedRuntime.spec.shoot.provider.workers = changedRuntime.spec.shoot.provider.workers.map((w) => ({
+    ...w,
+    maximum: 25,
+  }));
   const after = convert(changedRuntime, before);
   return {
     shoot: 'c-78fcc25',
@@ -59,12 +64,18 @@ describe('renderPullRequest for one Shoot', () => {
 
   it('lists the semantic diff keyed by worker name, and the reason for the class', () => {
     expect(pr.body).toContain('- `spec.provider.workers[cpu-worker-0].maximum` 20 → 25');
-    expect(pr.body).toContain('- `metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]` 0 → 4');
-    expect(pr.body).toMatch(/\*\*Why this class\*\*\n\n- no node is replaced: .*spec\.provider\.workers\[cpu-worker-0\]\.maximum/);
+    expect(pr.body).toContain(
+      '- `metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]` 0 → 4',
+    );
+    expect(pr.body).toMatch(
+      /\*\*Why this class\*\*\n\n- no node is replaced: .*spec\.provider\.workers\[cpu-worker-0\]\.maximum/,
+    );
   });
 
   it('folds the unified YAML diff of the canonical manifest', () => {
-    expect(pr.body).toContain('<details><summary>YAML diff: shoots/c-78fcc25/shoot.yaml</summary>\n\n```diff\n--- a/shoots/c-78fcc25/shoot.yaml\n+++ b/shoots/c-78fcc25/shoot.yaml\n@@');
+    expect(pr.body).toContain(
+      '<details><summary>YAML diff: shoots/c-78fcc25/shoot.yaml</summary>\n\n```diff\n--- a/shoots/c-78fcc25/shoot.yaml\n+++ b/shoots/c-78fcc25/shoot.yaml\n@@',
+    );
     expect(pr.body).toContain('\n-      maximum: 20\n+      maximum: 25\n');
     expect(pr.body).toMatch(/```\n\n<\/details>/);
   });
@@ -87,7 +98,16 @@ describe('renderPullRequest for one Shoot', () => {
 
 describe('renderPullRequest, other classes', () => {
   it('shows failed checks with their messages', () => {
-    const proposal = { ...scaledUp(), checks: [{ name: 'policy', passed: false, messages: ['spec.provider.workers[cpu-worker-0].maximum: at most 20 on this plan'] }] };
+    const proposal = {
+      ...scaledUp(),
+      checks: [
+        {
+          name: 'policy',
+          passed: false,
+          messages: ['spec.provider.workers[cpu-worker-0].maximum: at most 20 on this plan'],
+        },
+      ],
+    };
     const { body } = renderPullRequest(input([proposal]));
     expect(body).toContain('| ❌ policy failed |');
     expect(body).toContain('- ❌ policy\n  - spec.provider.workers[cpu-worker-0].maximum: at most 20 on this plan');
@@ -95,7 +115,17 @@ describe('renderPullRequest, other classes', () => {
 
   it('diffs a create against /dev/null and warns that reverting deletes the cluster', () => {
     const after = testShoot();
-    const pr = renderPullRequest(input([{ shoot: 'c-1', runtime: { namespace: 'kcp-system', name: 'r-1', generation: 1 }, classification: classifyChange({ after }) as ChangeClass, after, checks: [] }]));
+    const pr = renderPullRequest(
+      input([
+        {
+          shoot: 'c-1',
+          runtime: { namespace: 'kcp-system', name: 'r-1', generation: 1 },
+          classification: classifyChange({ after }) as ChangeClass,
+          after,
+          checks: [],
+        },
+      ]),
+    );
     expect(pr.title).toBe('[dev] create: c-1');
     expect(pr.body).toContain('--- /dev/null\n+++ b/shoots/c-1/shoot.yaml');
     expect(pr.body).toContain('- Reverting a create deletes the new cluster');
@@ -125,23 +155,41 @@ function rolloutProposals(count: number, padding = 0): ShootProposal[] {
 
 describe('renderPullRequest for a rollout wave', () => {
   it('clusters identical diffs and lists only failing checks by Shoot', () => {
-    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-k8s-1.33', proposals: rolloutProposals(5), rollout: { name: 'k8s-1.33', later: 1_210 } });
+    const pr = renderPullRequest({
+      landscape: 'dev',
+      branch: 'kimops/dev/rollout-k8s-1.33',
+      proposals: rolloutProposals(5),
+      rollout: { name: 'k8s-1.33', later: 1_210 },
+    });
     expect(pr.title).toBe('[dev] rollout k8s-1.33: 5 shoots, 1,210 in later waves');
     expect(pr.body).toContain('- `4 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
-    expect(pr.body).toContain('- `1 shoot: spec.kubernetes.version 1.32.5 → 1.33.3; spec.provider.workers[a].maximum 3 → 9`');
+    expect(pr.body).toContain(
+      '- `1 shoot: spec.kubernetes.version 1.32.5 → 1.33.3; spec.provider.workers[a].maximum 3 → 9`',
+    );
     expect(pr.body).toContain('- ✅ 4 shoots pass every check\n- ❌ `c-0001` schema\n  - broken');
-    expect(pr.body).toContain('- 5 shoots: spec.kubernetes.version 1.32.5 → 1.33.3: a new Kubernetes minor version replaces every node');
+    expect(pr.body).toContain(
+      '- 5 shoots: spec.kubernetes.version 1.32.5 → 1.33.3: a new Kubernetes minor version replaces every node',
+    );
     expect(pr.reportPath).toBe('.kimops/reports/rollout-k8s-1.33.md');
   });
 
-  it('stays under GitHub\'s limit with a huge diff, keeping summary, class and rollback', () => {
+  it("stays under GitHub's limit with a huge diff, keeping summary, class and rollback", () => {
     const proposals = rolloutProposals(400, 2000);
-    const pr = renderPullRequest({ landscape: 'dev', branch: 'kimops/dev/rollout-big', proposals, rollout: { name: 'big', later: 0 } });
+    const pr = renderPullRequest({
+      landscape: 'dev',
+      branch: 'kimops/dev/rollout-big',
+      proposals,
+      rollout: { name: 'big', later: 0 },
+    });
     expect(pr.truncated).toBe(true);
     expect(pr.fullReport.length).toBeGreaterThan(GITHUB_BODY_LIMIT * 2);
     expect(Buffer.byteLength(pr.body, 'utf8')).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
-    expect(pr.body.startsWith('<!-- kimops:pr landscape=dev branch=kimops/dev/rollout-big -->\n> **This body is shortened')).toBe(true);
-    expect(pr.body).toContain('The full report is `.kimops/reports/rollout-big.md` on branch `kimops/dev/rollout-big`.');
+    expect(
+      pr.body.startsWith('<!-- kimops:pr landscape=dev branch=kimops/dev/rollout-big -->\n> **This body is shortened'),
+    ).toBe(true);
+    expect(pr.body).toContain(
+      'The full report is `.kimops/reports/rollout-big.md` on branch `kimops/dev/rollout-big`.',
+    );
     expect(pr.body).toContain('**Why this class**');
     expect(pr.body).toContain('- `399 shoots: spec.kubernetes.version 1.32.5 → 1.33.3`');
     expect(pr.body).toMatch(/### Rollback\n\nAfter this PR is merged, revert its merge commit[^]*\n$/);

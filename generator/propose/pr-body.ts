@@ -69,11 +69,35 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
     : `[${landscape}] ${classLabel(first.classification)}: ${first.shoot}`;
   const marker = prMarker(landscape, branch);
 
-  const heading = essential([`## ${title.slice(landscape.length + 3)}`, '', `Landscape \`${landscape}\`, branch \`${branch}\`.`]);
-  const summary: Section = { essential: !rollout, head: ['| shoot | Runtime | class | checks |', '|---|---|---|---|'], lines: proposals.map(summaryRow), tail: [] };
-  const why: Section = { essential: true, head: ['**Why this class**', ''], lines: classReasons(proposals).map((reason) => `- ${reason}`), tail: [] };
-  const changes: Section = { essential: false, head: ['### Changes', ''], lines: rollout ? clusterLines(proposals) : first.classification.changes.map(changeLine), tail: [] };
-  const validation: Section = { essential: false, head: ['### Validation', ''], lines: validationLines(proposals), tail: [] };
+  const heading = essential([
+    `## ${title.slice(landscape.length + 3)}`,
+    '',
+    `Landscape \`${landscape}\`, branch \`${branch}\`.`,
+  ]);
+  const summary: Section = {
+    essential: !rollout,
+    head: ['| shoot | Runtime | class | checks |', '|---|---|---|---|'],
+    lines: proposals.map(summaryRow),
+    tail: [],
+  };
+  const why: Section = {
+    essential: true,
+    head: ['**Why this class**', ''],
+    lines: classReasons(proposals).map((reason) => `- ${reason}`),
+    tail: [],
+  };
+  const changes: Section = {
+    essential: false,
+    head: ['### Changes', ''],
+    lines: rollout ? clusterLines(proposals) : first.classification.changes.map(changeLine),
+    tail: [],
+  };
+  const validation: Section = {
+    essential: false,
+    head: ['### Validation', ''],
+    lines: validationLines(proposals),
+    tail: [],
+  };
   // Document order is also the order in which sections get room when the body is too long: a
   // rollout's clustered changes matter more than its table of a thousand Shoots.
   const sections: Section[] = [
@@ -100,7 +124,12 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
   const omitted = sections.filter((section) => texts.get(section) === '').length;
   const kept = sections.map((section) => texts.get(section) ?? '').filter((text) => text !== '');
   // Dropped sections are counted just before the rollback, the last section.
-  if (omitted > 0) kept.splice(-1, 0, `_${formatCount(omitted)} more ${omitted === 1 ? 'section is' : 'sections are'} only in the full report._`);
+  if (omitted > 0)
+    kept.splice(
+      -1,
+      0,
+      `_${formatCount(omitted)} more ${omitted === 1 ? 'section is' : 'sections are'} only in the full report._`,
+    );
   const body = `${marker}\n${note}\n\n${kept.join('\n\n')}\n`;
   return { title, body, fullReport, reportPath, truncated: true };
 }
@@ -172,7 +201,9 @@ function classReasons(proposals: readonly ShootProposal[]): string[] {
   for (const { shoot, classification } of proposals) {
     for (const reason of classification.reasons) byReason.set(reason, [...(byReason.get(reason) ?? []), shoot]);
   }
-  return [...byReason].map(([reason, shoots]) => `${formatCount(shoots.length)} ${shoots.length === 1 ? 'shoot' : 'shoots'}: ${reason}`);
+  return [...byReason].map(
+    ([reason, shoots]) => `${formatCount(shoots.length)} ${shoots.length === 1 ? 'shoot' : 'shoots'}: ${reason}`,
+  );
 }
 
 /** `- \`spec.provider.workers[cpu-worker-0].maximum\` 20 → 25`: the path stands out, the values read as text. */
@@ -181,7 +212,9 @@ function changeLine(change: FieldChange): string {
 }
 
 function clusterLines(proposals: readonly ShootProposal[]): string[] {
-  const clusters = clusterChanges(proposals.map(({ shoot, classification }) => ({ shoot, changes: classification.changes })));
+  const clusters = clusterChanges(
+    proposals.map(({ shoot, classification }) => ({ shoot, changes: classification.changes })),
+  );
   return clusters.map((cluster) => `- ${code(cluster.line)}`);
 }
 
@@ -190,14 +223,24 @@ function validationLines(proposals: readonly ShootProposal[]): string[] {
   if (proposals.length === 1) {
     const { checks } = proposals[0] as ShootProposal;
     if (checks.length === 0) return ['- no checks ran'];
-    return checks.flatMap((check) => [`- ${mark(check)} ${check.name}`, ...check.messages.map((message) => `  - ${message}`)]);
+    return checks.flatMap((check) => [
+      `- ${mark(check)} ${check.name}`,
+      ...check.messages.map((message) => `  - ${message}`),
+    ]);
   }
   const failing = proposals.filter(({ checks }) => checks.some((check) => !check.passed));
   const passing = proposals.length - failing.length;
   return [
-    ...(passing > 0 ? [`- ✅ ${formatCount(passing)} ${passing === 1 ? 'shoot passes' : 'shoots pass'} every check`] : []),
+    ...(passing > 0
+      ? [`- ✅ ${formatCount(passing)} ${passing === 1 ? 'shoot passes' : 'shoots pass'} every check`]
+      : []),
     ...failing.flatMap(({ shoot, checks }) =>
-      checks.filter((check) => !check.passed).flatMap((check) => [`- ❌ ${code(shoot)} ${check.name}`, ...check.messages.map((message) => `  - ${message}`)]),
+      checks
+        .filter((check) => !check.passed)
+        .flatMap((check) => [
+          `- ❌ ${code(shoot)} ${check.name}`,
+          ...check.messages.map((message) => `  - ${message}`),
+        ]),
     ),
   ];
 }
@@ -205,19 +248,43 @@ function validationLines(proposals: readonly ShootProposal[]): string[] {
 function yamlDiffSection({ shoot, before, after }: ShootProposal): Section {
   const path = `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
   const yaml = (object: Shoot | undefined) => (object ? toCanonicalYaml(withoutServerFields(object)) : '');
-  const patch = createTwoFilesPatch(before ? `a/${path}` : '/dev/null', after ? `b/${path}` : '/dev/null', yaml(before), yaml(after), '', '', { context: 3 });
+  const patch = createTwoFilesPatch(
+    before ? `a/${path}` : '/dev/null',
+    after ? `b/${path}` : '/dev/null',
+    yaml(before),
+    yaml(after),
+    '',
+    '',
+    { context: 3 },
+  );
   // The first line is diff's "====" separator; the ---/+++ headers stay.
-  const lines = patch.split('\n').slice(1).filter((line, i, all) => line !== '' || i < all.length - 1);
-  return { essential: false, head: [`<details><summary>YAML diff: ${path}</summary>`, '', '```diff'], lines, tail: ['```', '', '</details>'] };
+  const lines = patch
+    .split('\n')
+    .slice(1)
+    .filter((line, i, all) => line !== '' || i < all.length - 1);
+  return {
+    essential: false,
+    head: [`<details><summary>YAML diff: ${path}</summary>`, '', '```diff'],
+    lines,
+    tail: ['```', '', '</details>'],
+  };
 }
 
 function rollbackLines(proposals: readonly ShootProposal[]): string[] {
   const classes = new Set(proposals.map((p) => p.classification.class));
   const caveats = [
-    ...(classes.has('create') ? ['- Reverting a create deletes the new cluster (subject to the mass-deletion guard).'] : []),
-    ...(classes.has('delete') ? ['- Reverting a delete creates a new, empty cluster of the same name: the deleted cluster and its data do not come back.'] : []),
+    ...(classes.has('create')
+      ? ['- Reverting a create deletes the new cluster (subject to the mass-deletion guard).']
+      : []),
+    ...(classes.has('delete')
+      ? [
+          '- Reverting a delete creates a new, empty cluster of the same name: the deleted cluster and its data do not come back.',
+        ]
+      : []),
     ...([...classes].some((c) => c === 'update' || c === 'rollout' || c === 'adopt')
-      ? ['- Versions never go down and zones are never removed: after a revert the applier keeps the live Kubernetes and machine-image versions and zones (it says so), as Gardener allows nothing else.']
+      ? [
+          '- Versions never go down and zones are never removed: after a revert the applier keeps the live Kubernetes and machine-image versions and zones (it says so), as Gardener allows nothing else.',
+        ]
       : []),
   ];
   return [

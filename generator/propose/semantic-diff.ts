@@ -62,8 +62,11 @@ function compareLists(a: unknown[], b: unknown[], path: string, pattern: string,
   const rule = listRule(a, b, pattern);
   const itemPattern = `${pattern}[]`;
   if (rule.by === 'set') {
-    for (const item of a) if (!b.some((other) => sameValue(item, other))) out.push({ path: keyed(path, item), kind: 'removed', before: item });
-    for (const item of b) if (!a.some((other) => sameValue(item, other))) out.push({ path: keyed(path, item), kind: 'added', after: item });
+    for (const item of a)
+      if (!b.some((other) => sameValue(item, other)))
+        out.push({ path: keyed(path, item), kind: 'removed', before: item });
+    for (const item of b)
+      if (!a.some((other) => sameValue(item, other))) out.push({ path: keyed(path, item), kind: 'added', after: item });
     const common = (list: unknown[], other: unknown[]) => list.filter((item) => other.some((x) => sameValue(item, x)));
     reportOrder(common(a, b), common(b, a), path, out);
     return;
@@ -76,7 +79,12 @@ function compareLists(a: unknown[], b: unknown[], path: string, pattern: string,
   const after = byKey(b, rule.key);
   for (const [key, item] of before) compare(item, after.get(key), keyed(path, key), itemPattern, out);
   for (const [key, item] of after) if (!before.has(key)) compare(undefined, item, keyed(path, key), itemPattern, out);
-  reportOrder([...before.keys()].filter((key) => after.has(key)), [...after.keys()].filter((key) => before.has(key)), path, out);
+  reportOrder(
+    [...before.keys()].filter((key) => after.has(key)),
+    [...after.keys()].filter((key) => before.has(key)),
+    path,
+    out,
+  );
 }
 
 /** Items kept on both sides but in another order: invisible item by item, yet a change of the file. */
@@ -89,7 +97,9 @@ function listRule(a: unknown[], b: unknown[], pattern: string): ListRule {
   const rule = LIST_RULES[pattern];
   if (rule?.by === 'key' && (!hasUniqueKeys(a, rule.key) || !hasUniqueKeys(b, rule.key))) return { by: 'position' };
   if (rule) return rule;
-  return hasUniqueKeys(a, 'name') && hasUniqueKeys(b, 'name') && a.length + b.length > 0 ? { by: 'key', key: 'name' } : { by: 'position' };
+  return hasUniqueKeys(a, 'name') && hasUniqueKeys(b, 'name') && a.length + b.length > 0
+    ? { by: 'key', key: 'name' }
+    : { by: 'position' };
 }
 
 /** Every item is an object whose `key` is a string no other item has: the list can be matched by that key. */
@@ -112,7 +122,12 @@ function flatten(value: unknown, path: string, pattern: string, kind: 'added' | 
   if (Array.isArray(value) && value.length > 0) {
     const rule = listRule(value, value, pattern);
     value.forEach((item, i) => {
-      const itemPath = rule.by === 'key' ? keyed(path, (item as Record<string, unknown>)[rule.key]) : rule.by === 'set' ? keyed(path, item) : `${path}[${i}]`;
+      const itemPath =
+        rule.by === 'key'
+          ? keyed(path, (item as Record<string, unknown>)[rule.key])
+          : rule.by === 'set'
+            ? keyed(path, item)
+            : `${path}[${i}]`;
       if (rule.by === 'set') out.push({ path: itemPath, kind, [kind === 'added' ? 'after' : 'before']: item });
       else flatten(item, itemPath, `${pattern}[]`, kind, out);
     });

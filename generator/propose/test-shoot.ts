@@ -6,7 +6,12 @@ export function testShoot(): Shoot {
   return {
     apiVersion: SHOOT_API_VERSION,
     kind: 'Shoot',
-    metadata: { name: 'c-1', namespace: 'garden-kyma-dev', labels: { 'kyma-project.io/region': 'eu-central-1' }, annotations: { 'infrastructuremanager.kyma-project.io/runtime-generation': '3' } },
+    metadata: {
+      name: 'c-1',
+      namespace: 'garden-kyma-dev',
+      labels: { 'kyma-project.io/region': 'eu-central-1' },
+      annotations: { 'infrastructuremanager.kyma-project.io/runtime-generation': '3' },
+    },
     spec: {
       region: 'eu-central-1',
       secretBindingName: 'aws-1',
@@ -16,8 +21,20 @@ export function testShoot(): Shoot {
       provider: {
         type: 'aws',
         workers: [
-          { name: 'a', machine: { type: 'm6i.large', image: { name: 'gardenlinux', version: '1877.4.0' } }, minimum: 1, maximum: 3, zones: ['z1', 'z2'] },
-          { name: 'b', machine: { type: 'm6i.xlarge', image: { name: 'gardenlinux', version: '1877.4.0' } }, minimum: 1, maximum: 5, zones: ['z1'] },
+          {
+            name: 'a',
+            machine: { type: 'm6i.large', image: { name: 'gardenlinux', version: '1877.4.0' } },
+            minimum: 1,
+            maximum: 3,
+            zones: ['z1', 'z2'],
+          },
+          {
+            name: 'b',
+            machine: { type: 'm6i.xlarge', image: { name: 'gardenlinux', version: '1877.4.0' } },
+            minimum: 1,
+            maximum: 5,
+            zones: ['z1'],
+          },
         ],
       },
       extensions: [

@@ -5,15 +5,97 @@ import { toCanonicalYaml, toYamlStream } from './canonical-yaml.js';
 
 /** Strings a YAML 1.1 reader (Kubernetes) would read as something else if written plain. */
 const TRAP_WORDS = [
-  'yes', 'no', 'on', 'off', 'y', 'n', 'Y', 'N', 'Yes', 'NO', 'On', 'OFF', 'true', 'False', 'null', 'Null', '~', '',
-  '012', '08', '1e3', '1E3', '0x1F', '0X1F', '0o17', '0O17', '0b101', '0B1', '1_000', '0x_1', '+12', '-0', '.5', '1.',
-  '1:20', '190:20:30', '.inf', '-.Inf', '.NaN', '2001-12-14', '<<', '=', '- a', 'a: b', '#c', 'x #c', '&a', '*a',
-  '!a', '%a', '@a', '`a', '|', '>', '?', '[a', '{a', '"q', "'q", ' lead', 'trail ', '10.250.0.0/16', '80Gi', 'E0', '0b+1',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'y',
+  'n',
+  'Y',
+  'N',
+  'Yes',
+  'NO',
+  'On',
+  'OFF',
+  'true',
+  'False',
+  'null',
+  'Null',
+  '~',
+  '',
+  '012',
+  '08',
+  '1e3',
+  '1E3',
+  '0x1F',
+  '0X1F',
+  '0o17',
+  '0O17',
+  '0b101',
+  '0B1',
+  '1_000',
+  '0x_1',
+  '+12',
+  '-0',
+  '.5',
+  '1.',
+  '1:20',
+  '190:20:30',
+  '.inf',
+  '-.Inf',
+  '.NaN',
+  '2001-12-14',
+  '<<',
+  '=',
+  '- a',
+  'a: b',
+  '#c',
+  'x #c',
+  '&a',
+  '*a',
+  '!a',
+  '%a',
+  '@a',
+  '`a',
+  '|',
+  '>',
+  '?',
+  '[a',
+  '{a',
+  '"q',
+  "'q",
+  ' lead',
+  'trail ',
+  '10.250.0.0/16',
+  '80Gi',
+  'E0',
+  '0b+1',
 ];
 
 const trickyCharacter = fc.constantFrom(
-  'a', 'Z', '0', '1', ' ', '\n', '\t', '\r', '\u0085', '\u2028', '\u2029', '\u0000', '\ufeff', '#', ':', '-', '"',
-  "'", '\\', '_', '.', 'é', '🙂',
+  'a',
+  'Z',
+  '0',
+  '1',
+  ' ',
+  '\n',
+  '\t',
+  '\r',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\u0000',
+  '\ufeff',
+  '#',
+  ':',
+  '-',
+  '"',
+  "'",
+  '\\',
+  '_',
+  '.',
+  'é',
+  '🙂',
 );
 const yamlishString = fc.oneof(
   fc.constantFrom(...TRAP_WORDS),
@@ -21,7 +103,9 @@ const yamlishString = fc.oneof(
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: trickyCharacter, maxLength: 12 }),
   fc.stringMatching(/^[-+.0-9_xXoObBeE:]{1,8}$/),
-  fc.array(fc.string({ unit: trickyCharacter, maxLength: 6 }), { minLength: 2, maxLength: 4 }).map((lines) => lines.join('\n')),
+  fc
+    .array(fc.string({ unit: trickyCharacter, maxLength: 6 }), { minLength: 2, maxLength: 4 })
+    .map((lines) => lines.join('\n')),
 );
 const { json: jsonish } = fc.letrec<{ json: unknown }>((tie) => ({
   json: fc.oneof(
@@ -142,7 +226,12 @@ describe('toCanonicalYaml', () => {
 
   it('writes multi-line strings as literal blocks, never folds long lines, and drops undefined', () => {
     const long = 'x'.repeat(300);
-    const text = toCanonicalYaml({ data: { 'config.yaml': 'a: 1\nb:\n- c\n' }, long, gone: undefined, list: [undefined] });
+    const text = toCanonicalYaml({
+      data: { 'config.yaml': 'a: 1\nb:\n- c\n' },
+      long,
+      gone: undefined,
+      list: [undefined],
+    });
     expect(text).toBe(`data:\n  config.yaml: |\n    a: 1\n    b:\n    - c\nlist:\n- null\nlong: ${long}\n`);
   });
 
@@ -159,7 +248,10 @@ describe('toCanonicalYaml', () => {
 
 describe('toYamlStream', () => {
   it('separates documents with --- and reads back as the same documents', () => {
-    const objects = [{ kind: 'A', apiVersion: 'v1' }, { kind: 'B', data: { x: 'on' } }];
+    const objects = [
+      { kind: 'A', apiVersion: 'v1' },
+      { kind: 'B', data: { x: 'on' } },
+    ];
     const text = toYamlStream(objects);
     expect(text).toBe('apiVersion: v1\nkind: A\n---\nkind: B\ndata:\n  x: "on"\n');
     expect(parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as unknown)).toEqual(objects);

@@ -53,7 +53,13 @@ function writeBlock(lines: string[], value: Collection, pad: string, kind: MapKi
     if (isNonEmptyCollection(item, itemPath)) {
       lines.push(head);
       // Lists sit flush under their key, as kubectl and Gardener print them.
-      writeBlock(lines, item, Array.isArray(item) ? pad : pad + INDENT, kind === 'resource' && key === 'metadata' ? 'metadata' : 'plain', itemPath);
+      writeBlock(
+        lines,
+        item,
+        Array.isArray(item) ? pad : pad + INDENT,
+        kind === 'resource' && key === 'metadata' ? 'metadata' : 'plain',
+        itemPath,
+      );
     } else {
       writeScalar(lines, head, item, pad + INDENT, itemPath);
     }
@@ -75,7 +81,8 @@ function writeScalar(lines: string[], head: string, value: unknown, contentPad: 
 function isNonEmptyCollection(value: unknown, path: string): value is Collection {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value !== 'object' || value === null) return false;
-  if (!isPlainObject(value)) throw new TypeError(`${path}: ${Object.prototype.toString.call(value)} is not a JSON value`);
+  if (!isPlainObject(value))
+    throw new TypeError(`${path}: ${Object.prototype.toString.call(value)} is not a JSON value`);
   for (const key in value) if (value[key] !== undefined) return true;
   return false;
 }
@@ -156,7 +163,8 @@ function needsQuotes(value: string): boolean {
 }
 
 // DEL, C1 (incl. NEL), LS, PS, BOM, non-characters, lone surrogates: JSON leaves them raw, YAML readers do not.
-const ESCAPED_BY_US = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ESCAPED_BY_US =
+  /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A YAML double-quoted scalar: JSON's escapes are valid YAML escapes; we add the ones JSON leaves raw. */
 function doubleQuoted(value: string): string {
@@ -168,8 +176,9 @@ function doubleQuoted(value: string): string {
  * starting with a tab and reads a line of only spaces as empty; a leading space on the first line
  * would need an indentation indicator. Such text, and text needing escapes, is double-quoted.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what this looks for
-const BLOCK_UNSAFE = /(?:^|\n)(?:\t| +(?:\n|$))|^\n* |[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]/;
+const BLOCK_UNSAFE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+  /(?:^|\n)(?:\t| +(?:\n|$))|^\n* |[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]/;
 
 function isLiteralBlock(value: string): boolean {
   return value.includes('\n') && !BLOCK_UNSAFE.test(value);

@@ -79,7 +79,9 @@ describe('shootFiles', () => {
   );
 
   it('refuses a companion name that is not a DNS-1123 label and two companions with the same name', () => {
-    expect(() => shootFiles(shoot('s'), [configMap('../../etc')])).toThrow('ConfigMap "garden-kyma-dev/../../etc": metadata.name');
+    expect(() => shootFiles(shoot('s'), [configMap('../../etc')])).toThrow(
+      'ConfigMap "garden-kyma-dev/../../etc": metadata.name',
+    );
     expect(() => shootFiles(shoot('s'), [configMap('a'), configMap('a')])).toThrow('is rendered twice for Shoot s');
   });
 });

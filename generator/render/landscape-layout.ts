@@ -50,11 +50,18 @@ export interface RenderedFile {
 export function shootManifests(shoot: Shoot, companions: readonly ConfigMap[]): Manifest[] {
   const folder = `${SHOOTS_FOLDER}/${checkedName(shoot)}`;
   const companionManifests = companions
-    .map((companion) => ({ path: `${folder}/${checkedKind(companion).toLowerCase()}-${checkedName(companion)}.yaml`, object: companion }))
+    .map((companion) => ({
+      path: `${folder}/${checkedKind(companion).toLowerCase()}-${checkedName(companion)}.yaml`,
+      object: companion,
+    }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   companionManifests.forEach(({ path, object }, i) => {
     if (companionManifests[i + 1]?.path === path) {
-      throw new ConfigError(describe(object), 'metadata.name', `is rendered twice for Shoot ${shoot.metadata.name}; each companion needs its own name`);
+      throw new ConfigError(
+        describe(object),
+        'metadata.name',
+        `is rendered twice for Shoot ${shoot.metadata.name}; each companion needs its own name`,
+      );
     }
   });
   return [...companionManifests, { path: `${folder}/${SHOOT_FILE}`, object: shoot }].map(({ path, object }) => ({
@@ -79,7 +86,10 @@ export function fileMapOf(manifests: readonly Manifest[]): Map<string, string> {
 
 /** A copy without `status` and without server-set metadata. */
 export function withoutServerFields<T extends KubeObject>(object: T): T {
-  const copy = { ...object, metadata: Object.fromEntries(Object.entries(object.metadata).filter(([key]) => !SERVER_SET_METADATA.has(key))) };
+  const copy = {
+    ...object,
+    metadata: Object.fromEntries(Object.entries(object.metadata).filter(([key]) => !SERVER_SET_METADATA.has(key))),
+  };
   delete copy.status;
   return copy as T;
 }
@@ -99,7 +109,11 @@ function checkedName(object: KubeObject): string {
 
 function checkedKind(object: KubeObject): string {
   if (typeof object.kind !== 'string' || !KIND.test(object.kind)) {
-    throw new ConfigError(describe(object), 'kind', 'must be a Kubernetes kind like ConfigMap: it names a file in the landscape repo');
+    throw new ConfigError(
+      describe(object),
+      'kind',
+      'must be a Kubernetes kind like ConfigMap: it names a file in the landscape repo',
+    );
   }
   return object.kind;
 }
@@ -107,5 +121,5 @@ function checkedKind(object: KubeObject): string {
 function describe(object: KubeObject): string {
   const kind = typeof object.kind === 'string' ? object.kind : 'object';
   const { namespace, name } = object.metadata ?? {};
-  return `${kind} ${JSON.stringify(namespace ? `${namespace}/${String(name)}` : name ?? '')}`;
+  return `${kind} ${JSON.stringify(namespace ? `${namespace}/${String(name)}` : (name ?? ''))}`;
 }

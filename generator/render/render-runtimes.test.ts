@@ -27,7 +27,9 @@ describe('renderRuntimes', () => {
     expect(result.failures).toEqual([
       expect.objectContaining({
         field: 'spec.shoot.provider.workers[0].maximun',
-        message: expect.stringMatching(/^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: spec\.shoot\.provider\.workers\[0\]\.maximun: unknown field "maximun".*did you mean "maximum".*\(the Runtime CRD's schema\)$/),
+        message: expect.stringMatching(
+          /^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: spec\.shoot\.provider\.workers\[0\]\.maximun: unknown field "maximun".*did you mean "maximum".*\(the Runtime CRD's schema\)$/,
+        ),
       }),
     ]);
   });
@@ -80,7 +82,14 @@ describe('renderRuntimes', () => {
     const [created] = renderRuntimes([example('aws')], settings).rendered;
     const live = created?.manifests.at(-1)?.object as unknown as Shoot;
     const stray = { ...live, metadata: { ...live.metadata, name: 'stray' } };
-    const result = renderRuntimes([example('aws')], settings, new Map([[live.metadata.name, live], ['stray', stray]]));
+    const result = renderRuntimes(
+      [example('aws')],
+      settings,
+      new Map([
+        [live.metadata.name, live],
+        ['stray', stray],
+      ]),
+    );
     expect(result.rendered.map((r) => r.mode)).toEqual(['update']);
     expect(result.unusedLiveShoots).toEqual(['stray']);
   });
@@ -88,9 +97,15 @@ describe('renderRuntimes', () => {
   it('reports a crash of the converter as a bug of that Runtime and still renders the others', () => {
     const crashing = structuredClone(example('gcp'));
     // A getter that throws stands for any defect in kimops that surfaces on one Runtime only.
-    Object.defineProperty(crashing.runtime.spec.shoot, 'region', { get: () => { throw new TypeError('simulated defect'); } });
+    Object.defineProperty(crashing.runtime.spec.shoot, 'region', {
+      get: () => {
+        throw new TypeError('simulated defect');
+      },
+    });
     const result = renderRuntimes([example('aws'), crashing], settings);
     expect(result.rendered.map((r) => r.runtime)).toEqual(['kcp-system/61dd7761-08dc-59ce-840d-342f5e487157']);
-    expect(result.bugs).toEqual([{ source: crashing.source, runtime: runtimeRef(crashing.runtime), error: new TypeError('simulated defect') }]);
+    expect(result.bugs).toEqual([
+      { source: crashing.source, runtime: runtimeRef(crashing.runtime), error: new TypeError('simulated defect') },
+    ]);
   });
 });

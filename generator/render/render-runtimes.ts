@@ -91,14 +91,20 @@ function renderOne(
   const ref = runtimeRef(runtime);
   // What the KCP API server would refuse (or silently prune: a misspelt field from a file) is refused here.
   const [problem] = validateRuntimeSchema(runtime);
-  if (problem) return new ConversionError(ref, problem.path, `${problem.message}${problem.fix ? `; ${problem.fix}` : ''} (the Runtime CRD's schema)`);
+  if (problem)
+    return new ConversionError(
+      ref,
+      problem.path,
+      `${problem.message}${problem.fix ? `; ${problem.fix}` : ''} (the Runtime CRD's schema)`,
+    );
   const result = convertRuntime({ runtime, settings, registryCacheSecrets, ...(live && { live }) });
   if (!result.ok) return result.error;
   try {
     return { shootName: result.shoot.metadata.name, manifests: shootManifests(result.shoot, result.companions) };
   } catch (error) {
     // The layout refuses names that would leave shoots/; they come from the Runtime's shoot name.
-    if (error instanceof ConfigError) return new ConversionError(ref, 'spec.shoot.name', `the rendered ${error.message}`);
+    if (error instanceof ConfigError)
+      return new ConversionError(ref, 'spec.shoot.name', `the rendered ${error.message}`);
     throw error;
   }
 }
@@ -108,17 +114,31 @@ function renderOne(
  * Decided on the inputs (the converter names the Shoot after spec.shoot.name), so a caller that
  * renders only some Runtimes still sees every clash.
  */
-export function withoutSharedShootNames(inputs: readonly RuntimeInput[]): { unique: RuntimeInput[]; failures: RenderFailure[] } {
+export function withoutSharedShootNames(inputs: readonly RuntimeInput[]): {
+  unique: RuntimeInput[];
+  failures: RenderFailure[];
+} {
   const byShoot = new Map<unknown, RuntimeInput[]>();
-  for (const input of inputs) byShoot.set(input.runtime.spec?.shoot?.name, [...(byShoot.get(input.runtime.spec?.shoot?.name) ?? []), input]);
+  for (const input of inputs)
+    byShoot.set(input.runtime.spec?.shoot?.name, [...(byShoot.get(input.runtime.spec?.shoot?.name) ?? []), input]);
   const failures: RenderFailure[] = [];
   const unique = inputs.filter((input) => {
     const shootName = input.runtime.spec?.shoot?.name;
-    const sharing = typeof shootName === 'string' ? (byShoot.get(shootName) ?? []).filter((other) => other !== input) : [];
+    const sharing =
+      typeof shootName === 'string' ? (byShoot.get(shootName) ?? []).filter((other) => other !== input) : [];
     if (sharing.length === 0) return true;
     const ref = runtimeRef(input.runtime);
     const others = sharing.map((other) => `${runtimeRef(other.runtime)} (${other.source})`).join(', ');
-    failures.push(failureOf(input.source, new ConversionError(ref, 'spec.shoot.name', `Shoot ${String(shootName)} is also rendered from runtime ${others}; each Runtime needs its own shoot name`)));
+    failures.push(
+      failureOf(
+        input.source,
+        new ConversionError(
+          ref,
+          'spec.shoot.name',
+          `Shoot ${String(shootName)} is also rendered from runtime ${others}; each Runtime needs its own shoot name`,
+        ),
+      ),
+    );
     return false;
   });
   return { unique, failures };

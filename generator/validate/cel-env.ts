@@ -2,7 +2,18 @@
 // admission-CEL extras the pack needs, with the same semantics as kube-apiserver, so a policy gives
 // the same verdict in kimops and in a cluster. Keep this set minimal: every function added here must
 // exist, with the same meaning, in kube-apiserver v1.35's ValidatingAdmissionPolicy environment.
-import { celEnv, celFunc, celList, celMap, celMethod, CelScalar, isCelMap, type CelEnv, type CelMap, type CelValue } from '@bufbuild/cel';
+import {
+  celEnv,
+  celFunc,
+  celList,
+  celMap,
+  celMethod,
+  CelScalar,
+  isCelMap,
+  type CelEnv,
+  type CelMap,
+  type CelValue,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 
 /**
@@ -57,7 +68,8 @@ class JsonObjectMap extends Map<string, CelValue> {
   override get(key: string): CelValue | undefined {
     let value = this.#converted.get(key);
     if (value === undefined) {
-      if (typeof key !== 'string' || !Object.hasOwn(this.#object, key) || this.#object[key] === undefined) return undefined;
+      if (typeof key !== 'string' || !Object.hasOwn(this.#object, key) || this.#object[key] === undefined)
+        return undefined;
       value = toCelValue(this.#object[key]);
       this.#converted.set(key, value);
     }
@@ -88,7 +100,10 @@ class JsonObjectMap extends Map<string, CelValue> {
     return this.entries();
   }
 
-  override forEach(callback: (value: CelValue, key: string, map: Map<string, CelValue>) => void, thisArg?: unknown): void {
+  override forEach(
+    callback: (value: CelValue, key: string, map: Map<string, CelValue>) => void,
+    thisArg?: unknown,
+  ): void {
     for (const key of this.#ownKeys()) callback.call(thisArg, this.get(key) as CelValue, key, this);
   }
 }
@@ -112,7 +127,10 @@ const ALPHANUM = /^[0-9A-Za-z-]+$/;
 
 function parseNumber(part: string, what: string): bigint {
   if (!NUMBERS.test(part)) throw new Error(`Invalid character(s) found in ${what} number ${JSON.stringify(part)}`);
-  if (part.length > 1 && part.startsWith('0')) throw new Error(`${what[0]?.toUpperCase()}${what.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`);
+  if (part.length > 1 && part.startsWith('0'))
+    throw new Error(
+      `${what[0]?.toUpperCase()}${what.slice(1)} number must not contain leading zeroes ${JSON.stringify(part)}`,
+    );
   const n = BigInt(part);
   if (n > 0xffffffffffffffffn) throw new Error(`${what} number out of range`);
   return n;
@@ -138,7 +156,8 @@ export function parseSemver(text: string): Semver {
     pre: pre.map((p) => {
       if (p.length === 0) throw new Error('Prerelease is empty');
       if (NUMBERS.test(p)) {
-        if (p.length > 1 && p.startsWith('0')) throw new Error(`Numeric PreRelease version must not contain leading zeroes ${JSON.stringify(p)}`);
+        if (p.length > 1 && p.startsWith('0'))
+          throw new Error(`Numeric PreRelease version must not contain leading zeroes ${JSON.stringify(p)}`);
         return BigInt(p);
       }
       if (!ALPHANUM.test(p)) throw new Error(`Invalid character(s) found in prerelease ${JSON.stringify(p)}`);
@@ -162,7 +181,8 @@ export function normalizeAndParseSemver(text: string): Semver {
     return t.length === 0 || !/^[0-9]/.test(t) ? `0${t}` : t;
   });
   if (trimmed.length < 3) {
-    if (/[+-]/.test(trimmed[trimmed.length - 1] ?? '')) throw new Error('short version cannot contain PreRelease/Build meta data');
+    if (/[+-]/.test(trimmed[trimmed.length - 1] ?? ''))
+      throw new Error('short version cannot contain PreRelease/Build meta data');
     while (trimmed.length < 3) trimmed.push('0');
   }
   return parseSemver(trimmed.join('.'));
@@ -170,7 +190,11 @@ export function normalizeAndParseSemver(text: string): Semver {
 
 /** blang/semver/v4 `Version.Compare`: -1, 0 or 1; a version without prerelease ranks above one with. */
 export function compareSemver(a: Semver, b: Semver): -1 | 0 | 1 {
-  for (const [x, y] of [[a.major, b.major], [a.minor, b.minor], [a.patch, b.patch]] as const) {
+  for (const [x, y] of [
+    [a.major, b.major],
+    [a.minor, b.minor],
+    [a.patch, b.patch],
+  ] as const) {
     if (x !== y) return x > y ? 1 : -1;
   }
   if (a.pre.length === 0 || b.pre.length === 0) return a.pre.length === b.pre.length ? 0 : a.pre.length === 0 ? 1 : -1;
@@ -218,7 +242,9 @@ const semverFunctions = [
   celFunc('semver', [STRING], DYN, (s) => cachedSemver(s, false)),
   celFunc('semver', [STRING, BOOL], DYN, (s, normalize) => cachedSemver(s, normalize)),
   celFunc('isSemver', [STRING], BOOL, (s) => isValid(() => parseSemver(s))),
-  celFunc('isSemver', [STRING, BOOL], BOOL, (s, normalize) => isValid(() => (normalize ? normalizeAndParseSemver(s) : parseSemver(s)))),
+  celFunc('isSemver', [STRING, BOOL], BOOL, (s, normalize) =>
+    isValid(() => (normalize ? normalizeAndParseSemver(s) : parseSemver(s))),
+  ),
   celMethod('major', DYN, [], INT, function () {
     return asSemver(this).major;
   }),

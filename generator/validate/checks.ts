@@ -43,7 +43,11 @@ export function checkShootChange(context: ValidationContext | undefined, change:
   const checks: CheckResult[] = [];
   if (change.after !== undefined) {
     const problems = validateShootSchema(change.after);
-    checks.push({ name: SCHEMA_CHECK, passed: problems.length === 0, messages: problems.map((p) => `${p.path}: ${p.message}${p.fix ? ` (${p.fix})` : ''}`) });
+    checks.push({
+      name: SCHEMA_CHECK,
+      passed: problems.length === 0,
+      messages: problems.map((p) => `${p.path}: ${p.message}${p.fix ? ` (${p.fix})` : ''}`),
+    });
   }
   if (context === undefined) return checks;
   const results = evaluatePolicies(context.policies, {
@@ -55,7 +59,12 @@ export function checkShootChange(context: ValidationContext | undefined, change:
   });
   for (const result of results) {
     if (result.status === 'not-applicable') continue;
-    checks.push({ name: result.policy, passed: !isDenied(result), messages: result.messages, ...(isWarning(result) && { warning: true }) });
+    checks.push({
+      name: result.policy,
+      passed: !isDenied(result),
+      messages: result.messages,
+      ...(isWarning(result) && { warning: true }),
+    });
   }
   return checks;
 }

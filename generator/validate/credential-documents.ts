@@ -6,7 +6,15 @@
 import { isJsonObject } from '../../model/json.js';
 import { formatField } from '../../model/landscape-parse.js';
 import { printable } from '../../model/printable.js';
-import { describeToken, isLiteral, keyRule, looksRandom, masked, tokensIn, type CredentialRule } from './credential-rules.js';
+import {
+  describeToken,
+  isLiteral,
+  keyRule,
+  looksRandom,
+  masked,
+  tokensIn,
+  type CredentialRule,
+} from './credential-rules.js';
 import { readAnyYaml } from './credential-yaml.js';
 
 export interface DocumentHit {
@@ -79,7 +87,13 @@ function visitObject(object: Record<string, unknown>, at: At, walk: Walk, top: b
   const { hits } = walk;
   if (object.type === 'service_account' && typeof object.private_key === 'string') {
     const who = typeof object.client_email === 'string' ? ` of ${printable(object.client_email)}` : '';
-    hits.push({ rule: 'service-account-key', field: fieldOf(at), what: `a Google Cloud service account key${who}`, needle: at.needle ?? 'service_account', token: object.private_key });
+    hits.push({
+      rule: 'service-account-key',
+      field: fieldOf(at),
+      what: `a Google Cloud service account key${who}`,
+      needle: at.needle ?? 'service_account',
+      token: object.private_key,
+    });
     return; // its private_key is this finding, not a second one
   }
   const secret = object.kind === 'Secret' && (top || 'data' in object || 'stringData' in object);
@@ -106,12 +120,20 @@ function secretHit(object: Record<string, unknown>, at: At): DocumentHit {
   const metadata = isJsonObject(object.metadata) ? object.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : undefined;
   const namespace = typeof metadata.namespace === 'string' ? `${metadata.namespace}/` : '';
-  const keys = ['data', 'stringData'].flatMap((field) => (isJsonObject(object[field]) ? Object.keys(object[field]).map((k) => formatField([field, k])) : []));
+  const keys = ['data', 'stringData'].flatMap((field) =>
+    isJsonObject(object[field]) ? Object.keys(object[field]).map((k) => formatField([field, k])) : [],
+  );
   // A document's label names it already; a List item's does not.
   const named = name && (at.segment !== undefined || at.prefix !== '') ? ` (${printable(`${namespace}${name}`)})` : '';
   const what = `a Secret object${named}${keys.length > 0 ? ` holding ${keys.join(', ')}` : ''}`;
   // Placed at its `kind: Secret` line (the hits of a List's items come in order, each below the last).
-  return { rule: 'secret-object', field: fieldOf(at), what, needle: at.needle ?? 'Secret', ...(at.needle === undefined && { alsoOnLine: 'kind' }) };
+  return {
+    rule: 'secret-object',
+    field: fieldOf(at),
+    what,
+    needle: at.needle ?? 'Secret',
+    ...(at.needle === undefined && { alsoOnLine: 'kind' }),
+  };
 }
 
 function keyHit(key: string, value: unknown, parent: At, at: At, hits: DocumentHit[]): void {
@@ -119,19 +141,34 @@ function keyHit(key: string, value: unknown, parent: At, at: At, hits: DocumentH
   if (!rule) return;
   // !!binary bytes that are no text (a key file, say) are a literal too.
   const bytes = value instanceof Uint8Array ? `${value.length} bytes` : undefined;
-  if (bytes === undefined && (typeof value !== 'string' || !isLiteral(value) || (rule.needsEntropy && !looksRandom(value)))) return;
+  if (
+    bytes === undefined &&
+    (typeof value !== 'string' || !isLiteral(value) || (rule.needsEntropy && !looksRandom(value)))
+  )
+    return;
   const what =
-    rule.rule === 'kubeconfig-client-key' ? 'a kubeconfig client key'
-    : rule.rule === 'registry-credential' ? `the "${printable(key)}" of registry ${printable(String(parent.segment))}`
-    : `a literal value for "${printable(key)}"`;
-  const written = parent.needle === undefined && typeof value === 'string' && !value.includes('\n') ? { alsoOnLine: value } : {};
-  hits.push({ rule: rule.rule, field: fieldOf(at), what: `${what} (${bytes ?? masked(value as string)})`, needle: parent.needle ?? key, ...written, ...(typeof value === 'string' && { token: value }) });
+    rule.rule === 'kubeconfig-client-key'
+      ? 'a kubeconfig client key'
+      : rule.rule === 'registry-credential'
+        ? `the "${printable(key)}" of registry ${printable(String(parent.segment))}`
+        : `a literal value for "${printable(key)}"`;
+  const written =
+    parent.needle === undefined && typeof value === 'string' && !value.includes('\n') ? { alsoOnLine: value } : {};
+  hits.push({
+    rule: rule.rule,
+    field: fieldOf(at),
+    what: `${what} (${bytes ?? masked(value as string)})`,
+    needle: parent.needle ?? key,
+    ...written,
+    ...(typeof value === 'string' && { token: value }),
+  });
 }
 
 function visitString(text: string, at: At, walk: Walk, secretData: boolean): void {
   const inner: Walk = { hits: [], seen: walk.seen };
   if (at.depth < MAX_DEPTH) {
-    const base64 = secretData || (text.length >= MIN_BASE64 && /^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0);
+    const base64 =
+      secretData || (text.length >= MIN_BASE64 && /^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0);
     if (base64) visitBytes(Buffer.from(text.replace(/\s+/g, ''), 'base64'), decoded(at, 'base64', text), inner);
     else visitEmbedded(text, at, inner);
   }
@@ -140,7 +177,13 @@ function visitString(text: string, at: At, walk: Walk, secretData: boolean): voi
   const known = new Set(inner.hits.map((hit) => hit.token));
   for (const { pattern, token } of tokensIn(text)) {
     if ([...known].some((found) => found?.includes(token))) continue;
-    hits.push({ rule: pattern.rule, field: fieldOf(at), what: describeToken(pattern, token), needle: at.needle ?? token, token });
+    hits.push({
+      rule: pattern.rule,
+      field: fieldOf(at),
+      what: describeToken(pattern, token),
+      needle: at.needle ?? token,
+      token,
+    });
   }
 }
 
@@ -173,7 +216,14 @@ function visitEmbedded(text: string, at: At, walk: Walk): void {
 }
 
 function child(at: At, segment: Segment): At {
-  return { up: at, segment, prefix: at.prefix, depth: at.depth, level: at.level + 1, ...(at.needle !== undefined && { needle: at.needle }) };
+  return {
+    up: at,
+    segment,
+    prefix: at.prefix,
+    depth: at.depth,
+    level: at.level + 1,
+    ...(at.needle !== undefined && { needle: at.needle }),
+  };
 }
 
 /**
@@ -183,9 +233,13 @@ function child(at: At, segment: Segment): At {
  */
 function decoded(at: At, layer: 'base64' | '!!binary' | 'JSON' | 'YAML', encoded: string): At {
   // `data.x (base64, JSON) → auths…`: steps without a field between them share the parentheses.
-  const prefix = at.segment === undefined && at.prefix !== '' ? at.prefix.replace(/\) → $/, `, ${layer}) → `) : `${fieldOf(at)} (${layer}) → `;
+  const prefix =
+    at.segment === undefined && at.prefix !== ''
+      ? at.prefix.replace(/\) → $/, `, ${layer}) → `)
+      : `${fieldOf(at)} (${layer}) → `;
   const hidden = layer === 'base64' || layer === '!!binary';
-  const needle = at.needle ?? (hidden ? encoded.trim().split('\n')[0]?.slice(0, 40) || String(at.segment ?? '') : undefined);
+  const needle =
+    at.needle ?? (hidden ? encoded.trim().split('\n')[0]?.slice(0, 40) || String(at.segment ?? '') : undefined);
   return { prefix, depth: at.depth + 1, level: at.level + 1, ...(needle !== undefined && { needle }) };
 }
 

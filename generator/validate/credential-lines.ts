@@ -1,7 +1,15 @@
 // The credentials scan line by line: for text that is no YAML or JSON document (Markdown, env files,
 // code), for what a parser drops (comments), and as the fallback for a file no reader could parse, so
 // nothing escapes the scan for being malformed. Pure.
-import { describeToken, isLiteral, keyRule, looksRandom, masked, tokensIn, type CredentialRule } from './credential-rules.js';
+import {
+  describeToken,
+  isLiteral,
+  keyRule,
+  looksRandom,
+  masked,
+  tokensIn,
+  type CredentialRule,
+} from './credential-rules.js';
 
 export interface LineHit {
   /** 1-based. */
@@ -30,7 +38,8 @@ export function scanLines(text: string, mode: LineMode, dataFile: boolean): Line
   const lines = text.split(/\r?\n/);
   lines.forEach((line, i) => {
     const tokens = tokensIn(line);
-    for (const { pattern, token } of tokens) hits.push({ line: i + 1, rule: pattern.rule, what: describeToken(pattern, token), token });
+    for (const { pattern, token } of tokens)
+      hits.push({ line: i + 1, rule: pattern.rule, what: describeToken(pattern, token), token });
     if (tokens.length > 0 || mode === 'patterns') return;
     if (SECRET_KIND.some((kind) => kind.test(line))) {
       hits.push({ line: i + 1, rule: 'secret-object', what: 'a Secret object' });
@@ -65,7 +74,10 @@ function valueOf(raw: string, lines: readonly string[], index: number): string |
   }
   // `password: string` in a schema, `secret: {…}` or `token: [...]` are structure, not values.
   if (/^[{[]/.test(value)) return undefined;
-  return value.replace(/,$/, '').replace(/^(["'])(.*)\1$/, '$2').trim();
+  return value
+    .replace(/,$/, '')
+    .replace(/^(["'])(.*)\1$/, '$2')
+    .trim();
 }
 
 const indentOf = (line: string) => line.length - line.trimStart().length;

@@ -22,23 +22,48 @@ export interface TokenPattern {
 
 /** Token formats with a fixed shape: found in any file, any field, any comment. */
 export const TOKEN_PATTERNS: readonly TokenPattern[] = [
-  { pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/, rule: 'private-key', what: 'a PEM private key', prefix: 0 },
+  {
+    pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/,
+    rule: 'private-key',
+    what: 'a PEM private key',
+    prefix: 0,
+  },
   { pattern: /ghp_[0-9A-Za-z]{36}/, rule: 'token-pattern', what: 'a GitHub personal access token', prefix: 4 },
   { pattern: /gho_[0-9A-Za-z]{36}/, rule: 'token-pattern', what: 'a GitHub OAuth token', prefix: 4 },
   { pattern: /gh[us]_[0-9A-Za-z]{36}/, rule: 'token-pattern', what: 'a GitHub App token', prefix: 4 },
   { pattern: /ghr_[0-9A-Za-z]{36}/, rule: 'token-pattern', what: 'a GitHub refresh token', prefix: 4 },
   { pattern: /github_pat_\w{82}/, rule: 'token-pattern', what: 'a GitHub fine-grained token', prefix: 11 },
-  { pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/, rule: 'token-pattern', what: 'an AWS access key id', prefix: 4 },
+  {
+    pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/,
+    rule: 'token-pattern',
+    what: 'an AWS access key id',
+    prefix: 4,
+  },
   { pattern: /xox[bpeosar]-[0-9A-Za-z-]{10,}/, rule: 'token-pattern', what: 'a Slack token', prefix: 5 },
   { pattern: /xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+/i, rule: 'token-pattern', what: 'a Slack app token', prefix: 5 },
-  { pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/, rule: 'token-pattern', what: 'a Slack webhook URL', prefix: 15 },
+  {
+    pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/,
+    rule: 'token-pattern',
+    what: 'a Slack webhook URL',
+    prefix: 15,
+  },
   { pattern: /\bAIza[\w-]{35}/, rule: 'token-pattern', what: 'a Google API key', prefix: 4 },
   { pattern: /\bglpat-[\w-]{20}/, rule: 'token-pattern', what: 'a GitLab personal access token', prefix: 6 },
   { pattern: /\bnpm_[A-Za-z0-9]{36}/, rule: 'token-pattern', what: 'an npm access token', prefix: 4 },
   { pattern: /\b(?:sk|rk)_live_[0-9A-Za-z]{10,99}/, rule: 'token-pattern', what: 'a Stripe live key', prefix: 8 },
-  { pattern: /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/, rule: 'token-pattern', what: 'an age secret key', prefix: 15 },
+  {
+    pattern: /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/,
+    rule: 'token-pattern',
+    what: 'an age secret key',
+    prefix: 15,
+  },
   // Three base64url segments, the first two JSON objects: a service-account token in a kubeconfig, an OIDC token.
-  { pattern: /\bey[A-Za-z0-9]{17,}\.ey[A-Za-z0-9/\\_-]{17,}\.(?:[A-Za-z0-9/\\_-]{10,}={0,2})?/, rule: 'token-pattern', what: 'a JSON Web Token', prefix: 2 },
+  {
+    pattern: /\bey[A-Za-z0-9]{17,}\.ey[A-Za-z0-9/\\_-]{17,}\.(?:[A-Za-z0-9/\\_-]{10,}={0,2})?/,
+    rule: 'token-pattern',
+    what: 'a JSON Web Token',
+    prefix: 2,
+  },
 ];
 
 /** One test that rules out every pattern at once for most strings (all of them, case-insensitive, is a superset). */
@@ -62,17 +87,68 @@ export function tokensIn(text: string): TokenMatch[] {
 
 /** Keys (compared without case, `-`, `_` and `.`) whose literal value is a credential, whatever it looks like. */
 const CREDENTIAL_KEYS = new Set([
-  'password', 'passwd', 'pwd', 'token', 'accesstoken', 'refreshtoken', 'idtoken', 'authtoken', 'bearertoken', 'sessiontoken',
-  'apikey', 'apitoken', 'secret', 'clientsecret', 'secretkey', 'secretaccesskey', 'awssecretaccesskey', 'privatekey',
-  'serviceaccountkey', 'encryptionkey', 'webhooksecret',
+  'password',
+  'passwd',
+  'pwd',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authtoken',
+  'bearertoken',
+  'sessiontoken',
+  'apikey',
+  'apitoken',
+  'secret',
+  'clientsecret',
+  'secretkey',
+  'secretaccesskey',
+  'awssecretaccesskey',
+  'privatekey',
+  'serviceaccountkey',
+  'encryptionkey',
+  'webhooksecret',
 ]);
 /** Parts of a key that make its value a credential when it also looks like one (high entropy): `dbPassword`, `GITHUB_TOKEN`. */
 const CREDENTIAL_WORDS = /passw|secret|token|apikey|credential|privatekey|accesskey/;
 /** The last word of a key that names, points to or describes a credential rather than holding it: `secretBindingName`, `tokenExpiration`. */
 const REFERENCE_WORDS = new Set([
-  'name', 'names', 'ref', 'refs', 'reference', 'references', 'namespace', 'binding', 'bindings', 'kind', 'type', 'file', 'path',
-  'dir', 'id', 'ids', 'url', 'uri', 'endpoint', 'expiration', 'ttl', 'seconds', 'duration', 'length', 'count', 'enabled',
-  'mode', 'version', 'provider', 'field', 'selector', 'role', 'header', 'format', 'policy', 'tokens',
+  'name',
+  'names',
+  'ref',
+  'refs',
+  'reference',
+  'references',
+  'namespace',
+  'binding',
+  'bindings',
+  'kind',
+  'type',
+  'file',
+  'path',
+  'dir',
+  'id',
+  'ids',
+  'url',
+  'uri',
+  'endpoint',
+  'expiration',
+  'ttl',
+  'seconds',
+  'duration',
+  'length',
+  'count',
+  'enabled',
+  'mode',
+  'version',
+  'provider',
+  'field',
+  'selector',
+  'role',
+  'header',
+  'format',
+  'policy',
+  'tokens',
 ]);
 /** Keys of a registry's entry in a Docker config (`auths.<registry>.<key>`). */
 const REGISTRY_KEYS = new Set(['auth', 'password', 'identitytoken', 'registrytoken']);
@@ -85,7 +161,8 @@ export interface KeyRule {
 
 /** Whether the value under `key` (its grandparent's key given) is a credential when it is a literal. */
 export function keyRule(key: string, grandparent: string | number | undefined): KeyRule | undefined {
-  if (grandparent === 'auths' && REGISTRY_KEYS.has(normalized(key))) return { rule: 'registry-credential', needsEntropy: false };
+  if (grandparent === 'auths' && REGISTRY_KEYS.has(normalized(key)))
+    return { rule: 'registry-credential', needsEntropy: false };
   // Keys repeat across documents (a Shoot has a few hundred, mostly the same): each is classified once.
   let rule = rules.get(key);
   if (rule === undefined) {
@@ -105,7 +182,11 @@ function ruleOf(key: string): KeyRule | null {
   if (name === 'clientkeydata') return { rule: 'kubeconfig-client-key', needsEntropy: false };
   if (CREDENTIAL_KEYS.has(name)) return { rule: 'credential-value', needsEntropy: false };
   if (!CREDENTIAL_WORDS.test(name)) return null;
-  const last = key.split(/[-_.\s]|(?<=[a-z0-9])(?=[A-Z])/).at(-1)?.toLowerCase() ?? '';
+  const last =
+    key
+      .split(/[-_.\s]|(?<=[a-z0-9])(?=[A-Z])/)
+      .at(-1)
+      ?.toLowerCase() ?? '';
   return REFERENCE_WORDS.has(last) ? null : { rule: 'credential-value', needsEntropy: true };
 }
 
@@ -116,7 +197,8 @@ function ruleOf(key: string): KeyRule | null {
 export function isLiteral(value: string): boolean {
   const text = value.trim();
   if (text === '' || text === '~' || /^(null|true|false|\d+)$/i.test(text)) return false;
-  if (/^(\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^>]*>|\*+|x{3,}|\.\.\.|redacted|changeme|change-me)$/is.test(text)) return false;
+  if (/^(\$\{.*\}|\$\(.*\)|\{\{.*\}\}|<[^>]*>|\*+|x{3,}|\.\.\.|redacted|changeme|change-me)$/is.test(text))
+    return false;
   return !/^(string|integer|boolean|object)$/.test(text);
 }
 

@@ -38,19 +38,33 @@ export function readAnyYaml(text: string, read?: readonly YamlDocument[], json =
     }
   }
   const documents = read ?? parseYamlDocuments(text, 'credentials scan');
-  if (documents.every((document) => document.error === undefined)) return { documents: documents as ScannedDocument[], refused: false };
+  if (documents.every((document) => document.error === undefined))
+    return { documents: documents as ScannedDocument[], refused: false };
   return { documents: lenientDocuments(text), refused: true };
 }
 
 function lenientDocuments(text: string): ScannedDocument[] {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { ...YAML_READ_OPTIONS, customTags: undefined, uniqueKeys: false, lineCounter });
+  const parsed = parseAllDocuments(text, {
+    ...YAML_READ_OPTIONS,
+    customTags: undefined,
+    uniqueKeys: false,
+    lineCounter,
+  });
   if (!Array.isArray(parsed)) return [];
   return parsed.flatMap((document, position) => {
     if (document.errors.length > 0) return []; // a syntax error: the line scan has that part
     try {
       const value: unknown = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-      return value === null || value === undefined ? [] : [{ index: position + 1, line: lineCounter.linePos(document.contents?.range[0] ?? document.range[0]).line, value }];
+      return value === null || value === undefined
+        ? []
+        : [
+            {
+              index: position + 1,
+              line: lineCounter.linePos(document.contents?.range[0] ?? document.range[0]).line,
+              value,
+            },
+          ];
     } catch {
       return []; // too many aliases, a bad merge key: the line scan has it
     }

@@ -30,7 +30,8 @@ export interface CredentialFinding {
 /** A line carrying this marker is not reported (a documented example value, a test fixture). */
 export const ALLOW_MARKER = 'kimops: not-a-secret';
 
-const FIX = 'remove it from the repo and rotate it; credentials live in the cluster (Secrets referenced by name), never in Git';
+const FIX =
+  'remove it from the repo and rotate it; credentials live in the cluster (Secrets referenced by name), never in Git';
 
 /** Files read as YAML documents (JSON is YAML). */
 const DOCUMENT_FILE = /(\.(ya?ml|json|kubeconfig)|(^|\/)[^/.]*kubeconfig[^/.]*)$/i;
@@ -43,18 +44,26 @@ export function scanFile(path: string, text: string, documents?: readonly YamlDo
   let findings: (CredentialFinding & { token?: string })[];
   if (DOCUMENT_FILE.test(path)) {
     const read = readAnyYaml(text, documents, /\.json$/i.test(path));
-    findings = read.documents.flatMap((document, i) => documentFindings(path, lines, document, read.documents[i + 1]?.line ?? lines.length + 1));
+    findings = read.documents.flatMap((document, i) =>
+      documentFindings(path, lines, document, read.documents[i + 1]?.line ?? lines.length + 1),
+    );
     // The lines add what the documents do not show: a token in a comment, a value a duplicate key hid.
     const tokens = findings.flatMap((f) => (f.token === undefined ? [] : [f.token]));
     const taken = new Set(findings.map((f) => f.line));
     const note = read.refused ? ' (found line by line: Kubernetes cannot read this file as YAML)' : '';
     for (const hit of scanLines(text, read.refused ? 'all' : 'patterns', true)) {
-      const known = hit.token === undefined ? taken.has(hit.line) : tokens.some((token) => token.includes(hit.token as string));
+      const known =
+        hit.token === undefined ? taken.has(hit.line) : tokens.some((token) => token.includes(hit.token as string));
       if (known) continue;
       findings.push({ path, line: hit.line, rule: hit.rule, message: `${hit.what}${note}; ${FIX}` });
     }
   } else {
-    findings = scanLines(text, 'all', DATA_FILE.test(path)).map((hit) => ({ path, line: hit.line, rule: hit.rule, message: `${hit.what}; ${FIX}` }));
+    findings = scanLines(text, 'all', DATA_FILE.test(path)).map((hit) => ({
+      path,
+      line: hit.line,
+      rule: hit.rule,
+      message: `${hit.what}; ${FIX}`,
+    }));
   }
   return findings
     .filter((finding) => !lines[finding.line - 1]?.includes(ALLOW_MARKER))
@@ -62,23 +71,38 @@ export function scanFile(path: string, text: string, documents?: readonly YamlDo
     .map(({ path: file, line, rule, message }) => ({ path: file, line, rule, message }));
 }
 
-function documentFindings(path: string, lines: readonly string[], document: ScannedDocument, nextStart: number): (CredentialFinding & { token?: string })[] {
+function documentFindings(
+  path: string,
+  lines: readonly string[],
+  document: ScannedDocument,
+  nextStart: number,
+): (CredentialFinding & { token?: string })[] {
   const lastLine = new Map<string, number>();
   return scanDocument(document.value).map((hit) => {
     // Hits come in the document's order: the same key again is searched for below the last one.
     const from = Math.max(document.line, (lastLine.get(hit.needle) ?? 0) + 1);
     const needles = [hit.needle, ...(hit.alsoOnLine === undefined ? [] : [hit.alsoOnLine])];
     const line =
-      lineOf(lines, from, nextStart - 1, needles) ?? lineOf(lines, document.line, nextStart - 1, needles) ??
-      lineOf(lines, from, nextStart - 1, [hit.needle]) ?? lineOf(lines, document.line, nextStart - 1, [hit.needle]) ?? document.line;
+      lineOf(lines, from, nextStart - 1, needles) ??
+      lineOf(lines, document.line, nextStart - 1, needles) ??
+      lineOf(lines, from, nextStart - 1, [hit.needle]) ??
+      lineOf(lines, document.line, nextStart - 1, [hit.needle]) ??
+      document.line;
     lastLine.set(hit.needle, line);
-    return { path, line, rule: hit.rule, message: `${documentLabel(document)}${hit.field ? `, ${hit.field}` : ''}: ${hit.what}; ${FIX}`, ...(hit.token !== undefined && { token: hit.token }) };
+    return {
+      path,
+      line,
+      rule: hit.rule,
+      message: `${documentLabel(document)}${hit.field ? `, ${hit.field}` : ''}: ${hit.what}; ${FIX}`,
+      ...(hit.token !== undefined && { token: hit.token }),
+    };
   });
 }
 
 /** The first line in [from, to] (1-based) holding every needle. */
 function lineOf(lines: readonly string[], from: number, to: number, needles: readonly string[]): number | undefined {
-  for (let line = from; line <= Math.min(to, lines.length); line++) if (needles.every((needle) => lines[line - 1]?.includes(needle))) return line;
+  for (let line = from; line <= Math.min(to, lines.length); line++)
+    if (needles.every((needle) => lines[line - 1]?.includes(needle))) return line;
   return undefined;
 }
 
@@ -86,6 +110,9 @@ function lineOf(lines: readonly string[], from: number, to: number, needles: rea
 function documentLabel({ index, value }: ScannedDocument): string {
   const object = value as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
   if (typeof object?.kind !== 'string') return `document ${index}`;
-  const name = typeof object.metadata?.name === 'string' ? ` ${typeof object.metadata.namespace === 'string' ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` : '';
+  const name =
+    typeof object.metadata?.name === 'string'
+      ? ` ${typeof object.metadata.namespace === 'string' ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`
+      : '';
   return `document ${index} (${printable(`${object.kind}${name}`)})`;
 }

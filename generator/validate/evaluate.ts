@@ -104,7 +104,12 @@ function evaluationContext(input: PolicyInput): EvaluationContext {
   if (input.params) {
     params = convertedParams.get(input.params);
     if (params === undefined) {
-      params = toCelValue({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kimops-landscape-facts' }, data: input.params });
+      params = toCelValue({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'kimops-landscape-facts' },
+        data: input.params,
+      });
       convertedParams.set(input.params, params);
     }
   }
@@ -126,7 +131,9 @@ function evaluationContext(input: PolicyInput): EvaluationContext {
       version,
       resource,
       name: metadata.name ?? '',
-      labels: [object, oldObject].filter((o) => o !== null).map((o) => ((o.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {})),
+      labels: [object, oldObject]
+        .filter((o) => o !== null)
+        .map((o) => (o.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}),
     },
   };
 }
@@ -149,17 +156,24 @@ function evaluatePolicy(policy: Policy, input: PolicyInput, context: EvaluationC
   const exclusion = exclusionReason(policy, input, context);
   if (exclusion !== undefined) return result(policy, 'not-applicable', [], exclusion);
   if (policy.usesParams && context.params === undefined) {
-    return result(policy, 'error', [`policy ${policy.name} needs landscape facts (params) but none were given; pass the landscape's params`]);
+    return result(policy, 'error', [
+      `policy ${policy.name} needs landscape facts (params) but none were given; pass the landscape's params`,
+    ]);
   }
 
   const program = compile(policy);
-  const bindings: Record<string, CelValue> = { object: context.object, oldObject: context.oldObject, request: context.request };
+  const bindings: Record<string, CelValue> = {
+    object: context.object,
+    oldObject: context.oldObject,
+    request: context.request,
+  };
   if (context.params !== undefined) bindings.params = context.params;
   if (program.variables.length > 0) bindings.variables = celMap(new LazyVariables(program.variables, bindings));
 
   for (const condition of program.matchConditions) {
     const matched = runBool(condition.run, bindings);
-    if (matched instanceof Error) return result(policy, 'error', [`matchConditions[${condition.name}]: ${matched.message}`]);
+    if (matched instanceof Error)
+      return result(policy, 'error', [`matchConditions[${condition.name}]: ${matched.message}`]);
     if (!matched) return result(policy, 'not-applicable', [], `match condition ${condition.name} is false`);
   }
 
@@ -167,7 +181,8 @@ function evaluatePolicy(policy: Policy, input: PolicyInput, context: EvaluationC
   const errors: string[] = [];
   for (const validation of program.validations) {
     const passed = runBool(validation.run, bindings);
-    if (passed instanceof Error) errors.push(`expression '${oneLine(validation.expression)}' resulted in error: ${passed.message}`);
+    if (passed instanceof Error)
+      errors.push(`expression '${oneLine(validation.expression)}' resulted in error: ${passed.message}`);
     else if (!passed) failures.push(failureMessage(validation, bindings));
   }
   if (errors.length > 0) return result(policy, 'error', [...errors, ...failures]);
@@ -176,17 +191,28 @@ function evaluatePolicy(policy: Policy, input: PolicyInput, context: EvaluationC
 }
 
 function result(policy: Policy, status: PolicyStatus, messages: string[], reason?: string): PolicyResult {
-  return { policy: policy.name, source: policy.source, severity: policy.severity, status, messages, ...(reason !== undefined && { reason }) };
+  return {
+    policy: policy.name,
+    source: policy.source,
+    severity: policy.severity,
+    status,
+    messages,
+    ...(reason !== undefined && { reason }),
+  };
 }
 
 /** Why the landscapes annotation or the match constraints exclude the object; undefined when they match. */
 function exclusionReason(policy: Policy, input: PolicyInput, context: EvaluationContext): string | undefined {
-  if (policy.landscapes !== '*' && !policy.landscapes.includes(input.landscape)) return `not enforced in landscape ${input.landscape}`;
+  if (policy.landscapes !== '*' && !policy.landscapes.includes(input.landscape))
+    return `not enforced in landscape ${input.landscape}`;
   const { target } = context;
-  if (!policy.matchRules.some((rule) => matchesRule(rule, target, input.operation))) return `does not match ${input.operation} of ${target.resource || 'this object'}`;
-  if (policy.excludeRules.some((rule) => matchesRule(rule, target, input.operation))) return 'excluded by spec.matchConstraints.excludeResourceRules';
+  if (!policy.matchRules.some((rule) => matchesRule(rule, target, input.operation)))
+    return `does not match ${input.operation} of ${target.resource || 'this object'}`;
+  if (policy.excludeRules.some((rule) => matchesRule(rule, target, input.operation)))
+    return 'excluded by spec.matchConstraints.excludeResourceRules';
   const selector = policy.objectSelector;
-  if (selector && !target.labels.some((labels) => selectorMatches(selector, labels))) return 'labels do not match spec.matchConstraints.objectSelector';
+  if (selector && !target.labels.some((labels) => selectorMatches(selector, labels)))
+    return 'labels do not match spec.matchConstraints.objectSelector';
   return undefined;
 }
 
@@ -207,10 +233,13 @@ function selectorMatches(selector: LabelSelector, labels: Record<string, string>
     const present = Object.hasOwn(labels, e.key);
     const value = labels[e.key] ?? '';
     const ok =
-      e.operator === 'Exists' ? present
-      : e.operator === 'DoesNotExist' ? !present
-      : e.operator === 'In' ? present && (e.values ?? []).includes(value)
-      : !present || !(e.values ?? []).includes(value);
+      e.operator === 'Exists'
+        ? present
+        : e.operator === 'DoesNotExist'
+          ? !present
+          : e.operator === 'In'
+            ? present && (e.values ?? []).includes(value)
+            : !present || !(e.values ?? []).includes(value);
     if (!ok) return false;
   }
   return true;

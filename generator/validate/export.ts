@@ -49,11 +49,21 @@ export interface PolicyExport {
 }
 
 /** The cluster objects enforcing `policies` for one landscape. */
-export function exportPolicies({ landscape, project, policies, params, namespace = `garden-${project}` }: ExportInput): PolicyExport {
+export function exportPolicies({
+  landscape,
+  project,
+  policies,
+  params,
+  namespace = `garden-${project}`,
+}: ExportInput): PolicyExport {
   const included = policies.filter((p) => p.landscapes === '*' || p.landscapes.includes(landscape));
   const skipped = policies
     .filter((p) => !included.includes(p))
-    .map((p) => ({ policy: p.name, source: p.source, reason: `applies only to landscape${p.landscapes.length === 1 ? '' : 's'} ${[...p.landscapes].join(', ')}` }));
+    .map((p) => ({
+      policy: p.name,
+      source: p.source,
+      reason: `applies only to landscape${p.landscapes.length === 1 ? '' : 's'} ${[...p.landscapes].join(', ')}`,
+    }));
   const labels = { [LABEL_MANAGED_BY]: 'kimops', [LABEL_LANDSCAPE]: landscape };
   const configMap: ExportedObject = {
     apiVersion: 'v1',
@@ -62,7 +72,11 @@ export function exportPolicies({ landscape, project, policies, params, namespace
     data: { ...params },
   };
   return {
-    objects: [configMap, ...included.map((p) => structuredClone(p.manifest) as ExportedObject), ...included.map((p) => binding(p, landscape, namespace, labels))],
+    objects: [
+      configMap,
+      ...included.map((p) => structuredClone(p.manifest) as ExportedObject),
+      ...included.map((p) => binding(p, landscape, namespace, labels)),
+    ],
     skipped,
   };
 }

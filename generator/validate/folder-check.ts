@@ -50,7 +50,8 @@ export function checkShootFolder(context: ValidationContext | undefined, change:
   const result: FolderCheck = { checks: [], findings: [] };
   // Each file is parsed once: the Shoot's checks and the credentials scan read the same documents.
   const documents = new Map<string, YamlDocument[]>();
-  for (const [path, text] of change.files) if (/\.(ya?ml|json)$/i.test(path)) documents.set(path, parseYamlDocuments(text, path));
+  for (const [path, text] of change.files)
+    if (/\.(ya?ml|json)$/i.test(path)) documents.set(path, parseYamlDocuments(text, path));
 
   const unreadable: string[] = [];
   const readShoot = (read: readonly YamlDocument[] | undefined, atBase: boolean): Shoot | undefined => {
@@ -64,7 +65,10 @@ export function checkShootFolder(context: ValidationContext | undefined, change:
   };
   const baseText = change.base.get(shootPath);
   const after = readShoot(documents.get(shootPath) ?? (change.files.has(shootPath) ? [] : undefined), false);
-  const before = readShoot(baseText === undefined ? undefined : parseYamlDocuments(baseText, `${shootPath} at the base`), true);
+  const before = readShoot(
+    baseText === undefined ? undefined : parseYamlDocuments(baseText, `${shootPath} at the base`),
+    true,
+  );
   if (unreadable.length > 0) {
     result.checks.push({ name: YAML_CHECK, passed: false, messages: unreadable });
   } else if (after !== undefined || before !== undefined) {
@@ -75,8 +79,14 @@ export function checkShootFolder(context: ValidationContext | undefined, change:
   }
 
   if (change.files.size > 0) {
-    const found = [...change.files].sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([path, text]) => scanFile(path, text, documents.get(path)));
-    result.checks.push({ name: CREDENTIALS_CHECK, passed: found.length === 0, messages: found.map((f) => `${f.path}:${f.line}: ${f.message}`) });
+    const found = [...change.files]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .flatMap(([path, text]) => scanFile(path, text, documents.get(path)));
+    result.checks.push({
+      name: CREDENTIALS_CHECK,
+      passed: found.length === 0,
+      messages: found.map((f) => `${f.path}:${f.line}: ${f.message}`),
+    });
     result.findings.push(...found.map(credentialFinding));
   }
   return result;
@@ -86,7 +96,12 @@ export function checkShootFolder(context: ValidationContext | undefined, change:
  * The checks of a generator's proposal for one Shoot: its folder as the proposal commits it (`files`,
  * none for a deletion) against main's (`onMain`, absent for a create).
  */
-export function checkProposedShoot(context: ValidationContext | undefined, shoot: string, files: ReadonlyMap<string, string>, onMain: ReadonlyMap<string, string> | undefined): CheckResult[] {
+export function checkProposedShoot(
+  context: ValidationContext | undefined,
+  shoot: string,
+  files: ReadonlyMap<string, string>,
+  onMain: ReadonlyMap<string, string> | undefined,
+): CheckResult[] {
   return checkShootFolder(context, { folder: `${SHOOTS_FOLDER}/${shoot}/`, files, base: onMain ?? new Map() }).checks;
 }
 
@@ -104,10 +119,22 @@ export function findingsOf(path: string, checks: readonly CheckResult[], line?: 
   return checks
     .filter((check) => !check.passed || check.warning)
     .flatMap((check) =>
-      (check.messages.length > 0 ? check.messages : [`${check.name} failed`]).map((message) => ({ path, ...(line !== undefined && { line }), check: check.name, severity: check.passed ? ('warn' as const) : ('deny' as const), message })),
+      (check.messages.length > 0 ? check.messages : [`${check.name} failed`]).map((message) => ({
+        path,
+        ...(line !== undefined && { line }),
+        check: check.name,
+        severity: check.passed ? ('warn' as const) : ('deny' as const),
+        message,
+      })),
     );
 }
 
 export function credentialFinding(finding: CredentialFinding): Finding {
-  return { path: finding.path, line: finding.line, check: `${CREDENTIALS_CHECK} (${finding.rule})`, severity: 'deny', message: finding.message };
+  return {
+    path: finding.path,
+    line: finding.line,
+    check: `${CREDENTIALS_CHECK} (${finding.rule})`,
+    severity: 'deny',
+    message: finding.message,
+  };
 }

@@ -21,14 +21,23 @@ const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const withInventory: ValidationContext = { policies: packPolicies, params: packParams, landscape: 'stage' };
 const withoutInventory: ValidationContext = {
   ...withInventory,
-  params: Object.fromEntries([...Object.entries(packParams).filter(([key]) => !key.startsWith('runtime.')), ['runtimeInventory', 'false']]),
+  params: Object.fromEntries([
+    ...Object.entries(packParams).filter(([key]) => !key.startsWith('runtime.')),
+    ['runtimeInventory', 'false'],
+  ]),
 };
 
 /** A landscape repo's main beside the folder: another Shoot and the files kimops init writes. */
 const MAIN = new Map([
   ['kimops.yaml', 'landscape: stage\npolicySet: default\n'],
   ['README.md', '# landscape stage\n'],
-  ['shoots/c-other/shoot.yaml', readFileSync(new URL('worker-scaling-bounds/pass-rendered.yaml', EXAMPLES), 'utf8').replace('name: c-78fcc25', 'name: c-other')],
+  [
+    'shoots/c-other/shoot.yaml',
+    readFileSync(new URL('worker-scaling-bounds/pass-rendered.yaml', EXAMPLES), 'utf8').replace(
+      'name: c-78fcc25',
+      'name: c-other',
+    ),
+  ],
 ]);
 
 interface Case {
@@ -45,11 +54,17 @@ interface Case {
 
 /** The generator's verdict: the failed checks' names (credentials, yaml, shoot-schema, policies). */
 function generatorDenies(context: ValidationContext, c: Case): string[] {
-  return checkProposedShoot(context, c.shoot, c.files, c.onMain).filter((check) => !check.passed).map((check) => check.name).sort();
+  return checkProposedShoot(context, c.shoot, c.files, c.onMain)
+    .filter((check) => !check.passed)
+    .map((check) => check.name)
+    .sort();
 }
 
 /** main and the PR's head as files: `mainOutside` beside the folder on main, the folder as the PR commits it. */
-function checkouts(c: Case, mainOutside: ReadonlyMap<string, string>): { main: Map<string, string>; head: Map<string, string> } {
+function checkouts(
+  c: Case,
+  mainOutside: ReadonlyMap<string, string>,
+): { main: Map<string, string>; head: Map<string, string> } {
   const folder = `shoots/${c.shoot}/`;
   const main = new Map([...mainOutside, ...(c.onMain ?? [])]);
   return { main, head: new Map([...[...main].filter(([path]) => !path.startsWith(folder)), ...c.files]) };
@@ -59,13 +74,19 @@ function checkouts(c: Case, mainOutside: ReadonlyMap<string, string>): { main: M
  * `kimops validate --base main` on the PR's head: the checks its denials name (credentials by rule folded
  * into one). `mainOutside`: what main holds beside the folder (clean unless a test says otherwise).
  */
-function validateDenies(context: ValidationContext, c: Case, mainOutside: ReadonlyMap<string, string> = MAIN): string[] {
+function validateDenies(
+  context: ValidationContext,
+  c: Case,
+  mainOutside: ReadonlyMap<string, string> = MAIN,
+): string[] {
   const folder = `shoots/${c.shoot}/`;
   const { main, head } = checkouts(c, mainOutside);
   const report = checkLandscapeFiles({ files: head, base: main, context });
   // Nothing outside the PR's folder may decide its verdict: the PR changes nothing there, whatever main holds.
   expect(report.findings.filter((f) => !f.path.startsWith(folder))).toEqual([]);
-  return [...new Set(report.findings.filter((f) => f.severity === 'deny').map((f) => f.check.replace(/ \(.*\)$/, '')))].sort();
+  return [
+    ...new Set(report.findings.filter((f) => f.severity === 'deny').map((f) => f.check.replace(/ \(.*\)$/, ''))),
+  ].sort();
 }
 
 function expectOneVerdict(c: Case, mainOutside: ReadonlyMap<string, string> = MAIN): void {
@@ -90,7 +111,8 @@ function packCases(): Case[] {
   });
 }
 
-const rendered = packExamples().find((e) => e.file === 'pass-rendered.yaml' && e.policy === 'ssh-access-disabled')?.object as Record<string, unknown>;
+const rendered = packExamples().find((e) => e.file === 'pass-rendered.yaml' && e.policy === 'ssh-access-disabled')
+  ?.object as Record<string, unknown>;
 const SHOOT = 'c-78fcc25';
 const shootPath = `shoots/${SHOOT}/shoot.yaml`;
 const companionPath = `shoots/${SHOOT}/configmap-extra-${SHOOT}.yaml`;
@@ -98,9 +120,16 @@ const companionPath = `shoots/${SHOOT}/configmap-extra-${SHOOT}.yaml`;
 /** Credentials where the generator could write them: the Shoot's labels (from the Runtime's), a companion. */
 const COMPANIONS = {
   none: undefined,
-  clean: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  config.yaml: |\n    issuer: https://example.com\n',
-  password: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  db.yaml: |\n    password: hunter2-Xq9\n',
-  'secret-json': JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'extra' }, data: { token: base64(GITHUB_TOKEN) } }),
+  clean:
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  config.yaml: |\n    issuer: https://example.com\n',
+  password:
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  db.yaml: |\n    password: hunter2-Xq9\n',
+  'secret-json': JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'extra' },
+    data: { token: base64(GITHUB_TOKEN) },
+  }),
   'secret-in-list': `apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: extra}, stringData: {key: ${AWS_KEY}}}\n`,
   'token-in-comment': `# ${GITHUB_TOKEN}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n`,
   broken: 'apiVersion: v1\nkind: ConfigMap\ndata: [unclosed\n  token: abc-123-def\n',
@@ -128,8 +157,19 @@ const variant: fc.Arbitrary<Variant> = fc.record({
   version: fc.constantFrom('1.33.3', '1.32.5', '1.34.1', 'v1.33.3'),
   minimum: fc.integer({ min: 0, max: 6 }),
   maximum: fc.integer({ min: 0, max: 40 }),
-  account: fc.constantFrom('d90f856e-6f54-579b-a12b-27abb6e4727e', GITHUB_TOKEN, AWS_KEY, 'xoxb-1234567890-1234567890123-AbCdEfGhIjKl', ''),
-  annotation: fc.constantFrom(undefined, 'plain-value', base64(GITHUB_TOKEN), `{"auths":{"r.io":{"auth":"${base64('u:p4ss-W0rd')}"}}}`),
+  account: fc.constantFrom(
+    'd90f856e-6f54-579b-a12b-27abb6e4727e',
+    GITHUB_TOKEN,
+    AWS_KEY,
+    'xoxb-1234567890-1234567890123-AbCdEfGhIjKl',
+    '',
+  ),
+  annotation: fc.constantFrom(
+    undefined,
+    'plain-value',
+    base64(GITHUB_TOKEN),
+    `{"auths":{"r.io":{"auth":"${base64('u:p4ss-W0rd')}"}}}`,
+  ),
   companion: fc.constantFrom(...(Object.keys(COMPANIONS) as (keyof typeof COMPANIONS)[])),
   shootAsText: fc.constantFrom(undefined, 'not: [a shoot', 'kind: ConfigMap\n'),
 });
@@ -137,7 +177,10 @@ const variant: fc.Arbitrary<Variant> = fc.record({
 function variantCase(v: Variant): Case {
   const shoot = structuredClone(rendered) as {
     metadata: { labels: Record<string, string>; annotations: Record<string, string> };
-    spec: { kubernetes: { version: string }; provider: { workersSettings?: unknown; workers: { minimum: number; maximum: number }[] } };
+    spec: {
+      kubernetes: { version: string };
+      provider: { workersSettings?: unknown; workers: { minimum: number; maximum: number }[] };
+    };
   };
   shoot.metadata.labels.account = v.account;
   if (v.annotation !== undefined) shoot.metadata.annotations['example.com/note'] = v.annotation;
@@ -159,7 +202,9 @@ function variantCase(v: Variant): Case {
 
 describe('one verdict: the generator denies what `kimops validate` denies on a checkout of its PR', () => {
   // The Shoot schema compiles on first use (about half a second): not the first test's time.
-  beforeAll(() => void checkProposedShoot(withInventory, SHOOT, new Map([[shootPath, toCanonicalYaml(rendered)]]), undefined));
+  beforeAll(
+    () => void checkProposedShoot(withInventory, SHOOT, new Map([[shootPath, toCanonicalYaml(rendered)]]), undefined),
+  );
 
   it.each(packCases().map((c) => [c.name, c] as const))("on the policy pack's example %s", (_name, c) => {
     expectOneVerdict(c);
@@ -179,29 +224,62 @@ describe('one verdict: the generator denies what `kimops validate` denies on a c
     ['a shoot.yaml that is not YAML', { shootAsText: 'not: [a shoot' }, ['yaml']],
     ['a clean update', {}, []],
   ])('on %s', (_what, change, expected) => {
-    const c = variantCase({ operation: 'UPDATE', ssh: false, version: '1.33.3', minimum: 3, maximum: 20, account: 'd90f856e-6f54-579b-a12b-27abb6e4727e', annotation: undefined, companion: 'clean', shootAsText: undefined, ...change });
+    const c = variantCase({
+      operation: 'UPDATE',
+      ssh: false,
+      version: '1.33.3',
+      minimum: 3,
+      maximum: 20,
+      account: 'd90f856e-6f54-579b-a12b-27abb6e4727e',
+      annotation: undefined,
+      companion: 'clean',
+      shootAsText: undefined,
+      ...change,
+    });
     expect(generatorDenies(withInventory, c)).toEqual(expected);
     expectOneVerdict(c);
   });
 
-  it.each(['CREATE', 'UPDATE', 'DELETE'] as const)('on variants of a rendered Shoot, %s: SSH, versions, worker bounds, credentials in labels, annotations and companions', (operation) => {
-    fc.assert(fc.property(variant, (v) => expectOneVerdict(variantCase({ ...v, operation }))), { numRuns: RUNS });
-  });
+  it.each(['CREATE', 'UPDATE', 'DELETE'] as const)(
+    'on variants of a rendered Shoot, %s: SSH, versions, worker bounds, credentials in labels, annotations and companions',
+    (operation) => {
+      fc.assert(
+        fc.property(variant, (v) => expectOneVerdict(variantCase({ ...v, operation }))),
+        { numRuns: RUNS },
+      );
+    },
+  );
 
   describe('when main already holds a credential (a README.md with a token, merged with `kimops pr merge --force`)', () => {
     const dirtyMain = new Map([...MAIN, ['README.md', `# landscape stage\n\nold token: ${GITHUB_TOKEN}\n`]]);
     const create = (change: Partial<Variant>) =>
-      variantCase({ operation: 'CREATE', ssh: false, version: '1.33.3', minimum: 3, maximum: 20, account: 'd90f856e-6f54-579b-a12b-27abb6e4727e', annotation: undefined, companion: 'clean', shootAsText: undefined, ...change });
+      variantCase({
+        operation: 'CREATE',
+        ssh: false,
+        version: '1.33.3',
+        minimum: 3,
+        maximum: 20,
+        account: 'd90f856e-6f54-579b-a12b-27abb6e4727e',
+        annotation: undefined,
+        companion: 'clean',
+        shootAsText: undefined,
+        ...change,
+      });
 
     it("a PR that adds a clean Shoot passes both: the generator's checks and `kimops validate --base main` on its head", () => {
       const c = create({});
       expect(checkProposedShoot(withInventory, c.shoot, c.files, c.onMain).every((check) => check.passed)).toBe(true);
       const { main, head } = checkouts(c, dirtyMain);
       expect(checkLandscapeFiles({ files: head, base: main, context: withInventory }).findings).toEqual([]);
-      for (const context of [withInventory, withoutInventory]) expect(validateDenies(context, c, dirtyMain)).toEqual([]);
+      for (const context of [withInventory, withoutInventory])
+        expect(validateDenies(context, c, dirtyMain)).toEqual([]);
       // The token is not lost: `kimops validate` without a base — on main, or on the head — still reports it.
       for (const files of [main, head]) {
-        expect(checkLandscapeFiles({ files, context: withoutInventory }).findings.map((f) => `${f.path}:${f.line} ${f.check}`)).toEqual(['README.md:3 credentials (token-pattern)']);
+        expect(
+          checkLandscapeFiles({ files, context: withoutInventory }).findings.map(
+            (f) => `${f.path}:${f.line} ${f.check}`,
+          ),
+        ).toEqual(['README.md:3 credentials (token-pattern)']);
       }
     });
 
@@ -216,7 +294,10 @@ describe('one verdict: the generator denies what `kimops validate` denies on a c
     });
 
     it('on variants of a rendered Shoot, every operation: one verdict, whatever main holds beside the folder', () => {
-      fc.assert(fc.property(variant, (v) => expectOneVerdict(variantCase(v), dirtyMain)), { numRuns: RUNS });
+      fc.assert(
+        fc.property(variant, (v) => expectOneVerdict(variantCase(v), dirtyMain)),
+        { numRuns: RUNS },
+      );
     });
   });
 });

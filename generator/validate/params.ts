@@ -59,7 +59,11 @@ export function landscapeParams({ landscape, zones, runtimes }: LandscapeFactsIn
   };
   const put = (key: string, value: string, what: string) => {
     if (!CONFIG_MAP_KEY.test(key) || key.length > MAX_KEY_LENGTH) {
-      throw new ConfigError(source, what, `"${key}" is not a valid ConfigMap key (letters, digits, "-", "_", "." only, at most ${MAX_KEY_LENGTH} characters)`);
+      throw new ConfigError(
+        source,
+        what,
+        `"${key}" is not a valid ConfigMap key (letters, digits, "-", "_", "." only, at most ${MAX_KEY_LENGTH} characters)`,
+      );
     }
     data[key] = value;
   };
@@ -86,7 +90,12 @@ export function landscapeParams({ landscape, zones, runtimes }: LandscapeFactsIn
  */
 export function minimumKubernetesVersion(defaultVersion: string, source = 'landscape'): string {
   const match = /^(\d+)\.(\d+)(\.\d+)?$/.exec(defaultVersion);
-  if (!match) throw new ConfigError(source, 'kubernetes.defaultVersion', `"${defaultVersion}" is not a Kubernetes version like 1.33.3`);
+  if (!match)
+    throw new ConfigError(
+      source,
+      'kubernetes.defaultVersion',
+      `"${defaultVersion}" is not a Kubernetes version like 1.33.3`,
+    );
   return `${Number(match[1])}.${Number(match[2])}.0`;
 }
 
@@ -134,12 +143,16 @@ const KEB_PROVIDERS: Record<string, { keb: string; zone: (region: string, z: str
  * CloudProfiles, so prefer zonesFromCloudProfiles where the garden is reachable; a region missing
  * from the catalogue is not checked.
  */
-export function zonesFromKeb(keb: { providersConfiguration: Record<string, { regions?: Record<string, { zones?: (string | number)[] }> }> }): ZoneCatalog {
+export function zonesFromKeb(keb: {
+  providersConfiguration: Record<string, { regions?: Record<string, { zones?: (string | number)[] }> }>;
+}): ZoneCatalog {
   const catalog: ZoneCatalog = {};
   for (const [type, { keb: name, zone }] of Object.entries(KEB_PROVIDERS)) {
     const regions = keb.providersConfiguration[name]?.regions;
     if (!regions) continue;
-    catalog[type] = Object.fromEntries(Object.entries(regions).map(([region, { zones }]) => [region, (zones ?? []).map((z) => zone(region, String(z)))]));
+    catalog[type] = Object.fromEntries(
+      Object.entries(regions).map(([region, { zones }]) => [region, (zones ?? []).map((z) => zone(region, String(z)))]),
+    );
   }
   return catalog;
 }

@@ -81,64 +81,108 @@ export function parsePolicyFile(text: string, source: string): Policy {
     throw new ConfigError(source, field, detail);
   };
   if (!isJsonObject(doc)) return fail('', `expected a ${POLICY_KIND} object, got ${describe(doc)}`);
-  if (doc.apiVersion !== POLICY_API_VERSION) fail('apiVersion', `must be "${POLICY_API_VERSION}", got ${JSON.stringify(doc.apiVersion)}`);
+  if (doc.apiVersion !== POLICY_API_VERSION)
+    fail('apiVersion', `must be "${POLICY_API_VERSION}", got ${JSON.stringify(doc.apiVersion)}`);
   if (doc.kind !== POLICY_KIND) fail('kind', `must be "${POLICY_KIND}", got ${JSON.stringify(doc.kind)}`);
 
-  const metadata = isJsonObject(doc.metadata) ? doc.metadata : fail('metadata', 'missing; give the policy a metadata.name');
-  const name = typeof metadata.name === 'string' && metadata.name ? metadata.name : fail('metadata.name', 'missing; name the policy');
-  if (!DNS_SUBDOMAIN.test(name) || name.length > 253) fail('metadata.name', `"${name}" is not a valid Kubernetes name; use lower-case letters, digits and "-"`);
+  const metadata = isJsonObject(doc.metadata)
+    ? doc.metadata
+    : fail('metadata', 'missing; give the policy a metadata.name');
+  const name =
+    typeof metadata.name === 'string' && metadata.name
+      ? metadata.name
+      : fail('metadata.name', 'missing; name the policy');
+  if (!DNS_SUBDOMAIN.test(name) || name.length > 253)
+    fail('metadata.name', `"${name}" is not a valid Kubernetes name; use lower-case letters, digits and "-"`);
   const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
 
   const severity = annotations[ANNOTATION_SEVERITY];
   if (!SEVERITIES.includes(severity as Severity)) {
-    fail(`metadata.annotations[${ANNOTATION_SEVERITY}]`, `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}`);
+    fail(
+      `metadata.annotations[${ANNOTATION_SEVERITY}]`,
+      `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}`,
+    );
   }
   const landscapesText = annotations[ANNOTATION_LANDSCAPES] ?? '*';
   if (typeof landscapesText !== 'string' || landscapesText.trim() === '') {
     fail(`metadata.annotations[${ANNOTATION_LANDSCAPES}]`, 'must be "*" or a comma-separated list of landscape names');
   }
-  const landscapeNames = String(landscapesText).split(',').map((l) => l.trim()).filter(Boolean);
+  const landscapeNames = String(landscapesText)
+    .split(',')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const landscapes = landscapeNames.includes('*') ? '*' : landscapeNames;
-  const description = typeof annotations[ANNOTATION_DESCRIPTION] === 'string' ? annotations[ANNOTATION_DESCRIPTION] : '';
+  const description =
+    typeof annotations[ANNOTATION_DESCRIPTION] === 'string' ? annotations[ANNOTATION_DESCRIPTION] : '';
 
   const spec = isJsonObject(doc.spec) ? doc.spec : fail('spec', 'missing');
   const usesParams = parseParamKind(spec.paramKind, fail);
   if (spec.failurePolicy !== undefined && spec.failurePolicy !== 'Fail') {
-    fail('spec.failurePolicy', `only "Fail" (the default) is supported: with "Ignore" a cluster would let an erroring check pass while kimops fails it; remove the field`);
+    fail(
+      'spec.failurePolicy',
+      `only "Fail" (the default) is supported: with "Ignore" a cluster would let an erroring check pass while kimops fails it; remove the field`,
+    );
   }
 
-  const constraints = isJsonObject(spec.matchConstraints) ? spec.matchConstraints : fail('spec.matchConstraints', 'missing; say which resources the policy matches (resourceRules)');
+  const constraints = isJsonObject(spec.matchConstraints)
+    ? spec.matchConstraints
+    : fail('spec.matchConstraints', 'missing; say which resources the policy matches (resourceRules)');
   if (constraints.namespaceSelector !== undefined && !isEmptySelector(constraints.namespaceSelector)) {
-    fail('spec.matchConstraints.namespaceSelector', 'kimops cannot see namespace labels, so it cannot honour a namespaceSelector; remove it');
+    fail(
+      'spec.matchConstraints.namespaceSelector',
+      'kimops cannot see namespace labels, so it cannot honour a namespaceSelector; remove it',
+    );
   }
   const matchRules = parseRules(constraints.resourceRules, 'spec.matchConstraints.resourceRules', fail);
   if (matchRules.length === 0) fail('spec.matchConstraints.resourceRules', 'empty; the policy would match nothing');
-  const excludeRules = constraints.excludeResourceRules === undefined ? [] : parseRules(constraints.excludeResourceRules, 'spec.matchConstraints.excludeResourceRules', fail);
-  const objectSelector = constraints.objectSelector === undefined ? undefined : parseSelector(constraints.objectSelector, 'spec.matchConstraints.objectSelector', fail);
+  const excludeRules =
+    constraints.excludeResourceRules === undefined
+      ? []
+      : parseRules(constraints.excludeResourceRules, 'spec.matchConstraints.excludeResourceRules', fail);
+  const objectSelector =
+    constraints.objectSelector === undefined
+      ? undefined
+      : parseSelector(constraints.objectSelector, 'spec.matchConstraints.objectSelector', fail);
 
   const variables = parseNamed(spec.variables, 'spec.variables', 'variable', fail);
   for (const [i, v] of variables.entries()) {
-    if (!CEL_IDENTIFIER.test(v.name)) fail(`spec.variables[${i}].name`, `"${v.name}" is not a CEL identifier; use letters, digits and "_"`);
-    if (variables.findIndex((w) => w.name === v.name) !== i) fail(`spec.variables[${i}].name`, `"${v.name}" is defined twice; rename one`);
+    if (!CEL_IDENTIFIER.test(v.name))
+      fail(`spec.variables[${i}].name`, `"${v.name}" is not a CEL identifier; use letters, digits and "_"`);
+    if (variables.findIndex((w) => w.name === v.name) !== i)
+      fail(`spec.variables[${i}].name`, `"${v.name}" is defined twice; rename one`);
   }
   const matchConditions = parseNamed(spec.matchConditions, 'spec.matchConditions', 'match condition', fail);
 
-  if (!Array.isArray(spec.validations) || spec.validations.length === 0) fail('spec.validations', 'missing or empty; add at least one validation with an expression and a message');
+  if (!Array.isArray(spec.validations) || spec.validations.length === 0)
+    fail('spec.validations', 'missing or empty; add at least one validation with an expression and a message');
   const validations = (spec.validations as unknown[]).map((raw, i): Validation => {
     const field = `spec.validations[${i}]`;
     if (!isJsonObject(raw)) return fail(field, `expected an object, got ${describe(raw)}`);
     const expression = nonEmptyString(raw.expression, `${field}.expression`, fail);
-    const optional = (key: string) => (raw[key] === undefined ? undefined : nonEmptyString(raw[key], `${field}.${key}`, fail));
+    const optional = (key: string) =>
+      raw[key] === undefined ? undefined : nonEmptyString(raw[key], `${field}.${key}`, fail);
     const message = optional('message');
     const messageExpression = optional('messageExpression');
     const reason = optional('reason');
-    return { expression, ...(message && { message }), ...(messageExpression && { messageExpression }), ...(reason && { reason }) };
+    return {
+      expression,
+      ...(message && { message }),
+      ...(messageExpression && { messageExpression }),
+      ...(reason && { reason }),
+    };
   });
 
   // Every expression must parse and use only what the environment declares, as kube-apiserver's
   // type check demands. Variables may use the ones defined before them; everything else may use all.
-  const check = (expression: string, field: string, definedVariables: string[]) => checkExpression(expression, field, definedVariables, usesParams, fail);
-  variables.forEach((v, i) => check(v.expression, `spec.variables[${i}].expression`, variables.slice(0, i).map((w) => w.name)));
+  const check = (expression: string, field: string, definedVariables: string[]) =>
+    checkExpression(expression, field, definedVariables, usesParams, fail);
+  variables.forEach((v, i) =>
+    check(
+      v.expression,
+      `spec.variables[${i}].expression`,
+      variables.slice(0, i).map((w) => w.name),
+    ),
+  );
   const allVariables = variables.map((v) => v.name);
   matchConditions.forEach((c, i) => check(c.expression, `spec.matchConditions[${i}].expression`, allVariables));
   validations.forEach((v, i) => {
@@ -169,7 +213,12 @@ export function parsePolicyFiles(files: { path: string; text: string }[]): Polic
   const seen = new Map<string, string>();
   for (const p of policies) {
     const other = seen.get(p.name);
-    if (other) throw new ConfigError(p.source, 'metadata.name', `"${p.name}" is also the name of ${other}; policy names must be unique`);
+    if (other)
+      throw new ConfigError(
+        p.source,
+        'metadata.name',
+        `"${p.name}" is also the name of ${other}; policy names must be unique`,
+      );
     seen.set(p.name, p.source);
   }
   return policies;
@@ -180,7 +229,10 @@ type Fail = (field: string, detail: string) => never;
 function parseParamKind(paramKind: unknown, fail: Fail): boolean {
   if (paramKind === undefined) return false;
   if (!isJsonObject(paramKind) || paramKind.apiVersion !== 'v1' || paramKind.kind !== 'ConfigMap') {
-    fail('spec.paramKind', 'kimops provides landscape facts as a ConfigMap; use {apiVersion: v1, kind: ConfigMap} or remove paramKind');
+    fail(
+      'spec.paramKind',
+      'kimops provides landscape facts as a ConfigMap; use {apiVersion: v1, kind: ConfigMap} or remove paramKind',
+    );
   }
   return true;
 }
@@ -199,7 +251,8 @@ function parseRules(raw: unknown, field: string, fail: Fail): ResourceRule[] {
       return value as string[];
     };
     const operations = list('operations', true);
-    for (const op of operations) if (!OPERATIONS.includes(op)) fail(`${at}.operations`, `unknown operation "${op}"; use ${OPERATIONS.join(', ')}`);
+    for (const op of operations)
+      if (!OPERATIONS.includes(op)) fail(`${at}.operations`, `unknown operation "${op}"; use ${OPERATIONS.join(', ')}`);
     return {
       apiGroups: list('apiGroups', true),
       apiVersions: list('apiVersions', true),
@@ -211,14 +264,20 @@ function parseRules(raw: unknown, field: string, fail: Fail): ResourceRule[] {
 }
 
 function isEmptySelector(raw: unknown): boolean {
-  return isJsonObject(raw) && Object.values(raw).every((v) => v === undefined || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0));
+  return (
+    isJsonObject(raw) &&
+    Object.values(raw).every(
+      (v) => v === undefined || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0),
+    )
+  );
 }
 
 function parseSelector(raw: unknown, field: string, fail: Fail): LabelSelector {
   if (!isJsonObject(raw)) return fail(field, `expected a label selector, got ${describe(raw)}`);
   const selector: LabelSelector = {};
   if (raw.matchLabels !== undefined) {
-    if (!isJsonObject(raw.matchLabels) || !Object.values(raw.matchLabels).every((v) => typeof v === 'string')) fail(`${field}.matchLabels`, 'must map label keys to string values');
+    if (!isJsonObject(raw.matchLabels) || !Object.values(raw.matchLabels).every((v) => typeof v === 'string'))
+      fail(`${field}.matchLabels`, 'must map label keys to string values');
     selector.matchLabels = raw.matchLabels as Record<string, string>;
   }
   if (raw.matchExpressions !== undefined) {
@@ -226,7 +285,8 @@ function parseSelector(raw: unknown, field: string, fail: Fail): LabelSelector {
     selector.matchExpressions = (raw.matchExpressions as unknown[]).map((e, i) => {
       const at = `${field}.matchExpressions[${i}]`;
       if (!isJsonObject(e) || typeof e.key !== 'string') return fail(at, 'needs a key and an operator');
-      if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string)) fail(`${at}.operator`, 'must be In, NotIn, Exists or DoesNotExist');
+      if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string))
+        fail(`${at}.operator`, 'must be In, NotIn, Exists or DoesNotExist');
       const values = Array.isArray(e.values) ? e.values.map(String) : [];
       return { key: e.key, operator: e.operator as 'In', values };
     });
@@ -239,7 +299,10 @@ function parseNamed(raw: unknown, field: string, what: string, fail: Fail): Name
   if (!Array.isArray(raw)) return fail(field, `expected a list of ${what}s, got ${describe(raw)}`);
   return raw.map((item, i) => {
     if (!isJsonObject(item)) return fail(`${field}[${i}]`, `expected an object, got ${describe(item)}`);
-    return { name: nonEmptyString(item.name, `${field}[${i}].name`, fail), expression: nonEmptyString(item.expression, `${field}[${i}].expression`, fail) };
+    return {
+      name: nonEmptyString(item.name, `${field}[${i}].name`, fail),
+      expression: nonEmptyString(item.expression, `${field}[${i}].expression`, fail),
+    };
   });
 }
 
@@ -256,7 +319,13 @@ function describe(value: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Expression checks: parse, then walk the tree for undeclared names, variables and functions.
 
-function checkExpression(expression: string, field: string, definedVariables: string[], usesParams: boolean, fail: Fail): void {
+function checkExpression(
+  expression: string,
+  field: string,
+  definedVariables: string[],
+  usesParams: boolean,
+  fail: Fail,
+): void {
   let root: Expr;
   try {
     root = parseCel(expression).expr;
@@ -268,24 +337,49 @@ function checkExpression(expression: string, field: string, definedVariables: st
     if (kind.case === 'identExpr') {
       const name = kind.value.name;
       if (scope.has(name)) return;
-      if (name === 'params' && !usesParams) fail(field, 'uses params but the policy has no spec.paramKind; add paramKind {apiVersion: v1, kind: ConfigMap}');
+      if (name === 'params' && !usesParams)
+        fail(
+          field,
+          'uses params but the policy has no spec.paramKind; add paramKind {apiVersion: v1, kind: ConfigMap}',
+        );
       if (!(POLICY_VARIABLES as readonly string[]).includes(name) && !CEL_TYPE_NAMES.has(name)) {
-        fail(field, `unknown name "${name}"; a policy sees ${POLICY_VARIABLES.join(', ')} (and the loop variable of all/exists/map/filter)`);
+        fail(
+          field,
+          `unknown name "${name}"; a policy sees ${POLICY_VARIABLES.join(', ')} (and the loop variable of all/exists/map/filter)`,
+        );
       }
     } else if (kind.case === 'selectExpr' || (kind.case === 'callExpr' && kind.value.function === '_[_]')) {
       const variable = variableReference(node);
       if (variable !== undefined && !definedVariables.includes(variable)) {
-        fail(field, `variables.${variable} is not defined${definedVariables.length ? ` (defined before this point: ${definedVariables.join(', ')})` : ''}; add it to spec.variables or fix the name`);
+        fail(
+          field,
+          `variables.${variable} is not defined${definedVariables.length ? ` (defined before this point: ${definedVariables.join(', ')})` : ''}; add it to spec.variables or fix the name`,
+        );
       }
     }
     if (kind.case === 'callExpr' && !isKnownFunction(kind.value.function)) {
-      fail(field, `unknown function "${kind.value.function}"; see docs/validation.md for the functions policies may use`);
+      fail(
+        field,
+        `unknown function "${kind.value.function}"; see docs/validation.md for the functions policies may use`,
+      );
     }
   });
 }
 
 /** CEL's type identifiers, usable as values: `type(x) == int`. */
-const CEL_TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+const CEL_TYPE_NAMES = new Set([
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'bytes',
+  'list',
+  'map',
+  'null_type',
+  'type',
+  'dyn',
+]);
 
 /** `variables.x` or `variables['x']` → "x". */
 function variableReference(node: Expr): string | undefined {
@@ -296,7 +390,12 @@ function variableReference(node: Expr): string | undefined {
   }
   if (kind.case === 'callExpr') {
     const [target, key] = kind.value.args.map((a) => a.exprKind);
-    if (target?.case === 'identExpr' && target.value.name === 'variables' && key?.case === 'constExpr' && key.value.constantKind.case === 'stringValue') {
+    if (
+      target?.case === 'identExpr' &&
+      target.value.name === 'variables' &&
+      key?.case === 'constExpr' &&
+      key.value.constantKind.case === 'stringValue'
+    ) {
       return key.value.constantKind.value;
     }
   }

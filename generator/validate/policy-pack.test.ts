@@ -25,7 +25,12 @@ interface Example {
 }
 
 function examples(): Example[] {
-  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({ policy, file, expected, input: { object, oldObject, operation, params, landscape: 'stage' } }));
+  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({
+    policy,
+    file,
+    expected,
+    input: { object, oldObject, operation, params, landscape: 'stage' },
+  }));
 }
 
 const cases = examples();
@@ -33,28 +38,45 @@ const cases = examples();
 describe('the default policy pack', () => {
   it('has a passing and a failing example for every policy, and examples only for policies that exist', () => {
     for (const policy of policies) {
-      expect(cases.filter((c) => c.policy === policy.name).map((c) => c.expected)).toEqual(expect.arrayContaining(['passed', 'failed']));
+      expect(cases.filter((c) => c.policy === policy.name).map((c) => c.expected)).toEqual(
+        expect.arrayContaining(['passed', 'failed']),
+      );
     }
     expect(new Set(cases.map((c) => c.policy))).toEqual(new Set(policies.map((p) => p.name)));
   });
 
   it.each(cases.map((c) => [`${c.policy}/${c.file}`, c] as const))('%s', (_name, example) => {
-    const [result] = evaluatePolicies(policies.filter((p) => p.name === example.policy), example.input);
+    const [result] = evaluatePolicies(
+      policies.filter((p) => p.name === example.policy),
+      example.input,
+    );
     expect(result?.status, result?.messages.join('\n')).toBe(example.expected);
     if (example.expected === 'failed') expect(result?.messages.every((m) => m.length > 20)).toBe(true);
   });
 
   it('passes a Shoot rendered by kimops through the whole pack without failures or errors', () => {
     const shoot = parse(read(new URL('ssh-access-disabled/pass-rendered.yaml', EXAMPLES))) as unknown;
-    const results = evaluatePolicies(policies, { object: shoot, oldObject: shoot, operation: 'UPDATE', params, landscape: 'stage' });
+    const results = evaluatePolicies(policies, {
+      object: shoot,
+      oldObject: shoot,
+      operation: 'UPDATE',
+      params,
+      landscape: 'stage',
+    });
     expect(results.filter((r) => r.status === 'failed' || r.status === 'error')).toEqual([]);
     expect(results.filter((r) => r.status === 'passed').length).toBeGreaterThanOrEqual(10);
   });
 
   it('uses params the engine computes: examples/params.yaml equals landscapeParams() for the stage landscape', () => {
-    const landscape = parseLandscape(read(new URL('landscapes/stage/landscape.yaml', ROOT)), 'landscapes/stage/landscape.yaml', 'stage');
+    const landscape = parseLandscape(
+      read(new URL('landscapes/stage/landscape.yaml', ROOT)),
+      'landscapes/stage/landscape.yaml',
+      'stage',
+    );
     // The zones as the test plane's CloudProfiles list them (the examples' Shoots are admitted there).
-    const profiles = gardenSeedObjects(loadGardenSeedInput()).filter((o) => o.kind === 'CloudProfile') as Parameters<typeof zonesFromCloudProfiles>[0];
+    const profiles = gardenSeedObjects(loadGardenSeedInput()).filter((o) => o.kind === 'CloudProfile') as Parameters<
+      typeof zonesFromCloudProfiles
+    >[0];
     const computed = landscapeParams({
       landscape,
       zones: zonesFromCloudProfiles(profiles),

@@ -12,9 +12,13 @@ const EXAMPLES = new URL('../../examples/runtimes/keb/', import.meta.url).pathna
 /** The dev landscape repo's files for the aws and gcp examples, as the generator writes them. */
 async function renderedFiles(): Promise<Map<string, string>> {
   const settings = conversionSettingsOf(await readLandscape('dev'));
-  const runtimes = [...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes, ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes];
+  const runtimes = [
+    ...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes,
+    ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes,
+  ];
   const files = new Map<string, string>([['kimops.yaml', 'landscape: dev\n']]);
-  for (const rendered of renderRuntimes(runtimes, settings).rendered) for (const f of filesOf(rendered.manifests)) files.set(f.path, f.content);
+  for (const rendered of renderRuntimes(runtimes, settings).rendered)
+    for (const f of filesOf(rendered.manifests)) files.set(f.path, f.content);
   return files;
 }
 
@@ -53,35 +57,61 @@ describe('checkLandscapeFiles', () => {
     files.set(companion, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata:\n  password: hunter2-Xq9\n');
     files.set('docs/notes.yaml', `token: ${GITHUB_TOKEN}\n`);
     const report = checkLandscapeFiles({ files, base, context });
-    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-78fcc25/shoot.yaml UPDATE 3']);
+    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual([
+      'shoots/c-78fcc25/shoot.yaml UPDATE 3',
+    ]);
     expect(report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`)).toEqual([
       `${companion}:5 credentials (credential-value) deny`,
       'docs/notes.yaml:1 credentials (token-pattern) deny',
     ]);
-    expect(report.findings[0]?.message).toMatch(/^document 1 \(ConfigMap extra\), data\.password: a literal value for "password" \(11 characters\); remove it/);
+    expect(report.findings[0]?.message).toMatch(
+      /^document 1 \(ConfigMap extra\), data\.password: a literal value for "password" \(11 characters\); remove it/,
+    );
   });
 
   it('checks every Shoot without a base, and finds nothing in a repo kimops rendered', async () => {
     const files = await landscapeFiles();
     const report = checkLandscapeFiles({ files, context });
-    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual(['shoots/c-56a4813/shoot.yaml CREATE 3', 'shoots/c-78fcc25/shoot.yaml CREATE 3']);
+    expect(report.shoots.map((s) => `${s.path} ${s.operation} ${s.checks}`)).toEqual([
+      'shoots/c-56a4813/shoot.yaml CREATE 3',
+      'shoots/c-78fcc25/shoot.yaml CREATE 3',
+    ]);
     expect(report.findings).toEqual([]);
   });
 
   it('checks only the Shoots that changed against the base, with their operation, and names what fails', async () => {
     const base = await landscapeFiles();
     const files = new Map(base);
-    files.set('shoots/c-78fcc25/shoot.yaml', (base.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 40'));
+    files.set(
+      'shoots/c-78fcc25/shoot.yaml',
+      (base.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 40'),
+    );
     files.delete('shoots/c-56a4813/shoot.yaml');
-    files.set('shoots/c-new/shoot.yaml', 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: {name: c-new}\nspec: {}\n');
+    files.set(
+      'shoots/c-new/shoot.yaml',
+      'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: {name: c-new}\nspec: {}\n',
+    );
     const report = checkLandscapeFiles({ files, base, context });
     expect(report.unchanged).toBe(0);
-    expect(report.shoots.map((s) => `${s.path} ${s.operation}`)).toEqual(['shoots/c-56a4813/shoot.yaml DELETE', 'shoots/c-78fcc25/shoot.yaml UPDATE', 'shoots/c-new/shoot.yaml CREATE']);
-    expect(report.findings).toContainEqual({ path: 'shoots/c-78fcc25/shoot.yaml', check: 'at-most-30-nodes', severity: 'deny', message: 'a worker pool may grow to 30 nodes at most' });
+    expect(report.shoots.map((s) => `${s.path} ${s.operation}`)).toEqual([
+      'shoots/c-56a4813/shoot.yaml DELETE',
+      'shoots/c-78fcc25/shoot.yaml UPDATE',
+      'shoots/c-new/shoot.yaml CREATE',
+    ]);
+    expect(report.findings).toContainEqual({
+      path: 'shoots/c-78fcc25/shoot.yaml',
+      check: 'at-most-30-nodes',
+      severity: 'deny',
+      message: 'a worker pool may grow to 30 nodes at most',
+    });
     // The new Shoot lacks required fields: the schema says which.
-    expect(report.findings.filter((f) => f.path === 'shoots/c-new/shoot.yaml' && f.check === 'shoot-schema').length).toBeGreaterThan(0);
+    expect(
+      report.findings.filter((f) => f.path === 'shoots/c-new/shoot.yaml' && f.check === 'shoot-schema').length,
+    ).toBeGreaterThan(0);
     // A policy with an expression that cannot evaluate on it is a failure of that policy, not a crash.
-    expect(report.findings).toContainEqual(expect.objectContaining({ path: 'shoots/c-new/shoot.yaml', check: 'at-most-30-nodes', severity: 'deny' }));
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ path: 'shoots/c-new/shoot.yaml', check: 'at-most-30-nodes', severity: 'deny' }),
+    );
   });
 
   it('reports an unreadable Shoot and credentials with file and line, and skips unchanged folders', async () => {
@@ -102,11 +132,15 @@ describe('checkLandscapeFiles', () => {
     const main = await landscapeFiles();
     main.set('README.md', `# landscape dev\n\nold token: ${GITHUB_TOKEN}\n`);
     const readme = ['README.md:3 credentials (token-pattern) deny'];
-    const where = (report: { findings: { path: string; line?: number; check: string; severity: string }[] }) => report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`);
+    const where = (report: { findings: { path: string; line?: number; check: string; severity: string }[] }) =>
+      report.findings.map((f) => `${f.path}:${f.line} ${f.check} ${f.severity}`);
 
     // A clean change elsewhere: the PR's check passes, as the generator's status does for its folder.
     const clean = new Map(main);
-    clean.set('shoots/c-78fcc25/shoot.yaml', (main.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 25'));
+    clean.set(
+      'shoots/c-78fcc25/shoot.yaml',
+      (main.get('shoots/c-78fcc25/shoot.yaml') as string).replace('maximum: 20', 'maximum: 25'),
+    );
     const pr = checkLandscapeFiles({ files: clean, base: main, context });
     expect(pr.shoots.map((s) => `${s.path} ${s.operation}`)).toEqual(['shoots/c-78fcc25/shoot.yaml UPDATE']);
     expect(pr.findings).toEqual([]);
@@ -118,7 +152,10 @@ describe('checkLandscapeFiles', () => {
     const touched = new Map(main);
     touched.set('README.md', `${main.get('README.md') as string}more notes\n`);
     touched.set('docs/access.md', `use ${GITHUB_TOKEN}\n`);
-    expect(where(checkLandscapeFiles({ files: touched, base: main, context }))).toEqual(['README.md:3 credentials (token-pattern) deny', 'docs/access.md:1 credentials (token-pattern) deny']);
+    expect(where(checkLandscapeFiles({ files: touched, base: main, context }))).toEqual([
+      'README.md:3 credentials (token-pattern) deny',
+      'docs/access.md:1 credentials (token-pattern) deny',
+    ]);
     // A change that removes it has nothing left to judge.
     const removed = new Map(main);
     removed.delete('README.md');

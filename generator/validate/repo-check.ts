@@ -56,7 +56,12 @@ export function checkLandscapeFiles({ files, base, context }: RepoCheckInput): R
     }
     const checked = checkShootFolder(context, change);
     for (const path of change.files.keys()) scanned.add(path);
-    if (checked.operation) report.shoots.push({ path: `${folder}${SHOOT_FILE}`, operation: checked.operation, checks: checked.checks.length });
+    if (checked.operation)
+      report.shoots.push({
+        path: `${folder}${SHOOT_FILE}`,
+        operation: checked.operation,
+        checks: checked.checks.length,
+      });
     report.findings.push(...checked.findings);
   }
   // Every other file: the credentials scan alone — with a base only where the change added or changed
@@ -78,7 +83,13 @@ export function checkShootFiles(files: ReadonlyMap<string, string>, context: Val
     const documents = parseYamlDocuments(text, path);
     for (const document of documents) {
       if (document.error) {
-        report.findings.push({ path, line: document.line, check: YAML_CHECK, severity: 'deny', message: document.error.message });
+        report.findings.push({
+          path,
+          line: document.line,
+          check: YAML_CHECK,
+          severity: 'deny',
+          message: document.error.message,
+        });
         continue;
       }
       const kind = (document.value as { kind?: unknown } | null)?.kind;
@@ -99,12 +110,17 @@ export function checkShootFiles(files: ReadonlyMap<string, string>, context: Val
  * What loose files held when none of it was a Shoot, for the error that says so: `found 1 Runtime and
  * 0 Shoots in x.yaml`, `found no YAML document in empty.yaml`.
  */
-export function foundInsteadOfShoots(paths: readonly string[], others: readonly { kind: string | undefined }[]): string {
+export function foundInsteadOfShoots(
+  paths: readonly string[],
+  others: readonly { kind: string | undefined }[],
+): string {
   const where = paths.length > 3 ? `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more` : paths.join(', ');
   if (others.length === 0) return `found no YAML document in ${where}`;
   const counts = new Map<string, number>();
   for (const { kind } of others) counts.set(kind ?? '', (counts.get(kind ?? '') ?? 0) + 1);
-  const kinds = [...counts].map(([kind, n]) => (kind === '' ? `${n} ${n === 1 ? 'document' : 'documents'} without a kind` : `${n} ${kind}${n === 1 ? '' : 's'}`));
+  const kinds = [...counts].map(([kind, n]) =>
+    kind === '' ? `${n} ${n === 1 ? 'document' : 'documents'} without a kind` : `${n} ${kind}${n === 1 ? '' : 's'}`,
+  );
   return `found ${kinds.join(', ')} and 0 Shoots in ${where}`;
 }
 

@@ -24,7 +24,14 @@ export const SHOOT_OPENAPI_PATH = '/openapi/v3/apis/core.gardener.cloud/v1beta1'
 export const SNAPSHOT_REFRESH_COMMAND = 'KIMOPS_TESTENV=<state dir> npx tsx scripts/shoot-openapi-snapshot.ts';
 
 /** Keyword values that are data, not schemas: never walked into. */
-const DATA_KEYWORDS = new Set(['enum', 'default', 'example', 'x-kubernetes-group-version-kind', 'x-kubernetes-list-map-keys', 'required']);
+const DATA_KEYWORDS = new Set([
+  'enum',
+  'default',
+  'example',
+  'x-kubernetes-group-version-kind',
+  'x-kubernetes-list-map-keys',
+  'required',
+]);
 /** Keywords whose value maps field or component names to schemas. */
 const NAME_MAP_KEYWORDS = new Set(['properties', 'definitions']);
 
@@ -33,7 +40,11 @@ export function snapshotOf(
   document: unknown,
   header: { source: string; kubernetesVersion: string; root?: string },
 ): OpenApiSnapshot {
-  if (!isJsonObject(document) || !isJsonObject(document['components']) || !isJsonObject(document['components']['schemas'])) {
+  if (
+    !isJsonObject(document) ||
+    !isJsonObject(document['components']) ||
+    !isJsonObject(document['components']['schemas'])
+  ) {
     throw new Error(`${header.source}: not an OpenAPI v3 document (no components.schemas)`);
   }
   const schemas = document['components']['schemas'];
@@ -65,7 +76,11 @@ function sortedSchema(node: unknown): unknown {
     const value = node[key];
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (NAME_MAP_KEYWORDS.has(key) && isJsonObject(value)) {
-      out[key] = Object.fromEntries(Object.keys(value).sort().map((name) => [name, sortedSchema(value[name])]));
+      out[key] = Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((name) => [name, sortedSchema(value[name])]),
+      );
     } else out[key] = sortedSchema(value);
   }
   return out;

@@ -23,11 +23,17 @@ describe('toStrictJsonSchema', () => {
         type: 'object',
         properties: {
           map: { type: 'object', additionalProperties: { type: 'string' } },
-          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'object', properties: { x: { type: 'string' } } } } },
+          free: {
+            type: 'object',
+            'x-kubernetes-preserve-unknown-fields': true,
+            properties: { known: { type: 'object', properties: { x: { type: 'string' } } } },
+          },
         },
       },
       crd,
-    ) as { properties: Record<string, Record<string, unknown> & { properties?: Record<string, Record<string, unknown>> }> };
+    ) as {
+      properties: Record<string, Record<string, unknown> & { properties?: Record<string, Record<string, unknown>> }>;
+    };
     expect(out.properties['map']?.['additionalProperties']).toEqual({ type: 'string' });
     expect(out.properties['free']?.['additionalProperties']).toBeUndefined();
     expect(out.properties['free']?.properties?.['known']?.['additionalProperties']).toBe(false);
@@ -43,12 +49,18 @@ describe('toStrictJsonSchema', () => {
       'x-kubernetes-int-or-string': true,
       anyOf: [{ type: 'integer' }, { type: 'string' }],
     });
-    const spelled = { anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^x$', 'x-kubernetes-int-or-string': true };
+    const spelled = {
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: '^x$',
+      'x-kubernetes-int-or-string': true,
+    };
     expect(toStrictJsonSchema(spelled, crd)).toEqual(spelled);
   });
 
   it('points component refs at definitions', () => {
-    expect(toStrictJsonSchema({ allOf: [{ $ref: '#/components/schemas/a.B' }] }, aggregated)).toEqual({ allOf: [{ $ref: '#/definitions/a.B' }] });
+    expect(toStrictJsonSchema({ allOf: [{ $ref: '#/components/schemas/a.B' }] }, aggregated)).toEqual({
+      allOf: [{ $ref: '#/definitions/a.B' }],
+    });
   });
 });
 
@@ -57,7 +69,11 @@ describe('snapshots', () => {
     info: { version: 'v9.9.9' },
     components: {
       schemas: {
-        Root: { description: 'drop me', type: 'object', properties: { description: { type: 'string' }, b: { allOf: [{ $ref: '#/components/schemas/B' }] } } },
+        Root: {
+          description: 'drop me',
+          type: 'object',
+          properties: { description: { type: 'string' }, b: { allOf: [{ $ref: '#/components/schemas/B' }] } },
+        },
         B: { type: 'object', properties: { z: { type: 'string' }, a: { type: 'integer', enum: [3, 1] } } },
         Unrelated: { type: 'string' },
       },
@@ -71,13 +87,18 @@ describe('snapshots', () => {
     expect(JSON.stringify(snapshot.components)).toBe(
       JSON.stringify({
         B: { properties: { a: { enum: [3, 1], type: 'integer' }, z: { type: 'string' } }, type: 'object' },
-        Root: { properties: { b: { allOf: [{ $ref: '#/components/schemas/B' }] }, description: { type: 'string' } }, type: 'object' },
+        Root: {
+          properties: { b: { allOf: [{ $ref: '#/components/schemas/B' }] }, description: { type: 'string' } },
+          type: 'object',
+        },
       }),
     );
   });
 
   it('refuses a document without components, and a dangling ref', () => {
     expect(() => snapshotOf({}, { source: 'x', kubernetesVersion: 'v' })).toThrow(/not an OpenAPI v3 document/);
-    expect(() => reachableComponents({ A: { $ref: '#/components/schemas/Gone' } }, ['A'])).toThrow(/Gone is referenced/);
+    expect(() => reachableComponents({ A: { $ref: '#/components/schemas/Gone' } }, ['A'])).toThrow(
+      /Gone is referenced/,
+    );
   });
 });

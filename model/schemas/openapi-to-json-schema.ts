@@ -69,10 +69,13 @@ export function toStrictJsonSchema(node: unknown, options: StrictSchemaOptions):
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = node[keyword];
     if (isJsonObject(map)) {
-      out[keyword] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, toStrictJsonSchema(child, options)]));
+      out[keyword] = Object.fromEntries(
+        Object.entries(map).map(([name, child]) => [name, toStrictJsonSchema(child, options)]),
+      );
     }
   }
-  if (isJsonObject(node['additionalProperties'])) out['additionalProperties'] = toStrictJsonSchema(node['additionalProperties'], options);
+  if (isJsonObject(node['additionalProperties']))
+    out['additionalProperties'] = toStrictJsonSchema(node['additionalProperties'], options);
   if (typeof node['$ref'] === 'string' && node['$ref'].startsWith(OPENAPI_REF_PREFIX)) {
     out['$ref'] = DEFINITIONS_REF_PREFIX + node['$ref'].slice(OPENAPI_REF_PREFIX.length);
   }
@@ -115,7 +118,8 @@ function refsIn(value: unknown, found: string[] = []): string[] {
   if (Array.isArray(value)) for (const item of value) refsIn(item, found);
   else if (isJsonObject(value)) {
     for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string' && child.startsWith(OPENAPI_REF_PREFIX)) found.push(child.slice(OPENAPI_REF_PREFIX.length));
+      if (key === '$ref' && typeof child === 'string' && child.startsWith(OPENAPI_REF_PREFIX))
+        found.push(child.slice(OPENAPI_REF_PREFIX.length));
       else refsIn(child, found);
     }
   }

@@ -5,7 +5,9 @@ import { parseYaml11, parseYamlDocuments } from '../yaml-input.js';
 import { validateRuntimeSchema } from './runtime-schema.js';
 
 const EXAMPLES = new URL('../../examples/runtimes/keb/', import.meta.url);
-const exampleFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests poke at arbitrary fields
 function example(file = 'aws.yaml'): any {
@@ -44,14 +46,21 @@ describe('validateRuntimeSchema', () => {
   it('reports a wrong type with the type found', () => {
     const runtime = example();
     runtime.spec.shoot.provider.workers[0].maximum = '20';
-    expect(validateRuntimeSchema(runtime)).toEqual([{ path: 'spec.shoot.provider.workers[0].maximum', message: 'must be integer, not string', keyword: 'type' }]);
+    expect(validateRuntimeSchema(runtime)).toEqual([
+      { path: 'spec.shoot.provider.workers[0].maximum', message: 'must be integer, not string', keyword: 'type' },
+    ]);
   });
 
   it('reports a missing required field with its full path', () => {
     const runtime = example();
     delete runtime.spec.shoot.networking.pods;
     expect(validateRuntimeSchema(runtime)).toEqual([
-      { path: 'spec.shoot.networking.pods', message: 'required field is missing', fix: 'set spec.shoot.networking.pods', keyword: 'required' },
+      {
+        path: 'spec.shoot.networking.pods',
+        message: 'required field is missing',
+        fix: 'set spec.shoot.networking.pods',
+        keyword: 'required',
+      },
     ]);
   });
 
@@ -59,7 +68,11 @@ describe('validateRuntimeSchema', () => {
     const runtime = example();
     runtime.spec.shoot.provider.type = 'AWS';
     expect(validateRuntimeSchema(runtime)).toEqual([
-      { path: 'spec.shoot.provider.type', message: 'must be one of "aws", "azure", "gcp", "openstack", "alicloud", "gdch"', keyword: 'enum' },
+      {
+        path: 'spec.shoot.provider.type',
+        message: 'must be one of "aws", "azure", "gcp", "openstack", "alicloud", "gdch"',
+        keyword: 'enum',
+      },
     ]);
   });
 
@@ -78,7 +91,9 @@ describe('validateRuntimeSchema', () => {
     ])('refuses maxSurge %j with one problem', (value, message) => {
       const runtime = example();
       runtime.spec.shoot.provider.workers[0].maxSurge = value;
-      expect(validateRuntimeSchema(runtime)).toEqual([{ path: 'spec.shoot.provider.workers[0].maxSurge', message, keyword: 'anyOf' }]);
+      expect(validateRuntimeSchema(runtime)).toEqual([
+        { path: 'spec.shoot.provider.workers[0].maxSurge', message, keyword: 'anyOf' },
+      ]);
     });
 
     it('checks a quantity string against its pattern, not an integer', () => {
@@ -93,7 +108,9 @@ describe('validateRuntimeSchema', () => {
   it('refuses integers the API server would read as floats', () => {
     const runtime = example();
     runtime.spec.shoot.provider.workers[0].maximum = 2 ** 64;
-    expect(validateRuntimeSchema(runtime)).toMatchObject([{ path: 'spec.shoot.provider.workers[0].maximum', keyword: 'x-kimops-int64' }]);
+    expect(validateRuntimeSchema(runtime)).toMatchObject([
+      { path: 'spec.shoot.provider.workers[0].maximum', keyword: 'x-kimops-int64' },
+    ]);
     runtime.spec.shoot.provider.workers[0].maximum = 2 ** 40; // int32 in KIM's Go type, but the API server does not check number formats
     expect(validateRuntimeSchema(runtime)).toEqual([]);
   });
@@ -101,7 +118,12 @@ describe('validateRuntimeSchema', () => {
   it('checks format byte as the API server does: base64, not empty, one line', () => {
     const runtime = example();
     const oidc = runtime.spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0];
-    for (const [jwks, valid] of [['YQ==', true], ['', false], ['YQ', false], ['YWJj\nYWJj', false]] as const) {
+    for (const [jwks, valid] of [
+      ['YQ==', true],
+      ['', false],
+      ['YQ', false],
+      ['YWJj\nYWJj', false],
+    ] as const) {
       oidc.jwks = jwks;
       expect(validateRuntimeSchema(runtime).length === 0, JSON.stringify(jwks)).toBe(valid);
     }
@@ -109,15 +131,24 @@ describe('validateRuntimeSchema', () => {
 
   it('accepts anything under x-kubernetes-preserve-unknown-fields', () => {
     const runtime = example();
-    runtime.spec.shoot.provider.workers[0].providerConfig = { anything: { goes: [1, 'two', null, { deep: true }] }, __proto__x: 1 };
-    runtime.spec.shoot.provider.workers[0].machine.image.providerConfig = { apiVersion: 'x/v1', kind: 'Whatever', nested: { a: [] } };
+    runtime.spec.shoot.provider.workers[0].providerConfig = {
+      anything: { goes: [1, 'two', null, { deep: true }] },
+      __proto__x: 1,
+    };
+    runtime.spec.shoot.provider.workers[0].machine.image.providerConfig = {
+      apiVersion: 'x/v1',
+      kind: 'Whatever',
+      nested: { a: [] },
+    };
     expect(validateRuntimeSchema(runtime)).toEqual([]);
   });
 
   it('drops nulls and applies defaults before checking, as the API server does', () => {
     const runtime = example();
     runtime.spec.shoot.enforceSeedLocation = null; // optional: pruned
-    runtime.spec.imageRegistryCache = [{ name: 'c', namespace: 'n', uid: 'u', config: { upstream: 'r.io', garbageCollection: {} } }]; // required ttl has a default
+    runtime.spec.imageRegistryCache = [
+      { name: 'c', namespace: 'n', uid: 'u', config: { upstream: 'r.io', garbageCollection: {} } },
+    ]; // required ttl has a default
     expect(validateRuntimeSchema(runtime)).toEqual([]);
     runtime.spec.shoot.region = null; // required: pruned, then missing
     expect(paths(runtime)).toEqual(['spec.shoot.region']);
@@ -142,21 +173,35 @@ describe('validateRuntimeSchema', () => {
 
   describe('hostile input', () => {
     it('treats __proto__ and constructor keys as unknown fields, never as prototypes', () => {
-      const runtime = JSON.parse(JSON.stringify(example()).replace('"shoot":{', '"shoot":{"__proto__":{"polluted":true},"constructor":1,'));
+      const runtime = JSON.parse(
+        JSON.stringify(example()).replace('"shoot":{', '"shoot":{"__proto__":{"polluted":true},"constructor":1,'),
+      );
       expect(paths(runtime)).toEqual(['spec.shoot.__proto__', 'spec.shoot.constructor']);
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     });
 
     it('reads __proto__ keys from YAML as data', () => {
-      const runtime = parseYaml11(readFileSync(new URL('aws.yaml', EXAMPLES), 'utf8').replace('spec:\n', 'spec:\n  __proto__:\n    polluted: true\n'), 'aws.yaml');
+      const runtime = parseYaml11(
+        readFileSync(new URL('aws.yaml', EXAMPLES), 'utf8').replace(
+          'spec:\n',
+          'spec:\n  __proto__:\n    polluted: true\n',
+        ),
+        'aws.yaml',
+      );
       expect(paths(runtime)).toEqual(['spec.__proto__']);
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     });
 
     it('does not crash on a YAML alias bomb: the reader refuses it before the schema sees it', () => {
       const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-      for (let i = 1; i < 9; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)}]`);
-      const [document] = parseYamlDocuments(`apiVersion: v1\nkind: Runtime\nspec:\n  bomb:\n${levels.map((l) => `    ${l}`).join('\n')}\n`, 'bomb.yaml');
+      for (let i = 1; i < 9; i++)
+        levels.push(
+          `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)},*${String.fromCharCode(96 + i)}]`,
+        );
+      const [document] = parseYamlDocuments(
+        `apiVersion: v1\nkind: Runtime\nspec:\n  bomb:\n${levels.map((l) => `    ${l}`).join('\n')}\n`,
+        'bomb.yaml',
+      );
       expect(document?.error).toBeInstanceOf(ConfigError);
     });
 

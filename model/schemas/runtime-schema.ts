@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { parseYaml11 } from '../yaml-input.js';
 import { isJsonObject } from '../json.js';
-import { DEFINITIONS_REF_PREFIX, kubernetesAjv, reachableComponents, toStrictJsonSchema, type SchemaNode } from './openapi-to-json-schema.js';
+import {
+  DEFINITIONS_REF_PREFIX,
+  kubernetesAjv,
+  reachableComponents,
+  toStrictJsonSchema,
+  type SchemaNode,
+} from './openapi-to-json-schema.js';
 import { OBJECT_META_COMPONENT } from './openapi-snapshot.js';
 import { addSnapshotFormats, shootOpenApiSnapshot, snapshotDefinitions } from './shoot-schema.js';
 import { INT64_KEYWORD, schemaProblems, type SchemaProblem } from './schema-problems.js';
@@ -21,7 +27,8 @@ export const RUNTIME_SCHEMA_VERSION = 'v1';
  * standard base64 with padding, not empty, no line breaks. ajv-formats' `byte` takes "" and
  * multi-line text.
  */
-export const KUBE_APISERVER_BYTE = /^(?:(?:[A-Za-z0-9+/]{4})+|(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))$/;
+export const KUBE_APISERVER_BYTE =
+  /^(?:(?:[A-Za-z0-9+/]{4})+|(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))$/;
 
 /**
  * The API server decodes a custom resource's JSON numbers as int64 when they fit and as float64
@@ -38,12 +45,18 @@ export const isInt64 = (value: number): boolean => value > -INT64_LIMIT && value
  */
 export function runtimeJsonSchema(crd: unknown): SchemaNode {
   const versions = isJsonObject(crd) && isJsonObject(crd['spec']) ? crd['spec']['versions'] : undefined;
-  const version = Array.isArray(versions) ? versions.find((v) => isJsonObject(v) && v['name'] === RUNTIME_SCHEMA_VERSION) : undefined;
-  const openApi = isJsonObject(version) && isJsonObject(version['schema']) ? version['schema']['openAPIV3Schema'] : undefined;
+  const version = Array.isArray(versions)
+    ? versions.find((v) => isJsonObject(v) && v['name'] === RUNTIME_SCHEMA_VERSION)
+    : undefined;
+  const openApi =
+    isJsonObject(version) && isJsonObject(version['schema']) ? version['schema']['openAPIV3Schema'] : undefined;
   if (!isJsonObject(openApi)) throw new Error(`the Runtime CRD has no ${RUNTIME_SCHEMA_VERSION} openAPIV3Schema`);
   const schema = toStrictJsonSchema(openApi, { closeEmptyObjects: true, integerKeywords: { [INT64_KEYWORD]: true } });
   // The CRD says only `metadata: {type: object}`; the API server decodes it as ObjectMeta, strictly.
-  schema['properties'] = { ...(schema['properties'] as SchemaNode), metadata: { $ref: DEFINITIONS_REF_PREFIX + OBJECT_META_COMPONENT } };
+  schema['properties'] = {
+    ...(schema['properties'] as SchemaNode),
+    metadata: { $ref: DEFINITIONS_REF_PREFIX + OBJECT_META_COMPONENT },
+  };
   return schema;
 }
 
@@ -64,8 +77,16 @@ function compile(): CompiledRuntimeSchema {
   // KIM's Go decoder, and the Shoot schema downstream, that refuse it). Only string formats count.
   for (const format of ['int32', 'int64'] as const) ajv.addFormat(format, { type: 'number', validate: () => true });
   ajv.addFormat('byte', KUBE_APISERVER_BYTE);
-  ajv.addKeyword({ keyword: INT64_KEYWORD, type: 'number', schemaType: 'boolean', errors: false, validate: (_schema: boolean, value: number) => isInt64(value) });
-  const definitions = snapshotDefinitions(reachableComponents(shootOpenApiSnapshot().components, [OBJECT_META_COMPONENT]));
+  ajv.addKeyword({
+    keyword: INT64_KEYWORD,
+    type: 'number',
+    schemaType: 'boolean',
+    errors: false,
+    validate: (_schema: boolean, value: number) => isInt64(value),
+  });
+  const definitions = snapshotDefinitions(
+    reachableComponents(shootOpenApiSnapshot().components, [OBJECT_META_COMPONENT]),
+  );
   compiled = { structural, validate: ajv.compile({ ...structural, definitions }) };
   return compiled;
 }

@@ -22,7 +22,13 @@ const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
 /** Readable path of a JSON pointer into `data`; list indexes as `[n]`, odd names as `["a.b/c"]`. */
 export function displayPath(data: unknown, pointer: string, last?: string): string {
-  const segments = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (last !== undefined) segments.push(last);
   let path = '';
   let current: unknown = data;
@@ -30,7 +36,11 @@ export function displayPath(data: unknown, pointer: string, last?: string): stri
     if (Array.isArray(current)) path += `[${segment}]`;
     else if (PLAIN_NAME.test(segment)) path += path === '' ? segment : `.${segment}`;
     else path += `[${JSON.stringify(segment)}]`;
-    current = Array.isArray(current) ? current[Number(segment)] : isJsonObject(current) && Object.hasOwn(current, segment) ? current[segment] : undefined;
+    current = Array.isArray(current)
+      ? current[Number(segment)]
+      : isJsonObject(current) && Object.hasOwn(current, segment)
+        ? current[segment]
+        : undefined;
   }
   return path;
 }
@@ -46,7 +56,8 @@ export function schemaProblems(errors: readonly ErrorObject[], data: unknown, ki
   const seen = new Set<string>();
   for (const error of errors) {
     const insideAlternative = alternatives.some(
-      (a) => a !== error && error.schemaPath.startsWith(`${a.schemaPath}/`) && error.instancePath.startsWith(a.instancePath),
+      (a) =>
+        a !== error && error.schemaPath.startsWith(`${a.schemaPath}/`) && error.instancePath.startsWith(a.instancePath),
     );
     if (insideAlternative) continue;
     const problem = problemOf(error, data, kind);
@@ -65,7 +76,9 @@ function problemOf(error: ErrorObject, data: unknown, kind: string): SchemaProbl
     case 'additionalProperties': {
       const field = String(params['additionalProperty']);
       const parent = at();
-      const known = isJsonObject(error.parentSchema?.['properties']) ? Object.keys(error.parentSchema['properties']) : [];
+      const known = isJsonObject(error.parentSchema?.['properties'])
+        ? Object.keys(error.parentSchema['properties'])
+        : [];
       const suggestion = closestName(field, known);
       return {
         path: at(field),
@@ -79,16 +92,32 @@ function problemOf(error: ErrorObject, data: unknown, kind: string): SchemaProbl
       return { path: at(field), message: 'required field is missing', fix: `set ${at(field)}`, keyword };
     }
     case 'type':
-      return { path: at(), message: `must be ${String(params['type']).replace(',', ' or ')}, not ${typeName(error.data)}`, keyword };
+      return {
+        path: at(),
+        message: `must be ${String(params['type']).replace(',', ' or ')}, not ${typeName(error.data)}`,
+        keyword,
+      };
     case 'enum':
-      return { path: at(), message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, keyword };
+      return {
+        path: at(),
+        message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        keyword,
+      };
     case 'anyOf':
     case 'oneOf':
-      return { path: at(), message: `must be ${alternativeTypes(error.schema) ?? `valid against one of the ${keyword} schemas`}, not ${typeName(error.data)}`, keyword };
+      return {
+        path: at(),
+        message: `must be ${alternativeTypes(error.schema) ?? `valid against one of the ${keyword} schemas`}, not ${typeName(error.data)}`,
+        keyword,
+      };
     case 'pattern':
       return { path: at(), message: `must match ${String(params['pattern'])}`, keyword };
     case INT64_KEYWORD:
-      return { path: at(), message: 'must be an integer between -2^63 and 2^63 (the API server reads a larger number as a float)', keyword };
+      return {
+        path: at(),
+        message: 'must be an integer between -2^63 and 2^63 (the API server reads a larger number as a float)',
+        keyword,
+      };
     case 'format':
       return { path: at(), message: `must be a valid ${String(params['format'])}`, keyword };
     default:
@@ -99,8 +128,11 @@ function problemOf(error: ErrorObject, data: unknown, kind: string): SchemaProbl
 /** `integer or string` for alternatives that differ only in type; undefined otherwise. */
 function alternativeTypes(branches: unknown): string | undefined {
   if (!Array.isArray(branches)) return undefined;
-  const typeOnly = (b: Record<string, unknown>) => Object.keys(b).every((key) => key === 'type' || key.startsWith('x-'));
-  const types = branches.map((b) => (isJsonObject(b) && typeOnly(b) && typeof b['type'] === 'string' ? b['type'] : undefined));
+  const typeOnly = (b: Record<string, unknown>) =>
+    Object.keys(b).every((key) => key === 'type' || key.startsWith('x-'));
+  const types = branches.map((b) =>
+    isJsonObject(b) && typeOnly(b) && typeof b['type'] === 'string' ? b['type'] : undefined,
+  );
   if (types.some((t) => t === undefined)) return undefined;
   return types.join(' or ');
 }

@@ -9,7 +9,10 @@ type Loose = any;
 
 const rendered = LANDSCAPES.flatMap((landscape) => {
   const settings = landscapeSettings(landscape);
-  return exampleRuntimes().map(({ file, runtime }) => ({ name: `${landscape}/${file}`, shoot: render(runtime, settings).shoot }));
+  return exampleRuntimes().map(({ file, runtime }) => ({
+    name: `${landscape}/${file}`,
+    shoot: render(runtime, settings).shoot,
+  }));
 });
 
 function shoot(): Loose {
@@ -34,9 +37,12 @@ describe('the snapshot', () => {
 describe('validateShootSchema', () => {
   it('renders the 12 KEB examples for 3 landscapes', () => expect(rendered).toHaveLength(36));
 
-  it.each(rendered.map((r) => [r.name, r.shoot] as const))('accepts the Shoot rendered for %s', (_name, rendered: Shoot) => {
-    expect(validateShootSchema(rendered)).toEqual([]);
-  });
+  it.each(rendered.map((r) => [r.name, r.shoot] as const))(
+    'accepts the Shoot rendered for %s',
+    (_name, rendered: Shoot) => {
+      expect(validateShootSchema(rendered)).toEqual([]);
+    },
+  );
 
   it('names a typo and the field probably meant', () => {
     const s = shoot();
@@ -54,19 +60,30 @@ describe('validateShootSchema', () => {
   it('reports a wrong type', () => {
     const s = shoot();
     s.spec.provider.workers[0].maximum = '20';
-    expect(validateShootSchema(s)).toEqual([{ path: 'spec.provider.workers[0].maximum', message: 'must be integer, not string', keyword: 'type' }]);
+    expect(validateShootSchema(s)).toEqual([
+      { path: 'spec.provider.workers[0].maximum', message: 'must be integer, not string', keyword: 'type' },
+    ]);
   });
 
   it('reports a missing required field', () => {
     const s = shoot();
     delete s.spec.provider.workers[0].name;
-    expect(validateShootSchema(s)).toEqual([{ path: 'spec.provider.workers[0].name', message: 'required field is missing', fix: 'set spec.provider.workers[0].name', keyword: 'required' }]);
+    expect(validateShootSchema(s)).toEqual([
+      {
+        path: 'spec.provider.workers[0].name',
+        message: 'required field is missing',
+        fix: 'set spec.provider.workers[0].name',
+        keyword: 'required',
+      },
+    ]);
   });
 
   it('checks int32 ranges, as Go decodes them', () => {
     const s = shoot();
     s.spec.provider.workers[0].maximum = 2 ** 31;
-    expect(validateShootSchema(s)).toMatchObject([{ path: 'spec.provider.workers[0].maximum', message: 'must be a valid int32', keyword: 'format' }]);
+    expect(validateShootSchema(s)).toMatchObject([
+      { path: 'spec.provider.workers[0].maximum', message: 'must be a valid int32', keyword: 'format' },
+    ]);
   });
 
   describe('int-or-string and quantities', () => {

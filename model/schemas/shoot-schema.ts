@@ -4,7 +4,12 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { DEFINITIONS_REF_PREFIX, kubernetesAjv, toStrictJsonSchema, type SchemaNode } from './openapi-to-json-schema.js';
+import {
+  DEFINITIONS_REF_PREFIX,
+  kubernetesAjv,
+  toStrictJsonSchema,
+  type SchemaNode,
+} from './openapi-to-json-schema.js';
 import type { OpenApiSnapshot } from './openapi-snapshot.js';
 import { schemaProblems, type SchemaProblem } from './schema-problems.js';
 import { packagePath } from '../package-root.js';
@@ -33,7 +38,9 @@ export function shootOpenApiSnapshot(): OpenApiSnapshot {
 export function snapshotDefinitions(names?: readonly string[]): Record<string, SchemaNode> {
   const { components } = shootOpenApiSnapshot();
   const selected = names ?? Object.keys(components);
-  return Object.fromEntries(selected.map((name) => [name, toStrictJsonSchema(components[name], { closeEmptyObjects: false })]));
+  return Object.fromEntries(
+    selected.map((name) => [name, toStrictJsonSchema(components[name], { closeEmptyObjects: false })]),
+  );
 }
 
 /** Formats ajv must know to compile schemas from the snapshot. */
@@ -46,7 +53,10 @@ function validator(): ValidateFunction {
   if (!compiled) {
     const ajv = kubernetesAjv();
     addSnapshotFormats(ajv);
-    compiled = ajv.compile({ definitions: snapshotDefinitions(), $ref: DEFINITIONS_REF_PREFIX + shootOpenApiSnapshot().root });
+    compiled = ajv.compile({
+      definitions: snapshotDefinitions(),
+      $ref: DEFINITIONS_REF_PREFIX + shootOpenApiSnapshot().root,
+    });
   }
   return compiled;
 }

@@ -14,17 +14,28 @@ if (!kubeconfig || !namespace) throw new Error('usage: apply-list.ts <kubeconfig
 const garden = KubeClient.fromKubeconfigFile(kubeconfig);
 // As syncCommit lists them: pages of 500 Shoots (applier/sync-commit.ts LIST_PAGE); the ConfigMaps in one.
 const [shoots, shootsMs] = await timed(() =>
-  garden.listAll({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { limit: 500, map: (item) => compactShoot(item, DEFAULT_FIELD_MANAGER) as unknown as typeof item }),
+  garden.listAll(
+    { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
+    { limit: 500, map: (item) => compactShoot(item, DEFAULT_FIELD_MANAGER) as unknown as typeof item },
+  ),
 );
 if (!shoots.ok) throw new Error(shoots.message);
 const [companions, companionsMs] = await timed(() =>
-  garden.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace }, { labelSelector: COMPANION_SELECTOR, limit: 500, map: (item) => compactCompanion(item, DEFAULT_FIELD_MANAGER) }),
+  garden.listAll(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace },
+    { labelSelector: COMPANION_SELECTOR, limit: 500, map: (item) => compactCompanion(item, DEFAULT_FIELD_MANAGER) },
+  ),
 );
 if (!companions.ok) throw new Error(companions.message);
 console.log(
   JSON.stringify({
     // The compacted items as JSON: what a sync keeps of them.
-    shoots: { ms: shootsMs, items: shoots.items.length, jsonBytes: Buffer.byteLength(JSON.stringify(shoots.items)), peakRssBytes: process.resourceUsage().maxRSS * 1024 },
+    shoots: {
+      ms: shootsMs,
+      items: shoots.items.length,
+      jsonBytes: Buffer.byteLength(JSON.stringify(shoots.items)),
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    },
     companions: { ms: companionsMs, items: companions.items.length },
   }),
 );

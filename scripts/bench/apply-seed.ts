@@ -28,11 +28,17 @@ const PROGRESS_EVERY = Number(process.env.KIMOPS_BENCH_SEED_PROGRESS ?? 1_000);
 export type GardenRegions = Record<string, Record<string, { zones: string[]; euAccess: boolean }>>;
 
 interface CloudProfile extends KubeObject {
-  spec?: { type?: string; regions?: { name: string; zones?: { name: string }[]; accessRestrictions?: { name: string }[] }[] };
+  spec?: {
+    type?: string;
+    regions?: { name: string; zones?: { name: string }[]; accessRestrictions?: { name: string }[] }[];
+  };
 }
 
 export async function gardenRegions(garden: KubeClient): Promise<GardenRegions> {
-  const profiles = await garden.listAll<CloudProfile>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile' });
+  const profiles = await garden.listAll<CloudProfile>({
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'CloudProfile',
+  });
   if (!profiles.ok) throw new Error(profiles.message);
   const catalogue: GardenRegions = {};
   for (const profile of profiles.items) {
@@ -42,7 +48,8 @@ export async function gardenRegions(garden: KubeClient): Promise<GardenRegions> 
       const known = (catalogue[type] ??= {})[region.name];
       catalogue[type][region.name] = {
         zones: [...new Set([...(known?.zones ?? []), ...(region.zones ?? []).map((z) => z.name)])],
-        euAccess: (known?.euAccess ?? false) || (region.accessRestrictions ?? []).some((r) => r.name === EU_ACCESS_ONLY),
+        euAccess:
+          (known?.euAccess ?? false) || (region.accessRestrictions ?? []).some((r) => r.name === EU_ACCESS_ONLY),
       };
     }
   }
@@ -127,16 +134,30 @@ export async function seedAsApplier({ repo, commit, garden, namespace, lanes, lo
       };
     },
   }) satisfies GardenApi;
-  const report = await syncCommit({ repo, commit, garden: counted, namespace, config: { ...config, apply: { ...config.apply, ...UNPACED, concurrency: lanes } }, write: true });
+  const report = await syncCommit({
+    repo,
+    commit,
+    garden: counted,
+    namespace,
+    config: { ...config, apply: { ...config.apply, ...UNPACED, concurrency: lanes } },
+    write: true,
+  });
   const result = report.result;
   if (result?.unreachable) throw new Error('the Garden became unreachable while seeding');
   if (report.plan.refused) throw new Error(`seeding refused: ${report.plan.refused.message}`);
-  const written = report.plan.entries.filter((e) => e.action === 'create' || e.action === 'update' || e.action === 'take-over');
-  const blocked = report.plan.entries.filter((e) => e.action === 'blocked').map((e) => `${e.shoot}: blocked: ${e.reasons.join('; ')}`);
+  const written = report.plan.entries.filter(
+    (e) => e.action === 'create' || e.action === 'update' || e.action === 'take-over',
+  );
+  const blocked = report.plan.entries
+    .filter((e) => e.action === 'blocked')
+    .map((e) => `${e.shoot}: blocked: ${e.reasons.join('; ')}`);
   return {
     shoots: written.length,
     created: written.filter((e) => e.action === 'create').length,
-    companions: written.reduce((sum, entry) => sum + entry.companions.filter((c) => c.action === 'create' || c.action === 'update').length, 0),
+    companions: written.reduce(
+      (sum, entry) => sum + entry.companions.filter((c) => c.action === 'create' || c.action === 'update').length,
+      0,
+    ),
     requests,
     ms: msSince(start),
     failed: [...blocked, ...(result?.failed ?? []).map((f) => `${f.shoot}: ${f.lines.join('; ')}`)],
@@ -144,9 +165,17 @@ export async function seedAsApplier({ repo, commit, garden, namespace, lanes, lo
 }
 
 /** On a shared plane: the bench's Shoots confirmed and deleted, its companions deleted in one request. */
-export async function removeSeeded({ garden, namespace, lanes, log }: Pick<SeedInput, 'garden' | 'namespace' | 'lanes' | 'log'>): Promise<void> {
+export async function removeSeeded({
+  garden,
+  namespace,
+  lanes,
+  log,
+}: Pick<SeedInput, 'garden' | 'namespace' | 'lanes' | 'log'>): Promise<void> {
   const selector = `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE}`;
-  const shoots = await garden.listAll<KubeObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace }, { labelSelector: selector, limit: 500 });
+  const shoots = await garden.listAll<KubeObject>(
+    { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
+    { labelSelector: selector, limit: 500 },
+  );
   if (!shoots.ok) throw new Error(shoots.message);
   const names = shoots.items.map((s) => s.metadata.name as string);
   const start = process.hrtime.bigint();
@@ -155,7 +184,12 @@ export async function removeSeeded({ garden, namespace, lanes, log }: Pick<SeedI
     for (let i = next++; i < names.length; i = next++) await deleteShoot(garden, namespace, names[i] as string);
   };
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
-  const companions = await garden.request('DELETE', `/api/v1/namespaces/${namespace}/configmaps`, { query: { labelSelector: selector } });
-  if (!companions.ok) throw new Error(`delete the bench's ConfigMaps in ${namespace}: ${companions.error.message ?? companions.status}`);
-  log(`removed ${names.length} Shoots and their ConfigMaps from ${namespace} in ${(msSince(start) / 1000).toFixed(0)} s`);
+  const companions = await garden.request('DELETE', `/api/v1/namespaces/${namespace}/configmaps`, {
+    query: { labelSelector: selector },
+  });
+  if (!companions.ok)
+    throw new Error(`delete the bench's ConfigMaps in ${namespace}: ${companions.error.message ?? companions.status}`);
+  log(
+    `removed ${names.length} Shoots and their ConfigMaps from ${namespace} in ${(msSince(start) / 1000).toFixed(0)} s`,
+  );
 }

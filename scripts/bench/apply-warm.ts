@@ -109,7 +109,10 @@ function parseHistogram(text: string): Histogram {
 function memoryOf(pid: number): { hwmKib: number; rssKib: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { hwmKib: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0), rssKib: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) };
+    return {
+      hwmKib: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0),
+      rssKib: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0),
+    };
   } catch {
     return undefined;
   }
@@ -120,7 +123,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function measureWarm(input: WarmInput): Promise<WarmRun> {
   const port = await freePort();
   const metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  const argv = [...input.nodeArgs, input.kimopsBin, ...input.applyArgs, '--watch', '--interval', String(input.intervalSeconds), '--metrics-port', String(port)];
+  const argv = [
+    ...input.nodeArgs,
+    input.kimopsBin,
+    ...input.applyArgs,
+    '--watch',
+    '--interval',
+    String(input.intervalSeconds),
+    '--metrics-port',
+    String(port),
+  ];
   input.proxy.reset();
   const child = spawn(process.execPath, argv, { cwd: input.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid ?? 0;
@@ -129,7 +141,9 @@ export async function measureWarm(input: WarmInput): Promise<WarmRun> {
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let exited: number | undefined;
-  const exit = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve((exited = code ?? (signal ? 128 : -1)))));
+  const exit = new Promise<number>((resolve) =>
+    child.on('close', (code, signal) => resolve((exited = code ?? (signal ? 128 : -1)))),
+  );
 
   // VmHWM is monotonic between resets: the highest reading since the last reset is the peak since then.
   let peakKib = 0;
@@ -153,8 +167,12 @@ export async function measureWarm(input: WarmInput): Promise<WarmRun> {
   const nextSync = async (kind: WarmKind, label: string): Promise<WarmSync> => {
     const deadline = Date.now() + SYNC_TIMEOUT_MS;
     for (;;) {
-      if (exited !== undefined) throw new Error(`kimops apply --watch exited (${exited}) while the bench waited for ${label}:\n${stderr.slice(-3_000)}`);
-      if (Date.now() > deadline) throw new Error(`no sync ended within ${SYNC_TIMEOUT_MS / 1000} s while waiting for ${label}`);
+      if (exited !== undefined)
+        throw new Error(
+          `kimops apply --watch exited (${exited}) while the bench waited for ${label}:\n${stderr.slice(-3_000)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`no sync ended within ${SYNC_TIMEOUT_MS / 1000} s while waiting for ${label}`);
       let now: Histogram | undefined;
       try {
         const answer = await fetch(metricsUrl);
@@ -175,15 +193,29 @@ export async function measureWarm(input: WarmInput): Promise<WarmRun> {
           hwmReset = false;
         }
         const outcome = [...now.countByOutcome].find(([o, n]) => n > (seen.countByOutcome.get(o) ?? 0))?.[0] ?? '?';
-        if (now.count > seen.count + 1) input.log(`warning: ${now.count - seen.count} syncs ended between two scrapes; their figures are merged into ${label}`);
+        if (now.count > seen.count + 1)
+          input.log(
+            `warning: ${now.count - seen.count} syncs ended between two scrapes; their figures are merged into ${label}`,
+          );
         const seconds = now.sum - seen.sum;
         seen = now;
         // The result line of this sync: the last one printed since the previous sync ended.
         const printed = stdout.slice(stdoutSeen).split('\n');
         stdoutSeen = stdout.length;
-        const summary = printed.filter((l) => / applied, \d+ unchanged/.test(l)).at(-1) ?? printed.filter(Boolean).at(-1) ?? '';
+        const summary =
+          printed.filter((l) => / applied, \d+ unchanged/.test(l)).at(-1) ?? printed.filter(Boolean).at(-1) ?? '';
         const commit = /main at ([0-9a-f]{12})/.exec(summary)?.[1] ?? '';
-        const sync: WarmSync = { kind, label, seconds, outcome, requests, peakRssBytes, rssAfterBytes: (memory?.rssKib ?? 0) * 1024, summary, commit };
+        const sync: WarmSync = {
+          kind,
+          label,
+          seconds,
+          outcome,
+          requests,
+          peakRssBytes,
+          rssAfterBytes: (memory?.rssKib ?? 0) * 1024,
+          summary,
+          commit,
+        };
         input.log(
           `warm ${label}: ${(seconds * 1000).toFixed(0)} ms (${outcome}), ${requests.filter((r) => r.method !== 'GET').length} writes of ${requests.length} requests, ` +
             `peak ${(peakRssBytes / 2 ** 20).toFixed(0)} MiB, resident after ${(sync.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
@@ -216,5 +248,14 @@ export async function measureWarm(input: WarmInput): Promise<WarmRun> {
     clearTimeout(timer);
     clearInterval(poll);
   }
-  return { syncs, lifetimePeakBytes: lifetimeKib * 1024, hwmReset, intervalSeconds: input.intervalSeconds, changedShoots: changed.shoots, exitCode: exited ?? -1, stderr, pid };
+  return {
+    syncs,
+    lifetimePeakBytes: lifetimeKib * 1024,
+    hwmReset,
+    intervalSeconds: input.intervalSeconds,
+    changedShoots: changed.shoots,
+    exitCode: exited ?? -1,
+    stderr,
+    pid,
+  };
 }

@@ -104,7 +104,10 @@ const REUSE_PROJECT = process.env.KIMOPS_BENCH_APPLY_PROJECT;
 export async function existingProject(env: Testenv, project: string): Promise<TestProject> {
   const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
   const found = await env.garden.get(ref);
-  if (!found.ok) throw new Error(`KIMOPS_BENCH_APPLY_PROJECT=${project}: no such Project on the plane (${found.status}); leave it unset to make a new one`);
+  if (!found.ok)
+    throw new Error(
+      `KIMOPS_BENCH_APPLY_PROJECT=${project}: no such Project on the plane (${found.status}); leave it unset to make a new one`,
+    );
   const base = landscapeSettings(BENCH_LANDSCAPE);
   return {
     settings: { ...base, config: { ...base.config, gardener: { ...base.config.gardener, projectName: project } } },
@@ -139,7 +142,10 @@ export interface Plane {
 
 export function startPlane(): Plane {
   const given = process.env.KIMOPS_TESTENV;
-  if (!given && (KEEP_PROJECT || REUSE_PROJECT)) throw new Error('KIMOPS_BENCH_APPLY_KEEP and KIMOPS_BENCH_APPLY_PROJECT need a running plane in KIMOPS_TESTENV (a plane of its own is stopped at the end)');
+  if (!given && (KEEP_PROJECT || REUSE_PROJECT))
+    throw new Error(
+      'KIMOPS_BENCH_APPLY_KEEP and KIMOPS_BENCH_APPLY_PROJECT need a running plane in KIMOPS_TESTENV (a plane of its own is stopped at the end)',
+    );
   if (given) {
     log(`using the running plane ${given} (KIMOPS_TESTENV); only the bench's own project is touched`);
     if (REUSE_PROJECT === undefined && KEEP_PROJECT) log('KIMOPS_BENCH_APPLY_KEEP=1: the project is kept at the end');
@@ -174,10 +180,14 @@ function render(runtimes: readonly Runtime[], settings: ConversionSettings): Map
     runtimes.map((runtime) => ({ source: 'bench', runtime })),
     settings,
   );
-  const failed = [...result.failures.map((f) => f.message), ...result.bugs.map((b) => `${b.runtime}: ${String(b.error)}`)];
+  const failed = [
+    ...result.failures.map((f) => f.message),
+    ...result.bugs.map((b) => `${b.runtime}: ${String(b.error)}`),
+  ];
   if (failed.length > 0) throw new Error(`${failed.length} benchmark Runtimes failed to render, e.g. ${failed[0]}`);
   const files = new Map<string, string>();
-  for (const rendered of result.rendered) for (const [path, content] of fileMapOf(rendered.manifests)) files.set(path, content);
+  for (const rendered of result.rendered)
+    for (const [path, content] of fileMapOf(rendered.manifests)) files.set(path, content);
   return files;
 }
 
@@ -219,7 +229,12 @@ interface ChildRun {
 async function runKimops(args: readonly string[], profile = false): Promise<ChildRun> {
   const gnuTime = existsSync(GNU_TIME);
   const command = gnuTime ? GNU_TIME : process.execPath;
-  const node = [...NODE_ARGS, ...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), KIMOPS_BIN, ...args];
+  const node = [
+    ...NODE_ARGS,
+    ...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+    KIMOPS_BIN,
+    ...args,
+  ];
   const argv = gnuTime ? ['-f', 'kimops-bench-maxrss-kib %M', process.execPath, ...node] : node;
   const start = process.hrtime.bigint();
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -328,31 +343,59 @@ export async function benchApply(): Promise<void> {
     }
     plane = startPlane();
     const env = plane.env;
-    const [created, projectMs] = await timed(() => (REUSE_PROJECT ? existingProject(env, REUSE_PROJECT) : createTestProject(env, BENCH_LANDSCAPE)));
+    const [created, projectMs] = await timed(() =>
+      REUSE_PROJECT ? existingProject(env, REUSE_PROJECT) : createTestProject(env, BENCH_LANDSCAPE),
+    );
     project = created;
     const settings = project.settings;
     log(`project namespace ${project.namespace}${REUSE_PROJECT ? ', reused' : ''} (${projectMs.toFixed(0)} ms)`);
 
-    const { landscape, gitdir, repo, runtimes, config, setup } = await seededLandscape(env, project, work, RUNTIMES, log);
+    const { landscape, gitdir, repo, runtimes, config, setup } = await seededLandscape(
+      env,
+      project,
+      work,
+      RUNTIMES,
+      log,
+    );
 
     proxy = await startGardenProxy({ kubeconfig: join(env.stateDir, 'garden.kubeconfig'), dir: work });
     // The --once processes keep their plan cache in the bench's folder (new, so the first sync has none); the
     // watching applier keeps none, so its first sync is a fresh process's.
     const planCache = join(work, 'plan-cache.json');
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--once', '--plan-cache', planCache];
+    const apply = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      proxy.kubeconfigPath,
+      '--once',
+      '--plan-cache',
+      planCache,
+    ];
     const sync = async (label: string, noop = false): Promise<SyncFigures> => {
       proxy?.reset();
       const run = await runKimops(apply, true);
       const requests = requestFigures(proxy?.requests ?? []);
       // The result line (`main at <sha>: N applied, M unchanged, …`), wherever the CLI prints it.
-      const summary = run.stdout.split('\n').find((l) => / applied, \d+ unchanged/.test(l)) ?? run.stdout.trim().split('\n').at(-1) ?? '';
-      if (run.code !== 0) problems.push(`${label}: kimops apply exited ${run.code}: ${summary}\n${run.stderr.slice(0, 2_000)}`);
-      log(`${label}: ${run.ms.toFixed(0)} ms, ${requests.writes} writes, ${(run.peakRssBytes / 2 ** 20).toFixed(0)} MiB${PROFILE_DIR ? ` (CPU profile in ${PROFILE_DIR}, written by a child of pid ${run.pid})` : ''}`);
+      const summary =
+        run.stdout.split('\n').find((l) => / applied, \d+ unchanged/.test(l)) ??
+        run.stdout.trim().split('\n').at(-1) ??
+        '';
+      if (run.code !== 0)
+        problems.push(`${label}: kimops apply exited ${run.code}: ${summary}\n${run.stderr.slice(0, 2_000)}`);
+      log(
+        `${label}: ${run.ms.toFixed(0)} ms, ${requests.writes} writes, ${(run.peakRssBytes / 2 ** 20).toFixed(0)} MiB${PROFILE_DIR ? ` (CPU profile in ${PROFILE_DIR}, written by a child of pid ${run.pid})` : ''}`,
+      );
       return { label, noop, run, requests, summary };
     };
     const noop = async (label: string) => {
       const figures = await sync(label, true);
-      if (figures.requests.writes > 0) problems.push(`${label}: the no-op sync wrote ${figures.requests.writes} requests (${figures.requests.writesByMethod})`);
+      if (figures.requests.writes > 0)
+        problems.push(
+          `${label}: the no-op sync wrote ${figures.requests.writes} requests (${figures.requests.writesByMethod})`,
+        );
       return figures;
     };
 
@@ -368,7 +411,12 @@ export async function benchApply(): Promise<void> {
     const commitChange = async () => {
       round++;
       const changedFiles = render(changedRuntimes(runtimes, round), settings);
-      const commit = await repo.commitFiles({ branch: 'main', files: changedFiles, message: `round ${round}: ${CHANGED} worker maxima + ${round}`, author: BENCH_AUTHOR });
+      const commit = await repo.commitFiles({
+        branch: 'main',
+        files: changedFiles,
+        message: `round ${round}: ${CHANGED} worker maxima + ${round}`,
+        author: BENCH_AUTHOR,
+      });
       if (!commit.oid || !commit.changed) throw new Error(`round ${round}: the change made no commit`);
       return { oid: commit.oid, shoots: new Set(commit.changedPaths.map((p) => p.split('/')[1])).size };
     };
@@ -377,7 +425,10 @@ export async function benchApply(): Promise<void> {
       for (let i = 1; i <= ROUNDS; i++) {
         const { shoots } = await commitChange();
         const changed = await sync(`(2) ${shoots} Shoots changed, round ${round}`);
-        if (changed.requests.writes !== shoots) problems.push(`${changed.label}: ${shoots} Shoots changed, but the sync wrote ${changed.requests.writes} requests (${changed.requests.writesByMethod})`);
+        if (changed.requests.writes !== shoots)
+          problems.push(
+            `${changed.label}: ${shoots} Shoots changed, but the sync wrote ${changed.requests.writes} requests (${changed.requests.writesByMethod})`,
+          );
         syncs.push(changed, await noop(`(3) no-op after round ${round}`));
       }
     }
@@ -385,10 +436,15 @@ export async function benchApply(): Promise<void> {
     // The watching applier: one process, its memo kept from sync to sync (apply-warm.ts).
     let warm: WarmRun | undefined;
     if (WARM) {
-      log(`warm: kimops apply --watch --interval ${WARM_INTERVAL_S}: the first sync, ${WARM_NOOPS} no-ops, a commit of ${CHANGED} changed Shoots, its sync, a no-op`);
+      log(
+        `warm: kimops apply --watch --interval ${WARM_INTERVAL_S}: the first sync, ${WARM_NOOPS} no-ops, a commit of ${CHANGED} changed Shoots, its sync, a no-op`,
+      );
       const measured = await measureWarm({
         nodeArgs: [...NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-        applyArgs: [...apply.filter((a) => a !== '--once' && a !== '--plan-cache' && a !== planCache), '--no-plan-cache'],
+        applyArgs: [
+          ...apply.filter((a) => a !== '--once' && a !== '--plan-cache' && a !== planCache),
+          '--no-plan-cache',
+        ],
         kimopsBin: KIMOPS_BIN,
         cwd: ROOT,
         proxy,
@@ -398,26 +454,45 @@ export async function benchApply(): Promise<void> {
         log,
       });
       warm = measured;
-      if (measured.exitCode !== 0) problems.push(`kimops apply --watch exited ${measured.exitCode} on SIGTERM:\n${measured.stderr.slice(-2_000)}`);
+      if (measured.exitCode !== 0)
+        problems.push(`kimops apply --watch exited ${measured.exitCode} on SIGTERM:\n${measured.stderr.slice(-2_000)}`);
       for (const s of measured.syncs) {
         const writes = requestFigures(s.requests);
         if (s.outcome !== 'ok') problems.push(`warm ${s.label}: outcome ${s.outcome}: ${s.summary}`);
-        if (s.kind === 'changed' && writes.writes !== measured.changedShoots) problems.push(`warm ${s.label}: ${measured.changedShoots} Shoots changed, but the sync wrote ${writes.writes} requests (${writes.writesByMethod})`);
-        if ((s.kind === 'noop' || s.kind === 'noop-after') && writes.writes > 0) problems.push(`warm ${s.label}: the no-op sync wrote ${writes.writes} requests (${writes.writesByMethod})`);
+        if (s.kind === 'changed' && writes.writes !== measured.changedShoots)
+          problems.push(
+            `warm ${s.label}: ${measured.changedShoots} Shoots changed, but the sync wrote ${writes.writes} requests (${writes.writesByMethod})`,
+          );
+        if ((s.kind === 'noop' || s.kind === 'noop-after') && writes.writes > 0)
+          problems.push(`warm ${s.label}: the no-op sync wrote ${writes.writes} requests (${writes.writesByMethod})`);
       }
-      if (!measured.syncs.some((s) => s.kind === 'changed')) problems.push('warm: no sync of the changed commit was seen');
+      if (!measured.syncs.some((s) => s.kind === 'changed'))
+        problems.push('warm: no sync of the changed commit was seen');
     }
 
-    report({ ...setup, start, lists, syncs, warm, pacing: config.apply, namespace: project.namespace, ownPlane: plane.own });
+    report({
+      ...setup,
+      start,
+      lists,
+      syncs,
+      warm,
+      pacing: config.apply,
+      namespace: project.namespace,
+      ownPlane: plane.own,
+    });
   } catch (error) {
     problems = [...problems, error instanceof Error ? (error.stack ?? error.message) : String(error)];
   } finally {
     await proxy?.close();
     if (plane && !plane.own && project && KEEP_PROJECT) {
-      log(`kept project ${project.namespace} and its Shoots; run again on it with KIMOPS_TESTENV=${plane.env.stateDir} KIMOPS_BENCH_APPLY_PROJECT=${project.namespace.slice('garden-'.length)}`);
+      log(
+        `kept project ${project.namespace} and its Shoots; run again on it with KIMOPS_TESTENV=${plane.env.stateDir} KIMOPS_BENCH_APPLY_PROJECT=${project.namespace.slice('garden-'.length)}`,
+      );
     } else if (plane && !plane.own && project) {
       log(`removing the bench's Shoots and project ${project.namespace}`);
-      await removeSeeded({ garden: plane.env.garden, namespace: project.namespace, lanes: SEED_LANES, log }).catch((e: unknown) => problems.push(`cleanup: ${String(e)}`));
+      await removeSeeded({ garden: plane.env.garden, namespace: project.namespace, lanes: SEED_LANES, log }).catch(
+        (e: unknown) => problems.push(`cleanup: ${String(e)}`),
+      );
       await project.remove().catch((e: unknown) => problems.push(`cleanup: ${String(e)}`));
     }
     plane?.release();
@@ -434,7 +509,13 @@ export async function benchApply(): Promise<void> {
  * rendered and committed on main in one commit, and the live Shoots and companions written by the applier many
  * at a time (on a reused project, only what differs). Shared by the apply and backfill benchmarks.
  */
-export async function seededLandscape(env: Testenv, project: TestProject, work: string, count: number, say: (text: string) => void) {
+export async function seededLandscape(
+  env: Testenv,
+  project: TestProject,
+  work: string,
+  count: number,
+  say: (text: string) => void,
+) {
   const landscape = await landscapeForProject(tempDirAt(work), 'landscape', BENCH_LANDSCAPE, project);
   const gitdir = join(work, 'landscape.git');
   await runInProcess(['init', '--landscape', landscape, gitdir]);
@@ -442,22 +523,52 @@ export async function seededLandscape(env: Testenv, project: TestProject, work: 
   admissible(runtimes, await gardenRegions(env.garden));
   const [files, renderMs] = await timed(async () => render(runtimes, project.settings));
   const repo = await LandscapeRepo.open(gitdir);
-  const [initial, commitMs] = await timed(() => repo.commitFiles({ branch: 'main', files, deletions: 'replace-shoots-folder', message: 'render', author: BENCH_AUTHOR }));
+  const [initial, commitMs] = await timed(() =>
+    repo.commitFiles({
+      branch: 'main',
+      files,
+      deletions: 'replace-shoots-folder',
+      message: 'render',
+      author: BENCH_AUTHOR,
+    }),
+  );
   if (!initial.oid) throw new Error('the first commit of the benchmark Shoots made no commit');
   const fileCount = files.size;
   files.clear();
-  say(`rendered ${count} Runtimes into ${fileCount} files in ${renderMs.toFixed(0)} ms, committed in ${commitMs.toFixed(0)} ms; seeding`);
+  say(
+    `rendered ${count} Runtimes into ${fileCount} files in ${renderMs.toFixed(0)} ms, committed in ${commitMs.toFixed(0)} ms; seeding`,
+  );
   const config = parseKimopsConfig((await repo.readFile(initial.oid, KIMOPS_YAML)) ?? '');
-  const seed = await seedAsApplier({ repo, commit: initial.oid, garden: env.garden, namespace: project.namespace, lanes: SEED_LANES, log: say });
-  if (seed.failed.length > 0) throw new Error(`seeding failed for ${seed.failed.length} Shoots, e.g. ${seed.failed.slice(0, 3).join('\n')}`);
+  const seed = await seedAsApplier({
+    repo,
+    commit: initial.oid,
+    garden: env.garden,
+    namespace: project.namespace,
+    lanes: SEED_LANES,
+    log: say,
+  });
+  if (seed.failed.length > 0)
+    throw new Error(`seeding failed for ${seed.failed.length} Shoots, e.g. ${seed.failed.slice(0, 3).join('\n')}`);
   say(`seeded: ${seed.shoots} Shoots written (${seed.created} created) in ${(seed.ms / 1000).toFixed(0)} s; measuring`);
-  return { landscape, gitdir, repo, runtimes, config, commit: initial.oid, setup: { seed, renderMs, commitMs, files: fileCount } };
+  return {
+    landscape,
+    gitdir,
+    repo,
+    runtimes,
+    config,
+    commit: initial.oid,
+    setup: { seed, renderMs, commitMs, files: fileCount },
+  };
 }
 
 /** The `kimops` command in this process (for setup only: init). */
 async function runInProcess(argv: string[]): Promise<void> {
   const output: string[] = [];
-  const code = await kimops(argv, { stdout: (t) => output.push(t), stderr: (t) => output.push(t), readStdin: async () => '' });
+  const code = await kimops(argv, {
+    stdout: (t) => output.push(t),
+    stderr: (t) => output.push(t),
+    readStdin: async () => '',
+  });
   if (code !== 0) throw new Error(`kimops ${argv[0]} failed (exit ${code}):\n${output.join('')}`);
 }
 
@@ -482,7 +593,10 @@ interface ListBaseline {
 /** The two LISTs of the namespace a sync needs, in a process of its own (apply-list.ts), through the proxy. */
 async function baselineLists(kubeconfig: string, namespace: string): Promise<ListBaseline> {
   const script = fileURLToPath(new URL('./apply-list.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, kubeconfig, namespace], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, kubeconfig, namespace], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const code = await new Promise<number>((resolve) => child.on('close', (exit) => resolve(exit ?? -1)));
@@ -506,7 +620,8 @@ interface Report {
   ownPlane: boolean;
 }
 
-const range = (values: number[], digits = 0) => (values.length === 0 ? '–' : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`);
+const range = (values: number[], digits = 0) =>
+  values.length === 0 ? '–' : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 function report(r: Report): void {
   const listFloor = r.lists.shoots.ms + r.lists.companions.ms;
@@ -517,7 +632,9 @@ function report(r: Report): void {
   const requests = (f: RequestFigures) =>
     `${f.total} requests: ${f.writes} writes (${f.writesByMethod}), ${f.lists} LISTs in ${f.listPages} pages (${f.listed.join(', ')}), ${f.gets} GETs of one object`;
   const line = (f: SyncFigures) => {
-    console.log(`  ${f.label.padEnd(44)}${ms(f.run.ms)}   peak RSS ${mib(f.run.peakRssBytes).trim()}, exit ${f.run.code}`);
+    console.log(
+      `  ${f.label.padEnd(44)}${ms(f.run.ms)}   peak RSS ${mib(f.run.peakRssBytes).trim()}, exit ${f.run.code}`,
+    );
     console.log(`      ${requests(f.requests)}`);
     console.log(`      ${f.summary}`);
   };
@@ -531,7 +648,9 @@ function report(r: Report): void {
     `  seed: syncCommit unpaced, concurrency ${String(SEED_LANES).padEnd(3)}      ${ms(r.seed.ms)}   ${r.seed.shoots} Shoots written (${r.seed.created} created), ${r.seed.requests} writes, ` +
       `${(r.seed.shoots / (r.seed.ms / 1000)).toFixed(1)} Shoots/s (${(r.seed.requests / (r.seed.ms / 1000)).toFixed(1)} requests/s)`,
   );
-  console.log(`  baseline: kimops process start (--help)       ${ms(r.start.ms)}   peak RSS ${mib(r.start.peakRssBytes).trim()}`);
+  console.log(
+    `  baseline: kimops process start (--help)       ${ms(r.start.ms)}   peak RSS ${mib(r.start.peakRssBytes).trim()}`,
+  );
   console.log(
     `  baseline: LIST Shoots + LIST ConfigMaps       ${ms(listFloor)}   ${r.lists.shoots.items} Shoots (${(r.lists.shoots.jsonBytes / 2 ** 20).toFixed(1)} MiB as JSON, compacted) ${r.lists.shoots.ms.toFixed(0)} ms, ` +
       `${r.lists.companions.items} ConfigMaps ${r.lists.companions.ms.toFixed(0)} ms, in a process of their own: peak RSS ${mib(r.lists.shoots.peakRssBytes).trim()}`,
@@ -546,7 +665,9 @@ function report(r: Report): void {
         continue;
       }
       const bound = pacingFloorMs(f.requests.writes);
-      console.log(`      pacing-bound minimum of ${f.requests.writes} writes at ${qps} QPS, burst ${burst} (concurrency ${concurrency}): ${bound.toFixed(0)} ms; + the floor: ${(bound + floor).toFixed(0)} ms`);
+      console.log(
+        `      pacing-bound minimum of ${f.requests.writes} writes at ${qps} QPS, burst ${burst} (concurrency ${concurrency}): ${bound.toFixed(0)} ms; + the floor: ${(bound + floor).toFixed(0)} ms`,
+      );
     }
     const noops = r.syncs.filter((f) => f.noop);
     const noopMet = (f: SyncFigures) => f.run.code === 0 && f.requests.writes === 0 && f.run.ms < TARGET_NOOP_MS;
@@ -562,7 +683,12 @@ function report(r: Report): void {
 }
 
 /** The watching applier's syncs: durations from its histogram, requests from the proxy, memory from /proc. */
-function reportWarm(w: WarmRun, listFloor: number, pacingFloorMs: (writes: number) => number, requests: (f: RequestFigures) => string): void {
+function reportWarm(
+  w: WarmRun,
+  listFloor: number,
+  pacingFloorMs: (writes: number) => number,
+  requests: (f: RequestFigures) => string,
+): void {
   console.log(
     `\n  warm: ${NODE_ARGS.length > 0 ? `node ${NODE_ARGS.join(' ')} ` : ''}kimops apply --watch --interval ${w.intervalSeconds} (pid ${w.pid}), one process; sync durations from kimops_applier_sync_duration_seconds, ` +
       `peak RSS = VmHWM ${w.hwmReset ? 'since the previous sync ended' : 'of the process so far (clear_refs refused)'}`,
@@ -571,15 +697,24 @@ function reportWarm(w: WarmRun, listFloor: number, pacingFloorMs: (writes: numbe
   const figures = new Map<WarmSync, RequestFigures>(w.syncs.map((s) => [s, requestFigures(s.requests)]));
   for (const s of w.syncs) {
     const f = figures.get(s) as RequestFigures;
-    console.log(`  ${s.label.padEnd(44)}${ms(s.seconds * 1000)}   peak RSS ${mib(s.peakRssBytes).trim()}, resident after ${mib(s.rssAfterBytes).trim()}, ${s.outcome}`);
+    console.log(
+      `  ${s.label.padEnd(44)}${ms(s.seconds * 1000)}   peak RSS ${mib(s.peakRssBytes).trim()}, resident after ${mib(s.rssAfterBytes).trim()}, ${s.outcome}`,
+    );
     console.log(`      ${requests(f)}`);
     console.log(`      ${s.summary}`);
-    if (s.kind === 'changed') console.log(`      pacing-bound minimum of ${f.writes} writes: ${pacingFloorMs(f.writes).toFixed(0)} ms; + the LISTs: ${(pacingFloorMs(f.writes) + listFloor).toFixed(0)} ms`);
+    if (s.kind === 'changed')
+      console.log(
+        `      pacing-bound minimum of ${f.writes} writes: ${pacingFloorMs(f.writes).toFixed(0)} ms; + the LISTs: ${(pacingFloorMs(f.writes) + listFloor).toFixed(0)} ms`,
+      );
     else console.log(`      ratio to the LISTs ${((s.seconds * 1000) / listFloor).toFixed(2)}`);
   }
   const noops = w.syncs.filter((s) => s.kind === 'noop' || s.kind === 'noop-after');
   const noopMs = noops.map((s) => s.seconds * 1000);
-  const noopMet = noops.length > 0 && noops.every((s) => s.outcome === 'ok' && (figures.get(s) as RequestFigures).writes === 0 && s.seconds * 1000 < TARGET_NOOP_MS);
+  const noopMet =
+    noops.length > 0 &&
+    noops.every(
+      (s) => s.outcome === 'ok' && (figures.get(s) as RequestFigures).writes === 0 && s.seconds * 1000 < TARGET_NOOP_MS,
+    );
   const lists = Math.max(0, ...noops.map((s) => (figures.get(s) as RequestFigures).lists));
   const pages = range(noops.map((s) => (figures.get(s) as RequestFigures).listPages));
   const warmPeak = Math.max(0, ...w.syncs.filter((s) => s.kind !== 'first').map((s) => s.peakRssBytes));

@@ -55,11 +55,15 @@ function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
-const spread = (values: readonly number[]) => `p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}, max ${ms(Math.max(...values))} (${values.length})`;
+const spread = (values: readonly number[]) =>
+  `p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}, max ${ms(Math.max(...values))} (${values.length})`;
 
 function memoryOf(pid: number): { hwmKib: number; rssKib: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { hwmKib: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0), rssKib: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) };
+  return {
+    hwmKib: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0),
+    rssKib: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0),
+  };
 }
 
 /** Waits until `check` holds, looking every 20 ms; throws after `timeoutMs`. */
@@ -81,7 +85,10 @@ async function succeedAll(garden: KubeClient, namespace: string): Promise<number
   await mapInParallel(shoots.items, LANES, async (shoot) => {
     const name = shoot.metadata.name;
     if ((shoot.metadata.annotations as Record<string, string> | undefined)?.[ANNOTATION_RUNTIME_GENERATION] !== '1') {
-      const annotated = await garden.patch({ ...SHOOT, namespace, name }, { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '1' } } });
+      const annotated = await garden.patch(
+        { ...SHOOT, namespace, name },
+        { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '1' } } },
+      );
       if (!annotated.ok) throw new Error(`annotate Shoot ${name}: ${describeFailure(annotated)}`);
     }
     await succeed(garden, namespace, name, Number(shoot.metadata.generation ?? 1), 'Create');
@@ -89,8 +96,24 @@ async function succeedAll(garden: KubeClient, namespace: string): Promise<number
   return shoots.items.length;
 }
 
-async function succeed(garden: KubeClient, namespace: string, name: string, generation: number, type: string, state = 'Succeeded'): Promise<void> {
-  const status = { observedGeneration: generation, lastOperation: { type, state, progress: state === 'Succeeded' ? 100 : 50, description: `bench: ${state}`, lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } };
+async function succeed(
+  garden: KubeClient,
+  namespace: string,
+  name: string,
+  generation: number,
+  type: string,
+  state = 'Succeeded',
+): Promise<void> {
+  const status = {
+    observedGeneration: generation,
+    lastOperation: {
+      type,
+      state,
+      progress: state === 'Succeeded' ? 100 : 50,
+      description: `bench: ${state}`,
+      lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
+  };
   const patched = await garden.patch({ ...SHOOT, namespace, name }, { status }, CONTENT_TYPE.mergePatch, 'status');
   if (!patched.ok) throw new Error(`status of Shoot ${name}: ${describeFailure(patched)}`);
 }
@@ -118,7 +141,11 @@ export async function benchBackfill(): Promise<void> {
     const kcpNamespace = await createTestNamespace(env.kcp, 'kcp-bench-');
     const creating = process.hrtime.bigint();
     await mapInParallel(runtimes, LANES, async (runtime) => {
-      const body = { ...structuredClone(runtime), ...RUNTIME, metadata: { ...runtime.metadata, namespace: kcpNamespace, generation: undefined, resourceVersion: undefined } };
+      const body = {
+        ...structuredClone(runtime),
+        ...RUNTIME,
+        metadata: { ...runtime.metadata, namespace: kcpNamespace, generation: undefined, resourceVersion: undefined },
+      };
       const created = await env.kcp.create(body as unknown as KubeObject);
       if (!created.ok) throw new Error(`Runtime ${runtime.metadata.name}: ${describeFailure(created)}`);
       const cluster = gardenerClusterFor({ ...body, metadata: { ...body.metadata, namespace: kcpNamespace } } as never);
@@ -141,7 +168,12 @@ export async function benchBackfill(): Promise<void> {
     watched.onChange(({ object }) => {
       const provisioned = object.status?.conditions?.find((c) => c.type === 'Provisioned');
       const list = seen.get(object.metadata.name) ?? [];
-      list.push({ at: performance.now(), generation: Number(object.metadata.generation), ...(object.status?.state && { state: object.status.state }), ...(provisioned?.observedGeneration !== undefined && { observed: provisioned.observedGeneration }) });
+      list.push({
+        at: performance.now(),
+        generation: Number(object.metadata.generation),
+        ...(object.status?.state && { state: object.status.state }),
+        ...(provisioned?.observedGeneration !== undefined && { observed: provisioned.observedGeneration }),
+      });
       seen.set(object.metadata.name, list);
     });
     shootsWatched.onChange(({ object }) => shootSeen.set(object.metadata.name, performance.now()));
@@ -152,7 +184,22 @@ export async function benchBackfill(): Promise<void> {
 
     // The backfiller, compiled, as one watching process through the proxies.
     const port = await freePort();
-    const args = ['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpProxy.kubeconfigPath, '--garden-kubeconfig', gardenProxy.kubeconfigPath, '--kcp-namespace', kcpNamespace, '--watch', '--interval', '30', '--metrics-port', String(port)];
+    const args = [
+      'backfill',
+      '--landscape',
+      landscape,
+      '--kcp-kubeconfig',
+      kcpProxy.kubeconfigPath,
+      '--garden-kubeconfig',
+      gardenProxy.kubeconfigPath,
+      '--kcp-namespace',
+      kcpNamespace,
+      '--watch',
+      '--interval',
+      '30',
+      '--metrics-port',
+      String(port),
+    ];
     const child = spawn(process.execPath, [KIMOPS_BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)));
@@ -171,17 +218,24 @@ export async function benchBackfill(): Promise<void> {
       await until(`all ${runtimes.length} Runtimes Ready`, () => readyCount() === runtimes.length, 30 * 60_000);
       const firstMs = msSince(first);
       const firstRequests = { kcp: kcpProxy.requests.length, garden: gardenProxy.requests.length };
-      log(`first pass: all ${runtimes.length} Ready after ${(firstMs / 1000).toFixed(1)} s (${firstRequests.kcp} KCP and ${firstRequests.garden} Garden requests)`);
+      log(
+        `first pass: all ${runtimes.length} Ready after ${(firstMs / 1000).toFixed(1)} s (${firstRequests.kcp} KCP and ${firstRequests.garden} Garden requests)`,
+      );
 
       // A quiet full pass (every --interval): what it asks of the APIs when nothing changed.
       await new Promise((resolve) => setTimeout(resolve, 35_000));
       kcpProxy.reset();
       gardenProxy.reset();
       await new Promise((resolve) => setTimeout(resolve, 31_000));
-      const quiet = { kcp: kcpProxy.requests.filter((r) => !r.path.includes('watch=')).length, garden: gardenProxy.requests.filter((r) => !r.path.includes('watch=')).length };
+      const quiet = {
+        kcp: kcpProxy.requests.filter((r) => !r.path.includes('watch=')).length,
+        garden: gardenProxy.requests.filter((r) => !r.path.includes('watch=')).length,
+      };
 
       // KEB's updates: a generation bump each, one every 100 ms; the time until Pending for that generation.
-      const bumped = runtimes.filter((_, i) => i % Math.max(1, Math.floor(runtimes.length / BUMPS)) === 0).slice(0, BUMPS);
+      const bumped = runtimes
+        .filter((_, i) => i % Math.max(1, Math.floor(runtimes.length / BUMPS)) === 0)
+        .slice(0, BUMPS);
       const pendingMs: number[] = [];
       const deliveryMs: number[] = [];
       const generations = new Map<string, number>();
@@ -191,11 +245,20 @@ export async function benchBackfill(): Promise<void> {
           const name = runtime.metadata.name;
           const sent = performance.now();
           const maximum = (runtime.spec.shoot.provider.workers[0]?.maximum ?? 3) + 1;
-          const patched = await env.kcp.patch({ ...RUNTIME, namespace: kcpNamespace, name }, [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }], CONTENT_TYPE.jsonPatch);
+          const patched = await env.kcp.patch(
+            { ...RUNTIME, namespace: kcpNamespace, name },
+            [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }],
+            CONTENT_TYPE.jsonPatch,
+          );
           if (!patched.ok) throw new Error(`bump ${name}: ${describeFailure(patched)}`);
           const generation = Number(patched.body.metadata.generation);
           generations.set(name, generation);
-          await until(`${name} Pending for generation ${generation}`, () => (seen.get(name) ?? []).some((s) => s.at >= sent && s.state === 'Pending' && s.observed === generation), 60_000);
+          await until(
+            `${name} Pending for generation ${generation}`,
+            () =>
+              (seen.get(name) ?? []).some((s) => s.at >= sent && s.state === 'Pending' && s.observed === generation),
+            60_000,
+          );
           const events = (seen.get(name) ?? []).filter((s) => s.at >= sent);
           deliveryMs.push((events.find((s) => s.generation === generation)?.at ?? sent) - sent);
           pendingMs.push((events.find((s) => s.state === 'Pending' && s.observed === generation)?.at ?? sent) - sent);
@@ -214,28 +277,42 @@ export async function benchBackfill(): Promise<void> {
         if (!live.ok) throw new Error(`Shoot ${shootName}: ${describeFailure(live)}`);
         const shootGeneration = Number(live.body.metadata.generation ?? 1);
         await succeed(env.garden, project?.namespace ?? '', shootName, shootGeneration, 'Reconcile', 'Processing');
-        const annotated = await env.garden.patch(ref, { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: String(generation) } } });
+        const annotated = await env.garden.patch(ref, {
+          metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: String(generation) } },
+        });
         if (!annotated.ok) throw new Error(`annotate ${shootName}: ${describeFailure(annotated)}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
         const sent = performance.now();
         await succeed(env.garden, project?.namespace ?? '', shootName, shootGeneration, 'Reconcile');
-        await until(`${name} Ready again`, () => (seen.get(name) ?? []).some((s) => s.at >= sent && s.state === 'Ready' && s.observed === generation), 60_000);
+        await until(
+          `${name} Ready again`,
+          () => (seen.get(name) ?? []).some((s) => s.at >= sent && s.state === 'Ready' && s.observed === generation),
+          60_000,
+        );
         readyMs.push(((seen.get(name) ?? []).find((s) => s.at >= sent && s.state === 'Ready')?.at ?? sent) - sent);
         shootDeliveryMs.push((shootSeen.get(shootName) ?? sent) - sent);
       });
       const memory = memoryOf(pid);
       peakKib = Math.max(peakKib, memory.hwmKib);
 
-      console.log(`\nbench backfill: ${runtimes.length} Runtimes and Shoots, kimops backfill --watch compiled (pid ${pid})`);
-      console.log(`  first pass (finalizers, GardenerClusters, statuses)   ${ms(firstMs)}   ${firstRequests.kcp} KCP + ${firstRequests.garden} Garden requests`);
+      console.log(
+        `\nbench backfill: ${runtimes.length} Runtimes and Shoots, kimops backfill --watch compiled (pid ${pid})`,
+      );
+      console.log(
+        `  first pass (finalizers, GardenerClusters, statuses)   ${ms(firstMs)}   ${firstRequests.kcp} KCP + ${firstRequests.garden} Garden requests`,
+      );
       console.log(`  quiet full pass: requests besides watches             ${quiet.kcp} KCP + ${quiet.garden} Garden`);
       console.log(`  baseline: a Runtime change reaching a watch           ${spread(deliveryMs)}`);
       console.log(`  generation bump → Pending for it                      ${spread(pendingMs)}`);
       console.log(`  baseline: a Shoot status change reaching a watch      ${spread(shootDeliveryMs)}`);
       console.log(`  Shoot Succeeded → Runtime Ready                       ${spread(readyMs)}`);
-      console.log(`  peak RSS ${(peakKib / 1024).toFixed(0)} MiB, resident at the end ${(memory.rssKib / 1024).toFixed(0)} MiB`);
+      console.log(
+        `  peak RSS ${(peakKib / 1024).toFixed(0)} MiB, resident at the end ${(memory.rssKib / 1024).toFixed(0)} MiB`,
+      );
       const p99 = percentile(pendingMs, 99);
-      console.log(`  target: Pending within 1 s at p99: ${p99 <= TARGET_PENDING_P99_MS ? 'met' : 'MISSED'} (${p99.toFixed(0)} ms); peak RSS < ${TARGET_RSS_MIB} MiB: ${peakKib / 1024 < TARGET_RSS_MIB ? 'met' : 'MISSED'}`);
+      console.log(
+        `  target: Pending within 1 s at p99: ${p99 <= TARGET_PENDING_P99_MS ? 'met' : 'MISSED'} (${p99.toFixed(0)} ms); peak RSS < ${TARGET_RSS_MIB} MiB: ${peakKib / 1024 < TARGET_RSS_MIB ? 'met' : 'MISSED'}`,
+      );
     } finally {
       clearInterval(sampler);
       child.kill('SIGTERM');
@@ -244,7 +321,11 @@ export async function benchBackfill(): Promise<void> {
       await Promise.all([watched.stop(), shootsWatched.stop()]);
       // The bench's KCP objects (the plane runs no namespace controller to delete them with their namespace);
       // the Runtimes' finalizers first, nobody holds them any more.
-      for (const type of [RUNTIME, { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster' }, { apiVersion: 'v1', kind: 'Secret' }]) {
+      for (const type of [
+        RUNTIME,
+        { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster' },
+        { apiVersion: 'v1', kind: 'Secret' },
+      ]) {
         const left = await env.kcp.listAll<KubeObject>({ ...type, namespace: kcpNamespace });
         await mapInParallel(left.ok ? left.items : [], LANES, async (object) => {
           const ref = { ...type, namespace: kcpNamespace, name: object.metadata.name };
@@ -258,7 +339,9 @@ export async function benchBackfill(): Promise<void> {
   } finally {
     for (const proxy of proxies) await proxy.close();
     if (plane && !plane.own && project && !KEEP_PROJECT && !REUSE_PROJECT) {
-      await removeSeeded({ garden: plane.env.garden, namespace: project.namespace, lanes: LANES, log }).catch((e: unknown) => problems.push(`cleanup: ${String(e)}`));
+      await removeSeeded({ garden: plane.env.garden, namespace: project.namespace, lanes: LANES, log }).catch(
+        (e: unknown) => problems.push(`cleanup: ${String(e)}`),
+      );
       await project.remove().catch((e: unknown) => problems.push(`cleanup: ${String(e)}`));
     }
     plane?.release();

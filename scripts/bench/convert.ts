@@ -21,7 +21,9 @@ const micros = (nanos: number) => `${(nanos / 1e3).toFixed(1)} µs`;
 
 export function benchConvert(): void {
   const landscapeFile = new URL('../../landscapes/dev/landscape.yaml', import.meta.url);
-  const settings = conversionSettingsOf(parseLandscape(readFileSync(landscapeFile, 'utf8'), 'landscapes/dev/landscape.yaml', 'dev'));
+  const settings = conversionSettingsOf(
+    parseLandscape(readFileSync(landscapeFile, 'utf8'), 'landscapes/dev/landscape.yaml', 'dev'),
+  );
   const runtimes = syntheticRuntimes(RUNTIMES);
 
   // Warm-up on a slice, so both measurements run optimised code.
@@ -54,12 +56,22 @@ export function benchConvert(): void {
   perRuntime.sort((a, b) => a - b);
   const rate = RUNTIMES / (total / 1e9);
   const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-  console.log(`\nconvert: ${RUNTIMES} synthetic Runtimes (${shoots.length} converted, ${failures} failed), dev landscape`);
-  console.log(`  convert + canonical YAML   ${rate.toFixed(0).padStart(7)} Runtimes/s   ${(total / 1e6).toFixed(0)} ms   ${(bytes / 2 ** 20).toFixed(1)} MiB YAML`);
-  console.log(`  baseline JSON.stringify    ${(shoots.length / (baseline / 1e9)).toFixed(0).padStart(7)} Shoots/s     ${(baseline / 1e6).toFixed(0)} ms   ${(baselineBytes / 2 ** 20).toFixed(1)} MiB JSON`);
-  console.log(`  per Runtime                p50 ${micros(percentile(perRuntime, 50))}   p99 ${micros(percentile(perRuntime, 99))}`);
+  console.log(
+    `\nconvert: ${RUNTIMES} synthetic Runtimes (${shoots.length} converted, ${failures} failed), dev landscape`,
+  );
+  console.log(
+    `  convert + canonical YAML   ${rate.toFixed(0).padStart(7)} Runtimes/s   ${(total / 1e6).toFixed(0)} ms   ${(bytes / 2 ** 20).toFixed(1)} MiB YAML`,
+  );
+  console.log(
+    `  baseline JSON.stringify    ${(shoots.length / (baseline / 1e9)).toFixed(0).padStart(7)} Shoots/s     ${(baseline / 1e6).toFixed(0)} ms   ${(baselineBytes / 2 ** 20).toFixed(1)} MiB JSON`,
+  );
+  console.log(
+    `  per Runtime                p50 ${micros(percentile(perRuntime, 50))}   p99 ${micros(percentile(perRuntime, 99))}`,
+  );
   console.log(`  peak RSS                   ${peakRssMiB.toFixed(0)} MiB`);
-  console.log(`  target                     ≥ ${TARGET_PER_SECOND} Runtimes/s: ${rate >= TARGET_PER_SECOND ? 'met' : 'MISSED'}; RSS < ${TARGET_RSS_MIB} MiB: ${peakRssMiB < TARGET_RSS_MIB ? 'met' : 'MISSED'}`);
+  console.log(
+    `  target                     ≥ ${TARGET_PER_SECOND} Runtimes/s: ${rate >= TARGET_PER_SECOND ? 'met' : 'MISSED'}; RSS < ${TARGET_RSS_MIB} MiB: ${peakRssMiB < TARGET_RSS_MIB ? 'met' : 'MISSED'}`,
+  );
   if (failures > 0) {
     console.error(`  ${failures} Runtimes failed to convert; the benchmark input is meant to be valid`);
     process.exitCode = 1;

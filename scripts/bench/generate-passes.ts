@@ -37,7 +37,9 @@ class ForgeClock {
   }
 
   toString(): string {
-    return [...this.byMethod].map(([method, { calls, ms }]) => `${method}${calls > 1 ? ` ×${calls}` : ''} ${ms.toFixed(0)}`).join(', ');
+    return [...this.byMethod]
+      .map(([method, { calls, ms }]) => `${method}${calls > 1 ? ` ×${calls}` : ''} ${ms.toFixed(0)}`)
+      .join(', ');
   }
 }
 
@@ -93,18 +95,48 @@ async function passes(gitdir: string, count: number): Promise<PassesReport> {
   const pass = async (name: string, inputs: readonly RuntimeInput[]): Promise<[GenerateResult, PassFigures]> => {
     const before = await repo.resolve('main');
     clock.reset();
-    const [result, ms] = await timed(() => generate({ landscape: landscape.name, settings, runtimes: inputs, runtimesComplete: true, repo, forge: timedForge(forge, clock), memo, author: BENCH_AUTHOR, log: () => undefined }));
-    const failed = [...result.failures.map((f) => f.message), ...result.bugs.map((b) => `${b.runtime}: ${String(b.error)}`)];
+    const [result, ms] = await timed(() =>
+      generate({
+        landscape: landscape.name,
+        settings,
+        runtimes: inputs,
+        runtimesComplete: true,
+        repo,
+        forge: timedForge(forge, clock),
+        memo,
+        author: BENCH_AUTHOR,
+        log: () => undefined,
+      }),
+    );
+    const failed = [
+      ...result.failures.map((f) => f.message),
+      ...result.bugs.map((b) => `${b.runtime}: ${String(b.error)}`),
+    ];
     if (failed.length > 0) problems.push(`${name}: ${failed.length} Runtimes failed, e.g. ${failed[0]}`);
-    const figures = { ms, rendered: result.rendered, unchanged: result.unchanged, proposed: result.proposed.length, mainMoved: (await repo.resolve('main')) !== before, forgeMs: clock.ms, forgeCalls: clock.calls, forge: clock.toString() };
+    const figures = {
+      ms,
+      rendered: result.rendered,
+      unchanged: result.unchanged,
+      proposed: result.proposed.length,
+      mainMoved: (await repo.resolve('main')) !== before,
+      forgeMs: clock.ms,
+      forgeCalls: clock.calls,
+      forge: clock.toString(),
+    };
     return [result, figures];
   };
 
   const inputs: RuntimeInput[] = benchRuntimes(count).map((runtime) => ({ source: 'bench', runtime }));
   const [, cold] = await pass('(b1)', inputs);
   const [, warm] = await pass('(b2)', inputs);
-  for (const [name, figures] of [['(b1)', cold], ['(b2)', warm]] as const) {
-    if (figures.proposed > 0 || figures.mainMoved) problems.push(`${name} the no-op proposed ${figures.proposed} Shoots${figures.mainMoved ? ' and moved main' : ''}`);
+  for (const [name, figures] of [
+    ['(b1)', cold],
+    ['(b2)', warm],
+  ] as const) {
+    if (figures.proposed > 0 || figures.mainMoved)
+      problems.push(
+        `${name} the no-op proposed ${figures.proposed} Shoots${figures.mainMoved ? ' and moved main' : ''}`,
+      );
   }
 
   const index = Math.floor(count / 2);
@@ -122,7 +154,12 @@ async function passes(gitdir: string, count: number): Promise<PassesReport> {
   return {
     cold,
     warm,
-    single: { ...single, shoot: changed.spec.shoot.name, outcome: proposal ? `${proposal.class} → #${proposal.pr} ${proposal.action}` : 'nothing proposed', ...(pr && { prBodyChars: pr.body.length, prState: pr.state }) },
+    single: {
+      ...single,
+      shoot: changed.spec.shoot.name,
+      outcome: proposal ? `${proposal.class} → #${proposal.pr} ${proposal.action}` : 'nothing proposed',
+      ...(pr && { prBodyChars: pr.body.length, prState: pr.state }),
+    },
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     problems,
   };

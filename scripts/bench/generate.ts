@@ -34,12 +34,12 @@ function render(runtimes: readonly Runtime[], settings: ConversionSettings): Map
   const files = new Map<string, string>();
   for (const runtime of runtimes) {
     const result = convertRuntime({ runtime, settings });
-    if (!result.ok) throw new Error(`benchmark Runtime ${runtime.metadata.name} failed to convert: ${result.error.message}`);
+    if (!result.ok)
+      throw new Error(`benchmark Runtime ${runtime.metadata.name} failed to convert: ${result.error.message}`);
     for (const { path, content } of shootFiles(result.shoot, result.companions)) files.set(path, content);
   }
   return files;
 }
-
 
 /** The git CLI committing the same files in a fresh worktree; writing the files is not timed. */
 function gitCliCommit(dir: string, files: ReadonlyMap<string, string>): number {
@@ -80,34 +80,60 @@ export async function benchGenerate(): Promise<void> {
     // The landscape repo as `kimops init --landscape dev <dir>` makes it.
     const gitdir = join(work, 'landscape.git');
     const initOutput: string[] = [];
-    const initCode = await kimops(['init', '--landscape', BENCH_LANDSCAPE, gitdir], { stdout: (t) => initOutput.push(t), stderr: (t) => initOutput.push(t), readStdin: async () => '' });
+    const initCode = await kimops(['init', '--landscape', BENCH_LANDSCAPE, gitdir], {
+      stdout: (t) => initOutput.push(t),
+      stderr: (t) => initOutput.push(t),
+      readStdin: async () => '',
+    });
     if (initCode !== 0) throw new Error(`kimops init failed (exit ${initCode}):\n${initOutput.join('')}`);
     const repo = await LandscapeRepo.open(gitdir);
 
     // (a) the first full commit of every Shoot folder on main
-    const [initial, initialMs] = await timed(() => repo.commitFiles({ branch: 'main', files: files as Map<string, string>, deletions: 'replace-shoots-folder', message: 'render', author: BENCH_AUTHOR }));
+    const [initial, initialMs] = await timed(() =>
+      repo.commitFiles({
+        branch: 'main',
+        files: files as Map<string, string>,
+        deletions: 'replace-shoots-folder',
+        message: 'render',
+        author: BENCH_AUTHOR,
+      }),
+    );
     files = undefined;
 
     // (b) and (c) in a fresh process: its peak RSS is the generator's alone.
     const passes = fileURLToPath(new URL('./generate-passes.ts', import.meta.url));
-    const output = execFileSync(process.execPath, ['--import', 'tsx', passes, gitdir, String(RUNTIMES)], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
-    const { cold, warm, single, peakRssBytes, problems } = JSON.parse(output.trim().split('\n').at(-1) as string) as PassesReport;
+    const output = execFileSync(process.execPath, ['--import', 'tsx', passes, gitdir, String(RUNTIMES)], {
+      encoding: 'utf8',
+      maxBuffer: 16 * 2 ** 20,
+    });
+    const { cold, warm, single, peakRssBytes, problems } = JSON.parse(
+      output.trim().split('\n').at(-1) as string,
+    ) as PassesReport;
 
-    const pass = (figures: PassFigures) => `rendered ${figures.rendered}, unchanged ${figures.unchanged}, proposed ${figures.proposed}, main moved: ${figures.mainMoved ? 'yes' : 'no'}; forge ${figures.forgeMs.toFixed(0)} ms (${figures.forge})`;
+    const pass = (figures: PassFigures) =>
+      `rendered ${figures.rendered}, unchanged ${figures.unchanged}, proposed ${figures.proposed}, main moved: ${figures.mainMoved ? 'yes' : 'no'}; forge ${figures.forgeMs.toFixed(0)} ms (${figures.forge})`;
     const singleWithoutForge = single.ms - single.forgeMs;
     const coldNoop = cold.proposed === 0 && !cold.mainMoved;
     const warmNoop = warm.proposed === 0 && !warm.mainMoved;
     const proposed = single.proposed > 0;
-    console.log(`\ngenerate: ${RUNTIMES} synthetic Runtimes → ${fileCount} files (${(bytes / 2 ** 20).toFixed(1)} MiB), landscape ${BENCH_LANDSCAPE}, bare repo from kimops init, local forge`);
+    console.log(
+      `\ngenerate: ${RUNTIMES} synthetic Runtimes → ${fileCount} files (${(bytes / 2 ** 20).toFixed(1)} MiB), landscape ${BENCH_LANDSCAPE}, bare repo from kimops init, local forge`,
+    );
     console.log(`  render all (convert + YAML)            ${ms(renderMs)}`);
     console.log(`  (a) first full commit                  ${ms(initialMs)}   ${initial.changedPaths.length} files`);
     console.log(`      baseline git add -A && git commit  ${ms(cliMs)}   ratio ${(initialMs / cliMs).toFixed(2)}`);
     console.log(`  (b1) no-op generate(), cold memo       ${ms(cold.ms)}   ${pass(cold)}`);
     console.log(`  (b2) no-op generate(), warm memo       ${ms(warm.ms)}   ${pass(warm)}`);
-    console.log(`  (c) one Runtime changed, warm pass     ${ms(single.ms)}   rendered ${single.rendered}, ${single.shoot}: ${single.outcome}${single.prState ? ` (PR ${single.prState}, body ${single.prBodyChars} chars)` : ''}`);
-    console.log(`      of it in the forge                 ${ms(single.forgeMs)}   ${single.forgeCalls} calls: ${single.forge}`);
+    console.log(
+      `  (c) one Runtime changed, warm pass     ${ms(single.ms)}   rendered ${single.rendered}, ${single.shoot}: ${single.outcome}${single.prState ? ` (PR ${single.prState}, body ${single.prBodyChars} chars)` : ''}`,
+    );
+    console.log(
+      `      of it in the forge                 ${ms(single.forgeMs)}   ${single.forgeCalls} calls: ${single.forge}`,
+    );
     console.log(`      without the forge                  ${ms(singleWithoutForge)}`);
-    console.log(`  peak RSS of the generator passes       ${mib(peakRssBytes)}   (the setup's own, rendering and committing everything: ${mib(peakRss()).trim()})`);
+    console.log(
+      `  peak RSS of the generator passes       ${mib(peakRssBytes)}   (the setup's own, rendering and committing everything: ${mib(peakRss()).trim()})`,
+    );
     console.log(
       `  target                                 full ≤ git CLI: ${verdict(initialMs <= cliMs)}; no-op < ${TARGET_NOOP_MS} ms, none made: warm ${verdict(warmNoop && warm.ms < TARGET_NOOP_MS)} ` +
         `(cold ${verdict(coldNoop && cold.ms < TARGET_NOOP_MS)}); single < ${TARGET_SINGLE_MS} ms without the forge: ${verdict(proposed && singleWithoutForge < TARGET_SINGLE_MS)} ` +

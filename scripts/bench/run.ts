@@ -7,7 +7,13 @@ import { benchConvert } from './convert.js';
 import { benchGenerate } from './generate.js';
 import { benchValidate } from './validate.js';
 
-const BENCHMARKS: Record<string, () => Promise<void> | void> = { convert: benchConvert, generate: benchGenerate, validate: benchValidate, apply: benchApply, backfill: benchBackfill };
+const BENCHMARKS: Record<string, () => Promise<void> | void> = {
+  convert: benchConvert,
+  generate: benchGenerate,
+  validate: benchValidate,
+  apply: benchApply,
+  backfill: benchBackfill,
+};
 /** Run only when named: apply and backfill start a control plane and seed 10,000 Shoots through Gardener's admission (~40 min). */
 const ON_REQUEST = new Set(['apply', 'backfill']);
 

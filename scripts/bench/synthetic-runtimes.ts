@@ -37,13 +37,20 @@ export function syntheticRuntimes(count: number, seed = 42): Runtime[] {
     const { shoot } = runtime.spec;
     const providerRegions = regions[shoot.provider.type] ?? [];
     const region = providerRegions.length > 0 ? pick(providerRegions) : shoot.region;
-    const zoneCount = shoot.provider.type === 'azure' && (shoot.provider.workers[0]?.zones ?? []).length === 0 ? 0 : 1 + Math.floor(next() * 3);
+    const zoneCount =
+      shoot.provider.type === 'azure' && (shoot.provider.workers[0]?.zones ?? []).length === 0
+        ? 0
+        : 1 + Math.floor(next() * 3);
     const zoneOf = ZONE_STYLE[shoot.provider.type] ?? ((r: string, l: string) => `${r}${l}`);
     const zones = ['a', 'b', 'c'].slice(0, zoneCount).map((l, z) => zoneOf(region, l, z));
     const id = `${i.toString(16).padStart(8, '0')}-bench`;
     runtime.metadata.name = id;
     runtime.metadata.generation = 1 + Math.floor(next() * 20);
-    runtime.metadata.labels = { ...runtime.metadata.labels, 'kyma-project.io/runtime-id': id, 'kyma-project.io/region': region };
+    runtime.metadata.labels = {
+      ...runtime.metadata.labels,
+      'kyma-project.io/runtime-id': id,
+      'kyma-project.io/region': region,
+    };
     shoot.name = `c-${i.toString(36)}`;
     shoot.region = region;
     for (const worker of [...shoot.provider.workers, ...(shoot.provider.additionalWorkers ?? [])]) {
@@ -53,4 +60,3 @@ export function syntheticRuntimes(count: number, seed = 42): Runtime[] {
     return runtime;
   });
 }
-

@@ -49,18 +49,23 @@ function cases(runtimes: readonly Runtime[], landscape: Landscape): Case[] {
   const settings = conversionSettingsOf(landscape);
   return runtimes.map((runtime) => {
     const result = convertRuntime({ runtime, settings });
-    if (!result.ok) throw new Error(`benchmark Runtime ${runtime.metadata.name} failed to convert: ${result.error.message}`);
+    if (!result.ok)
+      throw new Error(`benchmark Runtime ${runtime.metadata.name} failed to convert: ${result.error.message}`);
     const object = JSON.parse(JSON.stringify(result.shoot)) as Json;
     const oldObject = structuredClone(object);
     // The one change: the live Shoot's first worker pool has a lower maximum (higher when that would invert it).
-    const worker = (oldObject.spec as { provider: { workers: { minimum: number; maximum: number }[] } }).provider.workers[0];
+    const worker = (oldObject.spec as { provider: { workers: { minimum: number; maximum: number }[] } }).provider
+      .workers[0];
     if (worker) worker.maximum = worker.maximum > worker.minimum ? worker.maximum - 1 : worker.maximum + 1;
     return { object, oldObject };
   });
 }
 
 function runtimeFacts(runtimes: readonly Runtime[]): RuntimeFact[] {
-  return runtimes.map((r) => ({ id: r.metadata.labels?.['kyma-project.io/runtime-id'] ?? r.metadata.name, platformRegion: r.spec.shoot.platformRegion ?? '' }));
+  return runtimes.map((r) => ({
+    id: r.metadata.labels?.['kyma-project.io/runtime-id'] ?? r.metadata.name,
+    platformRegion: r.spec.shoot.platformRegion ?? '',
+  }));
 }
 
 interface Tally {
@@ -69,7 +74,11 @@ interface Tally {
   erroredByPolicy: Map<string, { count: number; first: string }>;
 }
 
-const newTally = (): Tally => ({ byStatus: { passed: 0, failed: 0, error: 0, 'not-applicable': 0 }, failedByPolicy: new Map(), erroredByPolicy: new Map() });
+const newTally = (): Tally => ({
+  byStatus: { passed: 0, failed: 0, error: 0, 'not-applicable': 0 },
+  failedByPolicy: new Map(),
+  erroredByPolicy: new Map(),
+});
 
 function tallyResults(tally: Tally, results: ReturnType<typeof evaluatePolicies>): void {
   for (const r of results) {
@@ -88,11 +97,22 @@ function tallyResults(tally: Tally, results: ReturnType<typeof evaluatePolicies>
  * worker-scaling-bounds and immutable-fields-unchanged (region and provider type). True when all pass.
  */
 function handWrittenChecks(object: Json, oldObject: Json): boolean {
-  const spec = object.spec as { region: string; provider: { type: string; workers?: { name: string; minimum?: number; maximum?: number }[]; workersSettings?: { sshAccess?: { enabled?: boolean } } } };
+  const spec = object.spec as {
+    region: string;
+    provider: {
+      type: string;
+      workers?: { name: string; minimum?: number; maximum?: number }[];
+      workersSettings?: { sshAccess?: { enabled?: boolean } };
+    };
+  };
   const live = oldObject.spec as typeof spec;
   const sshDisabled = spec.provider.workersSettings?.sshAccess?.enabled === false;
-  const inverted = (spec.provider.workers ?? []).filter((w) => w.minimum !== undefined && w.maximum !== undefined && w.minimum > w.maximum).map((w) => `${w.name} (${w.minimum} > ${w.maximum})`);
-  return sshDisabled && inverted.length === 0 && spec.region === live.region && spec.provider.type === live.provider.type;
+  const inverted = (spec.provider.workers ?? [])
+    .filter((w) => w.minimum !== undefined && w.maximum !== undefined && w.minimum > w.maximum)
+    .map((w) => `${w.name} (${w.minimum} > ${w.maximum})`);
+  return (
+    sshDisabled && inverted.length === 0 && spec.region === live.region && spec.provider.type === live.provider.type
+  );
 }
 
 export async function benchValidate(): Promise<void> {
@@ -110,16 +130,27 @@ export async function benchValidate(): Promise<void> {
     const params = landscapeParams({ landscape, zones, runtimes: facts });
     let applicable = 0;
     for (const c of cases(runtimes.slice(0, SAMPLE), landscape)) {
-      applicable += evaluatePolicies(policies, { ...c, operation: 'UPDATE', params, landscape: name }).filter((r) => r.status !== 'not-applicable').length;
+      applicable += evaluatePolicies(policies, { ...c, operation: 'UPDATE', params, landscape: name }).filter(
+        (r) => r.status !== 'not-applicable',
+      ).length;
     }
     applicableIn.set(name, applicable);
   }
   const most = Math.max(...applicableIn.values());
-  const chosen = applicableIn.get(PREFERRED_LANDSCAPE) === most ? PREFERRED_LANDSCAPE : [...applicableIn].find(([, n]) => n === most)?.[0] ?? PREFERRED_LANDSCAPE;
+  const chosen =
+    applicableIn.get(PREFERRED_LANDSCAPE) === most
+      ? PREFERRED_LANDSCAPE
+      : ([...applicableIn].find(([, n]) => n === most)?.[0] ?? PREFERRED_LANDSCAPE);
   const landscape = landscapes.get(chosen) as Landscape;
   const params = landscapeParams({ landscape, zones, runtimes: facts });
   const corpus = cases(runtimes, landscape);
-  const input = (c: Case): PolicyInput => ({ object: c.object, oldObject: c.oldObject, operation: 'UPDATE', params, landscape: chosen });
+  const input = (c: Case): PolicyInput => ({
+    object: c.object,
+    oldObject: c.oldObject,
+    operation: 'UPDATE',
+    params,
+    landscape: chosen,
+  });
 
   // Warm-up on a slice, so every measurement runs optimised code (and the schema validator is compiled).
   for (const c of corpus.slice(0, WARM_UP)) {
@@ -172,7 +203,11 @@ export async function benchValidate(): Promise<void> {
   const context = { policies, params, landscape: chosen };
   for (const c of corpus) {
     const folder = `shoots/${(c.object.metadata as { name: string }).name}/`;
-    const change = { folder, files: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.object)]]), base: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.oldObject)]]) };
+    const change = {
+      folder,
+      files: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.object)]]),
+      base: new Map([[`${folder}shoot.yaml`, toCanonicalYaml(c.oldObject)]]),
+    };
     const t0 = process.hrtime.bigint();
     const checked = checkShootFolder(context, change);
     folderTotal += Number(process.hrtime.bigint() - t0);
@@ -198,28 +233,56 @@ export async function benchValidate(): Promise<void> {
   const peakRssMiB = process.resourceUsage().maxRSS / 1024;
   const landscapeChoice = CANDIDATE_LANDSCAPES.map((l) => `${l} ${applicableIn.get(l)}`).join(', ');
 
-  console.log(`\nvalidate: ${n} Shoots from synthetic Runtimes, landscape ${chosen}, ${policies.length} policies (policies/default), UPDATE against the live Shoot with one worker maximum changed`);
-  console.log(`  one core (a plain loop); params: landscape facts + zones (KEB) + ${facts.length} Runtimes (${Object.keys(params).length} keys)`);
+  console.log(
+    `\nvalidate: ${n} Shoots from synthetic Runtimes, landscape ${chosen}, ${policies.length} policies (policies/default), UPDATE against the live Shoot with one worker maximum changed`,
+  );
+  console.log(
+    `  one core (a plain loop); params: landscape facts + zones (KEB) + ${facts.length} Runtimes (${Object.keys(params).length} keys)`,
+  );
   console.log(`  landscape chosen by applicable evaluations on the first ${SAMPLE} Shoots: ${landscapeChoice}`);
-  console.log(`  whole pack (policies only)  ${perSecond(n, policiesTotal)} Shoots/s   ${(policiesTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootPolicies, 50))}   p99 ${micros(percentile(perShootPolicies, 99))}`);
-  console.log(`  schema + policies           ${perSecond(n, bothTotal)} Shoots/s   ${(bothTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootBoth, 50))}   p99 ${micros(percentile(perShootBoth, 99))}`);
-  console.log(`  schema check alone          ${perSecond(n, schemaTotal)} Shoots/s   ${(schemaTotal / 1e6).toFixed(0)} ms`);
-  console.log(`  folder check (files)        ${perSecond(n, folderTotal)} Shoots/s   ${(folderTotal / 1e6).toFixed(0)} ms   (both files parsed, schema, pack, credentials; ${folderDenied} denied)`);
-  console.log(`  baseline JSON round trip    ${perSecond(n, jsonTotal)} Shoots/s   ${(jsonTotal / 1e6).toFixed(0)} ms   (JSON.parse(JSON.stringify(shoot)), ${bytes > 0 ? 'checked' : 'empty'})`);
-  console.log(`  baseline hand-written TS    ${perSecond(n, handTotal)} Shoots/s   ${(handTotal / 1e6).toFixed(1)} ms   (ssh-access-disabled, worker-scaling-bounds, immutable region/provider; ${handPassed}/${n} pass)`);
+  console.log(
+    `  whole pack (policies only)  ${perSecond(n, policiesTotal)} Shoots/s   ${(policiesTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootPolicies, 50))}   p99 ${micros(percentile(perShootPolicies, 99))}`,
+  );
+  console.log(
+    `  schema + policies           ${perSecond(n, bothTotal)} Shoots/s   ${(bothTotal / 1e6).toFixed(0)} ms   p50 ${micros(percentile(perShootBoth, 50))}   p99 ${micros(percentile(perShootBoth, 99))}`,
+  );
+  console.log(
+    `  schema check alone          ${perSecond(n, schemaTotal)} Shoots/s   ${(schemaTotal / 1e6).toFixed(0)} ms`,
+  );
+  console.log(
+    `  folder check (files)        ${perSecond(n, folderTotal)} Shoots/s   ${(folderTotal / 1e6).toFixed(0)} ms   (both files parsed, schema, pack, credentials; ${folderDenied} denied)`,
+  );
+  console.log(
+    `  baseline JSON round trip    ${perSecond(n, jsonTotal)} Shoots/s   ${(jsonTotal / 1e6).toFixed(0)} ms   (JSON.parse(JSON.stringify(shoot)), ${bytes > 0 ? 'checked' : 'empty'})`,
+  );
+  console.log(
+    `  baseline hand-written TS    ${perSecond(n, handTotal)} Shoots/s   ${(handTotal / 1e6).toFixed(1)} ms   (ssh-access-disabled, worker-scaling-bounds, immutable region/provider; ${handPassed}/${n} pass)`,
+  );
   console.log(`  pack vs JSON round trip     ${(policiesTotal / jsonTotal).toFixed(1)}× the time`);
-  console.log(`  evaluations                 ${evaluations}: ${applicable} applicable (${tally.byStatus.passed} passed, ${tally.byStatus.failed} failed, ${tally.byStatus.error} error), ${tally.byStatus['not-applicable']} not applicable`);
+  console.log(
+    `  evaluations                 ${evaluations}: ${applicable} applicable (${tally.byStatus.passed} passed, ${tally.byStatus.failed} failed, ${tally.byStatus.error} error), ${tally.byStatus['not-applicable']} not applicable`,
+  );
   for (const policy of policies) {
     const failed = tally.failedByPolicy.get(policy.name) ?? 0;
     const errored = tally.erroredByPolicy.get(policy.name);
-    if (failed > 0 || errored) console.log(`    ${policy.name.padEnd(34)} ${failed} failed${errored ? `, ${errored.count} error: ${errored.first}` : ''}`);
+    if (failed > 0 || errored)
+      console.log(
+        `    ${policy.name.padEnd(34)} ${failed} failed${errored ? `, ${errored.count} error: ${errored.first}` : ''}`,
+      );
   }
-  if (tally.byStatus.failed === 0 && tally.byStatus.error === 0) console.log('    no policy failed or errored on the corpus');
-  console.log(`  schema problems             ${schemaProblems} in ${shootsWithSchemaProblems} Shoots${firstSchemaProblem ? ` (first: ${JSON.stringify(firstSchemaProblem)})` : ''}`);
+  if (tally.byStatus.failed === 0 && tally.byStatus.error === 0)
+    console.log('    no policy failed or errored on the corpus');
+  console.log(
+    `  schema problems             ${schemaProblems} in ${shootsWithSchemaProblems} Shoots${firstSchemaProblem ? ` (first: ${JSON.stringify(firstSchemaProblem)})` : ''}`,
+  );
   console.log(`  peak RSS                    ${peakRssMiB.toFixed(0)} MiB`);
-  console.log(`  target                      ≥ ${TARGET_PER_SECOND} Shoots/s (whole pack, one core): ${rate >= TARGET_PER_SECOND ? 'met' : 'MISSED'}`);
+  console.log(
+    `  target                      ≥ ${TARGET_PER_SECOND} Shoots/s (whole pack, one core): ${rate >= TARGET_PER_SECOND ? 'met' : 'MISSED'}`,
+  );
   if (tally.byStatus.error > 0) {
-    console.error(`  ${tally.byStatus.error} policy evaluations errored; the benchmark would measure failures, not validation`);
+    console.error(
+      `  ${tally.byStatus.error} policy evaluations errored; the benchmark would measure failures, not validation`,
+    );
     process.exitCode = 1;
   }
 }

@@ -13,7 +13,13 @@ function shootIn(seed: Seed): Shoot {
     apiVersion: 'core.gardener.cloud/v1beta1',
     kind: 'Shoot',
     metadata: { name: 'c-1', namespace: 'garden-kyma' },
-    spec: { region, seedSelector: { matchLabels: { 'seed.gardener.cloud/region': region } }, networking: {}, kubernetes: {}, provider: { type, workers: [] } },
+    spec: {
+      region,
+      seedSelector: { matchLabels: { 'seed.gardener.cloud/region': region } },
+      networking: {},
+      kubernetes: {},
+      provider: { type, workers: [] },
+    },
   };
 }
 
@@ -23,13 +29,22 @@ describe('the test garden Seeds', () => {
     expect(new Set(seeds.map((seed) => seed.spec.provider.type)).size).toBeGreaterThan(3);
   });
 
-  it.each(seeds.map((seed) => [seed.metadata.name, seed] as const))('%s passes the seed check once its status is written', (_name, seed) => {
-    expect(seedCheck(shootIn(seed), [seed])).toMatchObject({ ok: false, reason: 'SeedNotFound' });
-    expect(seedCheck(shootIn(seed), [{ ...seed, status: readySeedStatus(AT) }])).toEqual({ ok: true });
-  });
+  it.each(seeds.map((seed) => [seed.metadata.name, seed] as const))(
+    '%s passes the seed check once its status is written',
+    (_name, seed) => {
+      expect(seedCheck(shootIn(seed), [seed])).toMatchObject({ ok: false, reason: 'SeedNotFound' });
+      expect(seedCheck(shootIn(seed), [{ ...seed, status: readySeedStatus(AT) }])).toEqual({ ok: true });
+    },
+  );
 
-  it.each(seeds.slice(0, 1).map((seed) => [seed.metadata.name, seed] as const))('%s fails the seed check with GardenletReady False, as a test sets it', (_name, seed) => {
-    const notReady = { ...seed, status: { ...readySeedStatus(AT), conditions: [gardenletReadyCondition(false, AT)] } };
-    expect(seedCheck(shootIn(seed), [notReady])).toMatchObject({ ok: false, reason: 'SeedNotFound' });
-  });
+  it.each(seeds.slice(0, 1).map((seed) => [seed.metadata.name, seed] as const))(
+    '%s fails the seed check with GardenletReady False, as a test sets it',
+    (_name, seed) => {
+      const notReady = {
+        ...seed,
+        status: { ...readySeedStatus(AT), conditions: [gardenletReadyCondition(false, AT)] },
+      };
+      expect(seedCheck(shootIn(seed), [notReady])).toMatchObject({ ok: false, reason: 'SeedNotFound' });
+    },
+  );
 });

@@ -15,13 +15,43 @@ const FIXTURES = new URL('fixtures/', import.meta.url);
 
 /** KEB's provider names → the Runtime's provider type and the Gardener CloudProfile. */
 const PROVIDERS = {
-  aws: { keb: 'aws', cloudProfiles: ['aws'], zone: (region: string, z: string) => `${region}${z}`, volumes: ['gp2', 'gp3', 'io1'] },
-  azure: { keb: 'azure', cloudProfiles: ['az'], zone: (_region: string, z: string) => z, volumes: ['Standard_LRS', 'StandardSSD_LRS', 'Premium_LRS'] },
-  gcp: { keb: 'gcp', cloudProfiles: ['gcp'], zone: (region: string, z: string) => `${region}-${z}`, volumes: ['pd-standard', 'pd-balanced', 'pd-ssd'] },
-  openstack: { keb: 'sap-converged-cloud', cloudProfiles: ['converged-cloud-kyma'], zone: (region: string, z: string) => `${region}${z}`, volumes: [] },
-  alicloud: { keb: 'alicloud', cloudProfiles: ['alicloud'], zone: (region: string, z: string) => `${region}${z}`, volumes: ['cloud_essd', 'cloud_efficiency'] },
+  aws: {
+    keb: 'aws',
+    cloudProfiles: ['aws'],
+    zone: (region: string, z: string) => `${region}${z}`,
+    volumes: ['gp2', 'gp3', 'io1'],
+  },
+  azure: {
+    keb: 'azure',
+    cloudProfiles: ['az'],
+    zone: (_region: string, z: string) => z,
+    volumes: ['Standard_LRS', 'StandardSSD_LRS', 'Premium_LRS'],
+  },
+  gcp: {
+    keb: 'gcp',
+    cloudProfiles: ['gcp'],
+    zone: (region: string, z: string) => `${region}-${z}`,
+    volumes: ['pd-standard', 'pd-balanced', 'pd-ssd'],
+  },
+  openstack: {
+    keb: 'sap-converged-cloud',
+    cloudProfiles: ['converged-cloud-kyma'],
+    zone: (region: string, z: string) => `${region}${z}`,
+    volumes: [],
+  },
+  alicloud: {
+    keb: 'alicloud',
+    cloudProfiles: ['alicloud'],
+    zone: (region: string, z: string) => `${region}${z}`,
+    volumes: ['cloud_essd', 'cloud_efficiency'],
+  },
   // KIM's default GDCH profile is `cat`; a landscape may name another one.
-  gdch: { keb: 'gdch', cloudProfiles: ['cat'], zone: (region: string, z: string) => `${region}-${z}`, volumes: ['Standard'] },
+  gdch: {
+    keb: 'gdch',
+    cloudProfiles: ['cat'],
+    zone: (region: string, z: string) => `${region}-${z}`,
+    volumes: ['Standard'],
+  },
 } as const;
 type ProviderType = keyof typeof PROVIDERS;
 
@@ -63,14 +93,23 @@ export function loadGardenSeedInput(): GardenSeedInput {
     .filter((f) => f.endsWith('.yaml'))
     .sort()
     .map((f) => parse(readFileSync(new URL(f, examples), 'utf8')) as Runtime);
-  const keb = parse(readFileSync(new URL('keb/plans-and-regions.values.yaml', FIXTURES), 'utf8'), { merge: true }) as GardenSeedInput['keb'];
+  const keb = parse(readFileSync(new URL('keb/plans-and-regions.values.yaml', FIXTURES), 'utf8'), {
+    merge: true,
+  }) as GardenSeedInput['keb'];
   return { landscapes, runtimes, keb };
 }
 
 /** `m6i.large (2vCPU, 8GB RAM)` → cpu 2, memory 8Gi; GPU machines carry `1GPU`. */
 function machineType(name: string, description: string): Record<string, unknown> {
   const number = (unit: string) => Number(new RegExp(`(\\d+)${unit}`).exec(description)?.[1] ?? 0);
-  return { name, cpu: String(number('vCPU') || 2), gpu: String(number('GPU')), memory: `${number('GB RAM') || 8}Gi`, usable: true, architecture: 'amd64' };
+  return {
+    name,
+    cpu: String(number('vCPU') || 2),
+    gpu: String(number('GPU')),
+    memory: `${number('GB RAM') || 8}Gi`,
+    usable: true,
+    architecture: 'amd64',
+  };
 }
 
 /**
@@ -99,20 +138,34 @@ function cloudProfile(
       machineImages: images.map((image) => ({
         name: image.name,
         updateStrategy: 'major',
-        versions: image.versions.map((version) => ({ version, cri: [{ name: 'containerd', containerRuntimes: [{ type: 'gvisor' }] }], architectures: ['amd64'] })),
+        versions: image.versions.map((version) => ({
+          version,
+          cri: [{ name: 'containerd', containerRuntimes: [{ type: 'gvisor' }] }],
+          architectures: ['amd64'],
+        })),
       })),
       machineTypes: Object.entries(keb.machines).map(([machine, description]) => machineType(machine, description)),
-      ...(provider.volumes.length > 0 && { volumeTypes: provider.volumes.map((v) => ({ name: v, class: 'standard', usable: true })) }),
+      ...(provider.volumes.length > 0 && {
+        volumeTypes: provider.volumes.map((v) => ({ name: v, class: 'standard', usable: true })),
+      }),
       regions: Object.entries(keb.regions).map(([region, { zones }]) => ({
         name: region,
-        zones: unique([...zones.map((z) => provider.zone(region, z)), ...(usedZones.get(`${type}/${region}`) ?? [])]).map((zone) => ({ name: zone })),
+        zones: unique([
+          ...zones.map((z) => provider.zone(region, z)),
+          ...(usedZones.get(`${type}/${region}`) ?? []),
+        ]).map((zone) => ({ name: zone })),
         ...(EU_REGION.test(region) && { accessRestrictions: [{ name: 'eu-access-only' }] }),
       })),
     },
   };
 }
 
-function secret(name: string, namespace: string, data: Record<string, string>, labels?: Record<string, string>): KubeObject {
+function secret(
+  name: string,
+  namespace: string,
+  data: Record<string, string>,
+  labels?: Record<string, string>,
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -129,17 +182,25 @@ function unique<T>(values: T[]): T[] {
 /** Every object of the test garden, in apply order (namespaces and cluster-scoped types first). */
 export function gardenSeedObjects({ landscapes, runtimes, keb }: GardenSeedInput): KubeObject[] {
   const settings = landscapes.map((landscape) => ({ landscape, ...conversionSettingsOf(landscape) }));
-  const kubernetesVersions = unique([...settings.map((s) => s.config.kubernetes?.defaultVersion ?? ''), ...EXTRA_KUBERNETES_VERSIONS]).filter(Boolean);
+  const kubernetesVersions = unique([
+    ...settings.map((s) => s.config.kubernetes?.defaultVersion ?? ''),
+    ...EXTRA_KUBERNETES_VERSIONS,
+  ]).filter(Boolean);
   const images = unique(settings.map((s) => s.config.machineImage?.defaultName ?? 'gardenlinux')).map((name) => ({
     name,
-    versions: unique([...settings.map((s) => s.config.machineImage?.defaultVersion ?? ''), ...EXTRA_IMAGE_VERSIONS]).filter(Boolean),
+    versions: unique([
+      ...settings.map((s) => s.config.machineImage?.defaultVersion ?? ''),
+      ...EXTRA_IMAGE_VERSIONS,
+    ]).filter(Boolean),
   }));
 
   // KEB lists the zones it picks from; a Runtime may use another real zone of the region (trials do).
   const usedZones = new Map<string, string[]>();
   for (const { spec } of runtimes) {
     const key = `${spec.shoot.provider.type}/${spec.shoot.region}`;
-    const zones = [spec.shoot.provider.workers, spec.shoot.provider.additionalWorkers ?? []].flat().flatMap((w) => w.zones ?? []);
+    const zones = [spec.shoot.provider.workers, spec.shoot.provider.additionalWorkers ?? []]
+      .flat()
+      .flatMap((w) => w.zones ?? []);
     usedZones.set(key, unique([...(usedZones.get(key) ?? []), ...zones]));
   }
 
@@ -153,16 +214,26 @@ export function gardenSeedObjects({ landscapes, runtimes, keb }: GardenSeedInput
   for (const [type, provider] of Object.entries(PROVIDERS) as [ProviderType, (typeof PROVIDERS)[ProviderType]][]) {
     const kebProvider = keb.providersConfiguration[provider.keb];
     if (!kebProvider) throw new Error(`KEB's values have no providersConfiguration.${provider.keb}`);
-    const names = unique([...provider.cloudProfiles, ...(type === 'gdch' ? landscapes.map((l) => l.gdch?.cloudProfileName ?? '') : [])]).filter(Boolean);
-    for (const name of names) objects.push(cloudProfile(name, type, kebProvider, kubernetesVersions, images, usedZones));
+    const names = unique([
+      ...provider.cloudProfiles,
+      ...(type === 'gdch' ? landscapes.map((l) => l.gdch?.cloudProfileName ?? '') : []),
+    ]).filter(Boolean);
+    for (const name of names)
+      objects.push(cloudProfile(name, type, kebProvider, kubernetesVersions, images, usedZones));
     objects.push({
       apiVersion: 'core.gardener.cloud/v1beta1',
       kind: 'ControllerRegistration',
       metadata: { name: `provider-${type}` },
-      spec: { resources: ['Infrastructure', 'ControlPlane', 'Worker', 'BackupBucket', 'BackupEntry', 'Bastion'].map((kind) => ({ kind, type })) },
+      spec: {
+        resources: ['Infrastructure', 'ControlPlane', 'Worker', 'BackupBucket', 'BackupEntry', 'Bastion'].map(
+          (kind) => ({ kind, type }),
+        ),
+      },
     });
     // One Seed per provider region of an example Runtime, so seed-aware code has something to find.
-    for (const region of unique(runtimes.filter((r) => r.spec.shoot.provider.type === type).map((r) => r.spec.shoot.region))) {
+    for (const region of unique(
+      runtimes.filter((r) => r.spec.shoot.provider.type === type).map((r) => r.spec.shoot.region),
+    )) {
       seeds.push(seed(type, region));
     }
   }
@@ -177,7 +248,9 @@ export function gardenSeedObjects({ landscapes, runtimes, keb }: GardenSeedInput
           { kind: 'Network', type: 'calico' },
           { kind: 'OperatingSystemConfig', type: 'gardenlinux' },
           { kind: 'ContainerRuntime', type: 'gvisor' },
-          ...unique(landscapes.map((l) => l.dns?.providerType ?? '')).filter(Boolean).map((type) => ({ kind: 'DNSRecord', type })),
+          ...unique(landscapes.map((l) => l.dns?.providerType ?? ''))
+            .filter(Boolean)
+            .map((type) => ({ kind: 'DNSRecord', type })),
         ],
       },
     },
@@ -190,12 +263,21 @@ export function gardenSeedObjects({ landscapes, runtimes, keb }: GardenSeedInput
     },
   );
 
-  const auditPolicy = parse(readFileSync(new URL('garden/audit-policy.configmap.yaml', FIXTURES), 'utf8')) as { data: Record<string, string> };
+  const auditPolicy = parse(readFileSync(new URL('garden/audit-policy.configmap.yaml', FIXTURES), 'utf8')) as {
+    data: Record<string, string>;
+  };
   const bindings = unique(runtimes.map((r) => `${r.spec.shoot.provider.type}/${r.spec.shoot.secretBindingName}`));
   for (const { landscape, config, auditLogTenants } of settings) {
     const namespace = `garden-${landscape.gardener.project}`;
     objects.push(
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'project.gardener.cloud/name': landscape.gardener.project, 'gardener.cloud/role': 'project' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name: namespace,
+          labels: { 'project.gardener.cloud/name': landscape.gardener.project, 'gardener.cloud/role': 'project' },
+        },
+      },
       {
         apiVersion: 'core.gardener.cloud/v1beta1',
         kind: 'Project',
@@ -204,13 +286,24 @@ export function gardenSeedObjects({ landscapes, runtimes, keb }: GardenSeedInput
         spec: { namespace, tolerations: { whitelist: Object.values(landscape.tolerations ?? {}).flat() } },
       },
     );
-    for (const policy of unique([config.auditLogging?.policyConfigMapName ?? 'audit-policy', 'experimental-audit-policy'])) {
-      objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: policy, namespace }, data: auditPolicy.data });
+    for (const policy of unique([
+      config.auditLogging?.policyConfigMapName ?? 'audit-policy',
+      'experimental-audit-policy',
+    ])) {
+      objects.push({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: policy, namespace },
+        data: auditPolicy.data,
+      });
     }
-    for (const name of unique(Object.values(auditLogTenants).flatMap((regions) => Object.values(regions).map((t) => t.secretName)))) {
+    for (const name of unique(
+      Object.values(auditLogTenants).flatMap((regions) => Object.values(regions).map((t) => t.secretName)),
+    )) {
       objects.push(secret(name, namespace, { auditlog: 'test credentials' }));
     }
-    if (landscape.dns) objects.push(secret(landscape.dns.secretName, namespace, { credentials: 'test DNS credentials' }));
+    if (landscape.dns)
+      objects.push(secret(landscape.dns.secretName, namespace, { credentials: 'test DNS credentials' }));
     // The binding kind the landscape's Shoots reference (Gardener admits each one slowly, ~350 ms).
     const credentialsBindings = config.gardener?.enableCredentialBinding ?? false;
     for (const binding of bindings) {
@@ -251,7 +344,11 @@ function seed(type: string, region: string): KubeObject {
       provider: { type, region },
       dns: {
         provider: { type: 'aws-route53', credentialsRef: SEED_DNS_CREDENTIALS },
-        internal: { type: 'aws-route53', domain: `internal.${name}.seed.example.invalid`, credentialsRef: SEED_DNS_CREDENTIALS },
+        internal: {
+          type: 'aws-route53',
+          domain: `internal.${name}.seed.example.invalid`,
+          credentialsRef: SEED_DNS_CREDENTIALS,
+        },
       },
       ingress: { domain: `ingress.${name}.seed.example.invalid`, controller: { kind: 'nginx' } },
       networks: { nodes: '10.240.0.0/16', pods: '10.241.0.0/16', services: '10.242.0.0/16' },
@@ -269,7 +366,13 @@ function seed(type: string, region: string): KubeObject {
 export function readySeedStatus(at: string): SeedStatus {
   return {
     conditions: [gardenletReadyCondition(true, at)],
-    lastOperation: { type: 'Reconcile', state: 'Succeeded', progress: 100, description: 'Seed reconciled (test garden seeding).', lastUpdateTime: at },
+    lastOperation: {
+      type: 'Reconcile',
+      state: 'Succeeded',
+      progress: 100,
+      description: 'Seed reconciled (test garden seeding).',
+      lastUpdateTime: at,
+    },
   };
 }
 
@@ -288,5 +391,9 @@ export function gardenletReadyCondition(ready: boolean, at: string): GardenerCon
 /** The KCP side: the namespace KEB uses and the CRDs it talks through. */
 export function kcpSeedObjects(): KubeObject[] {
   const crd = (file: string) => parse(readFileSync(new URL(`crds/${file}`, ROOT), 'utf8')) as KubeObject;
-  return [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kcp-system' } }, crd('runtime.yaml'), crd('gardenercluster.yaml')];
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kcp-system' } },
+    crd('runtime.yaml'),
+    crd('gardenercluster.yaml'),
+  ];
 }

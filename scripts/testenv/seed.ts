@@ -9,7 +9,13 @@ import { gardenSeedObjects, kcpSeedObjects, loadGardenSeedInput, readySeedStatus
  * Kinds that must exist before others can be admitted (a binding's Secret, a Seed's DNS provider
  * registration); objects of one rank are applied concurrently, ranks one after the other.
  */
-const APPLY_RANK: Record<string, number> = { Namespace: 0, CustomResourceDefinition: 0, SecretBinding: 2, CredentialsBinding: 2, Seed: 3 };
+const APPLY_RANK: Record<string, number> = {
+  Namespace: 0,
+  CustomResourceDefinition: 0,
+  SecretBinding: 2,
+  CredentialsBinding: 2,
+  Seed: 3,
+};
 const DEFAULT_RANK = 1;
 /** Gardener's binding admission takes ~350 ms per object; a few at a time keeps seeding short. */
 const APPLY_CONCURRENCY = 8;
@@ -23,7 +29,9 @@ export async function applyAll(client: KubeClient, objects: KubeObject[]): Promi
       for (let object = queue.shift(); object; object = queue.shift()) {
         const result = await client.apply(object, 'kimops-testenv', { force: true });
         if (!result.ok) {
-          throw new Error(`seeding ${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}: ${describeFailure(result)}`);
+          throw new Error(
+            `seeding ${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}: ${describeFailure(result)}`,
+          );
         }
       }
     };
@@ -47,7 +55,15 @@ async function markSeedsReady(client: KubeClient, seeds: KubeObject[]): Promise<
 /** Waits until the Runtime CRD is served, so the first test can create Runtimes. */
 async function waitForRuntimeCrd(kcp: KubeClient): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!(await kcp.list({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', namespace: 'kcp-system' })).ok) {
+  while (
+    !(
+      await kcp.list({
+        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+        kind: 'Runtime',
+        namespace: 'kcp-system',
+      })
+    ).ok
+  ) {
     if (Date.now() > deadline) throw new Error('the Runtime CRD was not served within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -68,4 +84,6 @@ const gardenObjects = gardenSeedObjects(loadGardenSeedInput());
 await applyAll(garden, gardenObjects);
 const seeds = gardenObjects.filter((object) => object.kind === 'Seed');
 await markSeedsReady(garden, seeds);
-console.log(`testenv: seeded ${kcpObjects.length} KCP and ${gardenObjects.length} Garden objects (${seeds.length} Seeds ready) in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+console.log(
+  `testenv: seeded ${kcpObjects.length} KCP and ${gardenObjects.length} Garden objects (${seeds.length} Seeds ready) in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+);

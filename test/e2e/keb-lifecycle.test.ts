@@ -57,26 +57,44 @@ describe('KEB against generate, apply and backfill', () => {
       if (!got.ok && got.status !== 404) throw new Error(describeFailure(got));
       return got.ok ? (got.body as unknown as LiveRuntime) : undefined;
     };
-    const provisioned = (runtime: LiveRuntime | undefined) => runtime?.status?.conditions?.find((c) => c.type === 'Provisioned');
+    const provisioned = (runtime: LiveRuntime | undefined) =>
+      runtime?.status?.conditions?.find((c) => c.type === 'Provisioned');
     const kebUpdate = async (maximum: number): Promise<number> => {
-      const patched = await env.kcp.patch(ref, [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }], CONTENT_TYPE.jsonPatch);
+      const patched = await env.kcp.patch(
+        ref,
+        [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }],
+        CONTENT_TYPE.jsonPatch,
+      );
       if (!patched.ok) throw new Error(describeFailure(patched));
       return Number((patched.body as unknown as LiveRuntime).metadata.generation);
     };
     /** KEB's read 4 s after its update: the status must already say Pending for the new generation. */
     const pendingWithinFourSeconds = async (generation: number) => {
       const started = Date.now();
-      await eventually(`Pending for generation ${generation}`, async () => {
-        const live = await get();
-        return live?.status?.state === 'Pending' && provisioned(live)?.observedGeneration === generation ? true : undefined;
-      }, KEB_READS_AFTER_MS, 20);
+      await eventually(
+        `Pending for generation ${generation}`,
+        async () => {
+          const live = await get();
+          return live?.status?.state === 'Pending' && provisioned(live)?.observedGeneration === generation
+            ? true
+            : undefined;
+        },
+        KEB_READS_AFTER_MS,
+        20,
+      );
       return Date.now() - started;
     };
     const ready = (generation: number) =>
-      eventually(`Ready at generation ${generation}`, async () => {
-        const live = await get();
-        return live?.status?.state === 'Ready' && provisioned(live)?.observedGeneration === generation ? live : undefined;
-      }, 60_000);
+      eventually(
+        `Ready at generation ${generation}`,
+        async () => {
+          const live = await get();
+          return live?.status?.state === 'Ready' && provisioned(live)?.observedGeneration === generation
+            ? live
+            : undefined;
+        },
+        60_000,
+      );
 
     // KEB creates the Runtime; the pipeline runs as three watching processes.
     const created = await env.kcp.create({ ...example, ...RUNTIME } as unknown as KubeObject);
@@ -90,46 +108,137 @@ describe('KEB against generate, apply and backfill', () => {
     expect(createdUnconvertible.ok ? 'created' : describeFailure(createdUnconvertible)).toBe('created');
     const controller = new AbortController();
     const processes: RunningKimops[] = [
-      startKimops(['generate', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--kcp-namespace', namespace, '--garden-kubeconfig', gardenKubeconfig(), '--repo', gitdir, '--watch', '--interval', '2'], controller.signal),
-      startKimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1'], controller.signal),
-      startKimops(['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace, '--watch', '--interval', '3600', '--metrics-port', '0'], controller.signal),
+      startKimops(
+        [
+          'generate',
+          '--landscape',
+          landscape,
+          '--kcp-kubeconfig',
+          kcpKubeconfig(),
+          '--kcp-namespace',
+          namespace,
+          '--garden-kubeconfig',
+          gardenKubeconfig(),
+          '--repo',
+          gitdir,
+          '--watch',
+          '--interval',
+          '2',
+        ],
+        controller.signal,
+      ),
+      startKimops(
+        [
+          'apply',
+          '--landscape',
+          landscape,
+          '--repo',
+          gitdir,
+          '--garden-kubeconfig',
+          gardenKubeconfig(),
+          '--watch',
+          '--interval',
+          '1',
+        ],
+        controller.signal,
+      ),
+      startKimops(
+        [
+          'backfill',
+          '--landscape',
+          landscape,
+          '--kcp-kubeconfig',
+          kcpKubeconfig(),
+          '--garden-kubeconfig',
+          gardenKubeconfig(),
+          '--kcp-namespace',
+          namespace,
+          '--watch',
+          '--interval',
+          '3600',
+          '--metrics-port',
+          '0',
+        ],
+        controller.signal,
+      ),
     ];
     /** KIM's runtime-state series of this Runtime, as the backfiller serves it (`state="…",…} 1`). */
     const stateSeries = async (metric = 'infrastructure_manager_im_runtime_state'): Promise<string[]> => {
       const url = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1];
       if (!url) return [];
       const text = await (await fetch(url)).text();
-      return text.split('\n').filter((line) => line.startsWith(`${metric}{`) && line.includes(`runtimeId="${runtimeID}"`));
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith(`${metric}{`) && line.includes(`runtimeId="${runtimeID}"`));
     };
     try {
       // Create → Ready, with the kubeconfig Secret KEB hands to the customer, and the GitOps trail beside KIM's conditions.
       const first = await ready(1);
       expect(first.status?.provisioningCompleted).toBe(true);
       const condition = (type: string) => first.status?.conditions?.find((c) => c.type === type);
-      expect(condition('ChangeProposed')).toMatchObject({ status: 'True', reason: 'PullRequestMerged', message: expect.stringMatching(new RegExp(`^kimops pr show \\d+ --repo ${gitdir}$`)) });
-      expect(condition('ChangeMerged')).toMatchObject({ status: 'True', reason: 'Merged', message: expect.stringMatching(/^[0-9a-f]{40}$/) });
+      expect(condition('ChangeProposed')).toMatchObject({
+        status: 'True',
+        reason: 'PullRequestMerged',
+        message: expect.stringMatching(new RegExp(`^kimops pr show \\d+ --repo ${gitdir}$`)),
+      });
+      expect(condition('ChangeMerged')).toMatchObject({
+        status: 'True',
+        reason: 'Merged',
+        message: expect.stringMatching(/^[0-9a-f]{40}$/),
+      });
 
       // The unconvertible Runtime: Failed with KIM's reason, the converter's words, and no Shoot.
-      const refused = await eventually('the conversion error on the Runtime', async () => {
-        const got = await env.kcp.get(unconvertibleRef);
-        const live = got.ok ? (got.body as unknown as LiveRuntime) : undefined;
-        return live?.status?.state === 'Failed' ? live : undefined;
-      }, 30_000);
-      expect(provisioned(refused)).toMatchObject({ status: 'False', reason: 'ConversionErr', message: expect.stringMatching(/^Runtime conversion error .*kyma-project\.io\/region/) });
+      const refused = await eventually(
+        'the conversion error on the Runtime',
+        async () => {
+          const got = await env.kcp.get(unconvertibleRef);
+          const live = got.ok ? (got.body as unknown as LiveRuntime) : undefined;
+          return live?.status?.state === 'Failed' ? live : undefined;
+        },
+        30_000,
+      );
+      expect(provisioned(refused)).toMatchObject({
+        status: 'False',
+        reason: 'ConversionErr',
+        message: expect.stringMatching(/^Runtime conversion error .*kyma-project\.io\/region/),
+      });
       expect(await getShoot(env.garden, project.namespace, `${shoot}x`)).toBeUndefined();
       // KEB gives up on it (its 60 min) and deletes it: nothing to wait for, it is gone.
       expect((await env.kcp.delete(unconvertibleRef)).ok).toBe(true);
-      await eventually('the unconvertible Runtime gone', async () => ((await env.kcp.get(unconvertibleRef)).status === 404 ? true : undefined), 30_000);
-      const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` });
-      expect(secret.ok ? Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8') : describeFailure(secret)).toContain(`server: ${env.plane.kubeApiserverUrl}`);
+      await eventually(
+        'the unconvertible Runtime gone',
+        async () => ((await env.kcp.get(unconvertibleRef)).status === 404 ? true : undefined),
+        30_000,
+      );
+      const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace,
+        name: `kubeconfig-${runtimeID}`,
+      });
+      expect(
+        secret.ok ? Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8') : describeFailure(secret),
+      ).toContain(`server: ${env.plane.kubeApiserverUrl}`);
       // KIM's metric, same labels: one series for the Runtime, Ready.
-      const series = await eventually('the Ready series', async () => ((await stateSeries()).some((l) => l.includes('state="Ready"')) ? stateSeries() : undefined));
-      expect(series).toEqual([expect.stringMatching(new RegExp(`^infrastructure_manager_im_runtime_state\\{runtimeId="${runtimeID}",runtimeName="${name}",shoot="${shoot}",provider="aws",state="Ready",message="[^"]+"\\} 1$`))]);
+      const series = await eventually('the Ready series', async () =>
+        (await stateSeries()).some((l) => l.includes('state="Ready"')) ? stateSeries() : undefined,
+      );
+      expect(series).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^infrastructure_manager_im_runtime_state\\{runtimeId="${runtimeID}",runtimeName="${name}",shoot="${shoot}",provider="aws",state="Ready",message="[^"]+"\\} 1$`,
+          ),
+        ),
+      ]);
       // KIM's other two: the GardenerCluster's state, and when the kubeconfig expires (last-sync + 24 h).
-      expect(await stateSeries('infrastructure_manager_im_gardener_clusters_state')).toEqual([`infrastructure_manager_im_gardener_clusters_state{runtimeId="${runtimeID}",shoot="${shoot}",state="Ready",reason="KubeconfigSecretCreated"} 1`]);
+      expect(await stateSeries('infrastructure_manager_im_gardener_clusters_state')).toEqual([
+        `infrastructure_manager_im_gardener_clusters_state{runtimeId="${runtimeID}",shoot="${shoot}",state="Ready",reason="KubeconfigSecretCreated"} 1`,
+      ]);
       const [expiry] = await stateSeries('infrastructure_manager_im_kubeconfig_expiration');
       const expires = Number(/expires="(\d+)"/.exec(expiry ?? '')?.[1]);
-      expect(expiry).toBe(`infrastructure_manager_im_kubeconfig_expiration{runtimeId="${runtimeID}",shoot="${shoot}",expires="${expires}",rotationDuration="51840",expirationDuration="86400"} ${expires}`);
+      expect(expiry).toBe(
+        `infrastructure_manager_im_kubeconfig_expiration{runtimeId="${runtimeID}",shoot="${shoot}",expires="${expires}",rotationDuration="51840",expirationDuration="86400"} ${expires}`,
+      );
       expect(Math.abs(expires - (Date.now() / 1000 + 86_400))).toBeLessThan(120);
 
       // Update → Pending by the time KEB looks (4 s), then Ready with the change on the live Shoot.
@@ -140,28 +249,56 @@ describe('KEB against generate, apply and backfill', () => {
       expect(scaled?.spec.provider.workers[0]?.maximum).toBe(25);
       // The change's stages, measured for the create and this update: its PR, merged, applied, Ready.
       const metricsUrl = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1] ?? '';
-      const stageCounts = (await (await fetch(metricsUrl)).text()).split('\n').filter((line) => line.startsWith('kimops_backfiller_stage_seconds_count{'));
-      for (const stage of ['propose', 'merge', 'apply', 'ready']) expect(stageCounts.find((line) => line.includes(`stage="${stage}"`))).toMatch(/ [12]$/);
+      const stageCounts = (await (await fetch(metricsUrl)).text())
+        .split('\n')
+        .filter((line) => line.startsWith('kimops_backfiller_stage_seconds_count{'));
+      for (const stage of ['propose', 'merge', 'apply', 'ready'])
+        expect(stageCounts.find((line) => line.includes(`stage="${stage}"`))).toMatch(/ [12]$/);
       expect(scaled?.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION]).toBe(String(second));
 
       // Gardener fails the next reconcile with a retryable code: KEB keeps seeing Pending.
-      simulator.inject(project.namespace, shoot, { state: 'Failed', codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'], description: 'rate limited by the provider' });
+      simulator.inject(project.namespace, shoot, {
+        state: 'Failed',
+        codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'],
+        description: 'rate limited by the provider',
+      });
       const third = await kebUpdate(26);
       expect(await pendingWithinFourSeconds(third)).toBeLessThan(KEB_READS_AFTER_MS);
-      await eventually('the retryable failure on the Runtime', async () => {
-        const live = await get();
-        return live?.status?.shootLastOperation?.state === 'Failed' && provisioned(live)?.message === MSG_RETRYABLE_RECONCILE ? live : undefined;
-      }, 60_000);
+      await eventually(
+        'the retryable failure on the Runtime',
+        async () => {
+          const live = await get();
+          return live?.status?.shootLastOperation?.state === 'Failed' &&
+            provisioned(live)?.message === MSG_RETRYABLE_RECONCILE
+            ? live
+            : undefined;
+        },
+        60_000,
+      );
       expect((await get())?.status?.state).toBe('Pending');
 
       // A non-retryable code: Failed, with KIM's reason and the code as its message.
-      simulator.inject(project.namespace, shoot, { state: 'Failed', codes: ['ERR_INFRA_UNAUTHORIZED'], description: 'credentials rejected' });
+      simulator.inject(project.namespace, shoot, {
+        state: 'Failed',
+        codes: ['ERR_INFRA_UNAUTHORIZED'],
+        description: 'credentials rejected',
+      });
       const fourth = await kebUpdate(27);
-      const failed = await eventually('Failed', async () => {
-        const live = await get();
-        return live?.status?.state === 'Failed' && provisioned(live)?.observedGeneration === fourth ? live : undefined;
-      }, 60_000);
-      expect(provisioned(failed)).toMatchObject({ status: 'False', reason: 'ProcessingErr', message: 'ERR_INFRA_UNAUTHORIZED' });
+      const failed = await eventually(
+        'Failed',
+        async () => {
+          const live = await get();
+          return live?.status?.state === 'Failed' && provisioned(live)?.observedGeneration === fourth
+            ? live
+            : undefined;
+        },
+        60_000,
+      );
+      expect(provisioned(failed)).toMatchObject({
+        status: 'False',
+        reason: 'ProcessingErr',
+        message: 'ERR_INFRA_UNAUTHORIZED',
+      });
 
       // Fixed on Gardener's side, KEB's next update brings it back to Ready.
       simulator.heal(project.namespace, shoot);
@@ -169,20 +306,36 @@ describe('KEB against generate, apply and backfill', () => {
 
       // KEB deletes the Runtime: Terminating (the finalizer holds it), the Shoot deleted through Git, then gone.
       expect((await env.kcp.delete(ref)).ok).toBe(true);
-      await eventually('Terminating', async () => ((await get())?.status?.state === 'Terminating' ? true : undefined), 10_000);
+      await eventually(
+        'Terminating',
+        async () => ((await get())?.status?.state === 'Terminating' ? true : undefined),
+        10_000,
+      );
       await eventually('the Runtime gone', async () => ((await get()) ? undefined : true), 90_000);
       expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
-      await eventually('the series removed with the finalizer', async () => ((await stateSeries()).length === 0 ? true : undefined), 5_000);
+      await eventually(
+        'the series removed with the finalizer',
+        async () => ((await stateSeries()).length === 0 ? true : undefined),
+        5_000,
+      );
       expect(await stateSeries('infrastructure_manager_im_gardener_clusters_state')).toEqual([]);
       expect(await stateSeries('infrastructure_manager_im_kubeconfig_expiration')).toEqual([]);
-      expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
+      expect(
+        (await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status,
+      ).toBe(404);
     } catch (error) {
       // What the three processes said is the first thing to read when this fails.
-      const tails = processes.map((p, i) => `--- ${['generate', 'apply', 'backfill'][i]} stdout:\n${p.stdout.slice(-3000)}\n--- stderr:\n${p.stderr.slice(-3000)}`);
+      const tails = processes.map(
+        (p, i) =>
+          `--- ${['generate', 'apply', 'backfill'][i]} stdout:\n${p.stdout.slice(-3000)}\n--- stderr:\n${p.stderr.slice(-3000)}`,
+      );
       const open = (await kimops(['pr', 'list', '--repo', gitdir])).stdout;
       const first = /#(\d+)/.exec(open)?.[1];
       const shown = first ? (await kimops(['pr', 'show', '--repo', gitdir, first])).stdout : '';
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tails.join('\n')}\n--- open PRs:\n${open}\n${shown}`, { cause: error });
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}\n${tails.join('\n')}\n--- open PRs:\n${open}\n${shown}`,
+        { cause: error },
+      );
     } finally {
       controller.abort();
     }

@@ -39,7 +39,17 @@ export interface GardenProxy {
 }
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** How long stop() lets requests that already reached the Garden finish before it cuts them. */
 const DRAIN_MS = 10_000;
 
@@ -57,7 +67,10 @@ async function upstreamOf(kubeconfig: string): Promise<Upstream> {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error(`garden proxy: ${kubeconfig} has no current cluster`);
   const url = new URL(cluster.server);
-  if (url.protocol !== 'https:') throw new Error(`garden proxy: ${kubeconfig} points at ${cluster.server}; the proxy forwards to https servers only`);
+  if (url.protocol !== 'https:')
+    throw new Error(
+      `garden proxy: ${kubeconfig} points at ${cluster.server}; the proxy forwards to https servers only`,
+    );
   const options: https.RequestOptions = {};
   await config.applyToHTTPSOptions(options);
   const agent = new https.Agent({
@@ -69,14 +82,16 @@ async function upstreamOf(kubeconfig: string): Promise<Upstream> {
     ...(options.rejectUnauthorized !== undefined && { rejectUnauthorized: options.rejectUnauthorized }),
   });
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.headers ?? {})) if (typeof value === 'string') headers[name] = value;
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    if (typeof value === 'string') headers[name] = value;
   if (options.auth) headers.authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
   return { url, agent, headers };
 }
 
 function forwardedHeaders(headers: http.IncomingHttpHeaders | http.OutgoingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
   return out;
 }
 
@@ -132,7 +147,9 @@ export async function startGardenProxy(options: { kubeconfig: string; dir: strin
     forward.on('error', (error) => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 502, message: `garden proxy: ${error.message}` }));
+        res.end(
+          JSON.stringify({ kind: 'Status', status: 'Failure', code: 502, message: `garden proxy: ${error.message}` }),
+        );
       } else res.destroy();
       record(bodyComplete ? 502 : 0);
     });

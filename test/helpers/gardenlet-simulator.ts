@@ -45,7 +45,9 @@ export interface SimulatorOptions {
   gardenerVersion?: string;
 }
 
-type ShootWithMeta = Shoot & { metadata: Shoot['metadata'] & { uid?: string; finalizers?: string[]; deletionTimestamp?: string } };
+type ShootWithMeta = Shoot & {
+  metadata: Shoot['metadata'] & { uid?: string; finalizers?: string[]; deletionTimestamp?: string };
+};
 
 export class GardenletSimulator {
   private readonly faults = new Map<string, Fault>();
@@ -83,7 +85,10 @@ export class GardenletSimulator {
 
   /** One pass over every Shoot: each moves at most one step. */
   async tick(): Promise<void> {
-    const listed = await this.options.garden.request<{ items: ShootWithMeta[] }>('GET', `/apis/${SHOOT.apiVersion}/shoots`);
+    const listed = await this.options.garden.request<{ items: ShootWithMeta[] }>(
+      'GET',
+      `/apis/${SHOOT.apiVersion}/shoots`,
+    );
     if (!listed.ok) {
       this.problems.push(`list Shoots: ${describeFailure(listed)}`);
       return;
@@ -99,7 +104,9 @@ export class GardenletSimulator {
     const finalizers = shoot.metadata.finalizers ?? [];
     if (shoot.metadata.deletionTimestamp) return this.stepDeletion(shoot, finalizers);
     if (!finalizers.includes(GARDENER_FINALIZER)) {
-      return this.patch(shoot, { metadata: { finalizers: [...finalizers, GARDENER_FINALIZER], resourceVersion: shoot.metadata.resourceVersion } });
+      return this.patch(shoot, {
+        metadata: { finalizers: [...finalizers, GARDENER_FINALIZER], resourceVersion: shoot.metadata.resourceVersion },
+      });
     }
     const status = shoot.status ?? {};
     const last = status.lastOperation;
@@ -109,8 +116,14 @@ export class GardenletSimulator {
       if (last && isRetryPending(last.state) && this.faults.has(key(shoot)) && !specChanged) return undefined; // a stuck fault stays
       const type = !last || (last.type === 'Create' && last.state !== 'Succeeded') ? 'Create' : 'Reconcile';
       // Like gardenlet, a new generation starts a new retry cycle; retries of the same one keep its start.
-      const cycle = !last || specChanged ? { retryCycleStartTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } : {};
-      return this.setStatus(shoot, { ...this.baseStatus(shoot), ...cycle, lastOperation: operation(type, 'Pending', 0), lastErrors: null });
+      const cycle =
+        !last || specChanged ? { retryCycleStartTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } : {};
+      return this.setStatus(shoot, {
+        ...this.baseStatus(shoot),
+        ...cycle,
+        lastOperation: operation(type, 'Pending', 0),
+        lastErrors: null,
+      });
     }
     if (last.state === 'Pending' || last.state === 'Processing') {
       const next = this.nextProgress(last.progress ?? 0);
@@ -125,7 +138,13 @@ export class GardenletSimulator {
     if (fault) {
       return this.setStatus(shoot, {
         lastOperation: operation(type, fault.state, 90, fault.description ?? `simulated ${fault.state}`),
-        lastErrors: [{ description: fault.description ?? `simulated ${fault.state}`, codes: fault.codes ?? [], taskID: 'simulated' }],
+        lastErrors: [
+          {
+            description: fault.description ?? `simulated ${fault.state}`,
+            codes: fault.codes ?? [],
+            taskID: 'simulated',
+          },
+        ],
         // Gardener still records which generation it worked on.
         observedGeneration: generation,
       });
@@ -137,13 +156,16 @@ export class GardenletSimulator {
       lastOperation: operation(type, 'Succeeded', 100),
       lastErrors: null,
       observedGeneration: generation,
-      ...(this.options.runtimeCluster && { advertisedAddresses: [{ name: 'external', url: this.options.runtimeCluster.server }] }),
+      ...(this.options.runtimeCluster && {
+        advertisedAddresses: [{ name: 'external', url: this.options.runtimeCluster.server }],
+      }),
     });
   }
 
   private async stepDeletion(shoot: ShootWithMeta, finalizers: string[]): Promise<string | undefined> {
     const last = shoot.status?.lastOperation;
-    if (last?.type !== 'Delete') return this.setStatus(shoot, { lastOperation: operation('Delete', 'Pending', 0), lastErrors: null });
+    if (last?.type !== 'Delete')
+      return this.setStatus(shoot, { lastOperation: operation('Delete', 'Pending', 0), lastErrors: null });
     if (last.state === 'Pending' || last.state === 'Processing') {
       const next = this.nextProgress(last.progress ?? 0);
       if (next !== undefined) return this.setStatus(shoot, { lastOperation: operation('Delete', 'Processing', next) });
@@ -158,9 +180,15 @@ export class GardenletSimulator {
     }
     // Force-deletion (gardener-apiserver admits the annotation only on a stuck deletion): Gardener skips the cleanup.
     const forced = shoot.metadata.annotations?.['confirmation.gardener.cloud/force-deletion'] === 'true';
-    if (forced && last.state !== 'Succeeded') return this.setStatus(shoot, { lastOperation: operation('Delete', 'Succeeded', 100), lastErrors: null });
+    if (forced && last.state !== 'Succeeded')
+      return this.setStatus(shoot, { lastOperation: operation('Delete', 'Succeeded', 100), lastErrors: null });
     if (last.state === 'Succeeded' && finalizers.includes(GARDENER_FINALIZER)) {
-      return this.patch(shoot, { metadata: { finalizers: finalizers.filter((f) => f !== GARDENER_FINALIZER), resourceVersion: shoot.metadata.resourceVersion } });
+      return this.patch(shoot, {
+        metadata: {
+          finalizers: finalizers.filter((f) => f !== GARDENER_FINALIZER),
+          resourceVersion: shoot.metadata.resourceVersion,
+        },
+      });
     }
     if ((last.state === 'Error' || last.state === 'Aborted') && !this.faults.has(key(shoot))) {
       return this.setStatus(shoot, { lastOperation: operation('Delete', 'Pending', 0), lastErrors: null });
@@ -175,7 +203,11 @@ export class GardenletSimulator {
   private baseStatus(shoot: ShootWithMeta): ShootStatus {
     const project = (shoot.metadata.namespace ?? '').replace(/^garden-/, '');
     return {
-      gardener: { id: 'gardenlet-simulator', name: 'gardenlet-simulator', version: this.options.gardenerVersion ?? 'v1.141.0' },
+      gardener: {
+        id: 'gardenlet-simulator',
+        name: 'gardenlet-simulator',
+        version: this.options.gardenerVersion ?? 'v1.141.0',
+      },
       hibernated: false,
       technicalID: `shoot--${project}--${shoot.metadata.name}`,
       uid: shoot.metadata.uid,
@@ -191,7 +223,15 @@ export class GardenletSimulator {
     const cluster = this.options.runtimeCluster;
     if (!cluster) return undefined;
     const namespace = shoot.metadata.namespace ?? '';
-    const owner = [{ apiVersion: SHOOT.apiVersion, kind: SHOOT.kind, name: shoot.metadata.name, uid: shoot.metadata.uid ?? '', controller: true }];
+    const owner = [
+      {
+        apiVersion: SHOOT.apiVersion,
+        kind: SHOOT.kind,
+        name: shoot.metadata.name,
+        uid: shoot.metadata.uid ?? '',
+        controller: true,
+      },
+    ];
     const objects: KubeObject[] = [
       // What Gardener deploys into every Shoot: its admins' group is cluster-admin there.
       {
@@ -230,12 +270,19 @@ export class GardenletSimulator {
       'status',
     );
     // A conflict means someone wrote in between; the next pass sees the new object.
-    return result.ok || result.status === 409 || result.status === 404 ? undefined : `status: ${describeFailure(result)}`;
+    return result.ok || result.status === 409 || result.status === 404
+      ? undefined
+      : `status: ${describeFailure(result)}`;
   }
 
   private async patch(shoot: ShootWithMeta, patch: Record<string, unknown>): Promise<string | undefined> {
-    const result = await this.options.garden.patch({ ...SHOOT, namespace: shoot.metadata.namespace, name: shoot.metadata.name }, patch);
-    return result.ok || result.status === 409 || result.status === 404 ? undefined : `update: ${describeFailure(result)}`;
+    const result = await this.options.garden.patch(
+      { ...SHOOT, namespace: shoot.metadata.namespace, name: shoot.metadata.name },
+      patch,
+    );
+    return result.ok || result.status === 409 || result.status === 404
+      ? undefined
+      : `update: ${describeFailure(result)}`;
   }
 }
 

@@ -12,11 +12,19 @@ export interface GitServer {
 }
 
 /** `token`: the one token accepted, or a check (a GitHub test server's `acceptsToken`, for App installation tokens). */
-export async function startGitServer({ root, token }: { root: string; token: string | ((token: string) => boolean) }): Promise<GitServer> {
+export async function startGitServer({
+  root,
+  token,
+}: {
+  root: string;
+  token: string | ((token: string) => boolean);
+}): Promise<GitServer> {
   const server = createServer((req, res) => {
     const user = authorizedUser(req.headers.authorization, token);
     if (user === undefined) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="kimops test git"', 'Content-Type': 'text/plain' }).end('token required\n');
+      res
+        .writeHead(401, { 'WWW-Authenticate': 'Basic realm="kimops test git"', 'Content-Type': 'text/plain' })
+        .end('token required\n');
       return;
     }
     serveCgi(req, res, root, user);
@@ -92,7 +100,8 @@ function serveCgi(req: IncomingMessage, res: ServerResponse, root: string, user:
   let stderr = '';
   backend.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   backend.on('error', (error) => {
-    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`cannot run git http-backend: ${error.message}\n`);
+    if (!res.headersSent)
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`cannot run git http-backend: ${error.message}\n`);
   });
   backend.on('close', (code) => {
     if (res.headersSent) res.end();

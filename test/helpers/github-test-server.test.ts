@@ -17,13 +17,25 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown, token = server.token) {
-  const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, link: res.headers.get('link'), body: (await res.json()) as Record<string, unknown> & unknown[] };
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return {
+    status: res.status,
+    link: res.headers.get('link'),
+    body: (await res.json()) as Record<string, unknown> & unknown[],
+  };
 }
 
 async function openPull(branch: string, files: Record<string, string>): Promise<number> {
   await server.pushBranch(REPO, branch, files);
-  const { status, body } = await call('POST', `/repos/acme/${REPO}/pulls`, { head: branch, base: 'main', title: branch });
+  const { status, body } = await call('POST', `/repos/acme/${REPO}/pulls`, {
+    head: branch,
+    base: 'main',
+    title: branch,
+  });
   expect(status).toBe(201);
   return body.number as number;
 }
@@ -32,8 +44,12 @@ describe('GitHubContract', () => {
   const contract = new GitHubContract();
 
   it('rejects a response that does not match the documented schema or status', () => {
-    expect(contract.checkResponse('pulls/get', 200, { number: 'one' }).join('\n')).toMatch(/pulls\/get response 200 body must have required property 'url'/);
-    expect(contract.checkResponse('pulls/merge', 418, {})).toEqual(['pulls/merge response 418 status 418 is not documented']);
+    expect(contract.checkResponse('pulls/get', 200, { number: 'one' }).join('\n')).toMatch(
+      /pulls\/get response 200 body must have required property 'url'/,
+    );
+    expect(contract.checkResponse('pulls/merge', 418, {})).toEqual([
+      'pulls/merge response 418 status 418 is not documented',
+    ]);
     expect(contract.checkResponse('pulls/merge', 409, { message: 'Head branch was modified.' })).toEqual([]);
     expect(contract.checkResponse('pulls/merge', 503, { message: 'down' })).toEqual([]);
   });
@@ -50,24 +66,40 @@ describe('GitHubTestServer', () => {
   });
 
   it('authenticates tokens', async () => {
-    expect(await call('GET', `/repos/acme/${REPO}`, undefined, 'ghp_unknown')).toMatchObject({ status: 401, body: { message: 'Bad credentials' } });
+    expect(await call('GET', `/repos/acme/${REPO}`, undefined, 'ghp_unknown')).toMatchObject({
+      status: 401,
+      body: { message: 'Bad credentials' },
+    });
   });
 
   it('computes mergeability with git and refuses to merge a conflict (405)', async () => {
     const number = await openPull('conflict', { 'shoots/a/shoot.yaml': 'replicas: 2\n' });
     await server.pushBranch(REPO, 'main', { 'shoots/a/shoot.yaml': 'replicas: 3\n' });
-    expect((await call('GET', `/repos/acme/${REPO}/pulls/${number}`)).body).toMatchObject({ mergeable: false, mergeable_state: 'dirty' });
+    expect((await call('GET', `/repos/acme/${REPO}/pulls/${number}`)).body).toMatchObject({
+      mergeable: false,
+      mergeable_state: 'dirty',
+    });
     expect((await call('PUT', `/repos/acme/${REPO}/pulls/${number}/merge`, {})).status).toBe(405);
   });
 
   it('squash-merges into one single-parent commit and refuses rebase (405)', async () => {
     const number = await openPull('squash', { 'shoots/b/shoot.yaml': 'replicas: 1\n' });
-    expect((await call('PUT', `/repos/acme/${REPO}/pulls/${number}/merge`, { merge_method: 'rebase' })).status).toBe(405);
+    expect((await call('PUT', `/repos/acme/${REPO}/pulls/${number}/merge`, { merge_method: 'rebase' })).status).toBe(
+      405,
+    );
     const { status, body } = await call('PUT', `/repos/acme/${REPO}/pulls/${number}/merge`, { merge_method: 'squash' });
     expect(status).toBe(200);
-    const parents = execFileSync('git', ['--git-dir', server.gitDir(REPO), 'log', '-1', '--format=%P', body.sha as string], { encoding: 'utf8' }).trim();
+    const parents = execFileSync(
+      'git',
+      ['--git-dir', server.gitDir(REPO), 'log', '-1', '--format=%P', body.sha as string],
+      { encoding: 'utf8' },
+    ).trim();
     expect(parents.split(' ')).toHaveLength(1);
-    expect((await call('GET', `/repos/acme/${REPO}/pulls/${number}`)).body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: body.sha });
+    expect((await call('GET', `/repos/acme/${REPO}/pulls/${number}`)).body).toMatchObject({
+      merged: true,
+      state: 'closed',
+      merge_commit_sha: body.sha,
+    });
   });
 
   it('paginates with a link header and matches `head` only as owner:branch', async () => {
@@ -76,7 +108,11 @@ describe('GitHubTestServer', () => {
     const first = await call('GET', `/repos/acme/${REPO}/pulls?state=all&per_page=1`);
     expect(first.body).toHaveLength(1);
     expect(first.link).toMatch(/page=2>; rel="next"$/);
-    expect((await call('GET', `/repos/acme/${REPO}/pulls?head=acme:page-1`)).body.map((pull) => (pull as { head: { ref: string } }).head.ref)).toEqual(['page-1']);
+    expect(
+      (await call('GET', `/repos/acme/${REPO}/pulls?head=acme:page-1`)).body.map(
+        (pull) => (pull as { head: { ref: string } }).head.ref,
+      ),
+    ).toEqual(['page-1']);
     // GitHub ignores a bare branch name here, a classic cause of duplicate PRs.
     expect((await call('GET', `/repos/acme/${REPO}/pulls?head=page-1`)).body.length).toBeGreaterThan(1);
   });
@@ -84,7 +120,9 @@ describe('GitHubTestServer', () => {
   it('injects faults for the next requests', async () => {
     server.failNext(1, 'rate-limit');
     server.failNext(1, { status: 503 });
-    const limited = await fetch(`${server.url}/repos/acme/${REPO}`, { headers: { authorization: `token ${server.token}` } });
+    const limited = await fetch(`${server.url}/repos/acme/${REPO}`, {
+      headers: { authorization: `token ${server.token}` },
+    });
     expect([limited.status, limited.headers.get('x-ratelimit-remaining')]).toEqual([403, '0']);
     expect((await call('GET', `/repos/acme/${REPO}`)).status).toBe(503);
     expect((await call('GET', `/repos/acme/${REPO}`)).status).toBe(200);

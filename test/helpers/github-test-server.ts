@@ -18,7 +18,12 @@ import addFormats from 'ajv-formats';
 const run = promisify(execFile);
 const SPEC_FILE = new URL('../fixtures/github/openapi-subset.json', import.meta.url);
 const DOCS = 'https://docs.github.com/rest';
-const GIT_ENV = { GIT_AUTHOR_NAME: 'GitHub', GIT_AUTHOR_EMAIL: 'noreply@github.com', GIT_COMMITTER_NAME: 'GitHub', GIT_COMMITTER_EMAIL: 'noreply@github.com' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'GitHub',
+  GIT_AUTHOR_EMAIL: 'noreply@github.com',
+  GIT_COMMITTER_NAME: 'GitHub',
+  GIT_COMMITTER_EMAIL: 'noreply@github.com',
+};
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -65,7 +70,8 @@ export class GitHubContract {
       if (typeof ref !== 'string') return node as Obj;
       const [, , kind = '', name = ''] = ref.split('/');
       const target = components[kind]?.[name];
-      if (target === undefined) throw new Error(`${SPEC_FILE.pathname}: unresolved ${ref}; re-run scripts/github-openapi-subset.ts`);
+      if (target === undefined)
+        throw new Error(`${SPEC_FILE.pathname}: unresolved ${ref}; re-run scripts/github-openapi-subset.ts`);
       return resolve(target);
     };
     this.basicError = ajv.compile({ $ref: 'github#/definitions/basic-error' });
@@ -96,7 +102,8 @@ export class GitHubContract {
         const bodySchema = (requestBody?.content as Obj | undefined)?.['application/json'] as Obj | undefined;
         const responses = new Map<number, ValidateFunction | 'empty'>();
         for (const [status, response] of Object.entries(op.responses as Obj)) {
-          const schema = (((resolve(response).content as Obj | undefined)?.['application/json'] as Obj | undefined)?.schema) as Obj | undefined;
+          const schema = ((resolve(response).content as Obj | undefined)?.['application/json'] as Obj | undefined)
+            ?.schema as Obj | undefined;
           responses.set(Number(status), schema === undefined ? 'empty' : ajv.compile(toJsonSchema(schema) as Obj));
         }
         this.operations.push({
@@ -107,7 +114,14 @@ export class GitHubContract {
           params: coercing.compile(objectOf('path', false)),
           // Closed: a query parameter GitHub does not document means the client drifted.
           query: coercing.compile(objectOf('query', true)),
-          ...(bodySchema?.schema === undefined ? {} : { body: { required: requestBody?.required === true, validate: ajv.compile(toJsonSchema(bodySchema.schema) as Obj) } }),
+          ...(bodySchema?.schema === undefined
+            ? {}
+            : {
+                body: {
+                  required: requestBody?.required === true,
+                  validate: ajv.compile(toJsonSchema(bodySchema.schema) as Obj),
+                },
+              }),
           responses,
         });
       }
@@ -117,7 +131,13 @@ export class GitHubContract {
   match(method: string, path: string): { operation: Operation; params: Record<string, string> } | undefined {
     for (const operation of this.operations) {
       const found = operation.method === method ? operation.pattern.exec(path) : null;
-      if (found) return { operation, params: Object.fromEntries(operation.pathNames.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')])) };
+      if (found)
+        return {
+          operation,
+          params: Object.fromEntries(
+            operation.pathNames.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]),
+          ),
+        };
     }
     return undefined;
   }
@@ -125,7 +145,10 @@ export class GitHubContract {
   /** Problems with a request; empty when GitHub would accept its shape. */
   checkRequest(operation: Operation, params: Obj, query: Obj, body: Json | undefined): string[] {
     // Copies: the coercing validator converts `"7"` to 7 in place.
-    const problems = [...errorsOf('path', operation.params, { ...params }), ...errorsOf('query', operation.query, { ...query })];
+    const problems = [
+      ...errorsOf('path', operation.params, { ...params }),
+      ...errorsOf('query', operation.query, { ...query }),
+    ];
     if (operation.body === undefined) {
       if (body !== undefined) problems.push('body: the operation takes none');
     } else if (body === undefined) {
@@ -138,15 +161,26 @@ export class GitHubContract {
   checkResponse(operationId: string, status: number, body: Json | undefined): string[] {
     const operation = this.operations.find((op) => op.id === operationId);
     if (operation === undefined) return [`${operationId}: not in the OpenAPI subset`];
-    const expected = operation.responses.get(status) ?? (ANY_OPERATION_ERRORS.has(status) ? this.basicError : undefined);
+    const expected =
+      operation.responses.get(status) ?? (ANY_OPERATION_ERRORS.has(status) ? this.basicError : undefined);
     const problems =
-      expected === undefined ? [`status ${status} is not documented`] : expected === 'empty' ? (body === undefined ? [] : ['body: documented as empty']) : errorsOf('body', expected, body ?? null);
+      expected === undefined
+        ? [`status ${status} is not documented`]
+        : expected === 'empty'
+          ? body === undefined
+            ? []
+            : ['body: documented as empty']
+          : errorsOf('body', expected, body ?? null);
     return problems.map((p) => `${operationId} response ${status} ${p}`);
   }
 }
 
 function errorsOf(where: string, validate: ValidateFunction, value: unknown): string[] {
-  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${where}${e.instancePath} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return validate(value)
+    ? []
+    : (validate.errors ?? []).map(
+        (e) => `${where}${e.instancePath} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
 }
 
 /** OpenAPI 3.0 → JSON Schema: component refs into the `github` schema, `nullable` as a null type. */
@@ -155,7 +189,8 @@ function toJsonSchema(node: Json, keysAreNames = false): Json {
   if (node === null || typeof node !== 'object') return node;
   const out: Obj = {};
   for (const [key, value] of Object.entries(node)) {
-    if (!keysAreNames && key === '$ref' && typeof value === 'string') out.$ref = value.replace('#/components/schemas/', 'github#/definitions/');
+    if (!keysAreNames && key === '$ref' && typeof value === 'string')
+      out.$ref = value.replace('#/components/schemas/', 'github#/definitions/');
     else if (!keysAreNames && key === 'nullable') continue;
     else out[key] = toJsonSchema(value, key === 'properties' && !keysAreNames);
   }
@@ -198,8 +233,25 @@ interface Repo {
   createdAt: string;
   pulls: Map<number, Pull>;
   comments: { id: number; issue: number; body: string; user: string; createdAt: string; updatedAt: string }[];
-  reviews: { id: number; pull: number; user: string; state: string; commitId: string; body: string; submittedAt: string }[];
-  statuses: { id: number; sha: string; state: string; context: string; description: string | null; targetUrl: string | null; user: string; createdAt: string }[];
+  reviews: {
+    id: number;
+    pull: number;
+    user: string;
+    state: string;
+    commitId: string;
+    body: string;
+    submittedAt: string;
+  }[];
+  statuses: {
+    id: number;
+    sha: string;
+    state: string;
+    context: string;
+    description: string | null;
+    targetUrl: string | null;
+    user: string;
+    createdAt: string;
+  }[];
 }
 
 /**
@@ -261,19 +313,35 @@ export class GitHubTestServer {
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(this.root, { recursive: true, force: true });
-    if (this.violations.length > 0) throw new Error(`GitHub test server: contract violations:\n${this.violations.join('\n')}`);
+    if (this.violations.length > 0)
+      throw new Error(`GitHub test server: contract violations:\n${this.violations.join('\n')}`);
   }
 
   // --- helpers for tests ---
 
   /** A bare repository whose default branch holds one commit with `files`. */
-  async createRepo(name: string, files: Record<string, string> = { 'README.md': `# ${name}\n` }, defaultBranch = 'main'): Promise<string> {
+  async createRepo(
+    name: string,
+    files: Record<string, string> = { 'README.md': `# ${name}\n` },
+    defaultBranch = 'main',
+  ): Promise<string> {
     const gitDir = join(this.root, `${name}.git`);
     const workDir = join(this.root, `${name}.work`);
     await git(['init', '--quiet', '--bare', '-b', defaultBranch, gitDir]);
     await git(['init', '--quiet', '-b', defaultBranch, workDir]);
     await git(['-C', workDir, 'remote', 'add', 'origin', gitDir]);
-    this.repos.set(name, { id: this.id(), name, gitDir, workDir, defaultBranch, createdAt: now(), pulls: new Map(), comments: [], reviews: [], statuses: [] });
+    this.repos.set(name, {
+      id: this.id(),
+      name,
+      gitDir,
+      workDir,
+      defaultBranch,
+      createdAt: now(),
+      pulls: new Map(),
+      comments: [],
+      reviews: [],
+      statuses: [],
+    });
     return this.pushBranch(name, defaultBranch, files, { from: null });
   }
 
@@ -282,7 +350,12 @@ export class GitHubTestServer {
    * default branch) and pushes it with the git CLI, as a human or CI would. Returns the new head.
    * One call at a time per repo: they share a work tree.
    */
-  async pushBranch(repoName: string, branch: string, files: Record<string, string | null>, options: { from?: string | null; message?: string } = {}): Promise<string> {
+  async pushBranch(
+    repoName: string,
+    branch: string,
+    files: Record<string, string | null>,
+    options: { from?: string | null; message?: string } = {},
+  ): Promise<string> {
     const repo = this.repo(repoName);
     const work = repo.workDir;
     const existing = await revParse(repo.gitDir, `refs/heads/${branch}`);
@@ -311,10 +384,24 @@ export class GitHubTestServer {
   }
 
   /** A review by `reviewer` on the PR's current head (or `commitSha`). */
-  async review(repoName: string, number: number, reviewer: string, state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' = 'APPROVED', commitSha?: string): Promise<void> {
+  async review(
+    repoName: string,
+    number: number,
+    reviewer: string,
+    state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' = 'APPROVED',
+    commitSha?: string,
+  ): Promise<void> {
     const repo = this.repo(repoName);
     const pull = this.pull(repo, number);
-    repo.reviews.push({ id: this.id(), pull: number, user: reviewer, state, commitId: commitSha ?? (await this.headSha(repo, pull)), body: '', submittedAt: now() });
+    repo.reviews.push({
+      id: this.id(),
+      pull: number,
+      user: reviewer,
+      state,
+      commitId: commitSha ?? (await this.headSha(repo, pull)),
+      body: '',
+      submittedAt: now(),
+    });
   }
 
   statuses(repoName: string, sha: string) {
@@ -351,22 +438,42 @@ export class GitHubTestServer {
     let headers: Record<string, string>;
     try {
       const text = await readBody(req);
-      if (matched === undefined) throw this.violation(`${method} ${url.pathname}: no such operation in the OpenAPI subset`);
+      if (matched === undefined)
+        throw this.violation(`${method} ${url.pathname}: no such operation in the OpenAPI subset`);
       const requestBody = text === '' ? undefined : (JSON.parse(text) as Json);
       const fault = this.faults.shift();
       if (fault === 'rate-limit') {
         const reset = String(Math.ceil(Date.now() / 1000) + 60);
-        throw new HttpError(403, 'API rate limit exceeded for user ID 1.', {}, { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset });
+        throw new HttpError(
+          403,
+          'API rate limit exceeded for user ID 1.',
+          {},
+          { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+        );
       }
       if (fault && fault.afterEffect !== true) throw new HttpError(fault.status, 'Server Error');
-      const problems = this.contract.checkRequest(matched.operation, matched.params, Object.fromEntries(url.searchParams), requestBody);
+      const problems = this.contract.checkRequest(
+        matched.operation,
+        matched.params,
+        Object.fromEntries(url.searchParams),
+        requestBody,
+      );
       if (problems.length > 0) throw this.violation(problems.join('\n'));
       const user = this.authenticate(req.headers.authorization, matched.operation.id);
-      [status, body, headers = {}] = await this.dispatch(matched.operation.id, matched.params, url, requestBody as Obj, user);
+      [status, body, headers = {}] = await this.dispatch(
+        matched.operation.id,
+        matched.params,
+        url,
+        requestBody as Obj,
+        user,
+      );
       if (fault) throw new HttpError(fault.status, 'Server Error');
     } catch (caught) {
       // Anything but a deliberate HTTP answer is a test server bug: loud, like a contract violation.
-      const error = caught instanceof HttpError ? caught : this.violation(`${method} ${url.pathname}: test server failed: ${String(caught)}`);
+      const error =
+        caught instanceof HttpError
+          ? caught
+          : this.violation(`${method} ${url.pathname}: test server failed: ${String(caught)}`);
       status = error.status;
       body = { message: error.message, documentation_url: DOCS, ...error.extra };
       headers = error.headers;
@@ -410,18 +517,43 @@ export class GitHubTestServer {
       throw new HttpError(401, 'A JSON web token could not be decoded');
     }
     const app = this.apps.get(String(claims.iss));
-    const valid = app !== undefined && verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), createPublicKey(app.publicKey), Buffer.from(signature, 'base64url'));
+    const valid =
+      app !== undefined &&
+      verify(
+        'RSA-SHA256',
+        Buffer.from(`${header}.${payload}`),
+        createPublicKey(app.publicKey),
+        Buffer.from(signature, 'base64url'),
+      );
     if (!valid) throw new HttpError(401, 'A JSON web token could not be decoded');
-    if ((claims.exp ?? 0) < Date.now() / 1000) throw new HttpError(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires");
+    if ((claims.exp ?? 0) < Date.now() / 1000)
+      throw new HttpError(
+        401,
+        "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+      );
     return String(claims.iss);
   }
 
-  private async dispatch(operationId: string, params: Record<string, string>, url: URL, body: Obj, user: string): Promise<[number, Json, Record<string, string>?]> {
+  private async dispatch(
+    operationId: string,
+    params: Record<string, string>,
+    url: URL,
+    body: Obj,
+    user: string,
+  ): Promise<[number, Json, Record<string, string>?]> {
     if (operationId === 'apps/create-installation-access-token') {
       if (this.apps.get(user)?.installationId !== Number(params.installation_id)) throw new HttpError(404, 'Not Found');
       const token = `ghs_${randomBytes(12).toString('hex')}`;
       this.tokens.set(token, `app-${user}[bot]`);
-      return [201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: 'write', pull_requests: 'write', statuses: 'write' }, repository_selection: 'all' }];
+      return [
+        201,
+        {
+          token,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          permissions: { contents: 'write', pull_requests: 'write', statuses: 'write' },
+          repository_selection: 'all',
+        },
+      ];
     }
     if (params.owner !== this.owner) throw new HttpError(404, 'Not Found');
     const repo = this.repos.get(params.repo ?? '');
@@ -429,14 +561,34 @@ export class GitHubTestServer {
     const number = Number(params.pull_number ?? params.issue_number);
     switch (operationId) {
       case 'repos/get':
-        return [200, { ...this.repositoryJson(repo), has_discussions: false, network_count: 0, subscribers_count: 0, permissions: { admin: false, maintain: false, push: true, triage: true, pull: true } }];
+        return [
+          200,
+          {
+            ...this.repositoryJson(repo),
+            has_discussions: false,
+            network_count: 0,
+            subscribers_count: 0,
+            permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
+          },
+        ];
       case 'git/get-ref': {
         const sha = await revParse(repo.gitDir, `refs/${params.ref}`);
         if (sha === undefined) throw new HttpError(404, 'Not Found');
-        return [200, { ref: `refs/${params.ref}`, node_id: nodeId('REF', repo.id), url: `${this.repoApi(repo)}/git/refs/${params.ref}`, object: { type: 'commit', sha, url: `${this.repoApi(repo)}/git/commits/${sha}` } }];
+        return [
+          200,
+          {
+            ref: `refs/${params.ref}`,
+            node_id: nodeId('REF', repo.id),
+            url: `${this.repoApi(repo)}/git/refs/${params.ref}`,
+            object: { type: 'commit', sha, url: `${this.repoApi(repo)}/git/commits/${sha}` },
+          },
+        ];
       }
       case 'pulls/list':
-        return this.page(url, await Promise.all(this.listPulls(repo, url.searchParams).map((pull) => this.pullJson(repo, pull, false))));
+        return this.page(
+          url,
+          await Promise.all(this.listPulls(repo, url.searchParams).map((pull) => this.pullJson(repo, pull, false))),
+        );
       case 'pulls/create':
         return [201, await this.pullJson(repo, await this.createPull(repo, body, user), true)];
       case 'pulls/get':
@@ -447,13 +599,26 @@ export class GitHubTestServer {
         return [200, await this.mergePull(repo, this.pull(repo, number), body ?? {}, user)];
       case 'pulls/list-reviews':
         this.pull(repo, number);
-        return this.page(url, repo.reviews.filter((review) => review.pull === number).map((review) => this.reviewJson(repo, review)));
+        return this.page(
+          url,
+          repo.reviews.filter((review) => review.pull === number).map((review) => this.reviewJson(repo, review)),
+        );
       case 'issues/list-comments':
         this.pull(repo, number);
-        return this.page(url, this.comments(repo.name, number).map((comment) => this.commentJson(repo, comment)));
+        return this.page(
+          url,
+          this.comments(repo.name, number).map((comment) => this.commentJson(repo, comment)),
+        );
       case 'issues/create-comment': {
         this.pull(repo, number);
-        const comment = { id: this.id(), issue: number, body: body.body as string, user, createdAt: now(), updatedAt: now() };
+        const comment = {
+          id: this.id(),
+          issue: number,
+          body: body.body as string,
+          user,
+          createdAt: now(),
+          updatedAt: now(),
+        };
         repo.comments.push(comment);
         return [201, this.commentJson(repo, comment)];
       }
@@ -465,13 +630,25 @@ export class GitHubTestServer {
       }
       case 'issues/add-labels': {
         const pull = this.pull(repo, number);
-        const names = ((body.labels as Json[]) ?? []).map((label) => (typeof label === 'string' ? label : ((label as Obj).name as string)));
+        const names = ((body.labels as Json[]) ?? []).map((label) =>
+          typeof label === 'string' ? label : ((label as Obj).name as string),
+        );
         pull.labels = [...new Set([...pull.labels, ...names])];
         return [200, pull.labels.map((name) => this.labelJson(repo, name))];
       }
       case 'repos/create-commit-status': {
-        if ((await revParse(repo.gitDir, `${params.sha}^{commit}`)) === undefined) throw validationFailed(`No commit found for SHA: ${params.sha}`, 'Status', 'sha');
-        const status = { id: this.id(), sha: params.sha ?? '', state: body.state as string, context: (body.context as string) ?? 'default', description: (body.description as string) ?? null, targetUrl: (body.target_url as string) ?? null, user, createdAt: now() };
+        if ((await revParse(repo.gitDir, `${params.sha}^{commit}`)) === undefined)
+          throw validationFailed(`No commit found for SHA: ${params.sha}`, 'Status', 'sha');
+        const status = {
+          id: this.id(),
+          sha: params.sha ?? '',
+          state: body.state as string,
+          context: (body.context as string) ?? 'default',
+          description: (body.description as string) ?? null,
+          targetUrl: (body.target_url as string) ?? null,
+          user,
+          createdAt: now(),
+        };
         repo.statuses.push(status);
         return [201, this.statusJson(repo, status)];
       }
@@ -486,27 +663,50 @@ export class GitHubTestServer {
     const state = query.get('state') ?? 'open';
     const head = query.get('head');
     const base = query.get('base');
-    return [...repo.pulls.values()]
-      .filter((pull) => state === 'all' || pull.state === state)
-      // GitHub matches `head` only in `owner:branch` form and ignores a bare branch name.
-      .filter((pull) => head === null || !head.includes(':') || head === `${this.owner}:${pull.head}`)
-      .filter((pull) => base === null || pull.base === base)
-      .sort((a, b) => b.number - a.number);
+    return (
+      [...repo.pulls.values()]
+        .filter((pull) => state === 'all' || pull.state === state)
+        // GitHub matches `head` only in `owner:branch` form and ignores a bare branch name.
+        .filter((pull) => head === null || !head.includes(':') || head === `${this.owner}:${pull.head}`)
+        .filter((pull) => base === null || pull.base === base)
+        .sort((a, b) => b.number - a.number)
+    );
   }
 
   private async createPull(repo: Repo, body: Obj, user: string): Promise<Pull> {
     const head = String(body.head).replace(`${this.owner}:`, '');
     const base = String(body.base);
-    if (typeof body.title !== 'string' || body.title === '') throw validationFailed('title is missing', 'PullRequest', 'title');
-    if ((await revParse(repo.gitDir, `refs/heads/${head}`)) === undefined) throw validationFailed('head invalid', 'PullRequest', 'head');
-    if ((await revParse(repo.gitDir, `refs/heads/${base}`)) === undefined) throw validationFailed('base invalid', 'PullRequest', 'base');
+    if (typeof body.title !== 'string' || body.title === '')
+      throw validationFailed('title is missing', 'PullRequest', 'title');
+    if ((await revParse(repo.gitDir, `refs/heads/${head}`)) === undefined)
+      throw validationFailed('head invalid', 'PullRequest', 'head');
+    if ((await revParse(repo.gitDir, `refs/heads/${base}`)) === undefined)
+      throw validationFailed('base invalid', 'PullRequest', 'base');
     if ([...repo.pulls.values()].some((pull) => pull.state === 'open' && pull.head === head && pull.base === base)) {
       throw validationFailed(`A pull request already exists for ${this.owner}:${head}.`, 'PullRequest');
     }
-    const ahead = (await git(['--git-dir', repo.gitDir, 'rev-list', '--count', `refs/heads/${base}..refs/heads/${head}`])).trim();
+    const ahead = (
+      await git(['--git-dir', repo.gitDir, 'rev-list', '--count', `refs/heads/${base}..refs/heads/${head}`])
+    ).trim();
     if (ahead === '0') throw validationFailed(`No commits between ${base} and ${head}`, 'PullRequest');
     // Issues and PRs share one number sequence; kimops only makes PRs, so the PR count is the sequence.
-    const pull: Pull = { number: repo.pulls.size + 1, id: this.id(), title: body.title, body: (body.body as string) ?? null, head, base, state: 'open', labels: [], mergedAt: null, mergeCommitSha: null, mergedBy: null, createdAt: now(), updatedAt: now(), closedAt: null, author: user };
+    const pull: Pull = {
+      number: repo.pulls.size + 1,
+      id: this.id(),
+      title: body.title,
+      body: (body.body as string) ?? null,
+      head,
+      base,
+      state: 'open',
+      labels: [],
+      mergedAt: null,
+      mergeCommitSha: null,
+      mergedBy: null,
+      createdAt: now(),
+      updatedAt: now(),
+      closedAt: null,
+      author: user,
+    };
     repo.pulls.set(pull.number, pull);
     return pull;
   }
@@ -519,7 +719,8 @@ export class GitHubTestServer {
       pull.closedHeadSha = await this.headSha(repo, pull);
       Object.assign(pull, { state: 'closed', closedAt: now() });
     } else if (body.state === 'open' && pull.state === 'closed') {
-      if (pull.mergedAt !== null) throw validationFailed('state cannot be changed. The pull request is merged.', 'PullRequest', 'state');
+      if (pull.mergedAt !== null)
+        throw validationFailed('state cannot be changed. The pull request is merged.', 'PullRequest', 'state');
       Object.assign(pull, { state: 'open', closedAt: null, closedHeadSha: undefined });
     }
     pull.updatedAt = now();
@@ -530,20 +731,33 @@ export class GitHubTestServer {
   private async mergePull(repo: Repo, pull: Pull, body: Obj, user: string): Promise<Json> {
     if (pull.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
     const headSha = await this.headSha(repo, pull);
-    if (typeof body.sha === 'string' && body.sha !== headSha) throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+    if (typeof body.sha === 'string' && body.sha !== headSha)
+      throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
     const method = (body.merge_method as string) ?? 'merge';
     // This test repository allows merge commits and squash merges, as landscape repos are set up.
     if (method === 'rebase') throw new HttpError(405, 'Rebase merges are not allowed on this repository.');
     const baseSha = await revParse(repo.gitDir, `refs/heads/${pull.base}`);
     const tree = baseSha === undefined ? undefined : await mergeTree(repo.gitDir, baseSha, headSha);
     if (baseSha === undefined || tree === undefined) throw new HttpError(405, 'Pull Request is not mergeable');
-    const title = (body.commit_title as string) ?? (method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${this.owner}/${pull.head}`);
+    const title =
+      (body.commit_title as string) ??
+      (method === 'squash'
+        ? `${pull.title} (#${pull.number})`
+        : `Merge pull request #${pull.number} from ${this.owner}/${pull.head}`);
     const message = `${title}\n\n${(body.commit_message as string) ?? pull.title}`;
     const parents = method === 'squash' ? ['-p', baseSha] : ['-p', baseSha, '-p', headSha];
     const sha = (await git(['--git-dir', repo.gitDir, 'commit-tree', tree, ...parents, '-m', message])).trim();
     // Compare-and-swap on the base, as GitHub does: a concurrent push to base fails the merge.
     await git(['--git-dir', repo.gitDir, 'update-ref', `refs/heads/${pull.base}`, sha, baseSha]);
-    Object.assign(pull, { state: 'closed', closedAt: now(), mergedAt: now(), mergeCommitSha: sha, mergedBy: user, closedHeadSha: headSha, updatedAt: now() });
+    Object.assign(pull, {
+      state: 'closed',
+      closedAt: now(),
+      mergedAt: now(),
+      mergeCommitSha: sha,
+      mergedBy: user,
+      closedHeadSha: headSha,
+      updatedAt: now(),
+    });
     return { sha, merged: true, message: 'Pull Request successfully merged' };
   }
 
@@ -574,28 +788,92 @@ export class GitHubTestServer {
     // A bot's login has brackets (`app-1[bot]`), which a URI must escape.
     const path = encodeURIComponent(login);
     const api = `${this.url}/users/${path}`;
-    const links = Object.fromEntries(['events', 'followers', 'following', 'gists', 'organizations', 'received_events', 'repos', 'starred', 'subscriptions'].map((l) => [`${l}_url`, `${api}/${l}`]));
-    return { login, id: idOf(login), node_id: nodeId('U', idOf(login)), avatar_url: `${this.url}/avatars/${path}`, gravatar_id: '', url: api, html_url: `${this.url}/${path}`, type: login.endsWith('[bot]') ? 'Bot' : 'User', site_admin: false, ...links };
+    const links = Object.fromEntries(
+      [
+        'events',
+        'followers',
+        'following',
+        'gists',
+        'organizations',
+        'received_events',
+        'repos',
+        'starred',
+        'subscriptions',
+      ].map((l) => [`${l}_url`, `${api}/${l}`]),
+    );
+    return {
+      login,
+      id: idOf(login),
+      node_id: nodeId('U', idOf(login)),
+      avatar_url: `${this.url}/avatars/${path}`,
+      gravatar_id: '',
+      url: api,
+      html_url: `${this.url}/${path}`,
+      type: login.endsWith('[bot]') ? 'Bot' : 'User',
+      site_admin: false,
+      ...links,
+    };
   }
 
   private repositoryJson(repo: Repo): Obj {
     const api = this.repoApi(repo);
     const full = `${this.owner}/${repo.name}`;
     const links = REPO_LINKS.map((l) => [`${l}_url`, `${api}/${l.replaceAll('_', '/')}`]);
-    const counts = ['forks', 'forks_count', 'open_issues', 'open_issues_count', 'size', 'stargazers_count', 'watchers', 'watchers_count'].map((k) => [k, 0]);
+    const counts = [
+      'forks',
+      'forks_count',
+      'open_issues',
+      'open_issues_count',
+      'size',
+      'stargazers_count',
+      'watchers',
+      'watchers_count',
+    ].map((k) => [k, 0]);
     return {
-      id: repo.id, node_id: nodeId('R', repo.id), name: repo.name, full_name: full, owner: this.userJson(this.owner), private: true, fork: false,
-      description: null, homepage: null, language: null, mirror_url: null, license: null, url: api, html_url: `${this.url}/${full}`,
-      clone_url: `${this.url}/${full}.git`, git_url: `git://127.0.0.1/${full}.git`, ssh_url: `git@127.0.0.1:${full}.git`, svn_url: `${this.url}/${full}`,
-      default_branch: repo.defaultBranch, archived: false, disabled: false, has_downloads: false, has_issues: true, has_projects: false, has_wiki: false, has_pages: false,
-      created_at: repo.createdAt, updated_at: repo.createdAt, pushed_at: repo.createdAt,
+      id: repo.id,
+      node_id: nodeId('R', repo.id),
+      name: repo.name,
+      full_name: full,
+      owner: this.userJson(this.owner),
+      private: true,
+      fork: false,
+      description: null,
+      homepage: null,
+      language: null,
+      mirror_url: null,
+      license: null,
+      url: api,
+      html_url: `${this.url}/${full}`,
+      clone_url: `${this.url}/${full}.git`,
+      git_url: `git://127.0.0.1/${full}.git`,
+      ssh_url: `git@127.0.0.1:${full}.git`,
+      svn_url: `${this.url}/${full}`,
+      default_branch: repo.defaultBranch,
+      archived: false,
+      disabled: false,
+      has_downloads: false,
+      has_issues: true,
+      has_projects: false,
+      has_wiki: false,
+      has_pages: false,
+      created_at: repo.createdAt,
+      updated_at: repo.createdAt,
+      pushed_at: repo.createdAt,
       ...Object.fromEntries([...links, ...counts]),
     };
   }
 
   private labelJson(repo: Repo, name: string): Obj {
     // A string, not null: pulls/list's schema (pull-request-simple) does not allow a null description.
-    return { id: idOf(name), node_id: nodeId('LA', idOf(name)), url: `${this.repoApi(repo)}/labels/${encodeURIComponent(name)}`, name, description: '', color: 'ededed', default: false };
+    return {
+      id: idOf(name),
+      node_id: nodeId('LA', idOf(name)),
+      url: `${this.repoApi(repo)}/labels/${encodeURIComponent(name)}`,
+      name,
+      description: '',
+      color: 'ededed',
+      default: false,
+    };
   }
 
   private async pullJson(repo: Repo, pull: Pull, full: boolean): Promise<Obj> {
@@ -603,42 +881,126 @@ export class GitHubTestServer {
     const html = `${this.url}/${this.owner}/${repo.name}/pull/${pull.number}`;
     const issue = `${this.repoApi(repo)}/issues/${pull.number}`;
     const headSha = await this.headSha(repo, pull);
-    const end = (branch: string, sha: string) => ({ label: `${this.owner}:${branch}`, ref: branch, sha, repo: this.repositoryJson(repo), user: this.userJson(this.owner) });
+    const end = (branch: string, sha: string) => ({
+      label: `${this.owner}:${branch}`,
+      ref: branch,
+      sha,
+      repo: this.repositoryJson(repo),
+      user: this.userJson(this.owner),
+    });
     const statuses = `${this.repoApi(repo)}/statuses/${headSha}`;
     const json: Obj = {
-      url: api, id: pull.id, node_id: nodeId('PR', pull.id), html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, issue_url: issue,
-      commits_url: `${api}/commits`, review_comments_url: `${api}/comments`, review_comment_url: `${this.repoApi(repo)}/pulls/comments{/number}`, comments_url: `${issue}/comments`, statuses_url: statuses,
-      number: pull.number, state: pull.state, locked: false, title: pull.title, body: pull.body, user: this.userJson(pull.author),
-      labels: pull.labels.map((name) => this.labelJson(repo, name)), milestone: null, assignee: null, auto_merge: null, author_association: 'NONE',
-      created_at: pull.createdAt, updated_at: pull.updatedAt, closed_at: pull.closedAt, merged_at: pull.mergedAt, merge_commit_sha: pull.mergeCommitSha,
-      head: end(pull.head, headSha), base: end(pull.base, (await revParse(repo.gitDir, `refs/heads/${pull.base}`)) ?? headSha),
+      url: api,
+      id: pull.id,
+      node_id: nodeId('PR', pull.id),
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: issue,
+      commits_url: `${api}/commits`,
+      review_comments_url: `${api}/comments`,
+      review_comment_url: `${this.repoApi(repo)}/pulls/comments{/number}`,
+      comments_url: `${issue}/comments`,
+      statuses_url: statuses,
+      number: pull.number,
+      state: pull.state,
+      locked: false,
+      title: pull.title,
+      body: pull.body,
+      user: this.userJson(pull.author),
+      labels: pull.labels.map((name) => this.labelJson(repo, name)),
+      milestone: null,
+      assignee: null,
+      auto_merge: null,
+      author_association: 'NONE',
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
+      closed_at: pull.closedAt,
+      merged_at: pull.mergedAt,
+      merge_commit_sha: pull.mergeCommitSha,
+      head: end(pull.head, headSha),
+      base: end(pull.base, (await revParse(repo.gitDir, `refs/heads/${pull.base}`)) ?? headSha),
       _links: Object.fromEntries(
-        Object.entries({ self: api, html, issue, comments: `${issue}/comments`, review_comments: `${api}/comments`, review_comment: `${this.repoApi(repo)}/pulls/comments{/number}`, commits: `${api}/commits`, statuses }).map(([k, href]) => [k, { href }]),
+        Object.entries({
+          self: api,
+          html,
+          issue,
+          comments: `${issue}/comments`,
+          review_comments: `${api}/comments`,
+          review_comment: `${this.repoApi(repo)}/pulls/comments{/number}`,
+          commits: `${api}/commits`,
+          statuses,
+        }).map(([k, href]) => [k, { href }]),
       ),
     };
     if (!full) return json;
     // GitHub computes mergeability on a single-PR read only; lists leave it out.
-    const mergeable = pull.state === 'open' ? (await mergeTree(repo.gitDir, `refs/heads/${pull.base}`, headSha)) !== undefined : null;
+    const mergeable =
+      pull.state === 'open' ? (await mergeTree(repo.gitDir, `refs/heads/${pull.base}`, headSha)) !== undefined : null;
     return {
-      ...json, merged: pull.mergedAt !== null, mergeable, mergeable_state: mergeable === null ? 'unknown' : mergeable ? 'clean' : 'dirty',
-      merged_by: pull.mergedBy === null ? null : this.userJson(pull.mergedBy), maintainer_can_modify: false,
-      comments: this.comments(repo.name, pull.number).length, review_comments: 0, commits: 1, additions: 0, deletions: 0, changed_files: 0,
+      ...json,
+      merged: pull.mergedAt !== null,
+      mergeable,
+      mergeable_state: mergeable === null ? 'unknown' : mergeable ? 'clean' : 'dirty',
+      merged_by: pull.mergedBy === null ? null : this.userJson(pull.mergedBy),
+      maintainer_can_modify: false,
+      comments: this.comments(repo.name, pull.number).length,
+      review_comments: 0,
+      commits: 1,
+      additions: 0,
+      deletions: 0,
+      changed_files: 0,
     };
   }
 
   private commentJson(repo: Repo, comment: Repo['comments'][number]): Obj {
     const html = `${this.url}/${this.owner}/${repo.name}/pull/${comment.issue}#issuecomment-${comment.id}`;
-    return { id: comment.id, node_id: nodeId('IC', comment.id), url: `${this.repoApi(repo)}/issues/comments/${comment.id}`, html_url: html, issue_url: `${this.repoApi(repo)}/issues/${comment.issue}`, body: comment.body, user: this.userJson(comment.user), created_at: comment.createdAt, updated_at: comment.updatedAt, author_association: 'NONE' };
+    return {
+      id: comment.id,
+      node_id: nodeId('IC', comment.id),
+      url: `${this.repoApi(repo)}/issues/comments/${comment.id}`,
+      html_url: html,
+      issue_url: `${this.repoApi(repo)}/issues/${comment.issue}`,
+      body: comment.body,
+      user: this.userJson(comment.user),
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      author_association: 'NONE',
+    };
   }
 
   private reviewJson(repo: Repo, review: Repo['reviews'][number]): Obj {
     const pullApi = `${this.repoApi(repo)}/pulls/${review.pull}`;
     const html = `${this.url}/${this.owner}/${repo.name}/pull/${review.pull}#pullrequestreview-${review.id}`;
-    return { id: review.id, node_id: nodeId('PRR', review.id), user: this.userJson(review.user), body: review.body, state: review.state, commit_id: review.commitId, html_url: html, pull_request_url: pullApi, _links: { html: { href: html }, pull_request: { href: pullApi } }, submitted_at: review.submittedAt, author_association: 'MEMBER' };
+    return {
+      id: review.id,
+      node_id: nodeId('PRR', review.id),
+      user: this.userJson(review.user),
+      body: review.body,
+      state: review.state,
+      commit_id: review.commitId,
+      html_url: html,
+      pull_request_url: pullApi,
+      _links: { html: { href: html }, pull_request: { href: pullApi } },
+      submitted_at: review.submittedAt,
+      author_association: 'MEMBER',
+    };
   }
 
   private statusJson(repo: Repo, status: Repo['statuses'][number]): Obj {
-    return { id: status.id, node_id: nodeId('SC', status.id), url: `${this.repoApi(repo)}/statuses/${status.sha}`, avatar_url: null, state: status.state, description: status.description, target_url: status.targetUrl, context: status.context, created_at: status.createdAt, updated_at: status.createdAt, creator: this.userJson(status.user) };
+    return {
+      id: status.id,
+      node_id: nodeId('SC', status.id),
+      url: `${this.repoApi(repo)}/statuses/${status.sha}`,
+      avatar_url: null,
+      state: status.state,
+      description: status.description,
+      target_url: status.targetUrl,
+      context: status.context,
+      created_at: status.createdAt,
+      updated_at: status.createdAt,
+      creator: this.userJson(status.user),
+    };
   }
 
   private repo(name: string): Repo {
@@ -658,10 +1020,15 @@ export class GitHubTestServer {
   }
 }
 
-const REPO_LINKS = 'archive assignees blobs branches collaborators comments commits compare contents contributors deployments downloads events forks git_commits git_refs git_tags hooks issue_comment issue_events issues keys labels languages merges milestones notifications pulls releases stargazers statuses subscribers subscription tags teams trees'.split(' ');
+const REPO_LINKS =
+  'archive assignees blobs branches collaborators comments commits compare contents contributors deployments downloads events forks git_commits git_refs git_tags hooks issue_comment issue_events issues keys labels languages merges milestones notifications pulls releases stargazers statuses subscribers subscription tags teams trees'.split(
+    ' ',
+  );
 
 function validationFailed(message: string, resource: string, field?: string): HttpError {
-  return new HttpError(422, 'Validation Failed', { errors: [{ resource, code: field ? 'invalid' : 'custom', ...(field ? { field } : {}), message }] });
+  return new HttpError(422, 'Validation Failed', {
+    errors: [{ resource, code: field ? 'invalid' : 'custom', ...(field ? { field } : {}), message }],
+  });
 }
 
 function now(): string {

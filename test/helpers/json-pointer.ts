@@ -33,18 +33,28 @@ export type Matcher =
 
 /** Returns undefined when the matcher holds, else a description of the mismatch. */
 export function checkMatcher(root: unknown, matcher: Matcher): string | undefined {
-  if ('value' in matcher) return jsonEqual(root, matcher.value) ? undefined : `value ${JSON.stringify(root)} ≠ ${JSON.stringify(matcher.value)}`;
+  if ('value' in matcher)
+    return jsonEqual(root, matcher.value)
+      ? undefined
+      : `value ${JSON.stringify(root)} ≠ ${JSON.stringify(matcher.value)}`;
   if ('error' in matcher) return `expected an error containing "${matcher.error}", got a result`;
   const actual = resolvePointer(root, matcher.pointer);
   const show = `${matcher.pointer} = ${JSON.stringify(actual)}`;
-  if ('equals' in matcher) return jsonEqual(actual, matcher.equals) ? undefined : `${show}, expected ${JSON.stringify(matcher.equals)}`;
+  if ('equals' in matcher)
+    return jsonEqual(actual, matcher.equals) ? undefined : `${show}, expected ${JSON.stringify(matcher.equals)}`;
   if ('absent' in matcher) return actual === undefined || actual === null ? undefined : `${show}, expected absent`;
-  if ('present' in matcher) return actual !== undefined && actual !== null ? undefined : `${matcher.pointer} is absent, expected present`;
+  if ('present' in matcher)
+    return actual !== undefined && actual !== null ? undefined : `${matcher.pointer} is absent, expected present`;
   if ('length' in matcher) {
     const length = actual === undefined || actual === null ? 0 : Array.isArray(actual) ? actual.length : -1;
     return length === matcher.length ? undefined : `${show}, expected length ${matcher.length}`;
   }
   const list = Array.isArray(actual) ? actual : [];
-  if ('contains' in matcher) return list.some((x) => subsetMatches(x, matcher.contains)) ? undefined : `${show}, expected an element matching ${JSON.stringify(matcher.contains)}`;
-  return list.some((x) => subsetMatches(x, matcher.notContains)) ? `${show}, expected no element matching ${JSON.stringify(matcher.notContains)}` : undefined;
+  if ('contains' in matcher)
+    return list.some((x) => subsetMatches(x, matcher.contains))
+      ? undefined
+      : `${show}, expected an element matching ${JSON.stringify(matcher.contains)}`;
+  return list.some((x) => subsetMatches(x, matcher.notContains))
+    ? `${show}, expected no element matching ${JSON.stringify(matcher.notContains)}`
+    : undefined;
 }

@@ -29,7 +29,9 @@ export function contextOf(given: Record<string, unknown>): ConverterContext {
   const flags = given.flags as ConverterContext['flags'];
   const audit = given.auditLogData as AuditLogTenant | undefined;
   const aclName = config.kubernetes?.kubeApiServer?.acl?.configMapName;
-  const aclMap = ((given.kcpConfigMaps ?? []) as { metadata: { name: string } }[]).find((cm) => cm.metadata.name === aclName);
+  const aclMap = ((given.kcpConfigMaps ?? []) as { metadata: { name: string } }[]).find(
+    (cm) => cm.metadata.name === aclName,
+  );
   return {
     config,
     flags,

@@ -33,15 +33,22 @@ export interface PackExample {
 
 export function packExamples(): PackExample[] {
   const examples: PackExample[] = [];
-  for (const policy of readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const policy of readdirSync(EXAMPLES, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
     const dir = new URL(`${policy}/`, EXAMPLES);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !f.endsWith('.old.yaml')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml') && !f.endsWith('.old.yaml'))
+      .sort()) {
       const expected = file.startsWith('pass-') ? 'passed' : file.startsWith('fail-') ? 'failed' : undefined;
       if (!expected) throw new Error(`policies/default/examples/${policy}/${file}: name it pass-* or fail-*`);
       const shoot = parse(read(new URL(file, dir))) as unknown;
       const oldFile = new URL(file.replace(/\.yaml$/, '.old.yaml'), dir);
-      if (file.endsWith('.deleted.yaml')) examples.push({ policy, file, expected, operation: 'DELETE', object: null, oldObject: shoot });
-      else if (existsSync(oldFile)) examples.push({ policy, file, expected, operation: 'UPDATE', object: shoot, oldObject: parse(read(oldFile)) });
+      if (file.endsWith('.deleted.yaml'))
+        examples.push({ policy, file, expected, operation: 'DELETE', object: null, oldObject: shoot });
+      else if (existsSync(oldFile))
+        examples.push({ policy, file, expected, operation: 'UPDATE', object: shoot, oldObject: parse(read(oldFile)) });
       else examples.push({ policy, file, expected, operation: 'CREATE', object: shoot, oldObject: null });
     }
   }

@@ -44,8 +44,20 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
     .filter((o) => o.metadata.namespace === seeded && PROJECT_CONTENT.has(o.kind))
     .map((o) => retarget(o, namespace));
   await applyEach(env.garden, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'gardener.cloud/role': 'project', 'project.gardener.cloud/name': project } } },
-    { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', metadata: { name: project }, spec: { namespace, tolerations: { whitelist: [{ key: 'ksa-assured-workload' }] } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: namespace,
+        labels: { 'gardener.cloud/role': 'project', 'project.gardener.cloud/name': project },
+      },
+    },
+    {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Project',
+      metadata: { name: project },
+      spec: { namespace, tolerations: { whitelist: [{ key: 'ksa-assured-workload' }] } },
+    },
     ...content.filter((o) => o.kind === 'Secret' || o.kind === 'ConfigMap'),
     ...content.filter((o) => o.kind !== 'Secret' && o.kind !== 'ConfigMap'),
   ]);
@@ -58,8 +70,15 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
       // later test run on this plane (it reconciles every Shoot it can see).
       const shoots = await env.garden.listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace });
       for (const shoot of shoots.ok ? shoots.items : []) {
-        const shootRef = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace, name: shoot.metadata.name };
-        await env.garden.patch(shootRef, { metadata: { finalizers: null, annotations: { [DELETION_CONFIRMATION]: 'true' } } });
+        const shootRef = {
+          apiVersion: 'core.gardener.cloud/v1beta1',
+          kind: 'Shoot',
+          namespace,
+          name: shoot.metadata.name,
+        };
+        await env.garden.patch(shootRef, {
+          metadata: { finalizers: null, annotations: { [DELETION_CONFIRMATION]: 'true' } },
+        });
         await env.garden.delete(shootRef);
       }
       const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
@@ -73,7 +92,10 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
  * A Project for the calling test file, created before its tests and removed after them. Read
  * `settings` and `namespace` inside tests or hooks (they are set once beforeAll has run).
  */
-export function useTestProject(env: Testenv, landscape: string): { readonly settings: ConversionSettings; readonly namespace: string } {
+export function useTestProject(
+  env: Testenv,
+  landscape: string,
+): { readonly settings: ConversionSettings; readonly namespace: string } {
   let project: TestProject | undefined;
   beforeAll(async () => {
     project = await createTestProject(env, landscape);
@@ -95,7 +117,10 @@ export function useTestProject(env: Testenv, landscape: string): { readonly sett
 
 /** A copy of a namespaced seed object in another namespace (references to Secrets follow it). */
 function retarget(object: KubeObject, namespace: string): KubeObject {
-  const copy = structuredClone(object) as KubeObject & { secretRef?: { namespace: string }; credentialsRef?: { namespace: string } };
+  const copy = structuredClone(object) as KubeObject & {
+    secretRef?: { namespace: string };
+    credentialsRef?: { namespace: string };
+  };
   copy.metadata = { ...copy.metadata, namespace };
   if (copy.secretRef) copy.secretRef.namespace = namespace;
   if (copy.credentialsRef) copy.credentialsRef.namespace = namespace;
@@ -113,9 +138,15 @@ export async function createTestNamespace(kcp: KubeClient, prefix = 'kcp-test-')
  * A landscape folder for a test project: the shipped landscape's file with its Gardener project replaced,
  * so `kimops … --landscape <folder>` writes into the project the test owns. Returns the file's path.
  */
-export async function landscapeForProject(dir: TempDir, folder: string, landscape: string, project: { readonly namespace: string }): Promise<string> {
+export async function landscapeForProject(
+  dir: TempDir,
+  folder: string,
+  landscape: string,
+  project: { readonly namespace: string },
+): Promise<string> {
   const shipped = readFileSync(`landscapes/${landscape}/landscape.yaml`, 'utf8');
   const replaced = shipped.replace(/^(\s+project:) \S+$/m, `$1 ${project.namespace.slice('garden-'.length)}`);
-  if (replaced === shipped) throw new Error(`landscapes/${landscape}/landscape.yaml names no gardener project to replace`);
+  if (replaced === shipped)
+    throw new Error(`landscapes/${landscape}/landscape.yaml names no gardener project to replace`);
   return dir.write(`${folder}/landscape.yaml`, replaced);
 }

@@ -10,12 +10,20 @@ import { kimops } from './cli.js';
 const author = { name: 'kimops', email: 'kimops@localhost' };
 
 /** `kimops init --landscape dev` at `gitdir`, then one commit on main with the rendered Shoots (and kimops.yaml edited by `policy`). */
-export async function seededLandscape(gitdir: string, runtimes: readonly RuntimeInput[], settings: ConversionSettings, policy: (kimopsYaml: string) => string = (text) => text): Promise<LandscapeRepo> {
+export async function seededLandscape(
+  gitdir: string,
+  runtimes: readonly RuntimeInput[],
+  settings: ConversionSettings,
+  policy: (kimopsYaml: string) => string = (text) => text,
+): Promise<LandscapeRepo> {
   const init = await kimops(['init', '--landscape', 'dev', gitdir]);
   if (init.code !== 0) throw new Error(`kimops init failed: ${init.stderr}`);
   const repo = await LandscapeRepo.open(gitdir);
   const rendered = renderRuntimes(runtimes, settings);
-  const failed = [...rendered.failures.map((f) => f.message), ...rendered.bugs.map((b) => `${b.runtime}: ${String(b.error)}`)];
+  const failed = [
+    ...rendered.failures.map((f) => f.message),
+    ...rendered.bugs.map((b) => `${b.runtime}: ${String(b.error)}`),
+  ];
   if (failed.length > 0) throw new Error(`seed Runtimes failed to render: ${failed.join('; ')}`);
   const files = new Map<string, string>([['kimops.yaml', policy((await repo.readFile('main', 'kimops.yaml')) ?? '')]]);
   for (const r of rendered.rendered) for (const [path, content] of fileMapOf(r.manifests)) files.set(path, content);

@@ -16,7 +16,10 @@ export async function setGardenletReady(garden: KubeClient, seedName: string, re
   const result = await garden.patch(
     ref,
     // resourceVersion: fail rather than drop a condition someone else wrote in between.
-    { metadata: { resourceVersion: current.body.metadata.resourceVersion }, status: { conditions: [...others, gardenletReadyCondition(ready, at)] } },
+    {
+      metadata: { resourceVersion: current.body.metadata.resourceVersion },
+      status: { conditions: [...others, gardenletReadyCondition(ready, at)] },
+    },
     CONTENT_TYPE.mergePatch,
     'status',
   );

@@ -33,14 +33,21 @@ export function exampleRuntime(file: string, shootName?: string): Runtime {
   return found.runtime;
 }
 
-export function render(runtime: Runtime, settings: ConversionSettings, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
+export function render(
+  runtime: Runtime,
+  settings: ConversionSettings,
+  live?: Shoot,
+): { shoot: Shoot; companions: ConfigMap[] } {
   const result = convertRuntime({ runtime, settings, ...(live && { live }) });
   if (!result.ok) throw result.error;
   return result;
 }
 
 /** Companions first, then the Shoot, as the applier will: the API server admits nothing else. */
-export async function createRendered(garden: KubeClient, rendered: { shoot: Shoot; companions: ConfigMap[] }): Promise<Shoot> {
+export async function createRendered(
+  garden: KubeClient,
+  rendered: { shoot: Shoot; companions: ConfigMap[] },
+): Promise<Shoot> {
   for (const companion of rendered.companions) {
     const applied = await garden.apply(companion as unknown as KubeObject, 'kimops', { force: true });
     if (!applied.ok) throw new Error(`companion ${companion.metadata.name}: ${describeFailure(applied)}`);
@@ -59,9 +66,11 @@ export async function getShoot(garden: KubeClient, namespace: string, name: stri
 export async function deleteShoot(garden: KubeClient, namespace: string, name: string): Promise<void> {
   const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace, name };
   const confirmed = await garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } });
-  if (!confirmed.ok && confirmed.status !== 404) throw new Error(`confirm deletion of ${namespace}/${name}: ${describeFailure(confirmed)}`);
+  if (!confirmed.ok && confirmed.status !== 404)
+    throw new Error(`confirm deletion of ${namespace}/${name}: ${describeFailure(confirmed)}`);
   const deleted = await garden.delete(ref);
-  if (!deleted.ok && deleted.status !== 404) throw new Error(`delete ${namespace}/${name}: ${describeFailure(deleted)}`);
+  if (!deleted.ok && deleted.status !== 404)
+    throw new Error(`delete ${namespace}/${name}: ${describeFailure(deleted)}`);
 }
 
 export { refOf };

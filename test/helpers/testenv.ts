@@ -31,18 +31,36 @@ export function connect(stateDir: string): Testenv {
 }
 
 /** The plane's kube-apiserver as a Shoot's own cluster (the gardenlet simulator's `runtimeCluster`, for `adminkubeconfig`). */
-export function planeAsShootCluster(env: Testenv): { server: string; caCert: string; clientCACert: string; clientCAKey: string } {
+export function planeAsShootCluster(env: Testenv): {
+  server: string;
+  caCert: string;
+  clientCACert: string;
+  clientCAKey: string;
+} {
   const pki = (file: string) => readFileSync(join(env.stateDir, 'pki', file), 'utf8');
-  return { server: env.plane.kubeApiserverUrl, caCert: pki('ca.crt'), clientCACert: pki('shoot-client-ca.crt'), clientCAKey: pki('shoot-client-ca.key') };
+  return {
+    server: env.plane.kubeApiserverUrl,
+    caCert: pki('ca.crt'),
+    clientCACert: pki('shoot-client-ca.crt'),
+    clientCAKey: pki('shoot-client-ca.key'),
+  };
 }
 
 /** Runs scripts/testenv/<script> (up.sh, down.sh) with the given state dir, output passed through. */
 export function runTestenvScript(script: string, stateDir: string): void {
-  execFileSync('bash', [join(TESTENV_SCRIPTS, script)], { stdio: 'inherit', env: { ...process.env, KIMOPS_TESTENV_STATE: stateDir } });
+  execFileSync('bash', [join(TESTENV_SCRIPTS, script)], {
+    stdio: 'inherit',
+    env: { ...process.env, KIMOPS_TESTENV_STATE: stateDir },
+  });
 }
 
 /** Polls `check` until it returns a value (not undefined) or the timeout passes. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

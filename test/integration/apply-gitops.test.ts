@@ -39,7 +39,11 @@ afterAll(() => simulator.stop());
 afterEach(async () => {
   simulator.heal(project.namespace, AWS);
   await deleteShoot(env.garden, project.namespace, AWS);
-  await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true), 30_000);
+  await eventually(
+    `${AWS} to be gone`,
+    async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true),
+    30_000,
+  );
 });
 
 /** A clone of a landscape repo to commit to main with git itself, as an SRE would. */
@@ -53,7 +57,10 @@ interface Clone {
 function clone(gitdir: string, name: string): Clone {
   const work = join(dir.path, name);
   execFileSync('git', ['clone', '--quiet', gitdir, work]);
-  const git = (...args: string[]) => execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], { encoding: 'utf8' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', work, '-c', 'user.name=sre', '-c', 'user.email=sre@example.com', ...args], {
+      encoding: 'utf8',
+    });
   const edit = (path: string, change: (text: string) => string, message: string) => {
     const file = join(work, path);
     const before = readFileSync(file, 'utf8');
@@ -73,9 +80,31 @@ async function landscapeRepo(): Promise<Clone & { apply: string[] }> {
   const landscape = await landscapeForProject(dir, `landscape-${n}`, 'stage', project);
   const gitdir = join(dir.path, `repo-${n}.git`);
   expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
-  expect((await kimops(['generate', '--landscape', landscape, '--runtimes', 'examples/runtimes/keb/aws.yaml', '--repo', gitdir, '--once'])).code).toBe(0);
+  expect(
+    (
+      await kimops([
+        'generate',
+        '--landscape',
+        landscape,
+        '--runtimes',
+        'examples/runtimes/keb/aws.yaml',
+        '--repo',
+        gitdir,
+        '--once',
+      ])
+    ).code,
+  ).toBe(0);
   return {
-    apply: ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'],
+    apply: [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      join(env.stateDir, 'garden.kubeconfig'),
+      '--once',
+    ],
     ...clone(gitdir, `work-${n}`),
   };
 }
@@ -89,32 +118,69 @@ const maximum = (shoot: Shoot) => shoot.spec.provider.workers[0]?.maximum;
 const settled = async () =>
   eventually(`${AWS} reconciled`, async () => {
     const shoot = await getShoot(env.garden, project.namespace, AWS);
-    return shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation ? shoot : undefined;
+    return shoot?.status?.lastOperation?.state === 'Succeeded' &&
+      shoot.status.observedGeneration === shoot.metadata.generation
+      ? shoot
+      : undefined;
   });
 /** What another field manager does: a server-side apply of one field, as `kubectl apply --server-side` would. */
 async function applyAs(manager: string, spec: Record<string, unknown>): Promise<void> {
-  const result = await env.garden.apply({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', metadata: { name: AWS, namespace: project.namespace }, spec } as KubeObject, manager, { force: true });
+  const result = await env.garden.apply(
+    {
+      apiVersion: SHOOT_API_VERSION,
+      kind: 'Shoot',
+      metadata: { name: AWS, namespace: project.namespace },
+      spec,
+    } as KubeObject,
+    manager,
+    { force: true },
+  );
   if (!result.ok) throw new Error(`apply as ${manager}: ${result.error.message}`);
 }
-const workers = (shoot: Shoot, change: Record<string, unknown>) => ({ provider: { workers: shoot.spec.provider.workers.map((w) => ({ name: w.name, ...change })) } });
+const workers = (shoot: Shoot, change: Record<string, unknown>) => ({
+  provider: { workers: shoot.spec.provider.workers.map((w) => ({ name: w.name, ...change })) },
+});
 
 describe('updates', () => {
   it('adds a zone a Runtime gained (infrastructure config regenerated, zones appended) and toggles an extension', async () => {
     const landscape = await landscapeForProject(dir, 'landscape-zones', 'stage', project);
     const gitdir = join(dir.path, 'repo-zones.git');
-    const runtime = await dir.write('runtimes-zones/aws.yaml', readFileSync('examples/runtimes/keb/aws.yaml', 'utf8').replace('        - eu-central-1b\n        - eu-central-1c\n', ''));
+    const runtime = await dir.write(
+      'runtimes-zones/aws.yaml',
+      readFileSync('examples/runtimes/keb/aws.yaml', 'utf8').replace(
+        '        - eu-central-1b\n        - eu-central-1c\n',
+        '',
+      ),
+    );
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
     const generate = ['generate', '--landscape', landscape, '--runtimes', runtime, '--repo', gitdir, '--once'];
     expect((await kimops(generate)).code).toBe(0);
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'];
+    const apply = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      join(env.stateDir, 'garden.kubeconfig'),
+      '--once',
+    ];
     expect((await kimops(apply)).code).toBe(0);
     const before = await settled();
     expect(before.spec.provider.workers[0]?.zones).toEqual(['eu-central-1a']);
 
-    writeFileSync(runtime, readFileSync(runtime, 'utf8').replace('        - eu-central-1a\n', '        - eu-central-1a\n        - eu-central-1b\n'));
+    writeFileSync(
+      runtime,
+      readFileSync(runtime, 'utf8').replace(
+        '        - eu-central-1a\n',
+        '        - eu-central-1a\n        - eu-central-1b\n',
+      ),
+    );
     expect((await kimops(generate)).code).toBe(0);
     // A new zone is disruptive: its pull request waits for a reviewer, who approves and merges it.
-    const open = (await kimops(['pr', 'list', '--repo', gitdir])).stdout.split('\n').filter((line) => line.includes(AWS));
+    const open = (await kimops(['pr', 'list', '--repo', gitdir])).stdout
+      .split('\n')
+      .filter((line) => line.includes(AWS));
     expect(open).toHaveLength(1);
     const number = (open[0] ?? '').split('\t')[0] ?? '';
     expect((await kimops(['pr', 'approve', number, '--repo', gitdir, '--as', 'sre'])).code).toBe(0);
@@ -124,13 +190,19 @@ describe('updates', () => {
     expect(zoned.code).toBe(0);
     const after = await live();
     expect(after.spec.provider.workers[0]?.zones).toEqual(['eu-central-1a', 'eu-central-1b']);
-    const infraZones = (after.spec.provider.infrastructureConfig as { networks: { zones: { name: string }[] } }).networks.zones.map((z) => z.name);
+    const infraZones = (
+      after.spec.provider.infrastructureConfig as { networks: { zones: { name: string }[] } }
+    ).networks.zones.map((z) => z.name);
     expect(infraZones).toEqual(['eu-central-1a', 'eu-central-1b']);
     await settled();
 
     clone(gitdir, 'work-zones').edit(
       SHOOT_FILE,
-      (t) => t.replace('  - type: shoot-networking-filter\n    disabled: false\n', '  - type: shoot-networking-filter\n    disabled: true\n'),
+      (t) =>
+        t.replace(
+          '  - type: shoot-networking-filter\n    disabled: false\n',
+          '  - type: shoot-networking-filter\n    disabled: true\n',
+        ),
       'networking filter off',
     );
     const extension = await kimops(apply);
@@ -149,7 +221,11 @@ describe('rollback by git revert', () => {
     const before = await settled();
     expect(before.spec.kubernetes.version).toBe('1.33.3');
 
-    repo.edit(SHOOT_FILE, (t) => t.replace('maximum: 20', 'maximum: 25').replace('version: 1.33.3', 'version: 1.34.1'), 'scale out and upgrade');
+    repo.edit(
+      SHOOT_FILE,
+      (t) => t.replace('maximum: 20', 'maximum: 25').replace('version: 1.33.3', 'version: 1.34.1'),
+      'scale out and upgrade',
+    );
     const changed = await kimops(repo.apply);
     expect(changed.stderr).toBe('');
     expect(changed.code).toBe(0);
@@ -162,7 +238,9 @@ describe('rollback by git revert', () => {
     const reverted = await kimops(repo.apply);
     expect(reverted.stderr).toBe('');
     expect(reverted.code).toBe(0);
-    expect(reverted.stdout).toContain(`${AWS}: kept spec.kubernetes.version: live 1.34.1 kept over 1.33.3: Gardener never downgrades a Kubernetes version`);
+    expect(reverted.stdout).toContain(
+      `${AWS}: kept spec.kubernetes.version: live 1.34.1 kept over 1.33.3: Gardener never downgrades a Kubernetes version`,
+    );
     const back = await live();
     expect([maximum(back), back.spec.kubernetes.version]).toEqual([20, '1.34.1']);
     // Everything else is the previous spec again.
@@ -176,7 +254,12 @@ describe('rollback of a change main made to a companion only', () => {
     expect((await kimops(repo.apply)).code).toBe(0);
     const companion = `shoots/${AWS}/configmap-structured-auth-config-${AWS}.yaml`;
     const config = async () => {
-      const got = await env.garden.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: `structured-auth-config-${AWS}` });
+      const got = await env.garden.get<KubeObject & { data: Record<string, string> }>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: project.namespace,
+        name: `structured-auth-config-${AWS}`,
+      });
       if (!got.ok) throw new Error(got.error.message);
       return got.body.data['config.yaml'] ?? '';
     };
@@ -204,9 +287,32 @@ describe('mass deletion', () => {
     const landscape = await landscapeForProject(dir, 'landscape-mass', 'stage', project);
     const gitdir = join(dir.path, 'repo-mass.git');
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
-    for (const file of ['aws.yaml', 'gcp.yaml']) await dir.write(`runtimes-mass/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
-    expect((await kimops(['generate', '--landscape', landscape, '--runtimes', join(dir.path, 'runtimes-mass'), '--repo', gitdir, '--once'])).code).toBe(0);
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', join(env.stateDir, 'garden.kubeconfig'), '--once'];
+    for (const file of ['aws.yaml', 'gcp.yaml'])
+      await dir.write(`runtimes-mass/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
+    expect(
+      (
+        await kimops([
+          'generate',
+          '--landscape',
+          landscape,
+          '--runtimes',
+          join(dir.path, 'runtimes-mass'),
+          '--repo',
+          gitdir,
+          '--once',
+        ])
+      ).code,
+    ).toBe(0);
+    const apply = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      join(env.stateDir, 'garden.kubeconfig'),
+      '--once',
+    ];
     try {
       expect((await kimops(apply)).code).toBe(0);
       const { git } = clone(gitdir, 'work-mass');
@@ -219,7 +325,15 @@ describe('mass deletion', () => {
       expect(refused.stderr).toContain('"Kimops-Allow-Mass-Deletion: 2"');
       expect(await getShoot(env.garden, project.namespace, GCP)).toBeDefined();
 
-      git('commit', '--quiet', '--allow-empty', '-m', 'Approve deleting both Shoots', '--trailer', 'Kimops-Allow-Mass-Deletion: 2');
+      git(
+        'commit',
+        '--quiet',
+        '--allow-empty',
+        '-m',
+        'Approve deleting both Shoots',
+        '--trailer',
+        'Kimops-Allow-Mass-Deletion: 2',
+      );
       git('push', '--quiet', 'origin', 'main');
       const approved = await kimops(apply);
       expect(approved.stderr).toBe('');
@@ -227,7 +341,11 @@ describe('mass deletion', () => {
       expect(approved.stdout).toContain(`${AWS}: deletion of Shoot ${AWS} confirmed and requested`);
     } finally {
       await deleteShoot(env.garden, project.namespace, GCP);
-      await eventually(`${GCP} to be gone`, async () => ((await getShoot(env.garden, project.namespace, GCP)) ? undefined : true), 30_000);
+      await eventually(
+        `${GCP} to be gone`,
+        async () => ((await getShoot(env.garden, project.namespace, GCP)) ? undefined : true),
+        30_000,
+      );
     }
   }, 90_000);
 });
@@ -237,13 +355,23 @@ describe('an interrupted deletion', () => {
     const repo = await landscapeRepo();
     expect((await kimops(repo.apply)).code).toBe(0);
     // What a sync killed between its confirmation PATCH and its DELETE leaves behind.
-    const confirmed = await env.garden.patch({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: project.namespace, name: AWS }, { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } });
+    const confirmed = await env.garden.patch(
+      { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: project.namespace, name: AWS },
+      { metadata: { annotations: { [DELETION_CONFIRMATION_ANNOTATION]: 'true' } } },
+    );
     expect(confirmed.ok).toBe(true);
     const result = await kimops(repo.apply);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toContain(`${AWS}: removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion`);
+    expect(result.stdout).toContain(
+      `${AWS}: removed ${DELETION_CONFIRMATION_ANNOTATION}, left by an interrupted deletion`,
+    );
     expect((await live()).metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION]).toBeUndefined();
-    const refused = await env.garden.delete({ apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: project.namespace, name: AWS });
+    const refused = await env.garden.delete({
+      apiVersion: SHOOT_API_VERSION,
+      kind: 'Shoot',
+      namespace: project.namespace,
+      name: AWS,
+    });
     expect(refused.ok).toBe(false);
   }, 60_000);
 });
@@ -258,10 +386,18 @@ describe('drift: another field manager changes a field kimops applies', () => {
     const reported = await kimops(repo.apply);
     expect(reported.stderr).toBe('');
     expect(reported.code).toBe(0);
-    expect(reported.stdout).toMatch(new RegExp(`${AWS}: drifted: drifted from Git, left as it is \\(kimops.yaml drift: report.*maximum`));
-    expect(reported.stdout).toContain('0 applied, 0 unchanged, 1 drifted, 0 blocked, 0 failed; 1 drift Event(s) recorded');
+    expect(reported.stdout).toMatch(
+      new RegExp(`${AWS}: drifted: drifted from Git, left as it is \\(kimops.yaml drift: report.*maximum`),
+    );
+    expect(reported.stdout).toContain(
+      '0 applied, 0 unchanged, 1 drifted, 0 blocked, 0 failed; 1 drift Event(s) recorded',
+    );
     expect(maximum(await live())).toBe(30);
-    const events = await env.garden.list<KubeObject & { reason: string; involvedObject: { name: string } }>({ apiVersion: 'v1', kind: 'Event', namespace: project.namespace });
+    const events = await env.garden.list<KubeObject & { reason: string; involvedObject: { name: string } }>({
+      apiVersion: 'v1',
+      kind: 'Event',
+      namespace: project.namespace,
+    });
     if (!events.ok) throw new Error(events.error.message);
     expect(events.body.items.filter((e) => e.reason === DRIFT_REASON && e.involvedObject.name === AWS)).toHaveLength(1);
     // The same drift again: no second Event.
@@ -271,11 +407,15 @@ describe('drift: another field manager changes a field kimops applies', () => {
     repo.edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: correct'), 'correct drift');
     const corrected = await kimops(repo.apply);
     expect(corrected.stderr).toBe('');
-    expect(corrected.stdout).toMatch(new RegExp(`${AWS}: updated Shoot ${AWS}: drift corrected \\(kimops.yaml drift: correct\\)`));
+    expect(corrected.stdout).toMatch(
+      new RegExp(`${AWS}: updated Shoot ${AWS}: drift corrected \\(kimops.yaml drift: correct\\)`),
+    );
     const after = await live();
     expect(maximum(after)).toBe(20);
     // kimops owns the field again; the other manager no longer does.
-    const owners = (after.metadata.managedFields as { manager: string; fieldsV1: unknown }[]).filter((m) => JSON.stringify(m.fieldsV1).includes('"f:maximum"')).map((m) => m.manager);
+    const owners = (after.metadata.managedFields as { manager: string; fieldsV1: unknown }[])
+      .filter((m) => JSON.stringify(m.fieldsV1).includes('"f:maximum"'))
+      .map((m) => m.manager);
     expect(owners).toEqual(['kimops']);
   }, 90_000);
 
@@ -303,10 +443,26 @@ describe('drift: adopt', () => {
     clone(gitdir, 'work-adopt').edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: adopt'), 'adopt drift');
     const namespace = await createTestNamespace(env.kcp, 'kcp-adopt-');
     const runtime = exampleRuntime('aws.yaml');
-    const created = await env.kcp.create({ ...runtime, metadata: { ...runtime.metadata, namespace }, apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as unknown as KubeObject);
+    const created = await env.kcp.create({
+      ...runtime,
+      metadata: { ...runtime.metadata, namespace },
+      apiVersion: RUNTIME_API_VERSION,
+      kind: 'Runtime',
+    } as unknown as KubeObject);
     expect(created.ok).toBe(true);
     const garden = join(env.stateDir, 'garden.kubeconfig');
-    const generate = ['generate', '--landscape', landscape, '--kcp-kubeconfig', join(env.stateDir, 'kcp.kubeconfig'), '--kcp-namespace', namespace, '--repo', gitdir, '--once'];
+    const generate = [
+      'generate',
+      '--landscape',
+      landscape,
+      '--kcp-kubeconfig',
+      join(env.stateDir, 'kcp.kubeconfig'),
+      '--kcp-namespace',
+      namespace,
+      '--repo',
+      gitdir,
+      '--once',
+    ];
     const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', garden, '--once'];
     expect((await kimops(generate)).code).toBe(0);
     expect((await kimops(apply)).code).toBe(0);
@@ -325,23 +481,38 @@ describe('drift: adopt', () => {
     expect(recorded.stdout).toContain(`on Shoot ${AWS}: main changed its folder, nothing of the Shoot to write`);
     expect((await live()).spec.kubernetes.version).toBe('1.34.1');
     const quiet = await kimops(apply);
-    expect(quiet.stdout).toMatch(/^main at [0-9a-f]{12}: 0 applied, 1 unchanged, 0 blocked, 0 failed\ninventory health: 1 healthy, 0 progressing, 0 failed, 0 unknown\n$/);
+    expect(quiet.stdout).toMatch(
+      /^main at [0-9a-f]{12}: 0 applied, 1 unchanged, 0 blocked, 0 failed\ninventory health: 1 healthy, 0 progressing, 0 failed, 0 unknown\n$/,
+    );
   }, 90_000);
 });
 
 describe('seeds', () => {
-  it('creates nothing for a Runtime that enforces its seed location where no Seed is ready, with KIM\'s SeedNotFound', async () => {
+  it("creates nothing for a Runtime that enforces its seed location where no Seed is ready, with KIM's SeedNotFound", async () => {
     const repo = await landscapeRepo();
-    const selector = (region: string) => (t: string) => t.replace('spec:\n', `spec:\n  seedSelector:\n    matchLabels:\n      seed.gardener.cloud/region: ${region}\n`);
+    const selector = (region: string) => (t: string) =>
+      t.replace('spec:\n', `spec:\n  seedSelector:\n    matchLabels:\n      seed.gardener.cloud/region: ${region}\n`);
     repo.edit(SHOOT_FILE, selector('sa-east-1'), 'enforce a seed location without a seed');
     const refused = await kimops(repo.apply);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/c-78fcc25: blocked: not created: SeedNotFound: Cannot find available seed for the region sa-east-1\. The followig regions have seeds ready: \[[a-z0-9 -]*eu-central-1[a-z0-9 -]*\]\./);
+    expect(refused.stdout).toMatch(
+      /c-78fcc25: blocked: not created: SeedNotFound: Cannot find available seed for the region sa-east-1\. The followig regions have seeds ready: \[[a-z0-9 -]*eu-central-1[a-z0-9 -]*\]\./,
+    );
     expect(await getShoot(env.garden, project.namespace, AWS)).toBeUndefined();
     // The backfiller learns it from the applier's report: KIM's message, and the Runtime generation it is about.
-    expect(refused.stdout).toContain(`apply report ${project.namespace}/kimops-apply-report written for the backfiller: 1 Shoot(s) with failures`);
-    const report = await env.garden.get<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: 'kimops-apply-report' });
-    expect(readApplyReport(report.ok ? report.body : undefined).get(AWS)).toEqual({ generation: expect.any(Number), seedNotFound: expect.stringMatching(/^Cannot find available seed for the region sa-east-1\./) });
+    expect(refused.stdout).toContain(
+      `apply report ${project.namespace}/kimops-apply-report written for the backfiller: 1 Shoot(s) with failures`,
+    );
+    const report = await env.garden.get<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: project.namespace,
+      name: 'kimops-apply-report',
+    });
+    expect(readApplyReport(report.ok ? report.body : undefined).get(AWS)).toEqual({
+      generation: expect.any(Number),
+      seedNotFound: expect.stringMatching(/^Cannot find available seed for the region sa-east-1\./),
+    });
     expect((await kimops(repo.apply)).stdout).not.toContain('apply report'); // said once
 
     repo.git('revert', '--no-edit', 'HEAD');
@@ -350,7 +521,12 @@ describe('seeds', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect((await live()).spec.seedSelector).toEqual({ matchLabels: { 'seed.gardener.cloud/region': 'eu-central-1' } });
-    const cleared = await env.garden.get<KubeObject>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: 'kimops-apply-report' });
+    const cleared = await env.garden.get<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: project.namespace,
+      name: 'kimops-apply-report',
+    });
     expect(readApplyReport(cleared.ok ? cleared.body : undefined).size).toBe(0);
   }, 60_000);
 });
@@ -360,7 +536,11 @@ describe('migration from KIM', () => {
     const repo = await landscapeRepo();
     // KIM's Shoot: the same manifest applied by KIM's field manager, without kimops's label.
     const manifest = (await import('yaml')).parse(readFileSync(join(repo.work, SHOOT_FILE), 'utf8')) as Shoot;
-    const byKim = await env.garden.apply({ ...manifest, metadata: { ...manifest.metadata, namespace: project.namespace } } as unknown as KubeObject, 'kim', { force: true });
+    const byKim = await env.garden.apply(
+      { ...manifest, metadata: { ...manifest.metadata, namespace: project.namespace } } as unknown as KubeObject,
+      'kim',
+      { force: true },
+    );
     expect(byKim.ok).toBe(true);
     await settled();
     const { resourceVersion } = (await live()).metadata;
@@ -378,22 +558,30 @@ describe('migration from KIM', () => {
     expect(taken.stdout).toContain(`${AWS}: took over Shoot ${AWS}`);
     const after = await live();
     expect(after.metadata.labels?.[OWNERSHIP_LABEL]).toBe('kimops');
-    const appliers = (after.metadata.managedFields as { manager: string; operation: string }[]).filter((m) => m.operation === 'Apply').map((m) => m.manager);
+    const appliers = (after.metadata.managedFields as { manager: string; operation: string }[])
+      .filter((m) => m.operation === 'Apply')
+      .map((m) => m.manager);
     expect(appliers).toEqual(['kim']);
   }, 60_000);
 });
 
-describe('what Gardener\'s state asks of the applier', () => {
+describe("what Gardener's state asks of the applier", () => {
   it('force-deletes a deletion stuck on ERR_CLEANUP_CLUSTER_RESOURCES only where kimops.yaml allows it', async () => {
     const repo = await landscapeRepo();
     expect((await kimops(repo.apply)).code).toBe(0);
     await settled();
-    simulator.inject(project.namespace, AWS, { state: 'Failed', codes: ['ERR_CLEANUP_CLUSTER_RESOURCES'], description: 'cannot clean up' });
+    simulator.inject(project.namespace, AWS, {
+      state: 'Failed',
+      codes: ['ERR_CLEANUP_CLUSTER_RESOURCES'],
+      description: 'cannot clean up',
+    });
     repo.git('rm', '--quiet', '-r', `shoots/${AWS}`);
     repo.git('commit', '--quiet', '-m', 'deprovision');
     repo.git('push', '--quiet', 'origin', 'main');
     expect((await kimops(repo.apply)).code).toBe(0);
-    await eventually('the deletion to be stuck', async () => ((await live()).status?.lastErrors?.[0]?.codes?.includes('ERR_CLEANUP_CLUSTER_RESOURCES') ? true : undefined));
+    await eventually('the deletion to be stuck', async () =>
+      (await live()).status?.lastErrors?.[0]?.codes?.includes('ERR_CLEANUP_CLUSTER_RESOURCES') ? true : undefined,
+    );
 
     const reported = await kimops(repo.apply);
     expect(reported.stderr).toContain(`is stuck in deletion (ERR_CLEANUP_CLUSTER_RESOURCES)`);
@@ -409,15 +597,27 @@ describe('what Gardener\'s state asks of the applier', () => {
 
   it('annotates an operation running past its timeout and removes the mark once it is done', async () => {
     const repo = await landscapeRepo();
-    repo.edit('kimops.yaml', (t) => t.replace(/timeouts: \{[^}]*\}/, 'timeouts: {create: 1s, update: 1s, delete: 1s}'), 'short timeouts');
-    simulator.inject(project.namespace, AWS, { state: 'Error', codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'], description: 'throttled' });
+    repo.edit(
+      'kimops.yaml',
+      (t) => t.replace(/timeouts: \{[^}]*\}/, 'timeouts: {create: 1s, update: 1s, delete: 1s}'),
+      'short timeouts',
+    );
+    simulator.inject(project.namespace, AWS, {
+      state: 'Error',
+      codes: ['ERR_INFRA_RATE_LIMITS_EXCEEDED'],
+      description: 'throttled',
+    });
     expect((await kimops(repo.apply)).code).toBe(0);
-    await eventually('Gardener to be retrying', async () => ((await live()).status?.lastOperation?.state === 'Error' ? true : undefined));
+    await eventually('Gardener to be retrying', async () =>
+      (await live()).status?.lastOperation?.state === 'Error' ? true : undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const late = await kimops(repo.apply);
     expect(late.stderr).toBe('');
     expect(late.stdout).toContain(`${AWS}: operation timed out: Create started`);
-    expect((await live()).metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION]).toMatch(/^Create started .* has no result after 1s/);
+    expect((await live()).metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION]).toMatch(
+      /^Create started .* has no result after 1s/,
+    );
 
     simulator.heal(project.namespace, AWS);
     await settled();

@@ -50,10 +50,15 @@ function shootOf(request: ProxiedRequest): string | undefined {
 /** A request for a companion ConfigMap (not the applier's report, which each writing sync reads). */
 const isCompanionRequest = (request: ProxiedRequest) => {
   const path = request.path.split('?')[0] ?? '';
-  return path.startsWith(`/api/v1/namespaces/${project.namespace}/configmaps/`) && !path.endsWith(`/${APPLY_REPORT_NAME}`);
+  return (
+    path.startsWith(`/api/v1/namespaces/${project.namespace}/configmaps/`) && !path.endsWith(`/${APPLY_REPORT_NAME}`)
+  );
 };
 const namesOf = (requests: readonly ProxiedRequest[], method: string, ok = true) =>
-  requests.filter((r) => r.method === method && (!ok || (r.status >= 200 && r.status < 300))).map(shootOf).filter((n): n is string => n !== undefined);
+  requests
+    .filter((r) => r.method === method && (!ok || (r.status >= 200 && r.status < 300)))
+    .map(shootOf)
+    .filter((n): n is string => n !== undefined);
 
 /** The LISTs (not watches) of a namespace's collections, as `<resource>?<query>`, in order. */
 function listsIn(namespace: string, requests: readonly ProxiedRequest[]): string[] {
@@ -68,19 +73,27 @@ function listsIn(namespace: string, requests: readonly ProxiedRequest[]): string
 function summaryOf(stdout: string): { applied: number; unchanged: number; failed: number } | undefined {
   const line = stdout.split('\n').find((l) => /^main at [0-9a-f]{12}: /.test(l));
   const count = (what: string) => Number(new RegExp(`(\\d+) ${what}`).exec(line ?? '')?.[1] ?? NaN);
-  return line === undefined ? undefined : { applied: count('applied'), unchanged: count('unchanged'), failed: count('failed') };
+  return line === undefined
+    ? undefined
+    : { applied: count('applied'), unchanged: count('unchanged'), failed: count('failed') };
 }
 
 /** The kimops-labelled Shoots of the test project, by name. */
 async function liveShoots(): Promise<Map<string, LiveShoot>> {
-  const listed = await env.garden.list<LiveShoot>({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace }, `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE}`);
+  const listed = await env.garden.list<LiveShoot>(
+    { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace },
+    `${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE}`,
+  );
   if (!listed.ok) throw new Error(`list Shoots: ${listed.error.message}`);
   return new Map(listed.body.items.map((s) => [s.metadata.name, s]));
 }
 
 /** Companion ConfigMap names per Shoot. */
 async function companions(): Promise<Map<string, string[]>> {
-  const listed = await env.garden.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace }, COMPANION_OF_LABEL);
+  const listed = await env.garden.list(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace },
+    COMPANION_OF_LABEL,
+  );
   if (!listed.ok) throw new Error(`list ConfigMaps: ${listed.error.message}`);
   const byShoot = new Map<string, string[]>();
   for (const item of listed.body.items) {
@@ -91,13 +104,18 @@ async function companions(): Promise<Map<string, string[]>> {
 }
 
 /** A landscape repo whose main holds `names` as Shoots, generated from KEB's AWS example Runtime as KEB would create them. */
-async function landscapeWith(names: string[]): Promise<{ landscape: string; gitdir: string; runtimes: string; generate: string[] }> {
+async function landscapeWith(
+  names: string[],
+): Promise<{ landscape: string; gitdir: string; runtimes: string; generate: string[] }> {
   const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
   const gitdir = join(dir.path, 'repo.git');
   const runtimes = join(dir.path, 'runtimes');
   const example = readFileSync(join(ROOT, 'examples/runtimes/keb/aws.yaml'), 'utf8');
   for (const [i, name] of names.entries()) {
-    const runtime = parse(example) as { metadata: { name: string; labels: Record<string, string> }; spec: { shoot: { name: string } } };
+    const runtime = parse(example) as {
+      metadata: { name: string; labels: Record<string, string> };
+      spec: { shoot: { name: string } };
+    };
     const id = `61dd7761-08dc-59ce-840d-${String(i).padStart(12, '0')}`;
     runtime.metadata.name = id;
     runtime.metadata.labels['kyma-project.io/runtime-id'] = id;
@@ -113,7 +131,10 @@ async function landscapeWith(names: string[]): Promise<{ landscape: string; gitd
   expect(generated.code).toBe(0);
   const repo = await LandscapeRepo.open(gitdir);
   const main = (await repo.resolve('main')) ?? '';
-  const folders = [...(await repo.listFolder(main, 'shoots')).entries()].filter(([, e]) => e.type === 'tree').map(([name]) => name).sort();
+  const folders = [...(await repo.listFolder(main, 'shoots')).entries()]
+    .filter(([, e]) => e.type === 'tree')
+    .map(([name]) => name)
+    .sort();
   expect(folders).toEqual([...names].sort());
   return { landscape, gitdir, runtimes, generate };
 }
@@ -137,7 +158,11 @@ function spawnKimops(argv: string[]): { child: ReturnType<typeof spawn>; done: P
 }
 
 /** Runs `kimops <argv>` as a child and SIGKILLs it once `killWhen` holds for the proxy's requests; fails if it ended first. */
-async function killMidway(argv: string[], what: string, killWhen: (requests: readonly ProxiedRequest[]) => boolean): Promise<ChildRun> {
+async function killMidway(
+  argv: string[],
+  what: string,
+  killWhen: (requests: readonly ProxiedRequest[]) => boolean,
+): Promise<ChildRun> {
   const { child, done } = spawnKimops(argv);
   let ended: ChildRun | undefined;
   void done.then((run) => (ended = run));
@@ -156,7 +181,9 @@ async function cleanUp(names: string[]): Promise<void> {
   for (const name of names) await deleteShoot(env.garden, project.namespace, name);
   await eventually('the Shoots to be gone', async () => ((await liveShoots()).size === 0 ? true : undefined), 30_000);
   // Their companions too, so that the next test's applier finds no orphans of this one.
-  for (const names of (await companions()).values()) for (const name of names) await env.garden.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name });
+  for (const names of (await companions()).values())
+    for (const name of names)
+      await env.garden.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name });
 }
 
 describe('kimops apply --watch when the Garden goes away', () => {
@@ -164,9 +191,25 @@ describe('kimops apply --watch when the Garden goes away', () => {
     const aws = 'c-away';
     const { landscape, gitdir, runtimes, generate } = await landscapeWith([aws]);
     const controller = new AbortController();
-    const applier = startKimops(['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--watch', '--interval', '1'], controller.signal);
+    const applier = startKimops(
+      [
+        'apply',
+        '--landscape',
+        landscape,
+        '--repo',
+        gitdir,
+        '--garden-kubeconfig',
+        proxy.kubeconfigPath,
+        '--watch',
+        '--interval',
+        '1',
+      ],
+      controller.signal,
+    );
     try {
-      await eventually(`${aws} created`, async () => ((await getShoot(env.garden, project.namespace, aws)) ? true : undefined));
+      await eventually(`${aws} created`, async () =>
+        (await getShoot(env.garden, project.namespace, aws)) ? true : undefined,
+      );
       expect(namesOf(proxy.requests, 'PATCH')).toEqual([aws]);
       // Syncs plan against caches kept by WATCH: one LIST per kind filled them, the syncs after list nothing.
       const syncs = () => applier.stdout.split('\n').filter((l) => /^main at [0-9a-f]{12}: /.test(l)).length;
@@ -179,11 +222,18 @@ describe('kimops apply --watch when the Garden goes away', () => {
 
       // The Garden goes away; meanwhile main gets a change (a worker maximum, merged by generate).
       await proxy.stop();
-      writeFileSync(join(runtimes, `${aws}.yaml`), readFileSync(join(runtimes, `${aws}.yaml`), 'utf8').replace('maximum: 20', 'maximum: 27'));
+      writeFileSync(
+        join(runtimes, `${aws}.yaml`),
+        readFileSync(join(runtimes, `${aws}.yaml`), 'utf8').replace('maximum: 20', 'maximum: 27'),
+      );
       const merged = await kimops(generate);
       expect(merged.code).toBe(0);
       // (A sync running at the moment of the cut may fail with the connection reset first.)
-      await eventually('a sync to fail as unreachable', async () => (/ECONNREFUSED.*\n(.*\n)*the next pass starts in/.test(applier.stderr) ? true : undefined), 20_000);
+      await eventually(
+        'a sync to fail as unreachable',
+        async () => (/ECONNREFUSED.*\n(.*\n)*the next pass starts in/.test(applier.stderr) ? true : undefined),
+        20_000,
+      );
       expect(applier.stderr).toContain(`cannot reach ${proxy.url}`);
       expect(applier.stderr).toContain("check that the API server runs and the kubeconfig's server address");
       expect((await getShoot(env.garden, project.namespace, aws))?.spec.provider.workers[0]?.maximum).toBe(20);
@@ -193,7 +243,10 @@ describe('kimops apply --watch when the Garden goes away', () => {
       await proxy.start();
       await eventually(
         `${aws} scaled to 27 after the Garden came back`,
-        async () => ((await getShoot(env.garden, project.namespace, aws))?.spec.provider.workers[0]?.maximum === 27 ? true : undefined),
+        async () =>
+          (await getShoot(env.garden, project.namespace, aws))?.spec.provider.workers[0]?.maximum === 27
+            ? true
+            : undefined,
         20_000,
       );
       expect(namesOf(proxy.requests, 'PATCH')).toEqual([aws]);
@@ -211,7 +264,16 @@ describe('kimops apply killed mid-wave and run again', () => {
 
   it('creates every Shoot exactly once: the restart writes only the Shoots the killed run did not', async () => {
     const { landscape, gitdir } = await landscapeWith(NAMES);
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--once'];
+    const apply = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      proxy.kubeconfigPath,
+      '--once',
+    ];
     try {
       // Killed after the Garden has answered 3 Shoot creates.
       await killMidway(apply, '3 Shoots created', (requests) => namesOf(requests, 'PATCH').length >= 3);
@@ -231,17 +293,30 @@ describe('kimops apply killed mid-wave and run again', () => {
       expect(summaryOf(rerun.stdout)).toEqual({ applied: missing.length, unchanged: afterKill.size, failed: 0 });
       // The restart wrote each missing Shoot once and nothing of the Shoots the killed run had created.
       expect(namesOf(proxy.requests, 'PATCH', false).sort()).toEqual(missing);
-      const objectWrites = proxy.requests.filter((r) => r.method !== 'GET' && (shootOf(r) !== undefined || isCompanionRequest(r)));
+      const objectWrites = proxy.requests.filter(
+        (r) => r.method !== 'GET' && (shootOf(r) !== undefined || isCompanionRequest(r)),
+      );
       expect(objectWrites.filter((r) => r.method !== 'PATCH')).toEqual([]);
-      for (const name of afterKill.keys()) expect(objectWrites.filter((r) => r.path.includes(name)), name).toEqual([]);
-      expect(proxy.requests.filter(isCompanionRequest).every((r) => missing.some((n) => r.path.includes(`structured-auth-config-${n}?`)))).toBe(true);
+      for (const name of afterKill.keys())
+        expect(
+          objectWrites.filter((r) => r.path.includes(name)),
+          name,
+        ).toEqual([]);
+      expect(
+        proxy.requests
+          .filter(isCompanionRequest)
+          .every((r) => missing.some((n) => r.path.includes(`structured-auth-config-${n}?`))),
+      ).toBe(true);
 
       // Every Shoot exists once, each created once: those of the killed run kept their uid, and every create
       // (a 201 from the server-side apply) happened once over both runs.
       const live = await liveShoots();
       expect([...live.keys()].sort()).toEqual(NAMES);
       for (const [name, shoot] of afterKill) expect(live.get(name)?.metadata.uid, name).toBe(shoot.metadata.uid);
-      const creates = [...first, ...proxy.requests].filter((r) => r.method === 'PATCH' && r.status === 201).map(shootOf).filter((n) => n !== undefined);
+      const creates = [...first, ...proxy.requests]
+        .filter((r) => r.method === 'PATCH' && r.status === 201)
+        .map(shootOf)
+        .filter((n) => n !== undefined);
       expect(creates.sort()).toEqual(NAMES);
       const byShoot = await companions();
       for (const name of NAMES) expect(byShoot.get(name), name).toEqual([`structured-auth-config-${name}`]);
@@ -252,7 +327,16 @@ describe('kimops apply killed mid-wave and run again', () => {
 
   it('deletes every removed Shoot, and later its companions, when killed mid-way through a deletion wave', async () => {
     const { landscape, gitdir } = await landscapeWith(NAMES);
-    const direct = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--once'];
+    const direct = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      gardenKubeconfig(),
+      '--once',
+    ];
     try {
       const created = await kimops(direct);
       expect(created.code).toBe(0);
@@ -271,7 +355,18 @@ describe('kimops apply killed mid-wave and run again', () => {
         author: { name: 'test', email: 'test@localhost' },
       });
       expect(commit.changed).toBe(true);
-      const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath, '--once', '--allow-mass-deletion', String(removed.length)];
+      const apply = [
+        'apply',
+        '--landscape',
+        landscape,
+        '--repo',
+        gitdir,
+        '--garden-kubeconfig',
+        proxy.kubeconfigPath,
+        '--once',
+        '--allow-mass-deletion',
+        String(removed.length),
+      ];
 
       // Killed after the Garden has accepted 2 DELETEs.
       await killMidway(apply, '2 Shoots deleted', (requests) => namesOf(requests, 'DELETE').length >= 2);
@@ -290,9 +385,14 @@ describe('kimops apply killed mid-wave and run again', () => {
       const pending = removed.filter((n) => !deletingOrGone.includes(n));
       // The restart deletes exactly the removed Shoots the killed run had not, each confirmed first.
       expect(namesOf(proxy.requests, 'DELETE', false).sort()).toEqual(pending);
-      for (const name of pending) expect(rerun.stdout).toContain(`${name}: deletion of Shoot ${name} confirmed and requested`);
+      for (const name of pending)
+        expect(rerun.stdout).toContain(`${name}: deletion of Shoot ${name} confirmed and requested`);
       // The kept Shoots: never written by either run.
-      for (const name of kept) expect([...first, ...proxy.requests].filter((r) => r.method !== 'GET' && r.path.includes(name)), name).toEqual([]);
+      for (const name of kept)
+        expect(
+          [...first, ...proxy.requests].filter((r) => r.method !== 'GET' && r.path.includes(name)),
+          name,
+        ).toEqual([]);
 
       // No missed delete: Gardener (the simulator) removes every removed Shoot; the kept ones are the same objects.
       await eventually('the removed Shoots to be gone', async () => {
@@ -303,7 +403,9 @@ describe('kimops apply killed mid-wave and run again', () => {
       expect([...live.keys()].sort()).toEqual(kept);
       for (const name of kept) expect(live.get(name)?.metadata.uid, name).toBe(before.get(name)?.metadata.uid);
       for (const name of removed) {
-        const confirmed = [...first, ...proxy.requests].some((r) => r.method === 'PATCH' && shootOf(r) === name && r.status === 200);
+        const confirmed = [...first, ...proxy.requests].some(
+          (r) => r.method === 'PATCH' && shootOf(r) === name && r.status === 200,
+        );
         expect(confirmed, `${DELETION_CONFIRMATION_ANNOTATION} set on ${name} before its DELETE`).toBe(true);
       }
 

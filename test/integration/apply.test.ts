@@ -30,13 +30,20 @@ beforeAll(() => simulator.start());
 afterAll(() => simulator.stop());
 
 async function companionsOf(shoot: string): Promise<KubeObject[]> {
-  const listed = await env.garden.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace }, `${COMPANION_OF_LABEL}=${shoot}`);
+  const listed = await env.garden.list(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace },
+    `${COMPANION_OF_LABEL}=${shoot}`,
+  );
   if (!listed.ok) throw new Error(`list ConfigMaps: ${listed.error.message}`);
   return listed.body.items;
 }
 
-const resourceVersions = async () => Promise.all([AWS, GCP].map(async (name) => (await getShoot(env.garden, project.namespace, name))?.metadata.resourceVersion));
-const settled = (shoot: Shoot | undefined) => shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
+const resourceVersions = async () =>
+  Promise.all(
+    [AWS, GCP].map(async (name) => (await getShoot(env.garden, project.namespace, name))?.metadata.resourceVersion),
+  );
+const settled = (shoot: Shoot | undefined) =>
+  shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
 const main = (gitdir: string) => readFileSync(join(gitdir, 'refs/heads/main'), 'utf8').trim();
 
 describe('kimops apply --once', () => {
@@ -44,18 +51,32 @@ describe('kimops apply --once', () => {
     const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
     const gitdir = join(dir.path, 'repo.git');
     const runtimes = join(dir.path, 'runtimes');
-    for (const file of ['aws.yaml', 'gcp.yaml']) await dir.write(`runtimes/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
+    for (const file of ['aws.yaml', 'gcp.yaml'])
+      await dir.write(`runtimes/${file}`, readFileSync(`examples/runtimes/keb/${file}`, 'utf8'));
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
     const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
     expect((await kimops(generate)).code).toBe(0);
-    const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--once'];
+    const apply = [
+      'apply',
+      '--landscape',
+      landscape,
+      '--repo',
+      gitdir,
+      '--garden-kubeconfig',
+      gardenKubeconfig(),
+      '--once',
+    ];
     try {
       // Dry run first: the plan, and no Shoot.
       const dry = await kimops([...apply, '--dry-run']);
       expect(dry.stderr).toBe('');
       expect(dry.code).toBe(0);
-      expect(dry.stdout).toContain(`► Shoot/${project.namespace}/${AWS} created\n    not live: created from this commit\n    ConfigMap structured-auth-config-${AWS}: create\n`);
-      expect(dry.stdout).toContain('2 create, 0 update, 0 take-over, 0 delete, 0 unchanged, 0 blocked; nothing written');
+      expect(dry.stdout).toContain(
+        `► Shoot/${project.namespace}/${AWS} created\n    not live: created from this commit\n    ConfigMap structured-auth-config-${AWS}: create\n`,
+      );
+      expect(dry.stdout).toContain(
+        '2 create, 0 update, 0 take-over, 0 delete, 0 unchanged, 0 blocked; nothing written',
+      );
       expect(await getShoot(env.garden, project.namespace, AWS)).toBeUndefined();
       expect(await companionsOf(AWS)).toEqual([]);
 
@@ -75,7 +96,11 @@ describe('kimops apply --once', () => {
       }
 
       // A second sync writes nothing (once the simulator has stopped writing status).
-      await eventually('the Shoots to be created', async () => ((await Promise.all([AWS, GCP].map((n) => getShoot(env.garden, project.namespace, n)))).every(settled) ? true : undefined));
+      await eventually('the Shoots to be created', async () =>
+        (await Promise.all([AWS, GCP].map((n) => getShoot(env.garden, project.namespace, n)))).every(settled)
+          ? true
+          : undefined,
+      );
       const before = await resourceVersions();
       const again = await kimops(apply);
       expect(again.stderr).toBe('');
@@ -83,7 +108,10 @@ describe('kimops apply --once', () => {
       expect(await resourceVersions()).toEqual(before);
 
       // A Runtime's worker maximum changes: generate merges the update, apply writes it.
-      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 25'));
+      writeFileSync(
+        join(runtimes, 'aws.yaml'),
+        readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 25'),
+      );
       expect((await kimops(generate)).code).toBe(0);
       const dryUpdate = await kimops([...apply, '--dry-run']);
       expect(dryUpdate.stdout).toContain(`► Shoot/${project.namespace}/${AWS} configured`);
@@ -98,20 +126,32 @@ describe('kimops apply --once', () => {
       // KEB deletes a Runtime (marked for deletion, as KIM's finalizer keeps it in the KCP): generate auto-merges
       // the delete, apply confirms and deletes; the companion follows once Gardener (the simulator) has removed the Shoot.
       const gcpFile = join(runtimes, 'gcp.yaml');
-      writeFileSync(gcpFile, readFileSync(gcpFile, 'utf8').replace(/^metadata:\n/m, 'metadata:\n  deletionTimestamp: "2026-12-01T10:00:00Z"\n'));
+      writeFileSync(
+        gcpFile,
+        readFileSync(gcpFile, 'utf8').replace(
+          /^metadata:\n/m,
+          'metadata:\n  deletionTimestamp: "2026-12-01T10:00:00Z"\n',
+        ),
+      );
       expect(readFileSync(gcpFile, 'utf8')).toContain('deletionTimestamp');
       expect((await kimops(generate)).code).toBe(0);
       const deleted = await kimops(apply);
       expect(deleted.stderr).toBe('');
       expect(deleted.code).toBe(0);
       expect(deleted.stdout).toContain(`${GCP}: deletion of Shoot ${GCP} confirmed and requested`);
-      expect(deleted.stdout).toMatch(new RegExp(`${GCP}: (Gardener is deleting Shoot ${GCP}; ConfigMap structured-auth-config-${GCP} left for a sync after it is gone|Shoot ${GCP} is gone)`));
+      expect(deleted.stdout).toMatch(
+        new RegExp(
+          `${GCP}: (Gardener is deleting Shoot ${GCP}; ConfigMap structured-auth-config-${GCP} left for a sync after it is gone|Shoot ${GCP} is gone)`,
+        ),
+      );
       const deleting = await getShoot(env.garden, project.namespace, GCP);
       if (deleting) {
         expect(deleting.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION]).toBe('true');
         expect(deleting.metadata.deletionTimestamp).toBeTruthy();
       }
-      await eventually(`${GCP} to be gone`, async () => ((await getShoot(env.garden, project.namespace, GCP)) ? undefined : true));
+      await eventually(`${GCP} to be gone`, async () =>
+        (await getShoot(env.garden, project.namespace, GCP)) ? undefined : true,
+      );
       const cleaned = await kimops(apply);
       expect(cleaned.stderr).toBe('');
       expect(cleaned.code).toBe(0);
@@ -119,10 +159,13 @@ describe('kimops apply --once', () => {
       expect(await companionsOf(AWS)).toHaveLength(1);
       expect(cleaned.stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
       // Left over only when the Shoot was still there at the deleting sync.
-      if (deleting) expect(cleaned.stdout).toContain(`deleted ConfigMap structured-auth-config-${GCP} (its Shoot ${GCP} is gone)`);
+      if (deleting)
+        expect(cleaned.stdout).toContain(`deleted ConfigMap structured-auth-config-${GCP} (its Shoot ${GCP} is gone)`);
     } finally {
       for (const name of [AWS, GCP]) await deleteShoot(env.garden, project.namespace, name);
-      await eventually('the Shoots to be gone', async () => ((await resourceVersions()).every((v) => v === undefined) ? true : undefined));
+      await eventually('the Shoots to be gone', async () =>
+        (await resourceVersions()).every((v) => v === undefined) ? true : undefined,
+      );
     }
   }, 120_000);
 });
@@ -139,19 +182,40 @@ describe('kimops apply --watch', () => {
     const controller = new AbortController();
     const metricsPort = await freePort();
     const watching = kimops(
-      ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '1', '--metrics-port', String(metricsPort)],
+      [
+        'apply',
+        '--landscape',
+        landscape,
+        '--repo',
+        gitdir,
+        '--garden-kubeconfig',
+        gardenKubeconfig(),
+        '--watch',
+        '--interval',
+        '1',
+        '--metrics-port',
+        String(metricsPort),
+      ],
       '',
       controller.signal,
     );
     try {
-      await eventually(`${AWS} created`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? true : undefined));
+      await eventually(`${AWS} created`, async () =>
+        (await getShoot(env.garden, project.namespace, AWS)) ? true : undefined,
+      );
       // The next syncs find it in place; the scrape endpoint says so.
       await eventually('the metrics of a sync in place', async () => {
         const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        return text.includes('kimops_applier_shoots{landscape="stage",action="unchanged"} 1') && /kimops_applier_sync_duration_seconds_count\{landscape="stage",outcome="ok"\} [1-9]/.test(text) ? true : undefined;
+        return text.includes('kimops_applier_shoots{landscape="stage",action="unchanged"} 1') &&
+          /kimops_applier_sync_duration_seconds_count\{landscape="stage",outcome="ok"\} [1-9]/.test(text)
+          ? true
+          : undefined;
       });
       // A new commit on main (a worker maximum raised, merged by generate) reaches the Garden on a later sync.
-      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'));
+      writeFileSync(
+        join(runtimes, 'aws.yaml'),
+        readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'),
+      );
       expect((await kimops(generate)).code).toBe(0);
       await eventually(`${AWS} scaled`, async () => {
         const shoot = await getShoot(env.garden, project.namespace, AWS);
@@ -163,7 +227,9 @@ describe('kimops apply --watch', () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toBe(`metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
       await deleteShoot(env.garden, project.namespace, AWS);
-      await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
+      await eventually(`${AWS} to be gone`, async () =>
+        (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
+      );
     }
   }, 60_000);
 
@@ -180,13 +246,31 @@ describe('kimops apply --watch', () => {
     vi.stubEnv('KIMOPS_WEBHOOK_SECRET', secret);
     const controller = new AbortController();
     const watching = kimops(
-      ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', gardenKubeconfig(), '--watch', '--interval', '3600', '--webhook-port', String(port)],
+      [
+        'apply',
+        '--landscape',
+        landscape,
+        '--repo',
+        gitdir,
+        '--garden-kubeconfig',
+        gardenKubeconfig(),
+        '--watch',
+        '--interval',
+        '3600',
+        '--webhook-port',
+        String(port),
+      ],
       '',
       controller.signal,
     );
     try {
-      await eventually(`${AWS} created`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? true : undefined));
-      writeFileSync(join(runtimes, 'aws.yaml'), readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'));
+      await eventually(`${AWS} created`, async () =>
+        (await getShoot(env.garden, project.namespace, AWS)) ? true : undefined,
+      );
+      writeFileSync(
+        join(runtimes, 'aws.yaml'),
+        readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'),
+      );
       expect((await kimops(generate)).code).toBe(0);
       const body = JSON.stringify({ ref: 'refs/heads/main', after: main(gitdir) });
       const response = await fetch(`http://127.0.0.1:${port}/`, {
@@ -216,7 +300,9 @@ describe('kimops apply --watch', () => {
       expect(result.stderr).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
       expect(result.stderr).toContain('webhook 202 push d1: push to refs/heads/main');
       await deleteShoot(env.garden, project.namespace, AWS);
-      await eventually(`${AWS} to be gone`, async () => ((await getShoot(env.garden, project.namespace, AWS)) ? undefined : true));
+      await eventually(`${AWS} to be gone`, async () =>
+        (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
+      );
     }
     // The receiver is closed with the loop: its port is free again.
     expect(await freePort(port)).toBe(port);

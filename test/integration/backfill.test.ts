@@ -53,7 +53,17 @@ async function setup(prefix: string) {
   if (!created.ok) throw new Error(`Runtime ${shoot}: ${describeFailure(created)}`);
   const runtime = created.body as unknown as LiveRuntime;
   const runtimeID = runtime.metadata.labels?.['kyma-project.io/runtime-id'] ?? '';
-  const args = ['backfill', '--landscape', landscape, '--kcp-kubeconfig', kcpKubeconfig(), '--garden-kubeconfig', gardenKubeconfig(), '--kcp-namespace', namespace];
+  const args = [
+    'backfill',
+    '--landscape',
+    landscape,
+    '--kcp-kubeconfig',
+    kcpKubeconfig(),
+    '--garden-kubeconfig',
+    gardenKubeconfig(),
+    '--kcp-namespace',
+    namespace,
+  ];
   return { namespace, shoot, runtime, runtimeID, name: runtime.metadata.name, args };
 }
 
@@ -63,7 +73,8 @@ async function getRuntime(namespace: string, name: string): Promise<LiveRuntime 
   return got.ok ? (got.body as unknown as LiveRuntime) : undefined;
 }
 
-const condition = (runtime: LiveRuntime | undefined, type: string) => runtime?.status?.conditions?.find((c) => c.type === type);
+const condition = (runtime: LiveRuntime | undefined, type: string) =>
+  runtime?.status?.conditions?.find((c) => c.type === type);
 
 async function backfillOnce(args: string[]) {
   const result = await kimops([...args, '--once']);
@@ -73,15 +84,34 @@ async function backfillOnce(args: string[]) {
 }
 
 /** KIM's condition types: the only ones kimops records Events for. */
-const KIM_REASONS = new Set(['Initialised', 'Pending', 'Processing', 'ShootCreationCompleted', 'ConfigurationCompleted', 'CreationErr', 'ProcessingErr', 'GardenerClusterCRCreated', 'GardenerClusterCRReady', 'AdministratorsConfigured', 'GardenerShootDeleted', 'DeletionErr', 'ConversionErr', 'GardenerErr', 'SeedNotFound']);
+const KIM_REASONS = new Set([
+  'Initialised',
+  'Pending',
+  'Processing',
+  'ShootCreationCompleted',
+  'ConfigurationCompleted',
+  'CreationErr',
+  'ProcessingErr',
+  'GardenerClusterCRCreated',
+  'GardenerClusterCRReady',
+  'AdministratorsConfigured',
+  'GardenerShootDeleted',
+  'DeletionErr',
+  'ConversionErr',
+  'GardenerErr',
+  'SeedNotFound',
+]);
 
 async function runtimeEvents(namespace: string, name: string) {
-  const listed = await env.kcp.listAll<KubeObject & { involvedObject?: { name?: string }; reason?: string; firstTimestamp?: string }>({ apiVersion: 'v1', kind: 'Event', namespace });
+  const listed = await env.kcp.listAll<
+    KubeObject & { involvedObject?: { name?: string }; reason?: string; firstTimestamp?: string }
+  >({ apiVersion: 'v1', kind: 'Event', namespace });
   if (!listed.ok) throw new Error(listed.message);
   return listed.items.filter((event) => event.involvedObject?.name === name);
 }
 
-const succeeded = (shoot: Shoot | undefined) => shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
+const succeeded = (shoot: Shoot | undefined) =>
+  shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
 
 describe('kimops backfill --once', () => {
   it('Pending while the Shoot is created, Ready with the kubeconfig Secret, Pending on a new generation, Failed on a non-retryable error, Terminating until the Shoot is gone', async () => {
@@ -95,7 +125,12 @@ describe('kimops backfill --once', () => {
     let live = await getRuntime(namespace, name);
     expect(live?.metadata.finalizers).toContain(RUNTIME_FINALIZER);
     expect(live?.status?.state).toBe('Pending');
-    expect(condition(live, 'Provisioned')).toMatchObject({ status: 'Unknown', reason: 'Initialised', message: 'Runtime initialized', observedGeneration: 1 });
+    expect(condition(live, 'Provisioned')).toMatchObject({
+      status: 'Unknown',
+      reason: 'Initialised',
+      message: 'Runtime initialized',
+      observedGeneration: 1,
+    });
 
     // The Shoot as the applier creates it (Runtime generation 1 on it); Gardener has reported nothing yet.
     await createRendered(env.garden, render(runtime, project.settings));
@@ -107,7 +142,10 @@ describe('kimops backfill --once', () => {
     // Gardener starts the Create (two simulator steps: its finalizer, then Create Pending).
     await simulator.tick();
     await simulator.tick();
-    expect((await getShoot(env.garden, project.namespace, shoot))?.status?.lastOperation).toMatchObject({ type: 'Create', state: 'Pending' });
+    expect((await getShoot(env.garden, project.namespace, shoot))?.status?.lastOperation).toMatchObject({
+      type: 'Create',
+      state: 'Pending',
+    });
     await backfillOnce(args);
     live = await getRuntime(namespace, name);
     expect(live?.status?.state).toBe('Pending');
@@ -116,7 +154,9 @@ describe('kimops backfill --once', () => {
 
     // Succeeded: the GardenerCluster and the Secret from adminkubeconfig, then Ready in the same pass.
     runSimulator();
-    await eventually('the Shoot to be created', async () => (succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined));
+    await eventually('the Shoot to be created', async () =>
+      succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
+    );
     const ready = await backfillOnce(args);
     expect(ready.stdout).toContain(`${namespace}/${name}: status Ready written`);
     expect(ready.stdout).toContain('kubeconfig Secret created');
@@ -126,19 +166,47 @@ describe('kimops backfill --once', () => {
     expect(condition(live, 'Provisioned')).toMatchObject({ status: 'True', reason: 'ShootCreationCompleted' });
     expect(condition(live, 'KubeconfigReady')).toMatchObject({ status: 'True', reason: 'GardenerClusterCRReady' });
     expect(condition(live, 'Configured')).toMatchObject({ status: 'True', reason: 'AdministratorsConfigured' });
-    const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` });
+    const secret = await env.kcp.get<KubeObject & { data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace,
+      name: `kubeconfig-${runtimeID}`,
+    });
     expect(secret.ok ? 'found' : describeFailure(secret)).toBe('found');
     if (!secret.ok) return;
     const kubeconfig = Buffer.from(secret.body.data?.config ?? '', 'base64').toString('utf8');
     expect(kubeconfig).toContain(`server: ${env.plane.kubeApiserverUrl}`);
-    expect((secret.body.metadata.labels as Record<string, string>)['operator.kyma-project.io/cluster-name']).toBe(runtimeID);
-    const cluster = await env.kcp.get<KubeObject & { spec?: unknown; status?: { state?: string } }>({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', namespace, name: runtimeID });
+    expect((secret.body.metadata.labels as Record<string, string>)['operator.kyma-project.io/cluster-name']).toBe(
+      runtimeID,
+    );
+    const cluster = await env.kcp.get<KubeObject & { spec?: unknown; status?: { state?: string } }>({
+      apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+      kind: 'GardenerCluster',
+      namespace,
+      name: runtimeID,
+    });
     expect(cluster.ok ? cluster.body.status?.state : describeFailure(cluster)).toBe('Ready');
-    expect(cluster.ok && cluster.body.spec).toMatchObject({ shoot: { name: shoot }, kubeconfig: { secret: { name: `kubeconfig-${runtimeID}`, namespace, key: 'config' } } });
+    expect(cluster.ok && cluster.body.spec).toMatchObject({
+      shoot: { name: shoot },
+      kubeconfig: { secret: { name: `kubeconfig-${runtimeID}`, namespace, key: 'config' } },
+    });
     // KIM's Events, one per changed condition, on the Runtime.
-    const events = await env.kcp.list<KubeObject & { involvedObject: { name: string }; reason: string }>({ apiVersion: 'v1', kind: 'Event', namespace });
-    const reasons = events.ok ? events.body.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason) : [];
-    expect(reasons).toEqual(expect.arrayContaining(['Initialised', 'ShootCreationCompleted', 'GardenerClusterCRReady', 'AdministratorsConfigured']));
+    const events = await env.kcp.list<KubeObject & { involvedObject: { name: string }; reason: string }>({
+      apiVersion: 'v1',
+      kind: 'Event',
+      namespace,
+    });
+    const reasons = events.ok
+      ? events.body.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason)
+      : [];
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        'Initialised',
+        'ShootCreationCompleted',
+        'GardenerClusterCRReady',
+        'AdministratorsConfigured',
+      ]),
+    );
 
     // A quiet pass writes nothing.
     const quiet = await backfillOnce(args);
@@ -155,22 +223,47 @@ describe('kimops backfill --once', () => {
     live = await getRuntime(namespace, name);
     expect(live?.metadata.generation).toBe(2);
     expect(live?.status?.state).toBe('Pending');
-    expect(condition(live, 'Provisioned')).toMatchObject({ status: 'Unknown', reason: 'Processing', message: 'Shoot update is in progress', observedGeneration: 2 });
+    expect(condition(live, 'Provisioned')).toMatchObject({
+      status: 'Unknown',
+      reason: 'Processing',
+      message: 'Shoot update is in progress',
+      observedGeneration: 2,
+    });
     // The applier writes generation 2 to the Shoot → Ready again.
-    expect((await env.garden.patch(shootRef, { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '2' } } })).ok).toBe(true);
+    expect(
+      (await env.garden.patch(shootRef, { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '2' } } })).ok,
+    ).toBe(true);
     await backfillOnce(args);
     expect((await getRuntime(namespace, name))?.status?.state).toBe('Ready');
 
     // A reconcile that fails with a non-retryable code → Failed with KIM's reason.
-    simulator.inject(project.namespace, shoot, { state: 'Failed', codes: ['ERR_INFRA_UNAUTHORIZED'], description: 'credentials rejected' });
-    const changed = await env.garden.patch(shootRef, [{ op: 'replace', path: '/spec/provider/workers/0/maximum', value: 21 }], CONTENT_TYPE.jsonPatch);
+    simulator.inject(project.namespace, shoot, {
+      state: 'Failed',
+      codes: ['ERR_INFRA_UNAUTHORIZED'],
+      description: 'credentials rejected',
+    });
+    const changed = await env.garden.patch(
+      shootRef,
+      [{ op: 'replace', path: '/spec/provider/workers/0/maximum', value: 21 }],
+      CONTENT_TYPE.jsonPatch,
+    );
     expect(changed.ok ? 'patched' : describeFailure(changed)).toBe('patched');
-    await eventually('the Shoot reconcile to fail', async () => ((await getShoot(env.garden, project.namespace, shoot))?.status?.lastOperation?.state === 'Failed' ? true : undefined));
+    await eventually('the Shoot reconcile to fail', async () =>
+      (await getShoot(env.garden, project.namespace, shoot))?.status?.lastOperation?.state === 'Failed'
+        ? true
+        : undefined,
+    );
     await backfillOnce(args);
     live = await getRuntime(namespace, name);
     expect(live?.status?.state).toBe('Failed');
-    expect(condition(live, 'Provisioned')).toMatchObject({ status: 'False', reason: 'ProcessingErr', message: 'ERR_INFRA_UNAUTHORIZED' });
-    expect(live?.status?.shootLastErrors).toEqual([expect.objectContaining({ description: 'credentials rejected', codes: ['ERR_INFRA_UNAUTHORIZED'] })]);
+    expect(condition(live, 'Provisioned')).toMatchObject({
+      status: 'False',
+      reason: 'ProcessingErr',
+      message: 'ERR_INFRA_UNAUTHORIZED',
+    });
+    expect(live?.status?.shootLastErrors).toEqual([
+      expect.objectContaining({ description: 'credentials rejected', codes: ['ERR_INFRA_UNAUTHORIZED'] }),
+    ]);
     simulator.heal(project.namespace, shoot);
 
     // KEB deletes the Runtime: Terminating, the finalizer held while the Shoot exists.
@@ -179,20 +272,38 @@ describe('kimops backfill --once', () => {
     await backfillOnce(args);
     live = await getRuntime(namespace, name);
     expect(live?.status?.state).toBe('Terminating');
-    expect(condition(live, 'Deprovisioned')).toMatchObject({ status: 'Unknown', reason: 'GardenerShootDeleted', message: 'Runtime shoot deletion started' });
+    expect(condition(live, 'Deprovisioned')).toMatchObject({
+      status: 'Unknown',
+      reason: 'GardenerShootDeleted',
+      message: 'Runtime shoot deletion started',
+    });
     expect(live?.metadata.finalizers).toContain(RUNTIME_FINALIZER);
 
     // The applier deletes the Shoot; once Gardener has removed it, the finalizer goes and the Runtime with it.
     await deleteShoot(env.garden, project.namespace, shoot);
     const whileDeleting = await backfillOnce(args);
-    if (await getShoot(env.garden, project.namespace, shoot)) expect(whileDeleting.stdout).not.toContain('finalizer released');
-    await eventually('the Shoot to be gone', async () => ((await getShoot(env.garden, project.namespace, shoot)) ? undefined : true));
+    if (await getShoot(env.garden, project.namespace, shoot))
+      expect(whileDeleting.stdout).not.toContain('finalizer released');
+    await eventually('the Shoot to be gone', async () =>
+      (await getShoot(env.garden, project.namespace, shoot)) ? undefined : true,
+    );
     const released = await backfillOnce(args);
     expect(released.stdout + whileDeleting.stdout).toContain(`${namespace}/${name}: `);
     expect(released.stdout + whileDeleting.stdout).toContain('finalizer released');
     expect(await getRuntime(namespace, name)).toBeUndefined();
-    expect((await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status).toBe(404);
-    expect((await env.kcp.get({ apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', namespace, name: runtimeID })).status).toBe(404);
+    expect(
+      (await env.kcp.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: `kubeconfig-${runtimeID}` })).status,
+    ).toBe(404);
+    expect(
+      (
+        await env.kcp.get({
+          apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+          kind: 'GardenerCluster',
+          namespace,
+          name: runtimeID,
+        })
+      ).status,
+    ).toBe(404);
     expect(simulator.problems).toEqual([]);
   }, 120_000);
 
@@ -201,7 +312,9 @@ describe('kimops backfill --once', () => {
     const wrong = await landscapeForProject(dir, 'landscape-bfp-wrong', 'stage', { namespace: 'garden-nosuchprj' });
     const result = await kimops([...args.map((a, i) => (args[i - 1] === '--landscape' ? wrong : a)), '--once']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: landscape stage: gardener.project: namespace garden-nosuchprj (project nosuchprj) does not exist');
+    expect(result.stderr).toContain(
+      'error: landscape stage: gardener.project: namespace garden-nosuchprj (project nosuchprj) does not exist',
+    );
     expect(result.stderr).toContain('Set gardener.project');
     expect(result.stdout).toBe('');
     const live = await getRuntime(namespace, name);
@@ -211,28 +324,55 @@ describe('kimops backfill --once', () => {
 
   it('takes over the fields it sets on a GardenerCluster another manager (KIM) created: Ready, not a 409', async () => {
     const { namespace, shoot, runtime, runtimeID, name, args } = await setup('bfg');
-    const gc = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', namespace, name: runtimeID } as const;
+    const gc = {
+      apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+      kind: 'GardenerCluster',
+      namespace,
+      name: runtimeID,
+    } as const;
     // As KIM left it: its manager owns the labels and spec, one label with a value kimops would change.
     const kimsCluster = {
       apiVersion: gc.apiVersion,
       kind: gc.kind,
-      metadata: { name: runtimeID, namespace, labels: { 'kyma-project.io/shoot-name': 'previous-name', 'operator.kyma-project.io/managed-by': 'infrastructure-manager' } },
-      spec: { shoot: { name: shoot }, kubeconfig: { secret: { name: `kubeconfig-${runtimeID}`, namespace, key: 'config' } } },
+      metadata: {
+        name: runtimeID,
+        namespace,
+        labels: {
+          'kyma-project.io/shoot-name': 'previous-name',
+          'operator.kyma-project.io/managed-by': 'infrastructure-manager',
+        },
+      },
+      spec: {
+        shoot: { name: shoot },
+        kubeconfig: { secret: { name: `kubeconfig-${runtimeID}`, namespace, key: 'config' } },
+      },
     };
     const created = await env.kcp.apply(kimsCluster as unknown as KubeObject, 'infrastructure-manager');
     expect(created.ok ? 'applied' : describeFailure(created)).toBe('applied');
     runSimulator();
     await createRendered(env.garden, render(runtime, project.settings));
-    await eventually('the Shoot to be created', async () => (succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined));
+    await eventually('the Shoot to be created', async () =>
+      succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
+    );
     await backfillOnce(args);
     expect((await getRuntime(namespace, name))?.status?.state).toBe('Ready');
     const live = await env.kcp.get(gc);
-    expect(live.ok ? (live.body.metadata.labels as Record<string, string>)['kyma-project.io/shoot-name'] : describeFailure(live)).toBe(shoot);
+    expect(
+      live.ok
+        ? (live.body.metadata.labels as Record<string, string>)['kyma-project.io/shoot-name']
+        : describeFailure(live),
+    ).toBe(shoot);
   }, 60_000);
 
   it('against an unreachable KCP API exits 69 naming the kubeconfig and the fix', async () => {
     const { args } = await setup('bfu');
-    const broken = await dir.write('broken.kubeconfig', readFileSync(kcpKubeconfig(), 'utf8').replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:9'));
+    const broken = await dir.write(
+      'broken.kubeconfig',
+      readFileSync(kcpKubeconfig(), 'utf8').replace(
+        /server: https:\/\/127\.0\.0\.1:\d+/,
+        'server: https://127.0.0.1:9',
+      ),
+    );
     const result = await kimops([...args.map((a) => (a === kcpKubeconfig() ? broken : a)), '--once']);
     expect(result.code).toBe(69);
     expect(result.stderr).toContain(`kubeconfig ${broken}`);
@@ -241,11 +381,13 @@ describe('kimops backfill --once', () => {
 });
 
 describe('kimops backfill --watch', () => {
-  it('a restart keeps a Ready Runtime Ready (no reconcile before the Shoot cache is filled), and Events only for KIM\'s conditions', async () => {
+  it("a restart keeps a Ready Runtime Ready (no reconcile before the Shoot cache is filled), and Events only for KIM's conditions", async () => {
     const { namespace, shoot, runtime, name, args } = await setup('bfr');
     runSimulator();
     await createRendered(env.garden, render(runtime, project.settings));
-    await eventually('the Shoot to be created', async () => (succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined));
+    await eventually('the Shoot to be created', async () =>
+      succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
+    );
     await backfillOnce(args);
     const before = await getRuntime(namespace, name);
     expect(before?.status?.state).toBe('Ready');
@@ -255,7 +397,11 @@ describe('kimops backfill --watch', () => {
     const controller = new AbortController();
     const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
     try {
-      await eventually('the first pass', async () => (running.stdout.includes('Runtime(s):') ? true : undefined), 30_000);
+      await eventually(
+        'the first pass',
+        async () => (running.stdout.includes('Runtime(s):') ? true : undefined),
+        30_000,
+      );
     } finally {
       controller.abort();
     }
@@ -269,24 +415,41 @@ describe('kimops backfill --watch', () => {
     expect((await runtimeEvents(namespace, name)).length).toBe(eventsBefore.length);
   }, 60_000);
 
-  it('follows the applier\'s report as it changes: SeedNotFound while the applier cannot create the Shoot, Pending again once it can', async () => {
+  it("follows the applier's report as it changes: SeedNotFound while the applier cannot create the Shoot, Pending again once it can", async () => {
     const { namespace, shoot, name, args } = await setup('bfr');
     const reportRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: project.namespace, name: APPLY_REPORT_NAME };
     const facts = (entries: Map<string, ApplyFacts>) => applyReportConfigMap(project.namespace, 'c0ffee', entries);
     const controller = new AbortController();
     const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
     try {
-      await eventually('Pending without a Shoot', async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined), 20_000);
-      const message = 'Cannot find available seed for the region sa-east-1. The followig regions have seeds ready: [eu-central-1].';
-      const written = await env.garden.apply(facts(new Map([[shoot, { generation: 1, seedNotFound: message }]])), 'kimops', { force: true });
+      await eventually(
+        'Pending without a Shoot',
+        async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined),
+        20_000,
+      );
+      const message =
+        'Cannot find available seed for the region sa-east-1. The followig regions have seeds ready: [eu-central-1].';
+      const written = await env.garden.apply(
+        facts(new Map([[shoot, { generation: 1, seedNotFound: message }]])),
+        'kimops',
+        { force: true },
+      );
       expect(written.ok ? 'applied' : describeFailure(written)).toBe('applied');
-      const failed = await eventually('Failed with KIM\'s SeedNotFound', async () => {
-        const live = await getRuntime(namespace, name);
-        return live?.status?.state === 'Failed' ? live : undefined;
-      }, 10_000);
+      const failed = await eventually(
+        "Failed with KIM's SeedNotFound",
+        async () => {
+          const live = await getRuntime(namespace, name);
+          return live?.status?.state === 'Failed' ? live : undefined;
+        },
+        10_000,
+      );
       expect(condition(failed, 'Provisioned')).toMatchObject({ status: 'False', reason: 'SeedNotFound', message });
       expect((await env.garden.apply(facts(new Map()), 'kimops', { force: true })).ok).toBe(true);
-      await eventually('Pending again', async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined), 10_000);
+      await eventually(
+        'Pending again',
+        async () => ((await getRuntime(namespace, name))?.status?.state === 'Pending' ? true : undefined),
+        10_000,
+      );
     } finally {
       controller.abort();
       await env.garden.delete(reportRef);
@@ -304,21 +467,55 @@ describe('kimops backfill --watch', () => {
     // An interval far beyond the test: only watch events can bring the changes in.
     const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
     try {
-      await eventually('the Runtime to be Ready', async () => ((await getRuntime(namespace, name))?.status?.state === 'Ready' ? true : undefined), 60_000);
-      const bumped = await env.kcp.patch({ ...RUNTIME, namespace, name }, [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: 25 }], CONTENT_TYPE.jsonPatch);
+      await eventually(
+        'the Runtime to be Ready',
+        async () => ((await getRuntime(namespace, name))?.status?.state === 'Ready' ? true : undefined),
+        60_000,
+      );
+      const bumped = await env.kcp.patch(
+        { ...RUNTIME, namespace, name },
+        [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: 25 }],
+        CONTENT_TYPE.jsonPatch,
+      );
       expect(bumped.ok ? 'patched' : describeFailure(bumped)).toBe('patched');
-      await eventually('the bumped Runtime to be Pending', async () => {
-        const live = await getRuntime(namespace, name);
-        return live?.status?.state === 'Pending' && condition(live, 'Provisioned')?.observedGeneration === 2 ? true : undefined;
-      }, 10_000, 20);
+      await eventually(
+        'the bumped Runtime to be Pending',
+        async () => {
+          const live = await getRuntime(namespace, name);
+          return live?.status?.state === 'Pending' && condition(live, 'Provisioned')?.observedGeneration === 2
+            ? true
+            : undefined;
+        },
+        10_000,
+        20,
+      );
       // The applier's write of generation 2 is a Shoot event: Ready again without a periodic pass.
-      expect((await env.garden.patch({ ...SHOOT, namespace: project.namespace, name: shoot }, { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '2' } } })).ok).toBe(true);
-      await eventually('the Runtime to be Ready again', async () => ((await getRuntime(namespace, name))?.status?.state === 'Ready' ? true : undefined), 10_000);
+      expect(
+        (
+          await env.garden.patch(
+            { ...SHOOT, namespace: project.namespace, name: shoot },
+            { metadata: { annotations: { [ANNOTATION_RUNTIME_GENERATION]: '2' } } },
+          )
+        ).ok,
+      ).toBe(true);
+      await eventually(
+        'the Runtime to be Ready again',
+        async () => ((await getRuntime(namespace, name))?.status?.state === 'Ready' ? true : undefined),
+        10_000,
+      );
       // Deletion: the Shoot's DELETED event releases the finalizer.
       expect((await env.kcp.delete({ ...RUNTIME, namespace, name })).ok).toBe(true);
-      await eventually('the Runtime to be Terminating', async () => ((await getRuntime(namespace, name))?.status?.state === 'Terminating' ? true : undefined), 10_000);
+      await eventually(
+        'the Runtime to be Terminating',
+        async () => ((await getRuntime(namespace, name))?.status?.state === 'Terminating' ? true : undefined),
+        10_000,
+      );
       await deleteShoot(env.garden, project.namespace, shoot);
-      await eventually('the Runtime to be gone', async () => ((await getRuntime(namespace, name)) ? undefined : true), 30_000);
+      await eventually(
+        'the Runtime to be gone',
+        async () => ((await getRuntime(namespace, name)) ? undefined : true),
+        30_000,
+      );
     } finally {
       controller.abort();
     }

@@ -45,11 +45,23 @@ describe('the Garden proxy', () => {
     const name = `proxy-watch-${Date.now()}`;
     const events: WatchEvent<KubeObject>[] = [];
     const controller = new AbortController();
-    const watching = client.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'garden' }, { resourceVersion: listed.body.metadata.resourceVersion, timeoutSeconds: 30 }, (e) => events.push(e), controller.signal);
-    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'garden' }, data: { a: 'b' } };
+    const watching = client.watch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'garden' },
+      { resourceVersion: listed.body.metadata.resourceVersion, timeoutSeconds: 30 },
+      (e) => events.push(e),
+      controller.signal,
+    );
+    const configMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'garden' },
+      data: { a: 'b' },
+    };
     try {
       expect((await env.garden.create(configMap)).ok).toBe(true);
-      await eventually('the watch to deliver the ConfigMap', async () => (events.some((e) => e.type === 'ADDED' && e.object.metadata.name === name) ? true : undefined));
+      await eventually('the watch to deliver the ConfigMap', async () =>
+        events.some((e) => e.type === 'ADDED' && e.object.metadata.name === name) ? true : undefined,
+      );
       expect(proxy.requests).toEqual([]); // the watch is still open
     } finally {
       controller.abort();
@@ -63,7 +75,9 @@ describe('the Garden proxy', () => {
     // Stopped: the Garden looks unreachable, and an open watch ends.
     proxy.reset();
     const cut = client.watch(NAMESPACES, { timeoutSeconds: 30 }, () => undefined);
-    await eventually('the watch to reach the proxy', async () => ((await client.list(NAMESPACES)).ok ? true : undefined));
+    await eventually('the watch to reach the proxy', async () =>
+      (await client.list(NAMESPACES)).ok ? true : undefined,
+    );
     await proxy.stop();
     expect(await cut).toMatchObject({ reason: 'failed', status: 0 });
     const refused = await client.list(NAMESPACES);

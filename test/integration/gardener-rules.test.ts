@@ -31,9 +31,21 @@ async function update(shoot: Shoot) {
 
 describe('Gardener refuses changes to immutable fields', () => {
   it.each([
-    ['region', (s: Shoot) => (s.spec.region = 'eu-west-2'), /spec\.region: Invalid value: "eu-west-2": field is immutable/],
-    ['provider type', (s: Shoot) => (s.spec.provider.type = 'gcp'), /spec\.provider\.type: Invalid value: "gcp": field is immutable/],
-    ['networking pods', (s: Shoot) => (s.spec.networking.pods = '10.200.0.0/13'), /spec\.networking\.pods: Invalid value: "10\.200\.0\.0\/13": field is immutable/],
+    [
+      'region',
+      (s: Shoot) => (s.spec.region = 'eu-west-2'),
+      /spec\.region: Invalid value: "eu-west-2": field is immutable/,
+    ],
+    [
+      'provider type',
+      (s: Shoot) => (s.spec.provider.type = 'gcp'),
+      /spec\.provider\.type: Invalid value: "gcp": field is immutable/,
+    ],
+    [
+      'networking pods',
+      (s: Shoot) => (s.spec.networking.pods = '10.200.0.0/13'),
+      /spec\.networking\.pods: Invalid value: "10\.200\.0\.0\/13": field is immutable/,
+    ],
   ])('%s', async (field, change, message) => {
     // Gardener caps project + shoot name at 21 characters.
     const shoot = await liveShoot(`t-im-${field.split(' ').at(-1) ?? ''}`);
@@ -49,14 +61,23 @@ describe('Gardener refuses changes to immutable fields', () => {
 describe('Gardener demands a confirmation before deleting a Shoot', () => {
   it('refuses a DELETE without confirmation.gardener.cloud/deletion, accepts it with', async () => {
     const shoot = await liveShoot('t-delete');
-    const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace, name: shoot.metadata.name };
+    const ref = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      namespace: project.namespace,
+      name: shoot.metadata.name,
+    };
     const refused = await env.garden.delete(ref);
     expect(refused.ok).toBe(false);
     if (refused.ok) return;
     expect(refused.status).toBe(403);
     expect(refused.error.message).toContain('confirmation.gardener.cloud/deletion');
 
-    const confirmed = await env.garden.patch(ref, { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } }, CONTENT_TYPE.mergePatch);
+    const confirmed = await env.garden.patch(
+      ref,
+      { metadata: { annotations: { 'confirmation.gardener.cloud/deletion': 'true' } } },
+      CONTENT_TYPE.mergePatch,
+    );
     expect(confirmed.ok).toBe(true);
     const deleted = await env.garden.delete(ref);
     expect(deleted.ok).toBe(true);
@@ -71,10 +92,13 @@ describe('server-side apply by field manager kimops', () => {
     runtime.spec.shoot.provider.additionalWorkers = [{ ...structuredClone(main), name: 'extra' }];
     names.push('t-ssa');
     const rendered = render(runtime, project.settings);
-    for (const companion of rendered.companions) await env.garden.apply(companion as unknown as KubeObject, 'kimops', { force: true });
+    for (const companion of rendered.companions)
+      await env.garden.apply(companion as unknown as KubeObject, 'kimops', { force: true });
     const applied = await env.garden.apply(rendered.shoot as unknown as KubeObject, 'kimops', { force: true });
     expect(applied.ok ? 'applied' : applied.error.message).toBe('applied');
-    const managers = ((applied.ok ? applied.body.metadata.managedFields : []) as { manager: string; operation: string }[]).map((m) => `${m.manager}/${m.operation}`);
+    const managers = (
+      (applied.ok ? applied.body.metadata.managedFields : []) as { manager: string; operation: string }[]
+    ).map((m) => `${m.manager}/${m.operation}`);
     expect(managers).toContain('kimops/Apply');
 
     // The Runtime loses its extra worker; kimops applies the render without it.

@@ -27,7 +27,9 @@ afterEach(async () => {
   for (const name of names) {
     simulator.heal(project.namespace, name);
     await deleteShoot(env.garden, project.namespace, name);
-    await eventually(`${name} to be gone`, async () => ((await getShoot(env.garden, project.namespace, name)) ? undefined : true));
+    await eventually(`${name} to be gone`, async () =>
+      (await getShoot(env.garden, project.namespace, name)) ? undefined : true,
+    );
   }
   names = [];
   expect(simulator.problems).toEqual([]);
@@ -46,12 +48,17 @@ const state = (shoot: Shoot | undefined) => {
 /** Every lastOperation the Shoot shows while `until` is not yet true. */
 async function watchStates(name: string, until: (shoot: Shoot | undefined) => boolean): Promise<string[]> {
   const seen: string[] = [];
-  await eventually(`${name} to settle`, async () => {
-    const shoot = await getShoot(env.garden, project.namespace, name);
-    const current = state(shoot);
-    if (seen.at(-1) !== current) seen.push(current);
-    return until(shoot) ? true : undefined;
-  }, 30_000, 5);
+  await eventually(
+    `${name} to settle`,
+    async () => {
+      const shoot = await getShoot(env.garden, project.namespace, name);
+      const current = state(shoot);
+      if (seen.at(-1) !== current) seen.push(current);
+      return until(shoot) ? true : undefined;
+    },
+    30_000,
+    5,
+  );
   return seen;
 }
 
@@ -75,10 +82,22 @@ describe('gardenlet simulator', () => {
   it('reconciles a spec change: generation ahead of observedGeneration until Reconcile Succeeded', async () => {
     await create('t-sim-update');
     await watchStates('t-sim-update', (s) => s?.status?.lastOperation?.state === 'Succeeded');
-    const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace, name: 't-sim-update' };
-    const patched = await env.garden.patch(ref, { spec: { kubernetes: { kubeAPIServer: { runtimeConfig: { 'apps/v1': true } } } } }, CONTENT_TYPE.mergePatch);
+    const ref = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      namespace: project.namespace,
+      name: 't-sim-update',
+    };
+    const patched = await env.garden.patch(
+      ref,
+      { spec: { kubernetes: { kubeAPIServer: { runtimeConfig: { 'apps/v1': true } } } } },
+      CONTENT_TYPE.mergePatch,
+    );
     expect(patched.ok).toBe(true);
-    const states = await watchStates('t-sim-update', (s) => s?.status?.lastOperation?.type === 'Reconcile' && s.status.lastOperation.state === 'Succeeded');
+    const states = await watchStates(
+      't-sim-update',
+      (s) => s?.status?.lastOperation?.type === 'Reconcile' && s.status.lastOperation.state === 'Succeeded',
+    );
     expect(states.at(-1)).toBe('Reconcile Succeeded');
     const shoot = await getShoot(env.garden, project.namespace, 't-sim-update');
     expect(shoot?.status?.observedGeneration).toBe(shoot?.metadata.generation);
@@ -94,16 +113,31 @@ describe('gardenlet simulator', () => {
   });
 
   it('ends an operation in an injected fault with lastErrors codes, and recovers once healed', async () => {
-    simulator.inject(project.namespace, 't-sim-fault', { state: 'Failed', codes: ['ERR_INFRA_QUOTA_EXCEEDED'], description: 'quota exceeded' });
+    simulator.inject(project.namespace, 't-sim-fault', {
+      state: 'Failed',
+      codes: ['ERR_INFRA_QUOTA_EXCEEDED'],
+      description: 'quota exceeded',
+    });
     await create('t-sim-fault');
     await watchStates('t-sim-fault', (s) => s?.status?.lastOperation?.state === 'Failed');
     const failed = await getShoot(env.garden, project.namespace, 't-sim-fault');
-    expect(failed?.status?.lastErrors).toEqual([expect.objectContaining({ description: 'quota exceeded', codes: ['ERR_INFRA_QUOTA_EXCEEDED'] })]);
+    expect(failed?.status?.lastErrors).toEqual([
+      expect.objectContaining({ description: 'quota exceeded', codes: ['ERR_INFRA_QUOTA_EXCEEDED'] }),
+    ]);
 
     // Failed is final until the spec changes; Error is retried by Gardener until it succeeds.
     simulator.inject(project.namespace, 't-sim-fault', { state: 'Error', codes: ['ERR_CONFIGURATION_PROBLEM'] });
-    const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: project.namespace, name: 't-sim-fault' };
-    await env.garden.patch(ref, { spec: { kubernetes: { kubeAPIServer: { runtimeConfig: { 'apps/v1': true } } } } }, CONTENT_TYPE.mergePatch);
+    const ref = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      namespace: project.namespace,
+      name: 't-sim-fault',
+    };
+    await env.garden.patch(
+      ref,
+      { spec: { kubernetes: { kubeAPIServer: { runtimeConfig: { 'apps/v1': true } } } } },
+      CONTENT_TYPE.mergePatch,
+    );
     await watchStates('t-sim-fault', (s) => s?.status?.lastOperation?.state === 'Error');
     simulator.heal(project.namespace, 't-sim-fault');
     const states = await watchStates('t-sim-fault', (s) => s?.status?.lastOperation?.state === 'Succeeded');
@@ -118,18 +152,32 @@ describe('gardenlet simulator', () => {
     const request = await env.garden.request<{ status: { kubeconfig: string; expirationTimestamp: string } }>(
       'POST',
       `/apis/core.gardener.cloud/v1beta1/namespaces/${project.namespace}/shoots/t-sim-admin/adminkubeconfig`,
-      { body: { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'AdminKubeconfigRequest', spec: { expirationSeconds: 3600 } } },
+      {
+        body: {
+          apiVersion: 'authentication.gardener.cloud/v1alpha1',
+          kind: 'AdminKubeconfigRequest',
+          spec: { expirationSeconds: 3600 },
+        },
+      },
     );
     expect(request.ok ? 'issued' : request.error.message).toBe('issued');
     if (!request.ok) return;
-    const kubeconfig = await dir.write('admin.kubeconfig', Buffer.from(request.body.status.kubeconfig, 'base64').toString('utf8'));
+    const kubeconfig = await dir.write(
+      'admin.kubeconfig',
+      Buffer.from(request.body.status.kubeconfig, 'base64').toString('utf8'),
+    );
     const shootCluster = KubeClient.fromKubeconfigFile(kubeconfig);
     expect(shootCluster.server).toBe(env.plane.kubeApiserverUrl);
     // kube-apiserver reloads its client CA bundle (the plane appended the Shoot CA); it may take a moment.
-    const namespaces = await eventually('the admin kubeconfig to be accepted', async () => {
-      const listed = await shootCluster.list({ apiVersion: 'v1', kind: 'Namespace' });
-      return listed.ok ? listed.body.items.map((n) => n.metadata.name) : undefined;
-    }, 50_000, 500);
+    const namespaces = await eventually(
+      'the admin kubeconfig to be accepted',
+      async () => {
+        const listed = await shootCluster.list({ apiVersion: 'v1', kind: 'Namespace' });
+        return listed.ok ? listed.body.items.map((n) => n.metadata.name) : undefined;
+      },
+      50_000,
+      500,
+    );
     expect(namespaces).toContain('kube-system');
   });
 });

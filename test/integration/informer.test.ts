@@ -38,7 +38,11 @@ async function createRuntime(name: string, labels: Record<string, string> = {}):
 function informer(options: { labelSelector?: string; pageSize?: number } = {}) {
   const logs: string[] = [];
   const changes: string[] = [];
-  const runtimes = new Informer<Runtime & KubeObject>(env.kcp, RUNTIME, { namespace, ...options, log: (m) => logs.push(m) });
+  const runtimes = new Informer<Runtime & KubeObject>(env.kcp, RUNTIME, {
+    namespace,
+    ...options,
+    log: (m) => logs.push(m),
+  });
   runtimes.onChange((c: Change<Runtime & KubeObject>) => changes.push(`${c.type} ${c.object.metadata.name}`));
   informers.push(runtimes);
   runtimes.start();
@@ -59,7 +63,10 @@ describe('Informer on the real kube-apiserver', () => {
     await eventually('both added', seen(changes, 'added t-inf-2'));
     expect(changes).toEqual(['added t-inf-1', 'added t-inf-2']);
 
-    const patched = await env.kcp.patch({ ...RUNTIME, namespace, name: 't-inf-1' }, { metadata: { annotations: { 'kimops-test/touched': 'yes' } } });
+    const patched = await env.kcp.patch(
+      { ...RUNTIME, namespace, name: 't-inf-1' },
+      { metadata: { annotations: { 'kimops-test/touched': 'yes' } } },
+    );
     expect(patched.ok).toBe(true);
     await eventually('t-inf-1 modified', seen(changes, 'modified t-inf-1'));
     expect(runtimes.get(namespace, 't-inf-1')?.metadata.annotations).toMatchObject({ 'kimops-test/touched': 'yes' });
@@ -84,13 +91,21 @@ describe('Informer on the real kube-apiserver', () => {
     const names = Array.from({ length: 30 }, (_, i) => `t-inf-page-${String(i).padStart(2, '0')}`);
     for (const name of names) await createRuntime(name, { 'kimops-test/informer': 'page' });
     // The server really pages: a page of 7 comes with a continue token.
-    const page = await env.kcp.listPage({ ...RUNTIME, namespace }, { labelSelector: 'kimops-test/informer=page', limit: 7 });
+    const page = await env.kcp.listPage(
+      { ...RUNTIME, namespace },
+      { labelSelector: 'kimops-test/informer=page', limit: 7 },
+    );
     expect(page.ok && page.body.items.length).toBe(7);
     expect(page.ok && page.body.metadata.continue).toBeTruthy();
 
     const { runtimes, changes } = informer({ labelSelector: 'kimops-test/informer=page', pageSize: 7 });
     await runtimes.synced();
-    expect(runtimes.items().map((r) => r.metadata.name).sort()).toEqual(names);
+    expect(
+      runtimes
+        .items()
+        .map((r) => r.metadata.name)
+        .sort(),
+    ).toEqual(names);
     expect(changes).toHaveLength(30);
     await runtimes.stop();
   });

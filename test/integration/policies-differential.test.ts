@@ -61,17 +61,43 @@ interface Case {
 }
 
 function exampleCases(): Case[] {
-  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({ id: `${policy}/${file}`, operation, object: object as Shoot | null, oldObject: oldObject as Shoot | null, policy, expected }));
+  return packExamples().map(({ policy, file, expected, operation, object, oldObject }) => ({
+    id: `${policy}/${file}`,
+    operation,
+    object: object as Shoot | null,
+    oldObject: oldObject as Shoot | null,
+    policy,
+    expected,
+  }));
 }
 
 const AWS = parse(read(new URL('ssh-access-disabled/pass-rendered.yaml', EXAMPLES))) as Shoot;
 const GCP_KSA = parse(read(new URL('ksa-assured-workload/pass-rendered.yaml', EXAMPLES))) as Shoot;
 const RUNTIME_ID = 'infrastructuremanager.kyma-project.io/runtime-id';
 /** Runtime ids: the two the params know (an EU-access one and a KSA one), one unknown, an empty one. */
-const RUNTIME_IDS = ['61dd7761-08dc-59ce-840d-342f5e487157', '93d468f8-19ae-5e51-844e-a4173f17e388', '00000000-0000-0000-0000-000000000000', ''];
+const RUNTIME_IDS = [
+  '61dd7761-08dc-59ce-840d-342f5e487157',
+  '93d468f8-19ae-5e51-844e-a4173f17e388',
+  '00000000-0000-0000-0000-000000000000',
+  '',
+];
 /** Valid, invalid and non-strict semvers, around stage's minimum 1.33.0. */
-const VERSIONS = ['1.33.3', '1.33.0', '1.32.9', '1.34.1', '1.33.0-rc.1', '1.33.3+build.1', '1.33', 'v1.33.3', '01.33.3', '1.33.03'];
-const INT_OR_STRING = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('0%', '25%', '100%', '1', '0', '1.5', 'x'));
+const VERSIONS = [
+  '1.33.3',
+  '1.33.0',
+  '1.32.9',
+  '1.34.1',
+  '1.33.0-rc.1',
+  '1.33.3+build.1',
+  '1.33',
+  'v1.33.3',
+  '01.33.3',
+  '1.33.03',
+];
+const INT_OR_STRING = fc.oneof(
+  fc.integer({ min: 0, max: 3 }),
+  fc.constantFrom('0%', '25%', '100%', '1', '0', '1.5', 'x'),
+);
 
 const worker = fc.record(
   {
@@ -115,16 +141,26 @@ const createdShoot = fc
     if (m.providerType) spec.provider.type = m.providerType;
     if (m.workers) {
       spec.provider.workers = m.workers.map((w, i) => {
-        const pool = { ...structuredClone(spec.provider.workers[0]), name: `pool-${i}`, minimum: w.minimum, maximum: w.maximum } as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const pool = {
+          ...structuredClone(spec.provider.workers[0]),
+          name: `pool-${i}`,
+          minimum: w.minimum,
+          maximum: w.maximum,
+        } as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
         for (const key of ['maxSurge', 'maxUnavailable', 'zones'] as const) {
           if (w[key] === undefined) Reflect.deleteProperty(pool, key);
           else pool[key] = w[key];
         }
-        if (w.httpTokens !== undefined) pool.providerConfig = { ...pool.providerConfig, instanceMetadataOptions: w.httpTokens ? { httpTokens: w.httpTokens } : {} };
+        if (w.httpTokens !== undefined)
+          pool.providerConfig = {
+            ...pool.providerConfig,
+            instanceMetadataOptions: w.httpTokens ? { httpTokens: w.httpTokens } : {},
+          };
         return pool;
       });
     }
-    if (m.dropExtensions) spec.extensions = spec.extensions.filter((e: { type: string }) => !m.dropExtensions?.includes(e.type));
+    if (m.dropExtensions)
+      spec.extensions = spec.extensions.filter((e: { type: string }) => !m.dropExtensions?.includes(e.type));
     const auditLog = (spec.extensions ?? []).find((e: { type: string }) => e.type === 'shoot-auditlog-service');
     if (auditLog && m.auditLog === 'disabled') auditLog.disabled = true;
     if (auditLog && m.auditLog === 'no-tenant') delete auditLog.providerConfig.tenantID;
@@ -191,9 +227,21 @@ const deletedShoot = fc.constantFrom(...RUNTIME_IDS, null).map((id) => {
 function generatedCases(): Case[] {
   const sample = <T>(arbitrary: fc.Arbitrary<T>, seed: number) => fc.sample(arbitrary, { numRuns: RUNS, seed });
   return [
-    ...sample(createdShoot, 1).map((object, i): Case => ({ id: `generated/create-${i}`, operation: 'CREATE', object, oldObject: null })),
-    ...sample(updatedShoot, 2).map(({ live, next }, i): Case => ({ id: `generated/update-${i}`, operation: 'UPDATE', object: next, oldObject: live })),
-    ...sample(deletedShoot, 3).slice(0, 10).map((live, i): Case => ({ id: `generated/delete-${i}`, operation: 'DELETE', object: null, oldObject: live })),
+    ...sample(createdShoot, 1).map((object, i): Case => ({
+      id: `generated/create-${i}`,
+      operation: 'CREATE',
+      object,
+      oldObject: null,
+    })),
+    ...sample(updatedShoot, 2).map(({ live, next }, i): Case => ({
+      id: `generated/update-${i}`,
+      operation: 'UPDATE',
+      object: next,
+      oldObject: live,
+    })),
+    ...sample(deletedShoot, 3)
+      .slice(0, 10)
+      .map((live, i): Case => ({ id: `generated/delete-${i}`, operation: 'DELETE', object: null, oldObject: live })),
   ];
 }
 
@@ -201,7 +249,8 @@ function generatedCases(): Case[] {
 // The API server's side.
 
 const SHOOTS = `/apis/${TEST_GROUP}/v1beta1`;
-const shootPath = (namespace: string, name?: string) => `${SHOOTS}/namespaces/${namespace}/shoots${name ? `/${name}` : ''}`;
+const shootPath = (namespace: string, name?: string) =>
+  `${SHOOTS}/namespaces/${namespace}/shoots${name ? `/${name}` : ''}`;
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const DRY_RUN = { dryRun: 'All', fieldValidation: 'Strict' };
 /** How kube-apiserver denies while a binding's params are not (yet) found. */
@@ -257,11 +306,20 @@ function testExport(namespace: string) {
         matchConstraints: { resourceRules: { apiGroups: string[] }[] };
       };
       if (spec.paramKind) spec.paramKind = { apiVersion: 'v1', kind: 'Namespace' };
-      for (const rule of spec.matchConstraints.resourceRules) rule.apiGroups = rule.apiGroups.map((g) => (g === GARDENER_GROUP ? TEST_GROUP : g));
-      vaps.set(object.metadata.name, { ...object, metadata: { ...object.metadata, name: `${object.metadata.name}-${RUN}` }, spec });
+      for (const rule of spec.matchConstraints.resourceRules)
+        rule.apiGroups = rule.apiGroups.map((g) => (g === GARDENER_GROUP ? TEST_GROUP : g));
+      vaps.set(object.metadata.name, {
+        ...object,
+        metadata: { ...object.metadata, name: `${object.metadata.name}-${RUN}` },
+        spec,
+      });
     }
     if (object.kind === 'ValidatingAdmissionPolicyBinding') {
-      const spec = object.spec as { policyName: string; validationActions: string[]; paramRef?: { parameterNotFoundAction: string } };
+      const spec = object.spec as {
+        policyName: string;
+        validationActions: string[];
+        paramRef?: { parameterNotFoundAction: string };
+      };
       bindings.set(spec.policyName, {
         ...object,
         metadata: { ...object.metadata, name: `${spec.policyName}-${RUN}` },
@@ -269,7 +327,9 @@ function testExport(namespace: string) {
           ...spec,
           policyName: `${spec.policyName}-${RUN}`,
           validationActions: ['Deny'],
-          ...(spec.paramRef && { paramRef: { name: namespace, parameterNotFoundAction: spec.paramRef.parameterNotFoundAction } }),
+          ...(spec.paramRef && {
+            paramRef: { name: namespace, parameterNotFoundAction: spec.paramRef.parameterNotFoundAction },
+          }),
         },
       });
     }
@@ -319,7 +379,10 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
   async function serverVerdict(c: Prepared, vap?: string): Promise<Verdict> {
     let result: KubeResult<unknown>;
     if (c.operation === 'CREATE') {
-      result = await client.request('POST', shootPath(namespace), { body: onTestPlane(c.object as Shoot, namespace, c.name), query: DRY_RUN });
+      result = await client.request('POST', shootPath(namespace), {
+        body: onTestPlane(c.object as Shoot, namespace, c.name),
+        query: DRY_RUN,
+      });
     } else if (c.operation === 'UPDATE') {
       const object = onTestPlane(c.object as Shoot, namespace, c.name);
       object.metadata.resourceVersion = c.resourceVersion;
@@ -330,7 +393,9 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
     if (result.ok) return { denied: false };
     const message = result.error.message ?? '';
     if (vap && message.includes(`ValidatingAdmissionPolicy '${vap}'`)) return { denied: true, message };
-    throw new Error(`${c.id} (${c.operation}): the API server refused it for another reason than the policy: ${describeResult(result)}`);
+    throw new Error(
+      `${c.id} (${c.operation}): the API server refused it for another reason than the policy: ${describeResult(result)}`,
+    );
   }
 
   function kimopsResult(c: Prepared, policy: Policy): PolicyResult {
@@ -352,28 +417,50 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
     const [crd] = parseAllDocuments(read(CRD_FILE)).map((d) => d.toJS() as KubeObject);
     await must('install the Shoot stand-in CRD', client.apply(crd as KubeObject, 'kimops-test', { force: true }));
     await eventually('the stand-in CRD to be served', async () => {
-      const got = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.${TEST_GROUP}`);
-      const established = got.ok && got.body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+      const got = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shoots.${TEST_GROUP}`,
+      );
+      const established =
+        got.ok && got.body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
       if (!established) return undefined;
       return (await client.request('GET', `${SHOOTS}/shoots`)).ok || undefined;
     });
 
     namespace = await createTestNamespace(env.garden, 'policy-diff-');
     setup = testExport(namespace);
-    await must('annotate the namespace with the params', client.patch({ apiVersion: 'v1', kind: 'Namespace', name: namespace }, { metadata: { annotations: setup.paramsData } }));
-    for (const vap of setup.vaps.values()) await must(`create policy ${vap.metadata.name}`, client.request('POST', `${ADMISSION}/validatingadmissionpolicies`, { body: vap }));
+    await must(
+      'annotate the namespace with the params',
+      client.patch(
+        { apiVersion: 'v1', kind: 'Namespace', name: namespace },
+        { metadata: { annotations: setup.paramsData } },
+      ),
+    );
+    for (const vap of setup.vaps.values())
+      await must(
+        `create policy ${vap.metadata.name}`,
+        client.request('POST', `${ADMISSION}/validatingadmissionpolicies`, { body: vap }),
+      );
 
     // Live objects for UPDATE and DELETE, created while no policy is bound.
     for (const c of cases) {
       if (c.operation === 'CREATE') continue;
-      const live = await must(`create live object ${c.id}`, client.request<KubeObject>('POST', shootPath(namespace), { body: onTestPlane(c.oldObject as Shoot, namespace, c.name), query: { fieldValidation: 'Strict' } }));
+      const live = await must(
+        `create live object ${c.id}`,
+        client.request<KubeObject>('POST', shootPath(namespace), {
+          body: onTestPlane(c.oldObject as Shoot, namespace, c.name),
+          query: { fieldValidation: 'Strict' },
+        }),
+      );
       c.resourceVersion = live.metadata.resourceVersion;
     }
   });
 
   afterAll(async () => {
-    for (const name of setup?.bindings.values() ?? []) await client.request('DELETE', `${ADMISSION}/validatingadmissionpolicybindings/${name.metadata.name}`);
-    for (const vap of setup?.vaps.values() ?? []) await client.request('DELETE', `${ADMISSION}/validatingadmissionpolicies/${vap.metadata.name}`);
+    for (const name of setup?.bindings.values() ?? [])
+      await client.request('DELETE', `${ADMISSION}/validatingadmissionpolicybindings/${name.metadata.name}`);
+    for (const vap of setup?.vaps.values() ?? [])
+      await client.request('DELETE', `${ADMISSION}/validatingadmissionpolicies/${vap.metadata.name}`);
     // The namespace stays (no namespace controller runs on the plane); its content goes.
     if (namespace) await client.request('DELETE', `${SHOOTS}/namespaces/${namespace}/shoots`);
   });
@@ -404,19 +491,28 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
       const probes = ['failed', 'passed'].map((expected) => {
         const own = cases.find((c) => c.policy === policy.name && c.expected === expected);
         const probe = own ?? cases.find((c) => kimopsDenies(kimopsResult(c, policy)) === (expected === 'failed'));
-        if (!probe) throw new Error(`no object of the corpus ${expected} ${policy.name}; add a ${expected === 'failed' ? 'fail' : 'pass'}-* example`);
+        if (!probe)
+          throw new Error(
+            `no object of the corpus ${expected} ${policy.name}; add a ${expected === 'failed' ? 'fail' : 'pass'}-* example`,
+          );
         return probe;
       });
       const [failing, passing] = probes as [Prepared, Prepared];
 
-      await must(`bind ${vap}`, client.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: binding }));
+      await must(
+        `bind ${vap}`,
+        client.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: binding }),
+      );
       let inForce = true;
       try {
         await eventually(
           `binding of ${vap} to deny ${failing.id} and allow ${passing.id}`,
           async () => {
             const denial = await serverVerdict(failing, vap);
-            const ready = denial.denied && !denial.message.includes(BINDING_NOT_READY) && !(await serverVerdict(passing, vap)).denied;
+            const ready =
+              denial.denied &&
+              !denial.message.includes(BINDING_NOT_READY) &&
+              !(await serverVerdict(passing, vap)).denied;
             return ready || undefined;
           },
           BINDING_TIMEOUT_MS,
@@ -424,7 +520,13 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
         );
       } catch (error) {
         inForce = false;
-        disagreements.push({ policy: policy.name, case: `${failing.id}, ${passing.id}`, operation: 'probe', kimops: 'failed, passed', apiServer: (error as Error).message });
+        disagreements.push({
+          policy: policy.name,
+          case: `${failing.id}, ${passing.id}`,
+          operation: 'probe',
+          kimops: 'failed, passed',
+          apiServer: (error as Error).message,
+        });
       }
 
       if (inForce) {
@@ -446,11 +548,26 @@ describe('policies: kimops and kube-apiserver give the same verdict', () => {
         }
       }
 
-      await must(`unbind ${vap}`, client.request('DELETE', `${ADMISSION}/validatingadmissionpolicybindings/${binding.metadata.name}`));
+      await must(
+        `unbind ${vap}`,
+        client.request('DELETE', `${ADMISSION}/validatingadmissionpolicybindings/${binding.metadata.name}`),
+      );
       // The next policy is compared alone only once this one has stopped denying.
-      await eventually(`unbinding of ${vap}`, async () => (!(await serverVerdict(failing, vap)).denied ? true : undefined), BINDING_TIMEOUT_MS, 100);
+      await eventually(
+        `unbinding of ${vap}`,
+        async () => (!(await serverVerdict(failing, vap)).denied ? true : undefined),
+        BINDING_TIMEOUT_MS,
+        100,
+      );
     }
-    console.log(`policy differential: ${cases.length} objects × ${policies.length} policies = ${compared} verdicts compared, ${denied} denied (${errors} by an evaluation error), ${disagreements.length} disagreements`);
-    expect(disagreements, disagreements.map((d) => `${d.policy} × ${d.case} (${d.operation}): kimops ${d.kimops}; kube-apiserver ${d.apiServer}`).join('\n')).toEqual([]);
+    console.log(
+      `policy differential: ${cases.length} objects × ${policies.length} policies = ${compared} verdicts compared, ${denied} denied (${errors} by an evaluation error), ${disagreements.length} disagreements`,
+    );
+    expect(
+      disagreements,
+      disagreements
+        .map((d) => `${d.policy} × ${d.case} (${d.operation}): kimops ${d.kimops}; kube-apiserver ${d.apiServer}`)
+        .join('\n'),
+    ).toEqual([]);
   }, 180_000);
 });

@@ -20,7 +20,8 @@ import { connect } from '../helpers/testenv.js';
 const env = connect(inject('testenvStateDir'));
 // Modest by default so the file runs in seconds; raise it locally to hunt for disagreements.
 const NUM_RUNS = Number(process.env['KIMOPS_SCHEMA_DIFF_RUNS'] ?? 150);
-const RUNTIMES_PATH = (namespace: string) => `/apis/infrastructuremanager.kyma-project.io/v1/namespaces/${namespace}/runtimes`;
+const RUNTIMES_PATH = (namespace: string) =>
+  `/apis/infrastructuremanager.kyma-project.io/v1/namespaces/${namespace}/runtimes`;
 
 const CRD_FILE = new URL('../../crds/runtime.yaml', import.meta.url);
 const SCHEMA = runtimeJsonSchema(parseYaml11(readFileSync(CRD_FILE, 'utf8'), CRD_FILE.pathname));
@@ -40,34 +41,72 @@ interface Field {
 function fieldsOf(schema: SchemaNode, path: Path = [], out: Field[] = []): Field[] {
   out.push({ path, schema });
   const properties = isJsonObject(schema['properties']) ? schema['properties'] : {};
-  for (const [name, child] of Object.entries(properties)) if (isJsonObject(child)) fieldsOf(child, [...path, name], out);
+  for (const [name, child] of Object.entries(properties))
+    if (isJsonObject(child)) fieldsOf(child, [...path, name], out);
   if (isJsonObject(schema['items'])) fieldsOf(schema['items'], [...path, 0], out);
   return out;
 }
-const SPEC_FIELDS = fieldsOf(SCHEMA['properties'] && isJsonObject((SCHEMA['properties'] as SchemaNode)['spec']) ? ((SCHEMA['properties'] as SchemaNode)['spec'] as SchemaNode) : {}, ['spec']);
+const SPEC_FIELDS = fieldsOf(
+  SCHEMA['properties'] && isJsonObject((SCHEMA['properties'] as SchemaNode)['spec'])
+    ? ((SCHEMA['properties'] as SchemaNode)['spec'] as SchemaNode)
+    : {},
+  ['spec'],
+);
 
 const isIntOrString = (schema: SchemaNode) => schema['x-kubernetes-int-or-string'] === true;
 const typeOf = (schema: SchemaNode) => (isIntOrString(schema) ? 'int-or-string' : String(schema['type'] ?? 'any'));
 
 /** Quantity and percentage strings, and what is nearly one. */
-const INT_OR_STRING_EDGES = ['0', '1', '25%', '10Gi', '100m', '1.5', '+3', '-1', '1e3', '.5', '', 'abc', '10 Gi', '1Ki', '5%%', '0x10'];
+const INT_OR_STRING_EDGES = [
+  '0',
+  '1',
+  '25%',
+  '10Gi',
+  '100m',
+  '1.5',
+  '+3',
+  '-1',
+  '1e3',
+  '.5',
+  '',
+  'abc',
+  '10 Gi',
+  '1Ki',
+  '5%%',
+  '0x10',
+];
 const NUMBERS_EDGES = [0, -1, 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 40, 1.5, -0.5, 1e20];
 
 /** A value the schema admits (or nearly: patterns and nested required fields make some invalid). */
 function valueFor(schema: SchemaNode, depth = 0): fc.Arbitrary<unknown> {
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
   if (isIntOrString(schema)) {
-    return fc.oneof(fc.integer({ min: -5, max: 100 }), fc.constantFrom(...INT_OR_STRING_EDGES), fc.constantFrom(...NUMBERS_EDGES));
+    return fc.oneof(
+      fc.integer({ min: -5, max: 100 }),
+      fc.constantFrom(...INT_OR_STRING_EDGES),
+      fc.constantFrom(...NUMBERS_EDGES),
+    );
   }
   if (schema['x-kubernetes-preserve-unknown-fields'] === true) {
     return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
   }
   switch (schema['type']) {
     case 'string':
-      if (typeof schema['pattern'] === 'string') return fc.oneof(fc.stringMatching(new RegExp(schema['pattern'])), fc.string({ maxLength: 6 }));
-      if (schema['format'] === 'byte') return fc.oneof(fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('base64')), fc.string({ maxLength: 6 }));
-      if (schema['format'] === 'date-time') return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date('2100-01-01') }).map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z'));
-      return fc.string({ minLength: Number(schema['minLength'] ?? 0), maxLength: Math.max(Number(schema['minLength'] ?? 0), 8) });
+      if (typeof schema['pattern'] === 'string')
+        return fc.oneof(fc.stringMatching(new RegExp(schema['pattern'])), fc.string({ maxLength: 6 }));
+      if (schema['format'] === 'byte')
+        return fc.oneof(
+          fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('base64')),
+          fc.string({ maxLength: 6 }),
+        );
+      if (schema['format'] === 'date-time')
+        return fc
+          .date({ noInvalidDate: true, min: new Date(0), max: new Date('2100-01-01') })
+          .map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z'));
+      return fc.string({
+        minLength: Number(schema['minLength'] ?? 0),
+        maxLength: Math.max(Number(schema['minLength'] ?? 0), 8),
+      });
     case 'integer':
       return fc.oneof(fc.integer({ min: -3, max: 50 }), fc.constantFrom(...NUMBERS_EDGES));
     case 'number':
@@ -75,15 +114,23 @@ function valueFor(schema: SchemaNode, depth = 0): fc.Arbitrary<unknown> {
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return depth > 3 ? fc.constant([]) : fc.array(valueFor(isJsonObject(schema['items']) ? schema['items'] : {}, depth + 1), { maxLength: 2 });
+      return depth > 3
+        ? fc.constant([])
+        : fc.array(valueFor(isJsonObject(schema['items']) ? schema['items'] : {}, depth + 1), { maxLength: 2 });
     case 'object': {
       if (isJsonObject(schema['additionalProperties'])) {
-        return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), valueFor(schema['additionalProperties'], depth + 1), { maxKeys: 2 });
+        return fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 6 }),
+          valueFor(schema['additionalProperties'], depth + 1),
+          { maxKeys: 2 },
+        );
       }
       const properties = isJsonObject(schema['properties']) ? schema['properties'] : {};
       const required = Array.isArray(schema['required']) ? (schema['required'] as string[]) : [];
       if (depth > 3) return fc.constant({});
-      const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, valueFor(child as SchemaNode, depth + 1)]));
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([name, child]) => [name, valueFor(child as SchemaNode, depth + 1)]),
+      );
       return fc.record(model, { requiredKeys: required.filter((name) => name in model) });
     }
     default:
@@ -106,7 +153,11 @@ function wrongTypeFor(schema: SchemaNode): fc.Arbitrary<unknown> {
   // Known API-server behaviour, not mirrored: its type check lets any list through for a
   // `format: byte` string (go-openapi treats a list as the []byte itself). docs/validation.md.
   if (schema['format'] === 'byte') excluded.push('array');
-  return fc.oneof(...Object.entries(all).filter(([type]) => !excluded.includes(type)).map(([, arbitrary]) => arbitrary));
+  return fc.oneof(
+    ...Object.entries(all)
+      .filter(([type]) => !excluded.includes(type))
+      .map(([, arbitrary]) => arbitrary),
+  );
 }
 
 type Mutation =
@@ -123,9 +174,18 @@ const mutationArbitrary: fc.Arbitrary<Mutation> = fieldArbitrary.chain(({ path, 
     fc.constant({ op: 'delete', path }),
     fc.constant({ op: 'set', path, value: null }),
   ];
-  if (Array.isArray(schema['enum'])) options.push(fc.string({ maxLength: 6 }).map((value) => ({ op: 'set', path, value })));
-  if (isIntOrString(schema)) options.push(fc.constantFrom(...INT_OR_STRING_EDGES, ...NUMBERS_EDGES).map((value) => ({ op: 'set', path, value })));
-  if (schema['type'] === 'object') options.push(fc.constantFrom('nmae', 'Name', 'extra', 'zones_', '__proto__', 'constructor').map((name) => ({ op: 'unknown', path, name })));
+  if (Array.isArray(schema['enum']))
+    options.push(fc.string({ maxLength: 6 }).map((value) => ({ op: 'set', path, value })));
+  if (isIntOrString(schema))
+    options.push(
+      fc.constantFrom(...INT_OR_STRING_EDGES, ...NUMBERS_EDGES).map((value) => ({ op: 'set', path, value })),
+    );
+  if (schema['type'] === 'object')
+    options.push(
+      fc
+        .constantFrom('nmae', 'Name', 'extra', 'zones_', '__proto__', 'constructor')
+        .map((name) => ({ op: 'unknown', path, name })),
+    );
   return fc.oneof(...options);
 });
 
@@ -152,7 +212,12 @@ function mutate(runtime: Record<string, unknown>, mutation: Mutation): void {
   }
   const container = node as Record<string | number, unknown>;
   if (mutation.op === 'unknown') {
-    Object.defineProperty(container, mutation.name, { value: 'x', enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(container, mutation.name, {
+      value: 'x',
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     return;
   }
   const last = mutation.path.at(-1) as string | number;
@@ -162,8 +227,14 @@ function mutate(runtime: Record<string, unknown>, mutation: Mutation): void {
   } else container[last] = mutation.value;
 }
 
-async function serverVerdict(namespace: string, runtime: Record<string, unknown>): Promise<{ valid: boolean; message: string }> {
-  const result = await env.kcp.request<KubeObject>('POST', RUNTIMES_PATH(namespace), { body: runtime, query: { dryRun: 'All', fieldValidation: 'Strict' } });
+async function serverVerdict(
+  namespace: string,
+  runtime: Record<string, unknown>,
+): Promise<{ valid: boolean; message: string }> {
+  const result = await env.kcp.request<KubeObject>('POST', RUNTIMES_PATH(namespace), {
+    body: runtime,
+    query: { dryRun: 'All', fieldValidation: 'Strict' },
+  });
   if (result.ok) return { valid: true, message: '' };
   // 400: strict decoding (unknown field, undecodable metadata); 422: schema validation.
   if (result.status === 400 || result.status === 422) return { valid: false, message: result.error.message ?? '' };
@@ -182,7 +253,9 @@ describe('Runtime schema verdicts equal kube-apiserver (dryRun=All, fieldValidat
   function runtimeFor(index: number, mutations: Mutation[]): Record<string, unknown> {
     const example = examples[index % examples.length];
     if (!example) throw new Error('no example Runtimes');
-    const runtime = structuredClone(example.runtime) as unknown as Record<string, unknown> & { metadata: Record<string, unknown> };
+    const runtime = structuredClone(example.runtime) as unknown as Record<string, unknown> & {
+      metadata: Record<string, unknown>;
+    };
     runtime.metadata = { ...runtime.metadata, namespace, name: `schema-${index}` };
     for (const mutation of mutations) mutate(runtime, mutation);
     // JSON is what both sides see: `undefined` members vanish, -0 becomes 0.
@@ -207,9 +280,13 @@ describe('Runtime schema verdicts equal kube-apiserver (dryRun=All, fieldValidat
 
   it(`${NUM_RUNS} generated Runtimes`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: examples.length - 1 }), fc.array(mutationArbitrary, { minLength: 0, maxLength: 3 }), async (index, mutations) => {
-        await expectSameVerdict(runtimeFor(index, mutations), mutations);
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: examples.length - 1 }),
+        fc.array(mutationArbitrary, { minLength: 0, maxLength: 3 }),
+        async (index, mutations) => {
+          await expectSameVerdict(runtimeFor(index, mutations), mutations);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
     console.log(`runtime-schema differential: ${tally.valid} accepted, ${tally.invalid} rejected by both (all cases)`);

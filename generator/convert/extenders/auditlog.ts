@@ -20,7 +20,9 @@ export const auditLogPolicy: Extender = (draft, { runtime, ctx }) => {
     resourceRef: { apiVersion: 'v1', kind: 'Secret', name: tenant.secretName },
   });
   const experimental = runtime.metadata.annotations?.[ANNOTATION_EXPERIMENTAL_AUDIT_POLICY]?.toLowerCase() === 'true';
-  const policy = experimental ? EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP : (ctx.config.auditLogging?.policyConfigMapName ?? '');
+  const policy = experimental
+    ? EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP
+    : (ctx.config.auditLogging?.policyConfigMapName ?? '');
   draft.spec.kubernetes.kubeAPIServer = {
     ...draft.spec.kubernetes.kubeAPIServer,
     auditConfig: { auditPolicy: { configMapRef: { name: policy } } },

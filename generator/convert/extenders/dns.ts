@@ -4,10 +4,16 @@ import type { ConverterConfig } from '../../../model/converter-config.js';
 import type { Extender } from '../context.js';
 import { keepsLiveDns } from '../live-rules.js';
 
-export function externalDns(config: ConverterConfig): { secretName: string; domainPrefix: string; providerType: string } | undefined {
+export function externalDns(
+  config: ConverterConfig,
+): { secretName: string; domainPrefix: string; providerType: string } | undefined {
   const dns = config.dns;
   if (!dns?.secretName && !dns?.domainPrefix && !dns?.providerType) return undefined;
-  return { secretName: dns.secretName ?? '', domainPrefix: dns.domainPrefix ?? '', providerType: dns.providerType ?? '' };
+  return {
+    secretName: dns.secretName ?? '',
+    domainPrefix: dns.domainPrefix ?? '',
+    providerType: dns.providerType ?? '',
+  };
 }
 
 export function shootDomain(shootName: string, domainPrefix: string): string {

@@ -33,7 +33,11 @@ function networkFilter({ runtime }: ExtenderInput): Extension {
 function cert(): Extension {
   return {
     type: EXT_CERT,
-    providerConfig: { apiVersion: 'service.cert.extensions.gardener.cloud/v1alpha1', shootIssuers: { enabled: true }, kind: 'CertConfig' },
+    providerConfig: {
+      apiVersion: 'service.cert.extensions.gardener.cloud/v1alpha1',
+      shootIssuers: { enabled: true },
+      kind: 'CertConfig',
+    },
   };
 }
 
@@ -82,7 +86,12 @@ function auditLog({ ctx }: ExtenderInput): Extension | undefined {
 /** The enabled ACL extension, or undefined when this Runtime wants none. */
 function acl({ runtime, ctx }: ExtenderInput): Extension | undefined {
   const allowed = runtime.spec.shoot.kubernetes?.kubeAPIServer?.acl?.allowedCIDRs ?? [];
-  if (!ctx.flags.apiServerAclEnabled || !providerModule(runtime.spec.shoot.provider.type).apiServerAcl || allowed.length === 0) return undefined;
+  if (
+    !ctx.flags.apiServerAclEnabled ||
+    !providerModule(runtime.spec.shoot.provider.type).apiServerAcl ||
+    allowed.length === 0
+  )
+    return undefined;
   if (!ctx.acl) {
     throw new FieldError(
       'spec.shoot.kubernetes.kubeAPIServer.acl',
@@ -92,7 +101,9 @@ function acl({ runtime, ctx }: ExtenderInput): Extension | undefined {
   return {
     type: EXT_ACL,
     disabled: false,
-    providerConfig: { rule: { action: 'ALLOW', cidrs: [...allowed, ...ctx.acl.operatorCIDRs, ctx.acl.kcpIP], type: 'remote_ip' } },
+    providerConfig: {
+      rule: { action: 'ALLOW', cidrs: [...allowed, ...ctx.acl.operatorCIDRs, ctx.acl.kcpIP], type: 'remote_ip' },
+    },
   };
 }
 
@@ -127,7 +138,10 @@ function registryCache({ runtime, ctx }: ExtenderInput): Extension | undefined {
 function goDurationOf(text: string, uid: string): string {
   const nanos = parseGoDuration(text);
   if (nanos === undefined) {
-    throw new FieldError(`spec.imageRegistryCache[uid=${uid}].config.garbageCollection.ttl`, `"${text}" is not a duration; write it like "168h"`);
+    throw new FieldError(
+      `spec.imageRegistryCache[uid=${uid}].config.garbageCollection.ttl`,
+      `"${text}" is not a duration; write it like "168h"`,
+    );
   }
   return formatGoDuration(nanos);
 }

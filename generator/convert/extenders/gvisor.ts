@@ -20,7 +20,10 @@ export function ensureNetRawDefault(providerConfig: Json | undefined): JsonObjec
       try {
         config = JSON.parse(config) as Json;
       } catch (error) {
-        throw new FieldError('cri.containerRuntimes[type=gvisor].providerConfig', `failed to unmarshal gVisor providerConfig: ${(error as Error).message}`);
+        throw new FieldError(
+          'cri.containerRuntimes[type=gvisor].providerConfig',
+          `failed to unmarshal gVisor providerConfig: ${(error as Error).message}`,
+        );
       }
     }
   }
@@ -28,7 +31,10 @@ export function ensureNetRawDefault(providerConfig: Json | undefined): JsonObjec
     return { kind: GVISOR_KIND, apiVersion: GVISOR_API_VERSION, configFlags: { [NET_RAW]: 'true' } };
   }
   if (typeof config !== 'object' || Array.isArray(config)) {
-    throw new FieldError('cri.containerRuntimes[type=gvisor].providerConfig', 'failed to unmarshal gVisor providerConfig: must be an object');
+    throw new FieldError(
+      'cri.containerRuntimes[type=gvisor].providerConfig',
+      'failed to unmarshal gVisor providerConfig: must be an object',
+    );
   }
   const flags = config.configFlags;
   if (flags === undefined || flags === null) {

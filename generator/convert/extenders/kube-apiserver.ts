@@ -19,10 +19,14 @@ export const featureGates: Extender = (draft, { ctx }) => {
   const apiServerGates = ctx.config.kubernetes?.kubeApiServer?.featureGates;
   const kubeletGates = ctx.config.kubernetes?.kubelet?.featureGates;
   if (apiServerGates && Object.keys(apiServerGates).length > 0) {
-    draft.spec.kubernetes.kubeAPIServer = { ...draft.spec.kubernetes.kubeAPIServer, featureGates: { ...apiServerGates } };
+    draft.spec.kubernetes.kubeAPIServer = {
+      ...draft.spec.kubernetes.kubeAPIServer,
+      featureGates: { ...apiServerGates },
+    };
   }
   // KIM always writes the kubelet block, so `kubelet: {}` is part of parity.
-  draft.spec.kubernetes.kubelet = kubeletGates && Object.keys(kubeletGates).length > 0 ? { featureGates: { ...kubeletGates } } : {};
+  draft.spec.kubernetes.kubelet =
+    kubeletGates && Object.keys(kubeletGates).length > 0 ? { featureGates: { ...kubeletGates } } : {};
 };
 
 export const runtimeConfig: Extender = (draft, { ctx }) => {

@@ -14,7 +14,10 @@ export const seedSelector: Extender = (draft, { runtime }) => {
 };
 
 export const cloudProfile: Extender = (draft, { runtime, ctx }) => {
-  draft.spec.cloudProfile = { kind: 'CloudProfile', name: providerModule(runtime.spec.shoot.provider.type).cloudProfileName(ctx.config) };
+  draft.spec.cloudProfile = {
+    kind: 'CloudProfile',
+    name: providerModule(runtime.spec.shoot.provider.type).cloudProfileName(ctx.config),
+  };
 };
 
 export const exposureClass: Extender = (draft, { runtime }) => {
@@ -42,6 +45,9 @@ export const accessRestrictions: Extender = (draft, { runtime }) => {
 /** Create only: Gardener refuses to change tolerations KIM set at creation, so they are never re-rendered. */
 export const tolerations: Extender = (draft, { runtime, ctx }) => {
   const { region } = runtime.spec.shoot;
-  const forRegion = ctx.config.tolerations && Object.hasOwn(ctx.config.tolerations, region) ? ctx.config.tolerations[region] : undefined;
+  const forRegion =
+    ctx.config.tolerations && Object.hasOwn(ctx.config.tolerations, region)
+      ? ctx.config.tolerations[region]
+      : undefined;
   if (forRegion && forRegion.length > 0) draft.spec.tolerations = cloneJson(forRegion);
 };

@@ -21,14 +21,19 @@ import {
 function runtimeWorkers(runtime: Runtime): Worker[] {
   const { workers, additionalWorkers } = runtime.spec.shoot.provider;
   if (workers.length !== 1) {
-    throw new FieldError('spec.shoot.provider.workers', `must hold exactly one main worker; got ${workers.length} (put further workers in additionalWorkers)`);
+    throw new FieldError(
+      'spec.shoot.provider.workers',
+      `must hold exactly one main worker; got ${workers.length} (put further workers in additionalWorkers)`,
+    );
   }
   return cloneJson([...workers, ...(additionalWorkers ?? [])]);
 }
 
 /** The per-worker rules both modes re-apply (KIM re-runs them on every patch). */
 function finishWorkers(workers: Worker[], runtime: Runtime, ctx: ConverterContext, provider: ProviderModule): Worker[] {
-  const prepared = workers.map((w) => withProviderWorkerConfig(withMachineControllerDefaults(w, ctx.config), provider, ctx.config));
+  const prepared = workers.map((w) =>
+    withProviderWorkerConfig(withMachineControllerDefaults(w, ctx.config), provider, ctx.config),
+  );
   return withMaxPodsCaps(prepared, runtime.spec.shoot.networking.pods);
 }
 
@@ -67,7 +72,10 @@ export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
 
   const liveInfra = liveProvider.infrastructureConfig;
   if (!liveInfra) {
-    throw new FieldError('live Shoot spec.provider.infrastructureConfig', 'is missing; the live Shoot cannot be updated safely — check it in Gardener');
+    throw new FieldError(
+      'live Shoot spec.provider.infrastructureConfig',
+      'is missing; the live Shoot cannot be updated safely — check it in Gardener',
+    );
   }
   const addedZones = zonesAdded(workers, liveWorkers);
   let infrastructureConfig = cloneJson(liveInfra);
@@ -76,9 +84,16 @@ export const patchProvider: Extender = (draft, { runtime, ctx, live }) => {
     // Dual-stack is decided at creation. KIM regenerates without it, which drops a dual-stack AWS
     // Shoot's load-balancer controller; kimops keeps what the live config says (ADR 0002).
     const liveDualStack = isJsonObject(liveInfra.dualStack) && liveInfra.dualStack.enabled === true;
-    const input = { nodesCidr: runtime.spec.shoot.networking.nodes, zones: [...uniqueZones(liveWorkers), ...addedZones], dualStack: liveDualStack, config: ctx.config };
+    const input = {
+      nodesCidr: runtime.spec.shoot.networking.nodes,
+      zones: [...uniqueZones(liveWorkers), ...addedZones],
+      dualStack: liveDualStack,
+      config: ctx.config,
+    };
     const generated = provider.infrastructureConfig(input);
-    infrastructureConfig = provider.mergeInfrastructureConfig ? provider.mergeInfrastructureConfig(generated, liveInfra) : generated;
+    infrastructureConfig = provider.mergeInfrastructureConfig
+      ? provider.mergeInfrastructureConfig(generated, liveInfra)
+      : generated;
     controlPlaneConfig = provider.controlPlaneConfig(input);
   }
 

@@ -8,7 +8,10 @@ import type { Extender } from '../context.js';
 const REGISTRY_CACHE_RESOURCE_MARKER = 'reg-cache-';
 
 /** The garden Secret of a cache with credentials, or undefined for a cache without. */
-export function registryCacheSecret(cache: { uid: string; config: { secretReferenceName?: string } }, secrets: Record<string, string> | undefined): string | undefined {
+export function registryCacheSecret(
+  cache: { uid: string; config: { secretReferenceName?: string } },
+  secrets: Record<string, string> | undefined,
+): string | undefined {
   if (!cache.config.secretReferenceName) return undefined;
   const name = secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined;
   if (!name) {

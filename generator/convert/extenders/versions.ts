@@ -13,6 +13,8 @@ export const maintenance: Extender = (draft, { ctx }) => {
       kubernetesVersion: ctx.config.kubernetes?.enableKubernetesVersionAutoUpdate ?? false,
       machineImageVersion: ctx.config.kubernetes?.enableMachineImageVersionAutoUpdate ?? false,
     },
-    ...(ctx.maintenanceWindow && { timeWindow: { begin: ctx.maintenanceWindow.begin, end: ctx.maintenanceWindow.end } }),
+    ...(ctx.maintenanceWindow && {
+      timeWindow: { begin: ctx.maintenanceWindow.begin, end: ctx.maintenanceWindow.end },
+    }),
   };
 };

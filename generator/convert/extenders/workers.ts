@@ -32,11 +32,17 @@ export function withMachineControllerDefaults(worker: Worker, config: ConverterC
   const drainText = settings?.defaultMachineDrainTimeout || DEFAULT_MACHINE_DRAIN_TIMEOUT;
   const drain = parseGoDuration(drainText);
   if (drain === undefined) {
-    throw new FieldError('converter.provider.worker.defaultMachineDrainTimeout', `cannot parse drain timeout "${drainText}"; write a duration like "15m"`);
+    throw new FieldError(
+      'converter.provider.worker.defaultMachineDrainTimeout',
+      `cannot parse drain timeout "${drainText}"; write a duration like "15m"`,
+    );
   }
   const retriesText = settings?.defaultMaxEvictRetries || String(DEFAULT_MAX_EVICT_RETRIES);
   if (!/^[+-]?\d+$/.test(retriesText)) {
-    throw new FieldError('converter.provider.worker.defaultMaxEvictRetries', `cannot parse the value for evict retries "${retriesText}"; write a whole number like "2"`);
+    throw new FieldError(
+      'converter.provider.worker.defaultMaxEvictRetries',
+      `cannot parse the value for evict retries "${retriesText}"; write a whole number like "2"`,
+    );
   }
   const mcm = worker.machineControllerManager ?? {};
   return {
@@ -67,12 +73,18 @@ export function withMaxPodsCaps(workers: Worker[], podsCidr: string): Worker[] {
     try {
       totalIPs = maxPodsFromCidr(podsCidr);
     } catch (error) {
-      throw new FieldError('spec.shoot.networking.pods', `invalid pods CIDR for maxPods calculation: ${(error as Error).message}`);
+      throw new FieldError(
+        'spec.shoot.networking.pods',
+        `invalid pods CIDR for maxPods calculation: ${(error as Error).message}`,
+      );
     }
     try {
       capped = applyTotalMaxPodsCap(perNode, totalIPs);
     } catch (error) {
-      throw new FieldError('spec.shoot.provider.workers[].kubernetes.kubelet.maxPods', `${(error as Error).message}; lower maxPods or use a larger pods CIDR`);
+      throw new FieldError(
+        'spec.shoot.provider.workers[].kubernetes.kubelet.maxPods',
+        `${(error as Error).message}; lower maxPods or use a larger pods CIDR`,
+      );
     }
   }
   return workers.map((w, i) => {

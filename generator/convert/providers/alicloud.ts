@@ -9,7 +9,10 @@ const MAX_ZONES = 8;
 
 export function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; workers: string }[] {
   if (zoneNames.length > MAX_ZONES) {
-    throw new FieldError(ZONES_FIELD, `Number of networking zones must be between 0 and ${MAX_ZONES}; got ${zoneNames.length}`);
+    throw new FieldError(
+      ZONES_FIELD,
+      `Number of networking zones must be between 0 and ${MAX_ZONES}; got ${zoneNames.length}`,
+    );
   }
   const cidr = workerCidrWithin(nodesCidr, 16, 24);
   requireUniqueZones(zoneNames, (zone) => `zone name ${zone} is duplicated`);

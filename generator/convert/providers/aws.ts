@@ -24,11 +24,18 @@ interface AwsZone {
  */
 export function awsZones(nodesCidr: string, zoneNames: string[]): AwsZone[] {
   if (zoneNames.length < 1 || zoneNames.length > MAX_ZONES) {
-    throw new FieldError(ZONES_FIELD, `Number of networking zones must be between 1 and ${MAX_ZONES}; got ${zoneNames.length}`);
+    throw new FieldError(
+      ZONES_FIELD,
+      `Number of networking zones must be between 1 and ${MAX_ZONES}; got ${zoneNames.length}`,
+    );
   }
   requireUniqueZones(zoneNames, (zone) => `zone name ${zone} is duplicated`);
   const cidr = parseIpv4Cidr(nodesCidr);
-  if (!cidr) throw new FieldError(NODES_FIELD, `failed to parse worker network CIDR "${nodesCidr}"; use an IPv4 CIDR like 10.250.0.0/16`);
+  if (!cidr)
+    throw new FieldError(
+      NODES_FIELD,
+      `failed to parse worker network CIDR "${nodesCidr}"; use an IPv4 CIDR like 10.250.0.0/16`,
+    );
   if (cidr.prefix < 16 || cidr.prefix > 24) {
     throw new FieldError(NODES_FIELD, `CIDR prefix length must be between 16 and 24; got /${cidr.prefix}`);
   }
@@ -46,7 +53,12 @@ export function awsZones(nodesCidr: string, zoneNames: string[]): AwsZone[] {
     }
     const start = cidr.base + 12 * quarter + (i - 3) * 3 * blockSize(p + 3);
     const small = { base: start, prefix: p + 3 };
-    return { name, workers: subnet(small, p + 3, 0), public: subnet(small, p + 3, 1), internal: subnet(small, p + 3, 2) };
+    return {
+      name,
+      workers: subnet(small, p + 3, 0),
+      public: subnet(small, p + 3, 1),
+      internal: subnet(small, p + 3, 2),
+    };
   });
 }
 

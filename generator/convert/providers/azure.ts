@@ -12,7 +12,8 @@ const API_VERSION = 'azure.provider.extensions.gardener.cloud/v1alpha1';
 const NAT_IDLE_TIMEOUT_MINUTES = 4;
 
 function azureZoneNumber(zone: string): number {
-  if (!/^-?\d+$/.test(zone)) throw new FieldError(ZONES_FIELD, `failed to convert zone name ${zone} to int; Azure zones are "1" to "8"`);
+  if (!/^-?\d+$/.test(zone))
+    throw new FieldError(ZONES_FIELD, `failed to convert zone name ${zone} to int; Azure zones are "1" to "8"`);
   const n = Number(zone);
   if (n < 1 || n > 8) throw new FieldError(ZONES_FIELD, `zone name ${zone} is not valid, must be between 1 and 8`);
   return n;
@@ -20,7 +21,8 @@ function azureZoneNumber(zone: string): number {
 
 /** Subnets follow the zones' input order: ["2","3","1"] gives zone 2 the first block. */
 export function azureZones(nodesCidr: string, zoneNames: string[]): JsonObject[] {
-  if (nodesCidr === '') throw new FieldError(NODES_FIELD, 'the worker network CIDR is empty; set an IPv4 CIDR like 10.250.0.0/22');
+  if (nodesCidr === '')
+    throw new FieldError(NODES_FIELD, 'the worker network CIDR is empty; set an IPv4 CIDR like 10.250.0.0/22');
   const cidr = workerCidrWithin(nodesCidr, 16, 24);
   requireUniqueZones(zoneNames, (zone) => `zone name ${zone} is duplicated`);
   const numbers = zoneNames.map(azureZoneNumber);

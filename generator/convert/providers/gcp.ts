@@ -10,11 +10,19 @@ export const gcp: ProviderModule = {
   apiServerAcl: false,
   infrastructureConfig({ nodesCidr }) {
     // `worker` is deprecated in Gardener's GCP API but KIM still writes both.
-    return { kind: 'InfrastructureConfig', apiVersion: API_VERSION, networks: { worker: nodesCidr, workers: nodesCidr } };
+    return {
+      kind: 'InfrastructureConfig',
+      apiVersion: API_VERSION,
+      networks: { worker: nodesCidr, workers: nodesCidr },
+    };
   },
   controlPlaneConfig({ zones }) {
     const zone = zones[0];
-    if (zone === undefined) throw new FieldError(ZONES_FIELD, 'GCP needs at least one worker zone for the control plane; add a zone to the worker');
+    if (zone === undefined)
+      throw new FieldError(
+        ZONES_FIELD,
+        'GCP needs at least one worker zone for the control plane; add a zone to the worker',
+      );
     return { kind: 'ControlPlaneConfig', apiVersion: API_VERSION, zone };
   },
 };

@@ -24,7 +24,10 @@ export function gdchZones(nodesCidr: string, zoneNames: string[]): { name: strin
   requireUniqueZones(zoneNames, (zone) => `zone names must be unique; "${zone}" appears twice`);
   const prefix = cidr.prefix + subnetShiftForZoneCount(zoneNames.length);
   if (prefix > 32) {
-    throw new FieldError(NODES_FIELD, `nodeCIDR prefix too small for requested zone count: /${cidr.prefix} cannot be split into ${zoneNames.length} zones`);
+    throw new FieldError(
+      NODES_FIELD,
+      `nodeCIDR prefix too small for requested zone count: /${cidr.prefix} cannot be split into ${zoneNames.length} zones`,
+    );
   }
   return zoneNames.map((name, i) => ({ name, CIDR: subnet(cidr, prefix, i) }));
 }

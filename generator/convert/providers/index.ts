@@ -15,7 +15,10 @@ export function providerModule(type: string): ProviderModule {
   // hasOwn: a Runtime's provider type must never resolve to Object.prototype's members.
   const module = Object.hasOwn(PROVIDERS, type) ? PROVIDERS[type as ProviderType] : undefined;
   if (!module) {
-    throw new FieldError('spec.shoot.provider.type', `provider not supported: "${type}"; use one of ${Object.keys(PROVIDERS).join(', ')}`);
+    throw new FieldError(
+      'spec.shoot.provider.type',
+      `provider not supported: "${type}"; use one of ${Object.keys(PROVIDERS).join(', ')}`,
+    );
   }
   return module;
 }

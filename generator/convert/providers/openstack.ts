@@ -12,9 +12,18 @@ export const openstack: ProviderModule = {
   dualStack: false,
   apiServerAcl: false,
   infrastructureConfig({ nodesCidr }) {
-    return { kind: 'InfrastructureConfig', apiVersion: API_VERSION, floatingPoolName: OPENSTACK_FLOATING_POOL, networks: { workers: nodesCidr } };
+    return {
+      kind: 'InfrastructureConfig',
+      apiVersion: API_VERSION,
+      floatingPoolName: OPENSTACK_FLOATING_POOL,
+      networks: { workers: nodesCidr },
+    };
   },
   controlPlaneConfig() {
-    return { kind: 'ControlPlaneConfig', apiVersion: API_VERSION, loadBalancerProvider: OPENSTACK_LOAD_BALANCER_PROVIDER };
+    return {
+      kind: 'ControlPlaneConfig',
+      apiVersion: API_VERSION,
+      loadBalancerProvider: OPENSTACK_LOAD_BALANCER_PROVIDER,
+    };
   },
 };

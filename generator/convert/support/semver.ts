@@ -29,7 +29,10 @@ export function compareVersions(a: string, b: string): -1 | 0 | 1 {
   if (!va) throw new Error(`invalid version "${a}"`);
   if (!vb) throw new Error(`invalid version "${b}"`);
   return (
-    sign(va.major - vb.major) || sign(va.minor - vb.minor) || sign(va.patch - vb.patch) || comparePrerelease(va.prerelease, vb.prerelease)
+    sign(va.major - vb.major) ||
+    sign(va.minor - vb.minor) ||
+    sign(va.patch - vb.patch) ||
+    comparePrerelease(va.prerelease, vb.prerelease)
   );
 }
 

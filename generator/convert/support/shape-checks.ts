@@ -15,13 +15,15 @@ export const boolean: Check = (v, path) => {
   if (typeof v !== 'boolean') throw new FieldError(path, `must be true or false; got ${describe(v)}`);
 };
 export const intOrString: Check = (v, path) => {
-  if (typeof v !== 'number' && typeof v !== 'string') throw new FieldError(path, `must be a number or a percentage string; got ${describe(v)}`);
+  if (typeof v !== 'number' && typeof v !== 'string')
+    throw new FieldError(path, `must be a number or a percentage string; got ${describe(v)}`);
 };
 
 export function oneOf(values: readonly string[], what: string): Check {
   return (v, path) => {
     string(v, path);
-    if (!values.includes(v as string)) throw new FieldError(path, `${what} not supported: "${String(v)}"; use one of ${values.join(', ')}`);
+    if (!values.includes(v as string))
+      throw new FieldError(path, `${what} not supported: "${String(v)}"; use one of ${values.join(', ')}`);
   };
 }
 

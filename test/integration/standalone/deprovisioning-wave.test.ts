@@ -22,7 +22,8 @@ const dir = useTempDir('deprovisioning-wave');
 const author = { name: 'kimops', email: 'kimops@localhost' };
 
 /** Main's files under shoots/ by their blob oid: equal oids, equal bytes. */
-const shootFiles = async (repo: LandscapeRepo) => new Map([...(await repo.readFiles('main', 'shoots'))].map(([path, file]) => [path, file.oid]));
+const shootFiles = async (repo: LandscapeRepo) =>
+  new Map([...(await repo.readFiles('main', 'shoots'))].map(([path, file]) => [path, file.oid]));
 const shootOf = (path: string) => path.split('/')[1] as string;
 
 describe('a wave of deprovisionings', () => {
@@ -30,16 +31,29 @@ describe('a wave of deprovisionings', () => {
     const settings = conversionSettingsOf(await readLandscape('dev'));
     // KEB-shaped Runtimes of every plan, each with its own name, runtime id and Shoot.
     const all = benchRuntimes(131);
-    const repo = await seededLandscape(`${dir.path}/repo.git`, all.map((runtime) => ({ source: 'kcp', runtime })), settings);
+    const repo = await seededLandscape(
+      `${dir.path}/repo.git`,
+      all.map((runtime) => ({ source: 'kcp', runtime })),
+      settings,
+    );
     const forge = localForge(repo);
     const before = await shootFiles(repo);
 
     // KEB deletes 100 of them; one more Runtime is just gone (no deletionTimestamp); 30 stay.
-    const deleted = new Set(all.filter((_, i) => i % 13 !== 0).slice(0, 100).map((r) => r.spec.shoot.name));
+    const deleted = new Set(
+      all
+        .filter((_, i) => i % 13 !== 0)
+        .slice(0, 100)
+        .map((r) => r.spec.shoot.name),
+    );
     const vanished = all.find((r) => !deleted.has(r.spec.shoot.name))?.spec.shoot.name as string;
     const runtimes = all
       .filter((r) => r.spec.shoot.name !== vanished)
-      .map((runtime): Runtime => (deleted.has(runtime.spec.shoot.name) ? { ...runtime, metadata: { ...runtime.metadata, deletionTimestamp: '2026-12-01T10:00:00Z' } } : runtime))
+      .map((runtime): Runtime =>
+        deleted.has(runtime.spec.shoot.name)
+          ? { ...runtime, metadata: { ...runtime.metadata, deletionTimestamp: '2026-12-01T10:00:00Z' } }
+          : runtime,
+      )
       .map((runtime) => ({ source: 'kcp', runtime }));
     expect(deleted.size).toBe(100);
     // All at once, these 100 are far beyond the mass-deletion guard (20 Shoots or 10 %).
@@ -49,7 +63,17 @@ describe('a wave of deprovisionings', () => {
     const memo = new RenderMemo();
     const batches: number[] = [];
     for (let pass = 0; pass < 30; pass++) {
-      const result = await generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, memo, log: (line) => logs.push(line) });
+      const result = await generate({
+        landscape: 'dev',
+        settings,
+        runtimes,
+        runtimesComplete: true,
+        repo,
+        forge,
+        author,
+        memo,
+        log: (line) => logs.push(line),
+      });
       expect(result.failures).toEqual([]);
       expect(result.deletionRefused).toBeUndefined();
       const keb = result.proposed.filter((p) => p.shoot !== vanished);
@@ -63,8 +87,12 @@ describe('a wave of deprovisionings', () => {
     // Each batch is batchSize, or what the applier's guard lets through at once in what is left on main (10 % of
     // a shrinking landscape), whichever is smaller: 10, 10, 10, 10, 9, 8, … — never a batch the applier refuses.
     const expected: number[] = [];
-    for (let left = 100, total = new Set([...before.keys()].map(shootOf)).size; left > 0; ) {
-      const batch = Math.min(DEFAULT_DEPROVISIONING_BATCH_SIZE, deletionsAllowedAtOnce(total, DEFAULT_MASS_DELETION), left);
+    for (let left = 100, total = new Set([...before.keys()].map(shootOf)).size; left > 0;) {
+      const batch = Math.min(
+        DEFAULT_DEPROVISIONING_BATCH_SIZE,
+        deletionsAllowedAtOnce(total, DEFAULT_MASS_DELETION),
+        left,
+      );
       expected.push(batch);
       left -= batch;
       total -= batch;
@@ -78,13 +106,22 @@ describe('a wave of deprovisionings', () => {
 
     // Main lost exactly the 100 folders; every other file is byte for byte what it was.
     const after = await shootFiles(repo);
-    expect([...new Set([...after.keys()].map(shootOf))].sort()).toEqual([...new Set([...before.keys()].map(shootOf))].filter((s) => !deleted.has(s)).sort());
+    expect([...new Set([...after.keys()].map(shootOf))].sort()).toEqual(
+      [...new Set([...before.keys()].map(shootOf))].filter((s) => !deleted.has(s)).sort(),
+    );
     for (const [path, content] of after) expect(content, path).toBe(before.get(path));
     // One merged delete PR per deleted Shoot, the vanished one's still open, no other PR.
     const records = await forge.pullRecords();
     if (!records.ok) throw new Error(records.failure.message);
-    expect(records.value.filter((pr) => pr.state === 'merged').map((pr) => pr.branch).sort()).toEqual([...deleted].map((s) => `kimops/dev/${s}`).sort());
-    expect(records.value.filter((pr) => pr.state !== 'merged').map((pr) => `${pr.branch} ${pr.state}`)).toEqual([`kimops/dev/${vanished} open`]);
+    expect(
+      records.value
+        .filter((pr) => pr.state === 'merged')
+        .map((pr) => pr.branch)
+        .sort(),
+    ).toEqual([...deleted].map((s) => `kimops/dev/${s}`).sort());
+    expect(records.value.filter((pr) => pr.state !== 'merged').map((pr) => `${pr.branch} ${pr.state}`)).toEqual([
+      `kimops/dev/${vanished} open`,
+    ]);
     // Fifteen passes, 100 merged PRs: 12–33 s measured on two cores, quiet to busy.
   }, 180_000);
 });

@@ -28,15 +28,31 @@ async function landscape(waveSize?: number) {
   expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
   const repo = await LandscapeRepo.open(gitdir);
   if (waveSize !== undefined) {
-    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace(/waveSize: \d+/, `waveSize: ${waveSize}`) as string;
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace(
+      /waveSize: \d+/,
+      `waveSize: ${waveSize}`,
+    ) as string;
     await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'policy', author });
   }
   const forge = localForge(repo);
-  const runtimes = (await readRuntimes(EXAMPLES)).runtimes.map((r) => ({ ...r, runtime: { ...r.runtime, metadata: { ...r.runtime.metadata, generation: 1 } } }));
+  const runtimes = (await readRuntimes(EXAMPLES)).runtimes.map((r) => ({
+    ...r,
+    runtime: { ...r.runtime, metadata: { ...r.runtime.metadata, generation: 1 } },
+  }));
   const settings = conversionSettingsOf(await readLandscape('dev'));
   const logs: string[] = [];
   const run = (overrides: Partial<GenerateInput> = {}) =>
-    generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, log: (line) => logs.push(line), ...overrides });
+    generate({
+      landscape: 'dev',
+      settings,
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge,
+      author,
+      log: (line) => logs.push(line),
+      ...overrides,
+    });
   const created = await run();
   expect(created.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(12).fill('create auto-merge'));
   return { repo, forge, runtimes, settings, run, logs };
@@ -46,12 +62,19 @@ async function landscape(waveSize?: number) {
 function withFeatureGate(settings: ConversionSettings): ConversionSettings {
   const changed = structuredClone(settings);
   const kubeApiServer = changed.config.kubernetes?.kubeApiServer;
-  changed.config.kubernetes = { ...changed.config.kubernetes, kubeApiServer: { ...kubeApiServer, featureGates: { ...kubeApiServer?.featureGates, KimopsTestGate: true } } };
+  changed.config.kubernetes = {
+    ...changed.config.kubernetes,
+    kubeApiServer: { ...kubeApiServer, featureGates: { ...kubeApiServer?.featureGates, KimopsTestGate: true } },
+  };
   return changed;
 }
 
 /** The Runtime for `shoot`, changed by KEB: worker maximum raised, generation bumped. */
-function changedRuntime(runtimes: GenerateInput['runtimes'], index: number, change: (runtime: Runtime) => void = () => undefined) {
+function changedRuntime(
+  runtimes: GenerateInput['runtimes'],
+  index: number,
+  change: (runtime: Runtime) => void = () => undefined,
+) {
   return runtimes.map((entry, i) => {
     if (i !== index) return entry;
     const runtime = structuredClone(entry.runtime);
@@ -99,7 +122,11 @@ describe('generate: rollouts', () => {
     for (let pass = 0; pass < 10; pass++) {
       const [open] = await openPulls(forge);
       if (!open) break;
-      waves.push(open.title.includes('in later waves') ? Number(/: (\d+) shoots/.exec(open.title)?.[1]) : -Number(/: (\d+) shoots?/.exec(open.title)?.[1]));
+      waves.push(
+        open.title.includes('in later waves')
+          ? Number(/: (\d+) shoots/.exec(open.title)?.[1])
+          : -Number(/: (\d+) shoots?/.exec(open.title)?.[1]),
+      );
       await approve(forge, open.number);
       const merged = await run({ settings: changed });
       expect(merged.proposed.filter((p) => p.pr === open.number).every((p) => p.action === 'auto-merge')).toBe(true);
@@ -109,7 +136,9 @@ describe('generate: rollouts', () => {
     expect(waves).toEqual([5, 5, -2]);
     const done = await run({ settings: changed });
     expect(done).toMatchObject({ proposed: [], unchanged: 12 });
-    expect((await shootOnMain(repo, 'c-78fcc25')).spec.kubernetes).toMatchObject({ kubeAPIServer: { featureGates: { KimopsTestGate: true } } });
+    expect((await shootOnMain(repo, 'c-78fcc25')).spec.kubernetes).toMatchObject({
+      kubeAPIServer: { featureGates: { KimopsTestGate: true } },
+    });
   });
 
   it("gives a Runtime's own change its own PR, carrying the landscape change too, and leaves that Shoot out of the rollout", async () => {
@@ -133,7 +162,14 @@ describe('generate: a PR whose class a later pass changed', () => {
   it('is judged by kimops pr merge on the class recorded for its head: an update turned immutable stays refused when approved', async () => {
     const { repo, forge, runtimes, run } = await landscape();
     const config = (await repo.readFile('main', 'kimops.yaml')) as string;
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config.replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}')]]), message: 'review updates', author });
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([
+        ['kimops.yaml', config.replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}')],
+      ]),
+      message: 'review updates',
+      author,
+    });
     const changed = (generation: number, nodes?: string) =>
       changedRuntime(runtimes, 0, (runtime) => {
         runtime.metadata.generation = generation;
@@ -168,7 +204,20 @@ describe('generate: suspend and force (DESIGN §1.1)', () => {
   it('proposes nothing for a suspended Runtime, even when forced, and re-renders a forced one as its own change', async () => {
     const { runtimes, settings, run } = await landscape();
     const changed = withFeatureGate(settings);
-    const annotated = changedRuntime(changedRuntime(runtimes, 0, (r) => (r.metadata.annotations = { ...r.metadata.annotations, [ANNOTATION_SUSPEND_PATCH]: 'true', [ANNOTATION_FORCE_PATCH]: 'true' })), 1, (r) => (r.metadata.annotations = { ...r.metadata.annotations, [ANNOTATION_FORCE_PATCH]: 'true' }));
+    const annotated = changedRuntime(
+      changedRuntime(
+        runtimes,
+        0,
+        (r) =>
+          (r.metadata.annotations = {
+            ...r.metadata.annotations,
+            [ANNOTATION_SUSPEND_PATCH]: 'true',
+            [ANNOTATION_FORCE_PATCH]: 'true',
+          }),
+      ),
+      1,
+      (r) => (r.metadata.annotations = { ...r.metadata.annotations, [ANNOTATION_FORCE_PATCH]: 'true' }),
+    );
     const [suspended, forced] = annotated.map((r) => r.runtime.spec.shoot.name);
     const result = await run({ settings: changed, runtimes: annotated });
     expect(result.suspended).toEqual([suspended]);
@@ -179,10 +228,14 @@ describe('generate: suspend and force (DESIGN §1.1)', () => {
 });
 
 describe('generate: a Runtime KEB deleted', () => {
-  it('proposes its Shoot for deletion while KIM\'s finalizer still keeps the Runtime, and renders nothing for it', async () => {
+  it("proposes its Shoot for deletion while KIM's finalizer still keeps the Runtime, and renders nothing for it", async () => {
     const { runtimes, run } = await landscape();
     const deleting = changedRuntime(runtimes, 2, (r) => {
-      r.metadata = { ...r.metadata, deletionTimestamp: '2026-11-29T10:00:00Z', finalizers: ['runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook'] } as typeof r.metadata;
+      r.metadata = {
+        ...r.metadata,
+        deletionTimestamp: '2026-11-29T10:00:00Z',
+        finalizers: ['runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook'],
+      } as typeof r.metadata;
       r.spec.shoot.provider.workers = r.spec.shoot.provider.workers.map((w) => ({ ...w, maximum: 99 }));
     });
     const shoot = deleting[2]?.runtime.spec.shoot.name as string;
@@ -204,12 +257,17 @@ describe('generate: a long-running generator', () => {
     });
     const changed = await run({ memo, runtimes: bumped });
     expect(changed).toMatchObject({ rendered: 1, unchanged: 11 });
-    expect(changed.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([`${bumped[3]?.runtime.spec.shoot.name} update auto-merge`]);
+    expect(changed.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([
+      `${bumped[3]?.runtime.spec.shoot.name} update auto-merge`,
+    ]);
     // Main moved (the merge): that one folder's oid changed, so it is rendered once more and found equal.
     expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 1, unchanged: 12, proposed: [] });
     expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 0, unchanged: 12, proposed: [] });
     // A status write changes nothing the converter reads.
-    const withStatus = bumped.map((entry) => ({ ...entry, runtime: { ...entry.runtime, status: { state: 'Ready' } } as Runtime }));
+    const withStatus = bumped.map((entry) => ({
+      ...entry,
+      runtime: { ...entry.runtime, status: { state: 'Ready' } } as Runtime,
+    }));
     expect(await run({ memo, runtimes: withStatus })).toMatchObject({ rendered: 0, unchanged: 12 });
   });
 });
@@ -232,13 +290,33 @@ describe('generate: commit metadata', () => {
     const gitdir = `${dir.path}/repo.git`;
     expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
     const repo = await LandscapeRepo.open(gitdir);
-    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace('author: {name: kimops, email: kimops@localhost}', 'author: {name: landscape-bot, email: bot@noreply.example.com}') as string;
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'bot author', author });
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace(
+      'author: {name: kimops, email: kimops@localhost}',
+      'author: {name: landscape-bot, email: bot@noreply.example.com}',
+    ) as string;
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([['kimops.yaml', config]]),
+      message: 'bot author',
+      author,
+    });
     const runtimes = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
-    const result = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: localForge(repo), log: () => undefined });
+    const result = await generate({
+      landscape: 'dev',
+      settings: conversionSettingsOf(await readLandscape('dev')),
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge: localForge(repo),
+      log: () => undefined,
+    });
     expect(result.proposed).toHaveLength(1);
     const branch = `kimops/dev/${runtimes[0]?.runtime.spec.shoot.name}`;
-    expect(execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', branch], { encoding: 'utf8' }).trim()).toBe('landscape-bot <bot@noreply.example.com>');
+    expect(
+      execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', branch], {
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe('landscape-bot <bot@noreply.example.com>');
   });
 });
 
@@ -269,11 +347,15 @@ spec:
 
   it('blocks a change a deny policy fails, shows a warn policy, and reports both in the commit status', async () => {
     const { forge, runtimes, run } = await landscape();
-    const validation = { policies: async () => [policy('at-most-40-nodes', 'deny', 40), policy('at-most-25-nodes', 'warn', 25)], params: async () => ({}) };
-    const scaled = (maximum: number) => changedRuntime(runtimes, 0, (runtime) => {
-      runtime.metadata.generation = maximum;
-      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
-    });
+    const validation = {
+      policies: async () => [policy('at-most-40-nodes', 'deny', 40), policy('at-most-25-nodes', 'warn', 25)],
+      params: async () => ({}),
+    };
+    const scaled = (maximum: number) =>
+      changedRuntime(runtimes, 0, (runtime) => {
+        runtime.metadata.generation = maximum;
+        (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
+      });
 
     const warned = await run({ runtimes: scaled(30), validation });
     expect(warned.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(['update auto-merge']);
@@ -286,19 +368,34 @@ spec:
     expect(open?.body).toContain('- ✅ shoot-schema');
     expect(open?.body).toContain('- ✅ credentials');
     const statuses = await forge.statuses(open?.headSha as string);
-    expect(statuses.ok && statuses.value).toEqual([expect.objectContaining({ context: 'kimops/validate', state: 'failure', description: '1 of 4 checks failed: at-most-40-nodes' })]);
+    expect(statuses.ok && statuses.value).toEqual([
+      expect.objectContaining({
+        context: 'kimops/validate',
+        state: 'failure',
+        description: '1 of 4 checks failed: at-most-40-nodes',
+      }),
+    ]);
   });
 });
 
 describe('generate: a pass that dies while updating a PR', () => {
   it('knows its own head and posts the missing status on the next pass', async () => {
     const { repo, forge, runtimes, run } = await landscape();
-    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}') as string;
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author });
-    const scaled = (maximum: number) => changedRuntime(runtimes, 0, (runtime) => {
-      runtime.metadata.generation = maximum;
-      (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
+    const config = (await repo.readFile('main', 'kimops.yaml'))?.replace(
+      'update: {mode: auto-merge}',
+      'update: {mode: review, approvals: 1}',
+    ) as string;
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([['kimops.yaml', config]]),
+      message: 'review updates',
+      author,
     });
+    const scaled = (maximum: number) =>
+      changedRuntime(runtimes, 0, (runtime) => {
+        runtime.metadata.generation = maximum;
+        (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum = maximum;
+      });
     expect((await run({ runtimes: scaled(21) })).proposed.map((p) => p.action)).toEqual(['await-review']);
 
     // The next change is committed (and, for a remote, pushed), then the process dies before the status.
@@ -333,12 +430,33 @@ describe('generate: a forge that refuses one PR', () => {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (property !== 'openPullRequest') return value;
         return (request: { branch: string }) =>
-          request.branch === 'kimops/dev/c-78fcc25' ? Promise.resolve({ ok: false, failure: { kind: 'invalid', message: 'Validation Failed: head sha can not be blank' } }) : (value as (r: unknown) => unknown).call(target, request);
+          request.branch === 'kimops/dev/c-78fcc25'
+            ? Promise.resolve({
+                ok: false,
+                failure: { kind: 'invalid', message: 'Validation Failed: head sha can not be blank' },
+              })
+            : (value as (r: unknown) => unknown).call(target, request);
       },
     });
-    const runtimes = [...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes, ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes];
-    const result = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: refusing, log: () => undefined });
-    expect(result.refused).toEqual([{ branch: 'kimops/dev/c-78fcc25', message: expect.stringContaining('invalid: Validation Failed: head sha can not be blank') }]);
+    const runtimes = [
+      ...(await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes,
+      ...(await readRuntimes(`${EXAMPLES}gcp.yaml`)).runtimes,
+    ];
+    const result = await generate({
+      landscape: 'dev',
+      settings: conversionSettingsOf(await readLandscape('dev')),
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge: refusing,
+      log: () => undefined,
+    });
+    expect(result.refused).toEqual([
+      {
+        branch: 'kimops/dev/c-78fcc25',
+        message: expect.stringContaining('invalid: Validation Failed: head sha can not be blank'),
+      },
+    ]);
     expect(result.proposed.map((p) => `${p.shoot} ${p.action}`)).toEqual(['c-56a4813 auto-merge']);
   });
 
@@ -347,9 +465,21 @@ describe('generate: a forge that refuses one PR', () => {
     expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
     const repo = await LandscapeRepo.open(gitdir);
     const forge = localForge(repo);
-    const locked: typeof forge = { ...forge, label: forge.label, findOpenPullRequest: async () => ({ ok: false, failure: { kind: 'unauthorized', message: 'Bad credentials' } }) };
+    const locked: typeof forge = {
+      ...forge,
+      label: forge.label,
+      findOpenPullRequest: async () => ({ ok: false, failure: { kind: 'unauthorized', message: 'Bad credentials' } }),
+    };
     const runtimes = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
-    const failure = await generate({ landscape: 'dev', settings: conversionSettingsOf(await readLandscape('dev')), runtimes, runtimesComplete: true, repo, forge: locked, log: () => undefined }).catch((e: unknown) => e);
+    const failure = await generate({
+      landscape: 'dev',
+      settings: conversionSettingsOf(await readLandscape('dev')),
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge: locked,
+      log: () => undefined,
+    }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ConfigError);
     expect((failure as Error).message).toContain('credentials: Bad credentials; renew the token');
   });
@@ -359,14 +489,28 @@ describe('generate: a broken Shoot file on main', () => {
   it('proposes nothing for that Shoot, says how to fix it, and goes on with the others', async () => {
     const { repo, runtimes, run } = await landscape();
     const broken = runtimes[0]?.runtime.spec.shoot.name as string;
-    await repo.commitFiles({ branch: 'main', files: new Map([[`shoots/${broken}/shoot.yaml`, 'kind: Shoot\nspec: [unclosed\n']]), message: 'a bad hand edit', author });
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([[`shoots/${broken}/shoot.yaml`, 'kind: Shoot\nspec: [unclosed\n']]),
+      message: 'a bad hand edit',
+      author,
+    });
     const bumped = changedRuntime(runtimes, 1, (runtime) => {
       runtime.metadata.generation = 2;
       (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 1;
     });
     const result = await run({ runtimes: bumped });
-    expect(result.failures).toEqual([expect.objectContaining({ field: `shoots/${broken}/shoot.yaml`, message: expect.stringContaining(`restore the file on main (git revert the commit that broke it): kimops proposes nothing for ${broken} meanwhile`) })]);
-    expect(result.proposed.map((p) => `${p.shoot} ${p.class}`)).toEqual([`${bumped[1]?.runtime.spec.shoot.name} update`]);
+    expect(result.failures).toEqual([
+      expect.objectContaining({
+        field: `shoots/${broken}/shoot.yaml`,
+        message: expect.stringContaining(
+          `restore the file on main (git revert the commit that broke it): kimops proposes nothing for ${broken} meanwhile`,
+        ),
+      }),
+    ]);
+    expect(result.proposed.map((p) => `${p.shoot} ${p.class}`)).toEqual([
+      `${bumped[1]?.runtime.spec.shoot.name} update`,
+    ]);
     // Gone from the Runtimes too: still not proposed for deletion while unreadable.
     const withoutIt = await run({ runtimes: bumped.slice(1) });
     expect(withoutIt.proposed).toEqual([]);

@@ -14,14 +14,25 @@ import { kimops } from '../../helpers/cli.js';
 const dir = useTempDir('generate');
 const KEB = 'examples/runtimes/keb';
 
-
-const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
-const shootsOnMain = (gitdir: string) => git(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'shoots').split('\n').filter((p) => p.endsWith('/shoot.yaml'));
+const git = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
+const shootsOnMain = (gitdir: string) =>
+  git(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'shoots')
+    .split('\n')
+    .filter((p) => p.endsWith('/shoot.yaml'));
 /** Switches the repo's policy to review every update, as a landscape may; returns the repo. */
 async function reviewEveryUpdate(gitdir: string): Promise<LandscapeRepo> {
   const repo = await LandscapeRepo.open(gitdir);
-  const config = git(gitdir, 'show', 'main:kimops.yaml').replace('update: {mode: auto-merge}', 'update: {mode: review, approvals: 1}');
-  await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', config]]), message: 'review updates', author: { name: 'test', email: 'test@localhost' } });
+  const config = git(gitdir, 'show', 'main:kimops.yaml').replace(
+    'update: {mode: auto-merge}',
+    'update: {mode: review, approvals: 1}',
+  );
+  await repo.commitFiles({
+    branch: 'main',
+    files: new Map([['kimops.yaml', config]]),
+    message: 'review updates',
+    author: { name: 'test', email: 'test@localhost' },
+  });
   return repo;
 }
 
@@ -33,7 +44,8 @@ async function prepared() {
   expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
   const runtimes = join(dir.path, 'runtimes');
   await cp(KEB, runtimes, { recursive: true });
-  const generate = () => kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir, '--forge', 'local', '--once']);
+  const generate = () =>
+    kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir, '--forge', 'local', '--once']);
   return { gitdir, runtimes, generate };
 }
 
@@ -41,9 +53,20 @@ async function prepared() {
 async function seeded(files?: string[]) {
   const gitdir = join(dir.path, 'landscape.git');
   const runtimes = join(dir.path, 'runtimes');
-  await cp(KEB, runtimes, { recursive: true, filter: (source) => !files || source === KEB || files.some((file) => source.endsWith(`/${file}`)) });
-  await seededLandscape(gitdir, (await readRuntimes(runtimes)).runtimes, conversionSettingsOf(await readLandscape('dev')));
-  const generate = (source = runtimes, stdin = '') => kimops(['generate', '--landscape', 'dev', '--runtimes', source, '--repo', gitdir, '--forge', 'local', '--once'], stdin);
+  await cp(KEB, runtimes, {
+    recursive: true,
+    filter: (source) => !files || source === KEB || files.some((file) => source.endsWith(`/${file}`)),
+  });
+  await seededLandscape(
+    gitdir,
+    (await readRuntimes(runtimes)).runtimes,
+    conversionSettingsOf(await readLandscape('dev')),
+  );
+  const generate = (source = runtimes, stdin = '') =>
+    kimops(
+      ['generate', '--landscape', 'dev', '--runtimes', source, '--repo', gitdir, '--forge', 'local', '--once'],
+      stdin,
+    );
   return { gitdir, runtimes, generate };
 }
 
@@ -59,7 +82,9 @@ describe('kimops generate --once', () => {
     const { gitdir, generate } = await prepared();
     const first = await generate();
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked), 0 unchanged, 0 closed, 0 failed');
+    expect(first.stdout).toContain(
+      '12 proposed (12 merged, 0 awaiting review, 0 blocked), 0 unchanged, 0 closed, 0 failed',
+    );
     expect(first.stdout).toMatch(/^create +c-78fcc25: #\d+ opened, merged$/m);
     expect(shootsOnMain(gitdir)).toHaveLength(12);
 
@@ -72,7 +97,9 @@ describe('kimops generate --once', () => {
     const before = refs(gitdir);
     const second = await generate();
     expect(second).toMatchObject({ code: 0, stderr: '' });
-    expect(second.stdout).toBe('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n');
+    expect(second.stdout).toBe(
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n',
+    );
     expect(refs(gitdir)).toBe(before); // no commit on main, no branch, no PR record
   });
 
@@ -90,7 +117,12 @@ describe('kimops generate --once', () => {
     expect(changed.stdout).toContain('1 proposed (1 merged, 0 awaiting review, 0 blocked), 11 unchanged');
     expect(git(gitdir, 'show', 'main:shoots/c-78fcc25/shoot.yaml')).toContain('maximum: 25');
     const pr = (await records(gitdir)).records.at(-1);
-    expect(pr).toMatchObject({ number: 13, branch: 'kimops/dev/c-78fcc25', state: 'merged', title: '[dev] update (non-disruptive): c-78fcc25' });
+    expect(pr).toMatchObject({
+      number: 13,
+      branch: 'kimops/dev/c-78fcc25',
+      state: 'merged',
+      title: '[dev] update (non-disruptive): c-78fcc25',
+    });
     expect(pr?.body).toContain('maximum` 20 → 25');
 
     const before = refs(gitdir);
@@ -133,12 +165,19 @@ describe('kimops generate --once', () => {
     const original = await readFile(aws, 'utf8');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
     expect((await generate()).stdout).toContain('#13 opened');
-    await repo.commitFiles({ branch: 'kimops/dev/c-78fcc25', files: new Map([['NOTES.md', 'why\n']]), message: 'a human note', author: { name: 'alice', email: 'alice@localhost' } });
+    await repo.commitFiles({
+      branch: 'kimops/dev/c-78fcc25',
+      files: new Map([['NOTES.md', 'why\n']]),
+      message: 'a human note',
+      author: { name: 'alice', email: 'alice@localhost' },
+    });
 
     // A further Runtime change does not overwrite the human's commit.
     const pushed = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 30'));
-    expect((await generate()).stdout).toMatch(/^update +c-78fcc25: #13 left as is: its head \w+ is not what kimops wrote$/m);
+    expect((await generate()).stdout).toMatch(
+      /^update +c-78fcc25: #13 left as is: its head \w+ is not what kimops wrote$/m,
+    );
     expect(git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25')).toBe(pushed);
 
     await writeFile(aws, original);
@@ -154,9 +193,15 @@ describe('kimops generate --once', () => {
     const deleted = await generate();
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
     // No Runtime asked for it (KEB's deletions carry a deletionTimestamp): a human approves it.
-    expect(deleted.stdout).toMatch(/^delete +c-78fcc25: #1 opened, await-review: delete no Runtime asked for: needs 1 approval, has 0$/m);
+    expect(deleted.stdout).toMatch(
+      /^delete +c-78fcc25: #1 opened, await-review: delete no Runtime asked for: needs 1 approval, has 0$/m,
+    );
     expect(shootsOnMain(gitdir)).toHaveLength(12);
-    expect((await records(gitdir)).records.at(-1)).toMatchObject({ branch: 'kimops/dev/c-78fcc25', title: '[dev] delete (Runtime absent): c-78fcc25', state: 'open' });
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({
+      branch: 'kimops/dev/c-78fcc25',
+      title: '[dev] delete (Runtime absent): c-78fcc25',
+      state: 'open',
+    });
 
     await rm(runtimes, { recursive: true });
     await cp(join(KEB, 'gcp.yaml'), join(runtimes, 'gcp.yaml'));
@@ -185,29 +230,72 @@ describe('kimops generate --once', () => {
     await writeFile(aws, broken);
     const again = await generate();
     expect(again.code).toBe(1);
-    expect(again.stdout).toContain('0 proposed (0 merged, 0 awaiting review, 0 blocked), 11 unchanged, 0 closed, 1 failed');
+    expect(again.stdout).toContain(
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 11 unchanged, 0 closed, 1 failed',
+    );
     expect(shootsOnMain(gitdir)).toHaveLength(12);
 
     expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir])).code).toBe(2);
-    expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', join(dir.path, 'nope'), '--once'])).code).toBe(2);
+    expect(
+      (
+        await kimops([
+          'generate',
+          '--landscape',
+          'dev',
+          '--runtimes',
+          runtimes,
+          '--repo',
+          join(dir.path, 'nope'),
+          '--once',
+        ])
+      ).code,
+    ).toBe(2);
   });
 
   it.each([
     ['neither --once nor --watch', [], 'pass --once or --watch'],
     ['both --once and --watch', ['--once', '--watch'], "option '--once' cannot be used with option '--watch'"],
     ['no Runtime source', ['--once', '--no-runtimes'], 'pass --runtimes <dir> or --kcp-kubeconfig <file>'],
-    ['both Runtime sources', ['--once', '--kcp-kubeconfig', 'kcp.yaml'], "option '--runtimes <dir>' cannot be used with option '--kcp-kubeconfig <file>'"],
-    ['a missing kubeconfig', ['--once', '--no-runtimes', '--kcp-kubeconfig', '/nonexistent/kcp.yaml'], '--kcp-kubeconfig: /nonexistent/kcp.yaml does not exist'],
-    ['GitHub for a local repo', ['--once', '--forge', 'github'], '--forge: github reviews a remote repository; pass its https URL as --repo'],
-    ['the local forge for a URL', ['--once', '--forge', 'local', '--repo-url'], '--forge: the local forge keeps its pull requests in a repository on this machine'],
+    [
+      'both Runtime sources',
+      ['--once', '--kcp-kubeconfig', 'kcp.yaml'],
+      "option '--runtimes <dir>' cannot be used with option '--kcp-kubeconfig <file>'",
+    ],
+    [
+      'a missing kubeconfig',
+      ['--once', '--no-runtimes', '--kcp-kubeconfig', '/nonexistent/kcp.yaml'],
+      '--kcp-kubeconfig: /nonexistent/kcp.yaml does not exist',
+    ],
+    [
+      'GitHub for a local repo',
+      ['--once', '--forge', 'github'],
+      '--forge: github reviews a remote repository; pass its https URL as --repo',
+    ],
+    [
+      'the local forge for a URL',
+      ['--once', '--forge', 'local', '--repo-url'],
+      '--forge: the local forge keeps its pull requests in a repository on this machine',
+    ],
     ['an ssh URL', ['--once', '--repo-ssh'], 'only local paths and http(s) URLs are supported'],
     ['GitHub without credentials', ['--once', '--repo-url'], 'no credentials: set GITHUB_TOKEN'],
     ['a bad interval', ['--watch', '--interval', 'soon'], '--interval: soon is not a number of seconds'],
-    ['an interval past a day', ['--watch', '--interval', '3000000'], '--interval: 3000000 is not a number of seconds between 1 and 86400'],
-    ['a negative deletion allowance', ['--once', '--allow-mass-deletion', '-3'], '--allow-mass-deletion: -3 is not a number of Shoots (0 or more)'],
+    [
+      'an interval past a day',
+      ['--watch', '--interval', '3000000'],
+      '--interval: 3000000 is not a number of seconds between 1 and 86400',
+    ],
+    [
+      'a negative deletion allowance',
+      ['--once', '--allow-mass-deletion', '-3'],
+      '--allow-mass-deletion: -3 is not a number of Shoots (0 or more)',
+    ],
   ])('exits 2 with the fix for %s', async (_what, extra, message) => {
     const { gitdir, runtimes } = await prepared();
-    const repo = extra.includes('--repo-url') ? 'https://git.example.invalid/acme/landscape-dev.git' : extra.includes('--repo-ssh') ? 'git@github.com:acme/landscape-dev.git' : gitdir;
+    const repo = extra.includes('--repo-url')
+      ? 'https://git.example.invalid/acme/landscape-dev.git'
+      : extra.includes('--repo-ssh')
+        ? 'git@github.com:acme/landscape-dev.git'
+        : gitdir;
     const source = extra.includes('--no-runtimes') ? [] : ['--runtimes', runtimes];
     const args = extra.filter((a) => !['--repo-url', '--repo-ssh', '--no-runtimes'].includes(a));
     const saved = { GITHUB_TOKEN: process.env.GITHUB_TOKEN, KIMOPS_GIT_TOKEN: process.env.KIMOPS_GIT_TOKEN };
@@ -230,14 +318,20 @@ describe('kimops generate --once: deletion only on proof', () => {
   it('deletes nothing when a Runtime file lost its labels and spec.shoot.name, and says why once', async () => {
     const { gitdir, runtimes, generate } = await seeded();
     const aws = join(runtimes, 'aws.yaml');
-    const stripped = (await readFile(aws, 'utf8')).replace(/^ {2}labels:\n( {4}.*\n)+/m, '').replace(/^ {4}name: c-78fcc25\n/m, '');
+    const stripped = (await readFile(aws, 'utf8'))
+      .replace(/^ {2}labels:\n( {4}.*\n)+/m, '')
+      .replace(/^ {4}name: c-78fcc25\n/m, '');
     expect(stripped).not.toMatch(/labels:|name: c-78fcc25/);
     await writeFile(aws, stripped);
     await rm(join(runtimes, 'gcp.yaml'));
     const result = await generate();
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('0 proposed');
-    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-56a4813, c-78fcc25: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name/)]);
+    expect(heldBack(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^not proposing to delete c-56a4813, c-78fcc25: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name/,
+      ),
+    ]);
     expect(shootsOnMain(gitdir)).toHaveLength(12);
     expect((await records(gitdir)).records).toEqual([]);
   });
@@ -250,7 +344,9 @@ describe('kimops generate --once: deletion only on proof', () => {
     await symlink('.store', join(runtimes, 'current'));
     const result = await generate();
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n');
+    expect(result.stdout).toBe(
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n',
+    );
     expect(shootsOnMain(gitdir)).toHaveLength(12);
   });
 
@@ -261,8 +357,12 @@ describe('kimops generate --once: deletion only on proof', () => {
     await symlink(join(dir.path, 'elsewhere'), join(runtimes, 'more'));
     const result = await generate();
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${join(runtimes, 'more')}: a symbolic link to the folder ${join(dir.path, 'elsewhere')}, outside ${runtimes}`);
-    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-56a4813: some Runtime inputs could not be read/)]);
+    expect(result.stderr).toContain(
+      `${join(runtimes, 'more')}: a symbolic link to the folder ${join(dir.path, 'elsewhere')}, outside ${runtimes}`,
+    );
+    expect(heldBack(result.stderr)).toEqual([
+      expect.stringMatching(/^not proposing to delete c-56a4813: some Runtime inputs could not be read/),
+    ]);
     expect(shootsOnMain(gitdir)).toHaveLength(12);
   });
 
@@ -271,7 +371,11 @@ describe('kimops generate --once: deletion only on proof', () => {
     expect(shootsOnMain(gitdir)).toEqual(['shoots/c-78fcc25/shoot.yaml']);
     const result = await generate('-', '');
     expect(result.code).toBe(1);
-    expect(heldBack(result.stderr)).toEqual([expect.stringMatching(/^not proposing to delete c-78fcc25: no Runtime was read at all, and an empty Runtime source never deletes/)]);
+    expect(heldBack(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^not proposing to delete c-78fcc25: no Runtime was read at all, and an empty Runtime source never deletes/,
+      ),
+    ]);
     expect(shootsOnMain(gitdir)).toEqual(['shoots/c-78fcc25/shoot.yaml']);
   });
 });

@@ -51,26 +51,31 @@ async function run(repoDir: string, forgeFor: (forge: Forge) => Forge = (f) => f
 describe('generate resumes after being killed', () => {
   // Forge calls of a first run: per Shoot find, open, status, merge (and reads); dying after each of
   // these counts hits every gap between commit → PR create → status → merge at least once.
-  it.each([0, 1, 2, 3, 5, 8, 13, 21])('killed after %i forge calls, the next run converges to one merged PR per Shoot', async (calls) => {
-    const repoDir = `${dir.path}/repo.git`;
-    expect((await kimops(['init', '--landscape', 'dev', repoDir])).code).toBe(0);
-    await expect(run(repoDir, (forge) => dyingForge(forge, calls))).rejects.toThrow(Killed);
+  it.each([0, 1, 2, 3, 5, 8, 13, 21])(
+    'killed after %i forge calls, the next run converges to one merged PR per Shoot',
+    async (calls) => {
+      const repoDir = `${dir.path}/repo.git`;
+      expect((await kimops(['init', '--landscape', 'dev', repoDir])).code).toBe(0);
+      await expect(run(repoDir, (forge) => dyingForge(forge, calls))).rejects.toThrow(Killed);
 
-    const resumed = await run(repoDir);
-    expect(resumed.failures).toEqual([]);
-    const again = await run(repoDir);
-    expect(again.proposed).toEqual([]); // nothing left to do
+      const resumed = await run(repoDir);
+      expect(resumed.failures).toEqual([]);
+      const again = await run(repoDir);
+      expect(again.proposed).toEqual([]); // nothing left to do
 
-    const forge = localForge(await LandscapeRepo.open(repoDir));
-    const listed = await forge.pullRecords();
-    if (!listed.ok) throw new Error(`reading PR records: ${listed.failure.message}`);
-    const records = listed.value;
-    const byBranch = new Map<string, number>();
-    for (const record of records) byBranch.set(record.branch, (byBranch.get(record.branch) ?? 0) + (record.state === 'closed' ? 0 : 1));
-    expect([...byBranch.values()].every((n) => n === 1)).toBe(true); // never two live PRs for one Shoot
-    expect(records.filter((r) => r.state === 'merged')).toHaveLength(12);
-    expect(records.filter((r) => r.state === 'open')).toEqual([]);
-    const main_ = await (await LandscapeRepo.open(repoDir)).readFiles('main', 'shoots');
-    expect([...main_.keys()].filter((p) => p.endsWith('/shoot.yaml'))).toHaveLength(12);
-  }, 60_000);
+      const forge = localForge(await LandscapeRepo.open(repoDir));
+      const listed = await forge.pullRecords();
+      if (!listed.ok) throw new Error(`reading PR records: ${listed.failure.message}`);
+      const records = listed.value;
+      const byBranch = new Map<string, number>();
+      for (const record of records)
+        byBranch.set(record.branch, (byBranch.get(record.branch) ?? 0) + (record.state === 'closed' ? 0 : 1));
+      expect([...byBranch.values()].every((n) => n === 1)).toBe(true); // never two live PRs for one Shoot
+      expect(records.filter((r) => r.state === 'merged')).toHaveLength(12);
+      expect(records.filter((r) => r.state === 'open')).toEqual([]);
+      const main_ = await (await LandscapeRepo.open(repoDir)).readFiles('main', 'shoots');
+      expect([...main_.keys()].filter((p) => p.endsWith('/shoot.yaml'))).toHaveLength(12);
+    },
+    60_000,
+  );
 });

@@ -16,21 +16,39 @@ describe('kimops as a process', () => {
     const run = promisify(execFile);
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', TSX, `${ROOT}cli/kimops.ts`, 'render', '--landscape', 'dev', '--runtime', `${ROOT}examples/runtimes/keb/aws.yaml`],
+      [
+        '--import',
+        TSX,
+        `${ROOT}cli/kimops.ts`,
+        'render',
+        '--landscape',
+        'dev',
+        '--runtime',
+        `${ROOT}examples/runtimes/keb/aws.yaml`,
+      ],
       { cwd: '/', env: { ...process.env, NODE_OPTIONS: '' } },
     );
     expect(stderr).toBe('');
-    expect(stdout).toMatch(/^apiVersion: v1\nkind: ConfigMap\n[\s\S]*\n---\napiVersion: core.gardener.cloud\/v1beta1\nkind: Shoot\n/);
+    expect(stdout).toMatch(
+      /^apiVersion: v1\nkind: ConfigMap\n[\s\S]*\n---\napiVersion: core.gardener.cloud\/v1beta1\nkind: Shoot\n/,
+    );
 
     const usage = await run(process.execPath, ['--import', TSX, `${ROOT}cli/kimops.ts`, 'render'], { cwd: ROOT }).catch(
       (error: { code: number; stderr: string }) => error,
     );
-    expect(usage).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining("error: required option '--runtime") });
+    expect(usage).toMatchObject({
+      code: EXIT.usage,
+      stderr: expect.stringContaining("error: required option '--runtime"),
+    });
   }, 30_000);
 
-  it('runs as the package\'s bin executable (what npx kimops starts)', async () => {
+  it("runs as the package's bin executable (what npx kimops starts)", async () => {
     const run = promisify(execFile);
-    const { stdout } = await run(`${ROOT}cli/kimops-bin.js`, ['render', '--landscape', 'dev', '--runtime', `${ROOT}examples/runtimes/keb/gcp.yaml`], { cwd: '/' });
+    const { stdout } = await run(
+      `${ROOT}cli/kimops-bin.js`,
+      ['render', '--landscape', 'dev', '--runtime', `${ROOT}examples/runtimes/keb/gcp.yaml`],
+      { cwd: '/' },
+    );
     expect(stdout).toContain('kind: Shoot');
   }, 30_000);
 });

@@ -24,7 +24,10 @@ const author = { name: 'kimops', email: 'kimops@localhost' };
 /** Made up, in the format of a GitHub personal access token (ghp_ and 36 characters). */
 const TOKEN = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}`;
 
-async function runtimeOf(file: string, change: (labels: Record<string, string>) => void = () => undefined): Promise<RuntimeInput> {
+async function runtimeOf(
+  file: string,
+  change: (labels: Record<string, string>) => void = () => undefined,
+): Promise<RuntimeInput> {
   const [entry] = (await readRuntimes(`${EXAMPLES}${file}`)).runtimes;
   const runtime = structuredClone((entry as RuntimeInput).runtime);
   runtime.metadata.generation = 1;
@@ -33,7 +36,7 @@ async function runtimeOf(file: string, change: (labels: Record<string, string>) 
 }
 
 describe('generate: a credential in what the generator commits', () => {
-  it('fails the PR\'s kimops/validate status and never merges it, as `kimops validate` on a checkout of the PR denies it', async () => {
+  it("fails the PR's kimops/validate status and never merges it, as `kimops validate` on a checkout of the PR denies it", async () => {
     const settings = conversionSettingsOf(await readLandscape('dev'));
     // main holds gcp's Shoot; aws's and azure's are new.
     const gcp = await runtimeOf('gcp.yaml');
@@ -45,19 +48,38 @@ describe('generate: a credential in what the generator commits', () => {
     updated.runtime.metadata.generation = 2;
     const runtimes = [await runtimeOf('aws.yaml', withToken), updated, await runtimeOf('azure.yaml')];
 
-    const result = await generate({ landscape: 'dev', settings, runtimes, runtimesComplete: true, repo, forge, author, validation: await policySource(await readLandscape('dev')), log: () => undefined });
+    const result = await generate({
+      landscape: 'dev',
+      settings,
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      forge,
+      author,
+      validation: await policySource(await readLandscape('dev')),
+      log: () => undefined,
+    });
 
     const byRuntime = new Map(result.proposed.map((p) => [p.runtime.name, p]));
     const [aws, gcpUpdate, azure] = runtimes.map(({ runtime }) => byRuntime.get(runtime.metadata.name));
     expect([aws, gcpUpdate, azure].map((p) => p?.action)).toEqual(['blocked', 'blocked', 'auto-merge']);
     expect([aws, gcpUpdate, azure].map((p) => p?.class === 'create')).toEqual([true, false, true]);
     for (const blocked of [aws, gcpUpdate]) {
-      expect(blocked?.failedChecks).toEqual([expect.stringMatching(/shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/)]);
+      expect(blocked?.failedChecks).toEqual([
+        expect.stringMatching(
+          /shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/,
+        ),
+      ]);
       expect(blocked?.failedChecks.join('\n')).not.toContain(TOKEN);
     }
     // Not merged: main still has no aws Shoot, and gcp's without the token.
     const onMain = await repo.readFiles('main', 'shoots');
-    expect([...onMain.keys()].filter((p) => p.endsWith('/shoot.yaml')).map((p) => p.split('/')[1]).sort()).toEqual([azure?.shoot, gcpUpdate?.shoot].sort());
+    expect(
+      [...onMain.keys()]
+        .filter((p) => p.endsWith('/shoot.yaml'))
+        .map((p) => p.split('/')[1])
+        .sort(),
+    ).toEqual([azure?.shoot, gcpUpdate?.shoot].sort());
     expect(await onMain.get(`shoots/${gcpUpdate?.shoot}/shoot.yaml`)?.read()).not.toContain(TOKEN);
 
     // Every PR of the pass, open or merged: its status is `kimops validate`'s verdict on a checkout of its head.
@@ -72,9 +94,14 @@ describe('generate: a credential in what the generator commits', () => {
       // Against main as the pass found it, which every PR of the pass is based on (azure's merge came later).
       const validated = await kimops(['validate', checkout, '--base', result.mainCommit as string]);
       expect(validated.stdout).not.toContain(TOKEN);
-      verdicts.push(`${proposal?.shoot}: ${status?.state} ${status?.description ?? ''} | validate exit ${validated.code}`);
+      verdicts.push(
+        `${proposal?.shoot}: ${status?.state} ${status?.description ?? ''} | validate exit ${validated.code}`,
+      );
       expect(validated.code).toBe(status?.state === 'failure' ? 1 : 0);
-      if (status?.state === 'failure') expect(validated.stdout).toMatch(/shoot\.yaml:\d+: credentials \(token-pattern\): document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token/);
+      if (status?.state === 'failure')
+        expect(validated.stdout).toMatch(
+          /shoot\.yaml:\d+: credentials \(token-pattern\): document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token/,
+        );
     }
     expect(verdicts.map((v) => v.replace(/ \| .*/, '').replace(/^[^:]+: /, ''))).toEqual([
       expect.stringMatching(/^failure \d+ of \d+ checks failed: credentials$/),

@@ -38,12 +38,17 @@ interface Run {
 
 /** A kimops process; `kill()` sends SIGKILL while it runs. */
 function start(args: string[]): { done: Promise<Run>; kill: () => void } {
-  const child = spawn(process.execPath, [join(DIST, 'cli/kimops.js'), ...args], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' } });
+  const child = spawn(process.execPath, [join(DIST, 'cli/kimops.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<Run>((resolve) => child.on('close', (code, signal) => resolve({ args, code, signal, stdout, stderr })));
+  const done = new Promise<Run>((resolve) =>
+    child.on('close', (code, signal) => resolve({ args, code, signal, stdout, stderr })),
+  );
   return { done, kill: () => void child.kill('SIGKILL') };
 }
 
@@ -59,7 +64,8 @@ function random(seed: number): () => number {
   };
 }
 
-const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+const git = (gitdir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 const isAncestor = (gitdir: string, commit: string, of: string) => {
   try {
     execFileSync('git', ['--git-dir', gitdir, 'merge-base', '--is-ancestor', commit, of]);
@@ -81,7 +87,11 @@ const REVIEW_ALL = `mergePolicy:
 describe('the landscape repo under kill -9 and concurrent writers', () => {
   beforeAll(() => {
     // One compile per run: each process then starts in about a second instead of two through tsx.
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', DIST],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
   }, 600_000);
 
   it(`keeps every promise through ${KILLS} kills (seed ${SEED})`, async () => {
@@ -96,9 +106,17 @@ describe('the landscape repo under kill -9 and concurrent writers', () => {
     const config = (await repo.readFile('main', 'kimops.yaml')) as string;
     const reviewing = config.replace(/^mergePolicy:\n( {2}.*\n)+/m, REVIEW_ALL);
     expect(reviewing).toContain('create: {mode: review, approvals: 1}');
-    await repo.commitFiles({ branch: 'main', files: new Map([['kimops.yaml', reviewing]]), message: 'review everything', author: { name: 'test', email: 'test@localhost' } });
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([['kimops.yaml', reviewing]]),
+      message: 'review everything',
+      author: { name: 'test', email: 'test@localhost' },
+    });
 
-    const template = parse(await readFile(join(ROOT, 'examples/runtimes/keb/aws.yaml'), 'utf8')) as { metadata: { name: string; generation?: number; deletionTimestamp?: string; labels: Record<string, string> }; spec: { shoot: { name: string; provider: { workers: { maximum: number }[] } } } };
+    const template = parse(await readFile(join(ROOT, 'examples/runtimes/keb/aws.yaml'), 'utf8')) as {
+      metadata: { name: string; generation?: number; deletionTimestamp?: string; labels: Record<string, string> };
+      spec: { shoot: { name: string; provider: { workers: { maximum: number }[] } } };
+    };
     const runtimes = new Map<number, typeof template>();
     const write = async (id: number) => writeFile(join(runtimesDir, `rt-${id}.yaml`), stringify(runtimes.get(id)));
     const create = async (id: number) => {
@@ -136,17 +154,26 @@ describe('the landscape repo under kill -9 and concurrent writers', () => {
         await write(Number(deleted.metadata.name.slice(3)));
       }
 
-      const open = ((await localForge(repo).pullRecords()) as { ok: true; value: PullRecord[] }).value.filter((pr) => pr.state === 'open');
+      const open = ((await localForge(repo).pullRecords()) as { ok: true; value: PullRecord[] }).value.filter(
+        (pr) => pr.state === 'open',
+      );
       const generate = ['generate', '--once', '--landscape', 'dev', '--runtimes', runtimesDir, '--repo', gitdir];
       const processes = [
         start(generate),
         start(generate),
         // A few of the open PRs each round (a random few): enough contention, and a round stays short on 2 cores.
-        ...open.sort(() => next() - 0.5).slice(0, 3).flatMap((pr) => [start(['pr', 'approve', String(pr.number), '--repo', gitdir, '--as', `reviewer-${round}`]), start(['pr', 'merge', String(pr.number), '--repo', gitdir, '--as', `merger-${round}`])]),
+        ...open
+          .sort(() => next() - 0.5)
+          .slice(0, 3)
+          .flatMap((pr) => [
+            start(['pr', 'approve', String(pr.number), '--repo', gitdir, '--as', `reviewer-${round}`]),
+            start(['pr', 'merge', String(pr.number), '--repo', gitdir, '--as', `merger-${round}`]),
+          ]),
       ];
       // Two of them die at a random moment of their lives.
       const victims = new Set<number>();
-      while (victims.size < Math.min(KILLS_PER_ROUND, processes.length)) victims.add(Math.floor(next() * processes.length));
+      while (victims.size < Math.min(KILLS_PER_ROUND, processes.length))
+        victims.add(Math.floor(next() * processes.length));
       for (const victim of victims) setTimeout(() => processes[victim]?.kill(), 50 + next() * 1500);
       const runs = await Promise.all(processes.map((p) => p.done));
 
@@ -180,7 +207,11 @@ describe('the landscape repo under kill -9 and concurrent writers', () => {
         branches.set(record.number, record.branch);
       }
       // Every approval and merge a process reported is there.
-      for (const { pr, reviewer } of approved) expect(records[pr - 1]?.reviews.map((r) => r.reviewer), `#${pr}`).toContain(reviewer);
+      for (const { pr, reviewer } of approved)
+        expect(
+          records[pr - 1]?.reviews.map((r) => r.reviewer),
+          `#${pr}`,
+        ).toContain(reviewer);
       const main = git(gitdir, 'rev-parse', 'main').trim();
       for (const pr of merged) {
         const record = records[pr - 1] as PullRecord;
