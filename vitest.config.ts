@@ -11,7 +11,7 @@ const STANDALONE = 'test/integration/standalone/**/*.test.ts';
 // `KIMOPS_TESTENV=none npm run test:integration` runs only those, without starting a plane.
 const withoutPlane = process.env.KIMOPS_TESTENV === 'none';
 
-// Two projects (DESIGN.md §5): `unit` needs no external process and runs everywhere, a test in under
+// Two projects (docs/design.md §5): `unit` needs no external process and runs everywhere, a test in under
 // ~2 s (test/README.md); `integration` needs the test control plane and the git server, started by its
 // global setup, and holds the standalone tests too.
 export default defineConfig({
@@ -22,7 +22,7 @@ export default defineConfig({
           name: 'unit',
           env,
           include: [
-            '{generator,applier,backfiller,model,adapters,cli,policies,scripts}/**/*.test.ts',
+            '{generator,applier,backfiller,model,rules,adapters,cli,policies,scripts}/**/*.test.ts',
             'test/helpers/**/*.test.ts',
           ],
           // A guard against a hung test, not a budget: a unit test is meant to take under ~2 s, but two runs

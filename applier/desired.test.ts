@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { shootFiles } from '../generator/render/landscape-layout.js';
+import { shootFiles } from '../rules/landscape-layout.js';
 import type { ConfigMap } from '../model/shoot.js';
-import { testShoot } from '../generator/propose/test-shoot.js';
+import { testShoot } from '../test/helpers/test-shoot.js';
 import { desiredFromFiles } from './desired.js';
 
 const configMap = (name: string): ConfigMap => ({

@@ -1,15 +1,15 @@
 // The desired state of one commit of the landscape repo: each `shoots/<name>/shoot.yaml` with its companions
-// (DESIGN §1.4, the layout generator/render/landscape-layout.ts writes). Pure: the caller reads the files.
+// (docs/design.md §1.4, the layout rules/landscape-layout.ts defines). Pure: the caller reads the files.
 // Every problem is a value naming the file and the fix; a folder with a problem is reported by name, so the
 // plan holds that Shoot back instead of taking it for deleted.
 import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOTS_FOLDER, SHOOT_FILE } from '../generator/render/landscape-layout.js';
+import { SHOOTS_FOLDER, SHOOT_FILE } from '../rules/landscape-layout.js';
 import { describeKind, isJsonObject } from '../model/json.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
-export interface DesiredCompanion {
+interface DesiredCompanion {
   path: string;
   object: ConfigMap;
 }
@@ -38,11 +38,9 @@ export interface DesiredState {
 
 /**
  * The kinds a companion may have. Today the generator writes only the structured-auth ConfigMap
- * `structured-auth-config-<shoot>` (generator/render/landscape-layout.ts, generator/convert/structured-auth.ts).
+ * `structured-auth-config-<shoot>` (rules/landscape-layout.ts, generator/convert/structured-auth.ts).
  */
-export const COMPANION_KINDS: readonly { apiVersion: string; kind: string }[] = [
-  { apiVersion: 'v1', kind: 'ConfigMap' },
-];
+const COMPANION_KINDS: readonly { apiVersion: string; kind: string }[] = [{ apiVersion: 'v1', kind: 'ConfigMap' }];
 
 const YAML_SUFFIX = '.yaml';
 

@@ -1,7 +1,7 @@
 // Drift: a live Shoot that differs, on the fields kimops applies, from the very files it was last applied
 // from. A plan's `update` is either Git moving on (a merge: always applied) or the live Shoot moving away
 // from Git (drift: handled per the landscape's kimops.yaml `drift` mode). Which one is told by the git tree
-// of the Shoot's folder recorded on the live Shoot (plan.ts APPLIED_TREE_ANNOTATION, kept current even when
+// of the Shoot's folder recorded on the live Shoot (model/contract.ts's APPLIED_TREE_ANNOTATION, kept current even when
 // a Git change needs no write to the Shoot): if it is the folder's tree now, Git has not changed since, and
 // every difference is drift. Pure.
 import type { KimopsConfig } from '../model/kimops-config.js';

@@ -3,12 +3,13 @@
 // same drift is recorded once (a create of an existing name is refused and left alone), a different
 // drift gets its own Event. Pure.
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../adapters/kube/kube-client.js';
+import type { KubeObject } from '../model/kube-object.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import type { DriftMode } from './drift.js';
 import type { PlanEntry } from './plan.js';
+import { kubeEvent } from '../model/kube-events.js';
 
-export const EVENT_SOURCE = 'kimops-applier';
+const EVENT_SOURCE = 'kimops-applier';
 export const DRIFT_REASON = 'DriftDetected';
 
 /** Event messages are capped by the API server at 1 KiB; longer ones are cut with a pointer to the dry run. */
@@ -19,11 +20,8 @@ export function driftEvent(entry: PlanEntry, namespace: string, mode: DriftMode,
   const message =
     full.length <= MAX_MESSAGE ? full : `${full.slice(0, MAX_MESSAGE - 60)}… (kimops apply --dry-run shows all of it)`;
   const digest = createHash('sha256').update(`${mode}\n${full}`).digest('hex').slice(0, 10);
-  const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name: `${entry.shoot}.kimops-drift-${digest}`, namespace },
+  return kubeEvent({
+    name: `${entry.shoot}.kimops-drift-${digest}`,
     involvedObject: {
       apiVersion: SHOOT_API_VERSION,
       kind: 'Shoot',
@@ -31,14 +29,10 @@ export function driftEvent(entry: PlanEntry, namespace: string, mode: DriftMode,
       name: entry.shoot,
       ...(entry.live?.metadata.uid && { uid: entry.live.metadata.uid }),
     },
+    type: mode === 'correct' ? 'Normal' : 'Warning',
     reason: DRIFT_REASON,
     message,
-    type: mode === 'correct' ? 'Normal' : 'Warning',
-    source: { component: EVENT_SOURCE },
-    reportingComponent: EVENT_SOURCE,
-    reportingInstance: EVENT_SOURCE,
-    firstTimestamp: time,
-    lastTimestamp: time,
-    count: 1,
-  };
+    component: EVENT_SOURCE,
+    now,
+  });
 }

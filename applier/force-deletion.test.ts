@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Shoot } from '../model/shoot.js';
-import { FORCE_DELETABLE_CODES, FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
+import { FORCE_DELETABLE_CODES, forceDeletionDecision } from './force-deletion.js';
+import { FORCE_DELETION_ANNOTATION } from '../model/contract.js';
 
 /** Just after the deletion began: within the delete timeout, so only a Failed deletion counts as stuck. */
 const SOON = { now: new Date('2026-01-02T00:05:00Z'), deleteTimeoutMs: 3_600_000 };

@@ -1,4 +1,4 @@
-// Whether a Shoot stuck in deletion may be force-deleted (contracts/keb-and-gardener-shoot.md §B.3). Gardener
+// Whether a Shoot stuck in deletion may be force-deleted (docs/contracts/keb-and-gardener-shoot.md §B.3). Gardener
 // accepts the annotation only on a Shoot being deleted whose `status.lastErrors` carry one of the codes below;
 // it then skips the infrastructure cleanup, so cloud resources may be left behind. That is why kimops sets it
 // only where the landscape allows it (kimops.yaml `apply.forceDeletion: true`) and otherwise tells the SRE.
@@ -11,9 +11,8 @@ import {
   ERR_INFRA_DEPENDENCIES,
   ERR_INFRA_UNAUTHENTICATED,
   ERR_INFRA_UNAUTHORIZED,
-} from './health.js';
-
-export const FORCE_DELETION_ANNOTATION = 'confirmation.gardener.cloud/force-deletion';
+} from '../rules/shoot-health.js';
+import { FORCE_DELETION_ANNOTATION } from '../model/contract.js';
 
 /** The codes Gardener's validation requires in `status.lastErrors` before it accepts the annotation. */
 export const FORCE_DELETABLE_CODES: readonly string[] = [

@@ -1,5 +1,5 @@
 // The applier's Prometheus metrics (`kimops apply --watch --metrics-port`), named kimops_applier_<name>_<unit>
-// (DESIGN §4) with bounded labels: the landscape, the plan action, the drift mode, the health state. Gauges
+// (docs/design.md §4) with bounded labels: the landscape, the plan action, the drift mode, the health state. Gauges
 // describe the last sync, so a dashboard shows the fleet as the applier last saw it; the histogram and the
 // counter describe syncs over time. Drift under `report` and `adopt` is visible here and as an Event.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';

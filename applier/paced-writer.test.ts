@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeResult } from '../adapters/kube/kube-client.js';
+import type { KubeResult } from '../model/kube-result.js';
 import { isTransient, pacedWriter } from './paced-writer.js';
-import type { GardenWriter } from './sync.js';
+import type { GardenWriter } from './garden-writer.js';
 
 const REF = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace: 'garden-x', name: 'a' };
 

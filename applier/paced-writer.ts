@@ -2,15 +2,17 @@
 // applier is no harder on gardener-apiserver than the controller it replaces) and transient failures —
 // a conflict, throttling, a 5xx, a dropped connection — retried with exponential backoff before they
 // count as the Shoot's failure. A 4xx that will not change (400, 403, 404, 422) is returned at once.
-import type { KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
+import type { KubeResult } from '../model/kube-result.js';
+import type { KubeObject } from '../model/kube-object.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import { DEFAULT_APPLY } from '../model/kimops-config.js';
-import type { GardenWriter } from './sync.js';
+import type { GardenWriter } from './garden-writer.js';
+import { backoffDelayMs } from '../model/backoff.js';
 
 /** Tries per request, the first included; with the delays below a transient failure gets ~3.5 s to pass. */
-export const DEFAULT_ATTEMPTS = 4;
-export const DEFAULT_BASE_DELAY_MS = 500;
-export const DEFAULT_MAX_DELAY_MS = 10_000;
+const DEFAULT_ATTEMPTS = 4;
+const DEFAULT_BASE_DELAY_MS = 500;
+const DEFAULT_MAX_DELAY_MS = 10_000;
 
 export interface Pacing {
   qps?: number;
@@ -70,7 +72,7 @@ export function pacedWriter(garden: GardenWriter, pacing: Pacing = {}): GardenWr
       await token();
       const result = await call();
       if (result.ok || !isTransient(result) || final(result) || attempt >= attempts) return result;
-      await sleep(Math.min(max, base * 2 ** (attempt - 1)));
+      await sleep(backoffDelayMs(attempt, { initialMs: base, maxMs: max }));
     }
   };
 

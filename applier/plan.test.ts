@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../generator/render/landscape-layout.js';
-import { testShoot, worker } from '../generator/propose/test-shoot.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { testShoot, worker } from '../test/helpers/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
-import {
-  APPLIED_COMMIT_ANNOTATION,
-  APPLIED_TREE_ANNOTATION,
-  COMPANION_OF_LABEL,
-  massDeletionApproval,
-  OWNERSHIP_LABEL,
-  OWNERSHIP_VALUE,
-  type PlanInput,
-  planSync,
-  rememberedFolders,
-} from './plan.js';
+import { type PlanInput, planSync, rememberedFolders } from './plan.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import { massDeletionApproval } from '../rules/mass-deletion.js';
+import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL } from '../model/contract.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';
@@ -423,7 +416,7 @@ describe('planSync', () => {
     expect(entry?.companions.map((c) => [c.name, c.action])).toEqual([['auth', 'delete']]);
   });
 
-  describe('mass-deletion guard (generator/propose/merge-policy.ts)', () => {
+  describe('mass-deletion guard (rules/mass-deletion.ts)', () => {
     const inventory = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => applied(shoot(n)));
     it.each<[string, string[], number | undefined, boolean]>([
       ['within the limit', ['a', 'b', 'c', 'd', 'e'], undefined, false],

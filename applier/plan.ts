@@ -2,12 +2,20 @@
 // value). Pure: the desired state of the commit, the live objects of garden-<project>, and the policy in; the
 // plan out. The applier executes it; `--dry-run` prints it.
 import type { MassDeletionGuard } from '../model/kimops-config.js';
-import { isManagedByKimops, OWNERSHIP_LABEL, OWNERSHIP_VALUE, type Shoot } from '../model/shoot.js';
-import type { KubeObject } from '../generator/render/landscape-layout.js';
-import { massDeletionGuard } from '../generator/propose/merge-policy.js';
-import { type FieldChange, hasUniqueKeys, semanticDiff } from '../generator/propose/semantic-diff.js';
-import { describeChange } from '../generator/propose/change-text.js';
-import { keepLive, type KeptLive } from '../generator/convert/live-rules.js';
+import { isManagedByKimops, type Shoot } from '../model/shoot.js';
+import {
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  COMPANION_OF_LABEL,
+  APPLIED_COMMIT_ANNOTATION,
+  APPLIED_TREE_ANNOTATION,
+  FIELD_MANAGER,
+} from '../model/contract.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { massDeletionGuard, MASS_DELETION_TRAILER } from '../rules/mass-deletion.js';
+import { type FieldChange, hasUniqueKeys, semanticDiff } from '../rules/semantic-diff.js';
+import { describeChange } from '../rules/change-text.js';
+import { keepLive, type KeptLive } from '../rules/live-rules.js';
 import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
 import { isJsonObject } from '../model/json.js';
 
@@ -16,29 +24,14 @@ import { isJsonObject } from '../model/json.js';
  * carrying it with OWNERSHIP_VALUE. The applier adds it on every apply (it is part of the manifest it applies),
  * so a Shoot kimops created or took over is found again after a restart — no state outside the API.
  */
-export { OWNERSHIP_LABEL, OWNERSHIP_VALUE };
-/** On a companion: the Shoot it belongs to, so the companions of a deleted Shoot can be found and deleted after it. */
-export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
-/**
- * The commit a Shoot was last applied from, and the git tree of its folder there. Never compared as fields:
- * otherwise every commit would rewrite every Shoot, and a no-op sync must write nothing. The tree tells drift
- * from Git changes (drift.ts); when main changes a Shoot's folder in a way that needs no write to it (only a
- * companion, or only values the live Shoot keeps), the markers alone are moved, once.
- */
-export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit';
-export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
 const MARKERS = [APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION];
-/** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
-export const DEFAULT_FIELD_MANAGER = 'kimops';
-/** KIM's field manager for its Shoot applies and updates (contracts/runtime-status.md §3). */
-export const KIM_FIELD_MANAGER = 'kim';
 
 /**
  * - `create`: desired, not live.
  * - `update`: desired and in the inventory, and a server-side apply would change a field (`changes`).
  * - `take-over`: desired and live but without the ownership label (e.g. created by KIM): always a write, which
  *   adds the label; `changes` shows what the apply would change besides. (Not `adopt`: that change class means
- *   Git following Gardener, DESIGN §1.5.)
+ *   Git following Gardener, docs/design.md §1.5.)
  * - `delete`: in the inventory, not desired (its folder is gone from the commit).
  * - `unchanged`: no write at all.
  * - `blocked`: the commit's files for this Shoot have problems, or the live Shoot is being deleted while still
@@ -47,7 +40,7 @@ export const KIM_FIELD_MANAGER = 'kim';
  */
 export type PlanAction = 'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked' | 'drifted';
 
-export type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
+type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
 
 export interface ObjectPlan {
   kind: string;
@@ -71,7 +64,7 @@ export interface PlanEntry {
   companions: ObjectPlan[];
   /** A delete whose deletion Gardener is already carrying out: no DELETE to send, only the companions to clean up. */
   alreadyDeleting?: boolean;
-  /** Where the live Shoot's value won over main's (live-rules.ts): never a downgrade, a removed zone, a changed create-only field. */
+  /** Where the live Shoot's value won over main's (rules/live-rules.ts): never a downgrade, a removed zone, a changed create-only field. */
   kept?: KeptLive[];
   /** The folder's git tree in this commit, and the one the live Shoot was last applied from (APPLIED_TREE_ANNOTATION). */
   tree?: string;
@@ -126,21 +119,6 @@ export interface PlanInput {
   memo?: Map<string, PlanEntry>;
 }
 
-/**
- * A human's approval of more deletions than kimops.yaml's massDeletion allows, carried by the commit being
- * synced as a git trailer (`Kimops-Allow-Mass-Deletion: 25`), e.g. on an empty commit reviewed like any other
- * (`git commit --allow-empty -m "Approve deleting 25 Shoots" --trailer "Kimops-Allow-Mass-Deletion: 25"`).
- * It holds for that commit only: once main moves on, the next commit needs its own.
- */
-export const MASS_DELETION_TRAILER = 'Kimops-Allow-Mass-Deletion';
-
-export function massDeletionApproval(message: string): number | undefined {
-  const approvals = [...message.matchAll(new RegExp(`^${MASS_DELETION_TRAILER}:\\s*(\\d+)\\s*$`, 'gim'))].map((m) =>
-    Number(m[1]),
-  );
-  return approvals.length > 0 ? Math.max(...approvals) : undefined;
-}
-
 /** The live Shoots kimops owns. */
 export function inventoryOf(live: readonly Shoot[]): Shoot[] {
   return live.filter(isOwned);
@@ -152,7 +130,7 @@ export function planSync({
   liveCompanions,
   commit,
   trees = new Map(),
-  fieldManager = DEFAULT_FIELD_MANAGER,
+  fieldManager = FIELD_MANAGER,
   massDeletion,
   allowMassDeletion,
   memo,
@@ -285,7 +263,7 @@ export function rememberedFolders(
   trees: ReadonlyMap<string, string>,
   live: readonly Shoot[],
   liveCompanions: readonly KubeObject[],
-  fieldManager = DEFAULT_FIELD_MANAGER,
+  fieldManager = FIELD_MANAGER,
 ): Set<string> {
   const liveByName = new Map(live.map((shoot) => [shoot.metadata.name, shoot]));
   const companionsByShoot = companionsPerShoot(liveCompanions);
@@ -432,7 +410,7 @@ function deleteObject(live: KubeObject): ObjectPlan {
  * the live object (status, server-set metadata, Gardener's defaults, other managers' fields) is not kimops's
  * and never makes a write. The applied-commit annotation is left out on both sides.
  */
-export function applyChanges(manifest: KubeObject, live: KubeObject, fieldManager: string): FieldChange[] {
+function applyChanges(manifest: KubeObject, live: KubeObject, fieldManager: string): FieldChange[] {
   const wanted = comparable(manifest);
   const owned = ownedFields(live, fieldManager);
   const projected = project(comparable(live), wanted, owned, '') as KubeObject;
@@ -449,7 +427,7 @@ const MERGE_KEYS: Record<string, string> = {
 };
 /**
  * Atomic lists whose items are still matched by a field when cutting the live list down (so Gardener's
- * defaults inside an item are not mistaken for changes); the same keys as semantic-diff.ts.
+ * defaults inside an item are not mistaken for changes); the same keys as rules/semantic-diff.ts.
  */
 const ITEM_KEYS: Record<string, string> = {
   'spec.extensions': 'type',

@@ -1,9 +1,9 @@
-// KIM's seed check before it creates a Shoot whose Runtime has `enforceSeedLocation` (contracts/runtime-status.md,
+// KIM's pre-create seed check for a Runtime with `enforceSeedLocation` (docs/contracts/runtime-status.md §1,
 // CreateShoot; KIM internal/controller/runtime/fsm/seed.go and runtime_fsm_create_shoot.go). The converter writes
 // that flag as the seed selector's region label, so the manifest alone says whether to check. Without the check
 // Gardener would accept the Shoot and leave it unscheduled; KIM refuses it up front with a final `SeedNotFound`.
 // Pure: the caller makes the one LIST of Seeds.
-import { SEED_REGION_LABEL } from '../generator/convert/extenders/placement.js';
+import { SEED_REGION_LABEL } from '../model/contract.js';
 import type { Seed } from '../model/seed.js';
 import type { Shoot } from '../model/shoot.js';
 

@@ -1,13 +1,14 @@
 // syncCommit reads and plans a first sync's folders batch by batch: the plan must be the one of the whole
 // commit, whatever the batch size — each Shoot once, the inventory's deletions once, the guard on the total.
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../adapters/kube/kube-client.js';
+import type { KubeObject } from '../model/kube-object.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { testShoot } from '../generator/propose/test-shoot.js';
-import { toCanonicalYaml } from '../generator/render/canonical-yaml.js';
+import { testShoot } from '../test/helpers/test-shoot.js';
+import { toCanonicalYaml } from '../rules/canonical-yaml.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { APPLIED_TREE_ANNOTATION, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from './plan.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import { APPLIED_TREE_ANNOTATION } from '../model/contract.js';
 import { syncCommit, syncMemo, type GardenApi } from './sync-commit.js';
 
 const dir = useTempDir('sync-batches');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../adapters/kube/kube-client.js';
+import type { KubeObject } from '../model/kube-object.js';
 import { compactCompanion, compactShoot } from './sync-commit.js';
 
 const managedFields = [

@@ -1,19 +1,14 @@
 // One sync of one commit, end to end: read the commit's Shoot folders, LIST the Garden once, plan
-// (plan.ts, with the live Shoot's say from live-rules), tell drift from Git changes (drift.ts), check
+// (plan.ts, with the live Shoot's say from rules/live-rules.ts), tell drift from Git changes (drift.ts), check
 // Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
-// Gardener's state asks for (force-deletion.ts, timeouts.ts). I/O only through the repo and Garden
+// Gardener's state asks for (force-deletion.ts, rules/operation-timeouts.ts). I/O only through the repo and Garden
 // adapters passed in; the report is a value the CLI renders.
-import {
-  describeFailure,
-  fixFor,
-  type ListAllOptions,
-  type ListAllResult,
-  type KubeObject as ApiObject,
-} from '../adapters/kube/kube-client.js';
+import type { ListAllOptions, ListAllResult } from '../adapters/kube/kube-client.js';
+import { describeFailure, fixFor } from '../model/kube-result.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import type { KubeObject } from '../generator/render/landscape-layout.js';
-import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { SHOOTS_FOLDER } from '../rules/landscape-layout.js';
 import { TransportError } from '../model/errors.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
@@ -26,37 +21,27 @@ import {
   readApplyReportCommit,
   reportUnchanged,
   type ApplyFacts,
-} from './apply-report.js';
+} from '../rules/apply-report.js';
 import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
-import { FORCE_DELETION_ANNOTATION, forceDeletionDecision } from './force-deletion.js';
-import { shootHealth, type ShootHealthState } from './health.js';
-import {
-  COMPANION_OF_LABEL,
-  inventoryOf,
-  massDeletionApproval,
-  OWNERSHIP_LABEL,
-  OWNERSHIP_VALUE,
-  planSync,
-  rememberedFolders,
-  type PlanEntry,
-  type SyncPlan,
-} from './plan.js';
+import { forceDeletionDecision } from './force-deletion.js';
+import { FORCE_DELETION_ANNOTATION } from '../model/contract.js';
+import { shootHealth, type ShootHealthState } from '../rules/shoot-health.js';
+import { inventoryOf, planSync, rememberedFolders, type PlanEntry, type SyncPlan } from './plan.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import { massDeletionApproval } from '../rules/mass-deletion.js';
+import { COMPANION_OF_LABEL } from '../model/contract.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
-import {
-  DELETION_CONFIRMATION_ANNOTATION,
-  executePlan,
-  orphanedCompanions,
-  type GardenWriter,
-  type ShootAnnotation,
-  type SyncResult,
-} from './sync.js';
-import { OPERATION_TIMED_OUT_ANNOTATION, overdueOperations, timeoutChanges } from './timeouts.js';
+import { executePlan, orphanedCompanions, type ShootAnnotation, type SyncResult } from './sync.js';
+import type { GardenWriter } from './garden-writer.js';
+import { DELETION_CONFIRMATION_ANNOTATION } from '../model/contract.js';
+import { overdueOperations, timeoutChanges } from '../rules/operation-timeouts.js';
+import { OPERATION_TIMED_OUT_ANNOTATION } from '../model/contract.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
-  listAll<T extends ApiObject>(ref: Omit<ObjectRef, 'name'>, options?: ListAllOptions): Promise<ListAllResult<T>>;
+  listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options?: ListAllOptions): Promise<ListAllResult<T>>;
 }
 
 /**
@@ -65,7 +50,7 @@ export interface GardenApi extends GardenWriter {
  */
 export interface LiveObjects {
   shoots(): Shoot[];
-  companions(): ApiObject[];
+  companions(): KubeObject[];
   failing(): string | undefined;
 }
 
@@ -103,7 +88,7 @@ export interface SyncReport {
   annotations: ShootAnnotation[];
   /** Deletions stuck on a force-deletable code that the landscape does not let kimops force: the SRE's to handle. */
   stuckDeletions: string[];
-  /** The inventory's health by Gardener's rules (health.ts), counted. */
+  /** The inventory's health by Gardener's rules (rules/shoot-health.ts), counted. */
   health: Record<ShootHealthState, number>;
   /** Shoots whose operation runs past its timeout (kimops.yaml apply.timeouts). */
   overdue: string[];
@@ -112,7 +97,7 @@ export interface SyncReport {
   /** Shoot folders read and parsed: the ones the memo did not remember (a no-op of a watching applier reads none). */
   foldersRead: number;
   /**
-   * The report for the backfiller (apply-report.ts), when the sync wrote: `written` (it changed), `unchanged`,
+   * The report for the backfiller (rules/apply-report.ts), when the sync wrote: `written` (it changed), `unchanged`,
    * or why it could not be written (the next sync tries again).
    */
   applyReport?: { outcome: 'written' | 'unchanged'; shoots: number } | { outcome: 'failed'; message: string };
@@ -240,7 +225,7 @@ async function writeApplyReport(
   fieldManager: string,
 ): Promise<NonNullable<SyncReport['applyReport']>> {
   const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: APPLY_REPORT_NAME };
-  const live = await garden.get<ApiObject>(ref);
+  const live = await garden.get<KubeObject>(ref);
   if (!live.ok && live.status !== 404)
     return { outcome: 'failed', message: `read ConfigMap ${namespace}/${APPLY_REPORT_NAME}: ${describeFailure(live)}` };
   // A report of no failures, where there is none yet, is none: a landscape that never failed has no ConfigMap.
@@ -385,31 +370,31 @@ async function listLive(
   fieldManager: string,
 ): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
   // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
-  const shoots = await garden.listAll<ApiObject>(
+  const shoots = await garden.listAll<Shoot>(
     { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
-    { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) as unknown as ApiObject },
+    { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) },
   );
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll<ApiObject>(
+  const companions = await garden.listAll<KubeObject>(
     { apiVersion: 'v1', kind: 'ConfigMap', namespace },
     { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) },
   );
   if (!companions.ok) throw new TransportError('Garden', companions.message);
-  return { shoots: shoots.items as unknown as Shoot[], companions: companions.items as unknown as KubeObject[] };
+  return { shoots: shoots.items, companions: companions.items };
 }
 
 async function fromCaches(live: LiveObjects): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
   const failing = live.failing();
   // A stale cache must not pass for the Garden: the sync fails as unreachable and the watch backs off.
   if (failing !== undefined) throw new TransportError('Garden', failing);
-  return { shoots: live.shoots(), companions: live.companions() as unknown as KubeObject[] };
+  return { shoots: live.shoots(), companions: live.companions() };
 }
 
 /**
  * What a sync reads of a listed companion: all of it but other managers' managedFields. A LIST leaves
  * apiVersion and kind off its items (a watch event carries them): set either way.
  */
-export function compactCompanion(item: ApiObject, fieldManager: string): ApiObject {
+export function compactCompanion(item: KubeObject, fieldManager: string): KubeObject {
   return {
     ...item,
     apiVersion: 'v1',
@@ -424,7 +409,7 @@ export function compactCompanion(item: ApiObject, fieldManager: string): ApiObje
  * objects (every field it sets, `{}` at each leaf): as objects ~8 KiB of heap per Shoot, as text ~3 KiB — at
  * 10,000 Shoots some 50 MiB of a cache's live data. plan.ts parses it only for a Shoot it plans.
  */
-function ownApplies(item: ApiObject, fieldManager: string): unknown[] {
+function ownApplies(item: KubeObject, fieldManager: string): unknown[] {
   const entries = Array.isArray(item.metadata.managedFields)
     ? (item.metadata.managedFields as { manager?: string; operation?: string; fieldsV1?: unknown }[])
     : [];
@@ -442,7 +427,7 @@ function ownApplies(item: ApiObject, fieldManager: string): unknown[] {
  * otherwise be most of the applier's memory. Kept: the metadata, the spec, `field manager`'s own applies in
  * managedFields (what an apply would remove), and the status fields health, timeouts and force-deletion read.
  */
-export function compactShoot(item: ApiObject, fieldManager: string): Shoot {
+export function compactShoot(item: KubeObject, fieldManager: string): Shoot {
   const shoot = item as unknown as Shoot;
   const managedFields = ownApplies(item, fieldManager);
   const status = shoot.status;
@@ -472,7 +457,7 @@ async function withSeedChecks(plan: SyncPlan, garden: GardenApi): Promise<SyncPl
     (entry) => entry.action === 'create' && needsSeedCheck(entry.object.manifest as Shoot),
   );
   if (creates.length === 0) return plan;
-  const seeds = await garden.listAll<ApiObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
+  const seeds = await garden.listAll<KubeObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
   if (!seeds.ok && seeds.status === 0) throw new TransportError('Garden', seeds.message);
   const blocked = new Map<string, { reason: string; seedNotFound?: string }>();
   for (const entry of creates) {

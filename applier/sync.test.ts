@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, KubeResult } from '../adapters/kube/kube-client.js';
+import type { KubeResult } from '../model/kube-result.js';
+import type { KubeObject } from '../model/kube-object.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
-import { testShoot } from '../generator/propose/test-shoot.js';
+import { testShoot } from '../test/helpers/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot } from './desired.js';
-import { COMPANION_OF_LABEL, OWNERSHIP_LABEL, OWNERSHIP_VALUE, planSync } from './plan.js';
-import { DELETION_CONFIRMATION_ANNOTATION, executePlan, orphanedCompanions, type GardenWriter } from './sync.js';
+import { planSync } from './plan.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import { COMPANION_OF_LABEL } from '../model/contract.js';
+import { executePlan, orphanedCompanions } from './sync.js';
+import type { GardenWriter } from './garden-writer.js';
+import { DELETION_CONFIRMATION_ANNOTATION } from '../model/contract.js';
 
 const NS = 'garden-kyma-dev';
 const POLICY = { maxShoots: 1, maxPercent: 100 };

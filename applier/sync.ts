@@ -2,35 +2,22 @@
 // server-side apply, deletions confirmed first and their companions only once the Shoot is gone. The
 // outcome is a value (what was applied, skipped, failed), rendered once by the CLI. I/O only through the
 // narrow GardenWriter; one Shoot's failure never stops the others.
-import type { ApiStatus, KubeObject as ApiObject, KubeResult } from '../adapters/kube/kube-client.js';
-import { describeFailure } from '../adapters/kube/kube-client.js';
+import type { ApiStatus } from '../model/kube-result.js';
+import { describeFailure } from '../model/kube-result.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
-import type { KubeObject } from '../generator/render/landscape-layout.js';
+import type { KubeObject } from '../model/kube-object.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import { pacedWriter, SCHEMA_REFUSAL, type Pacing } from './paced-writer.js';
+import type { ObjectPlan, PlanAction, PlanEntry, SyncPlan } from './plan.js';
 import {
-  APPLIED_COMMIT_ANNOTATION,
-  COMPANION_OF_LABEL,
   OWNERSHIP_LABEL,
   OWNERSHIP_VALUE,
-  type ObjectPlan,
-  type PlanAction,
-  type PlanEntry,
-  type SyncPlan,
-} from './plan.js';
+  APPLIED_COMMIT_ANNOTATION,
+  COMPANION_OF_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+} from '../model/contract.js';
 import { mapInParallel } from '../model/in-parallel.js';
-
-/** Gardener refuses a DELETE of a Shoot without it (DESIGN §1.3). */
-export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
-
-/** What sync needs of the Garden API: KubeClient has it; unit tests pass a fake. */
-export interface GardenWriter {
-  apply<T extends ApiObject>(object: T, fieldManager: string, options?: { force?: boolean }): Promise<KubeResult<T>>;
-  create<T extends ApiObject>(object: T): Promise<KubeResult<T>>;
-  patch<T extends ApiObject>(ref: ObjectRef, patch: unknown): Promise<KubeResult<T>>;
-  delete(ref: ObjectRef): Promise<KubeResult<unknown>>;
-  get<T extends ApiObject>(ref: ObjectRef): Promise<KubeResult<T>>;
-}
+import type { GardenWriter } from './garden-writer.js';
 
 export interface SyncInput {
   plan: SyncPlan;
@@ -52,7 +39,7 @@ export interface SyncInput {
    */
   annotations?: readonly ShootAnnotation[];
   /** Events to record (drift): created once under a name derived from their content; an existing one is left. */
-  events?: readonly ApiObject[];
+  events?: readonly KubeObject[];
 }
 
 export interface ShootAnnotation {
@@ -62,7 +49,7 @@ export interface ShootAnnotation {
 }
 
 /** What happened to one Shoot; `lines` say it for a human (field paths, the server's message and the fix). */
-export interface ShootOutcome {
+interface ShootOutcome {
   shoot: string;
   action: PlanAction;
   lines: string[];
@@ -364,7 +351,7 @@ class Writer {
   }
 
   /** Creates an Event; false when one of that name exists already (the same drift, recorded before). */
-  async record(event: ApiObject): Promise<boolean> {
+  async record(event: KubeObject): Promise<boolean> {
     const result = await this.garden.create({ ...event, metadata: { ...event.metadata, namespace: this.namespace } });
     if (result.ok) return true;
     if (result.status === 409) return false;

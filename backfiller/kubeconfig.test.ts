@@ -9,7 +9,6 @@ import {
   forceRotationRemovalPatch,
   gardenerClusterFor,
   gardenerClusterStatus,
-  goDuration,
   goFormatFloatG,
   kubeconfigExpirationSample,
   kubeconfigSecretFor,
@@ -19,6 +18,8 @@ import {
   rotationPeriodMs,
   rotationThresholdMs,
 } from './kubeconfig.js';
+// The rotation reasons print their durations with it: its cases are pinned here too.
+import { formatGoDurationMs as goDuration } from '../model/go-time.js';
 
 // Literal strings and numbers on purpose (not the module's constants): a changed constant must fail here.
 const LAST_SYNC = 'operator.kyma-project.io/last-sync';

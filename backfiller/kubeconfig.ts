@@ -1,12 +1,32 @@
-// The kubeconfig KEB reads after Ready (keb-and-gardener-shoot.md §A.4): KIM's GardenerCluster CR, the Secret
+// KEB's kubeconfig after Ready (docs/contracts/keb-and-gardener-shoot.md §A.4): KIM's GardenerCluster CR, the Secret
 // `kcp-system/kubeconfig-<runtimeID>` (key `config`) filled from Gardener's `shoots/adminkubeconfig`, the rule
-// that decides when it is rotated, and the GardenerCluster status KIM writes (runtime-status.md §5, §6).
+// that decides when it is rotated, and the GardenerCluster status KIM writes (docs/contracts/runtime-status.md §5, §6).
 // Pure: objects and decisions in and out; the caller reads, writes and requests (adapters/kube).
-import type { ObjectMeta } from '../model/runtime.js';
-import { LABEL_GLOBAL_ACCOUNT_ID, LABEL_RUNTIME_ID, LABEL_SUBACCOUNT_ID } from '../model/runtime.js';
-import { type RuntimeCondition, readRuntimeStatus } from '../model/runtime-status.js';
-import { KUBECONFIG_SECRET_KEY, KUBECONFIG_SECRET_PREFIX, kubeconfigSecretName, metaTime } from './status.js';
+import {
+  ANNOTATION_FORCE_KUBECONFIG_ROTATION,
+  ANNOTATION_LAST_SYNC,
+  ANNOTATION_SKR_DOMAIN,
+  LABEL_BROKER_PLAN_ID,
+  LABEL_BROKER_PLAN_NAME,
+  LABEL_CLUSTER_NAME,
+  LABEL_GLOBAL_ACCOUNT_ID,
+  LABEL_INSTANCE_ID,
+  LABEL_INTERNAL,
+  LABEL_KYMA_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_PLATFORM_REGION,
+  LABEL_REGION,
+  LABEL_RUNTIME_ID,
+  LABEL_SHOOT_NAME,
+  LABEL_SUBACCOUNT_ID,
+} from '../model/contract.js';
+import { formatGoDurationMs, rfc3339Seconds } from '../model/go-time.js';
 import { isJsonObject } from '../model/json.js';
+import type { ObjectMeta } from '../model/kube-object.js';
+import { type RuntimeCondition, readRuntimeStatus } from '../model/runtime-status.js';
+import { KUBECONFIG_SECRET_KEY, KUBECONFIG_SECRET_PREFIX, kubeconfigSecretName } from './status.js';
+import { setCondition } from '../model/conditions.js';
+import { DEFAULT_KCP_NAMESPACE } from '../model/contract.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary (api/v1 GardenerCluster types, internal/controller/kubeconfig, fsm HandleKubeconfig,
@@ -15,40 +35,18 @@ import { isJsonObject } from '../model/json.js';
 
 export const GARDENER_CLUSTER_API_VERSION = 'infrastructuremanager.kyma-project.io/v1';
 export const GARDENER_CLUSTER_KIND = 'GardenerCluster';
-/** Where KEB creates Runtimes; KIM puts the GardenerCluster and the Secret into the Runtime's namespace. */
-export const DEFAULT_KCP_NAMESPACE = 'kcp-system';
-
-/** The Shoot's `spec.dns.domain`, on the GardenerCluster (Lifecycle Manager's name for it). */
-export const ANNOTATION_SKR_DOMAIN = 'skr-domain';
-/** On the Secret: when its kubeconfig was fetched, RFC 3339 UTC (KIM's `lastKubeconfigSyncAnnotation`). */
-export const ANNOTATION_LAST_SYNC = 'operator.kyma-project.io/last-sync';
-/** On the GardenerCluster, any value: rotate now; removed once done (KIM's `forceKubeconfigRotationAnnotation`). */
-export const ANNOTATION_FORCE_KUBECONFIG_ROTATION = 'operator.kyma-project.io/force-kubeconfig-rotation';
-
-export const LABEL_INSTANCE_ID = 'kyma-project.io/instance-id';
-export const LABEL_BROKER_PLAN_ID = 'kyma-project.io/broker-plan-id';
-export const LABEL_BROKER_PLAN_NAME = 'kyma-project.io/broker-plan-name';
-export const LABEL_KYMA_NAME = 'operator.kyma-project.io/kyma-name';
-export const LABEL_PLATFORM_REGION = 'kyma-project.io/platform-region';
-export const LABEL_REGION = 'kyma-project.io/region';
-/** KIM's kubeconfig controller finds the Secret by it; also a column of `kubectl get gardenerclusters`. */
-export const LABEL_SHOOT_NAME = 'kyma-project.io/shoot-name';
-export const LABEL_MANAGED_BY = 'operator.kyma-project.io/managed-by';
-export const LABEL_INTERNAL = 'operator.kyma-project.io/internal';
-/** On the Secret: the GardenerCluster's name; KIM deletes the Secret by it once the GardenerCluster is gone. */
-export const LABEL_CLUSTER_NAME = 'operator.kyma-project.io/cluster-name';
 
 /**
  * KIM's value, kept on purpose (README "Kubeconfig"): Secrets and GardenerClusters KIM created carry it, kimops
  * takes them over in place, and whoever selects on it (dashboards, clean-up jobs) keeps finding both.
  */
-export const MANAGED_BY = 'infrastructure-manager';
+const MANAGED_BY = 'infrastructure-manager';
 
 /**
  * The Runtime labels KIM copies onto the GardenerCluster (`makeGardenerClusterForRuntime`): exactly these, a
  * missing one as `""`. Region, platform region and shoot name come from the Runtime's spec instead.
  */
-export const GARDENER_CLUSTER_RUNTIME_LABELS = [
+const GARDENER_CLUSTER_RUNTIME_LABELS = [
   LABEL_INSTANCE_ID,
   LABEL_RUNTIME_ID,
   LABEL_BROKER_PLAN_ID,
@@ -59,19 +57,19 @@ export const GARDENER_CLUSTER_RUNTIME_LABELS = [
 ] as const;
 
 /** GardenerCluster `status.conditions[].type`, the only one KIM writes. */
-export const CONDITION_KUBECONFIG_MANAGEMENT = 'KubeconfigManagement';
+const CONDITION_KUBECONFIG_MANAGEMENT = 'KubeconfigManagement';
 
 /** GardenerCluster `status.state` (KIM writes only these two; the CRD's description also names Processing and Deleting). */
-export type GardenerClusterState = 'Ready' | 'Error';
+type GardenerClusterState = 'Ready' | 'Error';
 
 // Reasons, as KIM spells them (two carry a `ConditionReason` prefix in their value: KIM's, keep it).
-export const REASON_KUBECONFIG_SECRET_CREATED = 'KubeconfigSecretCreated';
-export const REASON_KUBECONFIG_SECRET_ROTATED = 'KubeconfigSecretRotated';
-export const REASON_FAILED_TO_CHECK_SECRET = 'FailedToCheckSecret';
-export const REASON_FAILED_TO_CREATE_SECRET = 'ConditionReasonFailedToCreateSecret';
-export const REASON_FAILED_TO_DELETE_SECRET = 'ConditionReasonFailedToDeleteSecret';
-export const REASON_FAILED_TO_UPDATE_SECRET = 'FailedToUpdateSecret';
-export const REASON_FAILED_TO_GET_KUBECONFIG = 'FailedToGetKubeconfig';
+const REASON_KUBECONFIG_SECRET_CREATED = 'KubeconfigSecretCreated';
+const REASON_KUBECONFIG_SECRET_ROTATED = 'KubeconfigSecretRotated';
+const REASON_FAILED_TO_CHECK_SECRET = 'FailedToCheckSecret';
+const REASON_FAILED_TO_CREATE_SECRET = 'ConditionReasonFailedToCreateSecret';
+const REASON_FAILED_TO_DELETE_SECRET = 'ConditionReasonFailedToDeleteSecret';
+const REASON_FAILED_TO_UPDATE_SECRET = 'FailedToUpdateSecret';
+const REASON_FAILED_TO_GET_KUBECONFIG = 'FailedToGetKubeconfig';
 
 /** KIM's `getMessage` per reason; an error appends ` Error: <err>`. The delete reason has none ("Unknown condition"). */
 const REASON_MESSAGES: Readonly<Record<string, string>> = {
@@ -86,21 +84,21 @@ const UNKNOWN_CONDITION_MESSAGE = 'Unknown condition';
 
 // Rotation numbers (cmd/main.go flags and the kubeconfig controller's constant).
 /** `--kubeconfig-expiration-time` 24h: what the AdminKubeconfigRequest asks for. */
-export const DEFAULT_KUBECONFIG_EXPIRATION_SECONDS = 24 * 60 * 60;
+const DEFAULT_KUBECONFIG_EXPIRATION_SECONDS = 24 * 60 * 60;
 /** `--minimal-rotation-time` 0.6: the rotation period is this share of the expiration (14h24m for 24h). */
-export const DEFAULT_MINIMAL_ROTATION_TIME = 0.6;
+const DEFAULT_MINIMAL_ROTATION_TIME = 0.6;
 /** `rotationPeriodRatio` 0.95: rotate once the kubeconfig is this share of the rotation period old (13h40m48s). */
-export const ROTATION_PERIOD_RATIO = 0.95;
+const ROTATION_PERIOD_RATIO = 0.95;
 /** gardener-apiserver refuses an `expirationSeconds` below 10 minutes (and caps it at its configured maximum, 24h by default). */
-export const MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS = 600;
+const MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS = 600;
 /**
  * kimops, not KIM: a last-sync this far ahead of `now` is not clock skew but a bad value, and is rotated (KIM
  * would wait for it, possibly past the kubeconfig's expiry). Within it the kubeconfig counts as just synced.
  */
-export const LAST_SYNC_FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+const LAST_SYNC_FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
-export const ADMIN_KUBECONFIG_REQUEST_API_VERSION = 'authentication.gardener.cloud/v1alpha1';
-export const ADMIN_KUBECONFIG_REQUEST_KIND = 'AdminKubeconfigRequest';
+const ADMIN_KUBECONFIG_REQUEST_API_VERSION = 'authentication.gardener.cloud/v1alpha1';
+const ADMIN_KUBECONFIG_REQUEST_KIND = 'AdminKubeconfigRequest';
 /** The Shoot subresource the request is POSTed to: `/apis/core.gardener.cloud/v1beta1/namespaces/<ns>/shoots/<name>/adminkubeconfig`. */
 export const ADMIN_KUBECONFIG_SUBRESOURCE = 'adminkubeconfig';
 
@@ -115,21 +113,24 @@ export interface SecretKeyRef {
 }
 
 /** metav1.Condition; the GardenerCluster CRD validates it like the Runtime's (same shape). */
-export type GardenerClusterCondition = RuntimeCondition;
+type GardenerClusterCondition = RuntimeCondition;
 
 export interface GardenerClusterStatus {
   state: GardenerClusterState;
   conditions: GardenerClusterCondition[];
 }
 
-/** crds/gardenercluster.yaml, as KIM creates it. */
-export interface GardenerCluster {
+/**
+ * crds/gardenercluster.yaml, as KIM creates it. A type alias, not an interface: only an alias fits KubeObject's
+ * index signature, so it is written without a cast.
+ */
+export type GardenerCluster = {
   apiVersion: typeof GARDENER_CLUSTER_API_VERSION;
   kind: typeof GARDENER_CLUSTER_KIND;
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
   spec: { shoot: { name: string }; kubeconfig: { secret: SecretKeyRef } };
   status?: GardenerClusterStatus;
-}
+};
 
 /** A GardenerCluster as read from KCP (`GardenerCluster` fits). */
 export interface GardenerClusterLike {
@@ -144,14 +145,15 @@ export interface KubeconfigRuntime {
   spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } };
 }
 
-export interface KubeconfigSecret {
+/** A type alias for the same reason as `GardenerCluster`. */
+export type KubeconfigSecret = {
   apiVersion: 'v1';
   kind: 'Secret';
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
   type: 'Opaque';
   /** base64, as the API serves `data`. */
   data: Record<string, string>;
-}
+};
 
 /** The kubeconfig Secret as read from KCP (`data` base64), or what `kubeconfigSecretFor` built. */
 export interface SecretLike {
@@ -246,7 +248,7 @@ export function kubeconfigSecretFor(
         [LABEL_MANAGED_BY]: MANAGED_BY,
         [LABEL_CLUSTER_NAME]: gardenerCluster.metadata.name,
       },
-      annotations: { [ANNOTATION_LAST_SYNC]: metaTime(now) },
+      annotations: { [ANNOTATION_LAST_SYNC]: rfc3339Seconds(now) },
     },
     type: 'Opaque',
     data: { [ref.key]: Buffer.from(kubeconfigText, 'utf8').toString('base64') },
@@ -318,10 +320,10 @@ export interface RotationInput extends RotationOptions {
   now: Date;
 }
 
-export type RotationAction = 'create' | 'rotate' | 'keep';
+type RotationAction = 'create' | 'rotate' | 'keep';
 
 /** Why, as a value (for Events and tests); `reason` says it in words. */
-export type RotationCause =
+type RotationCause =
   | 'secret-missing'
   | 'forced'
   | 'key-missing'
@@ -410,22 +412,22 @@ export function rotationDecision(input: RotationInput): RotationDecision {
     return act(
       'rotate',
       'last-sync-in-future',
-      `annotation ${ANNOTATION_LAST_SYNC} of ${where} is in the future: ${text} (now ${metaTime(now)})`,
+      `annotation ${ANNOTATION_LAST_SYNC} of ${where} is in the future: ${text} (now ${rfc3339Seconds(now)})`,
     );
   }
-  const rule = `${ROTATION_PERIOD_RATIO} × rotation period ${goDuration(rotationPeriodMs(input))}`;
+  const rule = `${ROTATION_PERIOD_RATIO} × rotation period ${formatGoDurationMs(rotationPeriodMs(input))}`;
   if (ageMs >= thresholdMs) {
     return act(
       'rotate',
       'due',
-      `kubeconfig in ${where} synced ${text}, ${goDuration(ageMs)} ago: rotation is due after ${goDuration(thresholdMs)} (${rule})`,
+      `kubeconfig in ${where} synced ${text}, ${formatGoDurationMs(ageMs)} ago: rotation is due after ${formatGoDurationMs(thresholdMs)} (${rule})`,
     );
   }
   const leftMs = Math.ceil(thresholdMs - ageMs);
   return {
     action: 'keep',
     cause: 'fresh',
-    reason: `kubeconfig in ${where} synced ${text}, rotation due in ${goDuration(leftMs)} (${rule})`,
+    reason: `kubeconfig in ${where} synced ${text}, rotation due in ${formatGoDurationMs(leftMs)} (${rule})`,
     nextCheckInMs: leftMs,
     forced,
   };
@@ -444,8 +446,7 @@ export type KubeconfigOutcome =
  * (`FailedToGetKubeconfig`), creating (`ConditionReasonFailedToCreateSecret`), updating
  * (`FailedToUpdateSecret`) or deleting the Secret (`ConditionReasonFailedToDeleteSecret`).
  */
-export type KubeconfigFailureStep =
-  'check-secret' | 'get-kubeconfig' | 'create-secret' | 'update-secret' | 'delete-secret';
+type KubeconfigFailureStep = 'check-secret' | 'get-kubeconfig' | 'create-secret' | 'update-secret' | 'delete-secret';
 
 const FAILURE_REASONS: Readonly<Record<KubeconfigFailureStep, string>> = {
   'check-secret': REASON_FAILED_TO_CHECK_SECRET,
@@ -487,20 +488,8 @@ export function gardenerClusterStatus(
     state = 'Ready';
     condition = { type: CONDITION_KUBECONFIG_MANAGEMENT, status: 'True', reason, message: reasonMessage(reason) };
   }
-  // KIM removes and re-adds the condition on every pass; here only a change of status, reason or message is a transition.
-  const index = conditions.findIndex((candidate) => candidate.type === condition.type);
-  const existing = index >= 0 ? conditions[index] : undefined;
-  const unchanged =
-    existing !== undefined &&
-    existing.status === condition.status &&
-    existing.reason === condition.reason &&
-    existing.message === condition.message;
-  const written: GardenerClusterCondition = {
-    ...condition,
-    lastTransitionTime: unchanged ? existing.lastTransitionTime : metaTime(now),
-  };
-  if (index >= 0) conditions[index] = written;
-  else conditions.push(written);
+  // KIM removes and re-adds the condition on every pass; here a changed status, reason or message is a transition.
+  setCondition(conditions, { ...condition, lastTransitionTime: rfc3339Seconds(now) }, 'any');
   return { state, conditions };
 }
 
@@ -509,10 +498,8 @@ function reasonMessage(reason: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Metric (runtime-status.md §6)
+// Metric (docs/contracts/runtime-status.md §6)
 // ---------------------------------------------------------------------------------------------------------
-
-export const KUBECONFIG_EXPIRATION_METRIC = 'infrastructure_manager_im_kubeconfig_expiration';
 
 /** KIM's `infrastructure_manager_im_gardener_clusters_state` labels (value 1). */
 export interface GardenerClusterSeries extends Record<string, string> {
@@ -621,18 +608,6 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 function daysIn(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-}
-
-/** A duration as Go's `time.Duration.String()` prints whole seconds: `13h40m48s`, `40m0s`, `59s`, `0s`. */
-export function goDuration(ms: number): string {
-  const total = Math.floor(Math.abs(ms) / 1000);
-  const sign = ms < 0 && total > 0 ? '-' : '';
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
-  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
-  return `${sign}${seconds}s`;
 }
 
 /**

@@ -1,11 +1,12 @@
 // The backfiller's Prometheus metrics (`kimops backfill --watch --metrics-port`). KIM's own
 // `infrastructure_manager_im_runtime_state` with KIM's labels, so existing dashboards and alerts keep working
-// after the cut-over (contracts/runtime-status.md §6: value 1, one series per Runtime, its old series removed
+// after the cut-over (docs/contracts/runtime-status.md §6: value 1, one series per Runtime, its old series removed
 // when a label changes, removed when the finalizer goes), and kimops's own: how long a Runtime change takes
 // to reach Ready as KEB sees it, and the passes.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RuntimeStatus } from '../model/runtime-status.js';
 import type { GardenerClusterSeries, KubeconfigExpirationSample } from './kubeconfig.js';
+import { LABEL_RUNTIME_ID } from '../model/contract.js';
 
 /** KIM's labels of `infrastructure_manager_im_runtime_state`. */
 export interface RuntimeStateSeries {
@@ -132,7 +133,7 @@ export function runtimeStateSeries(
 ): RuntimeStateSeries {
   const last = status.conditions?.at(-1)?.message;
   return {
-    runtimeId: runtime.metadata.labels?.['kyma-project.io/runtime-id'] ?? '',
+    runtimeId: runtime.metadata.labels?.[LABEL_RUNTIME_ID] ?? '',
     runtimeName: runtime.metadata.name,
     shoot: runtime.spec?.shoot?.name ?? '',
     provider: runtime.spec?.shoot?.provider?.type ?? '',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { setCondition as setStatusCondition } from '../model/conditions.js';
 import type { RuntimeCondition, RuntimeStatus } from '../model/runtime-status.js';
 import type { ShootStatus } from '../model/shoot.js';
 import {
@@ -14,7 +15,6 @@ import {
   finalizerRelease,
   kubeconfigSecretName,
   runtimeStatus,
-  setStatusCondition,
   statusChanged,
 } from './status.js';
 
@@ -111,7 +111,7 @@ function kim(status: RuntimeStatus, type: string): string {
   return c ? `${status.state}/${c.type}/${c.reason}/${c.status} "${c.message}"` : `${status.state}/${type} missing`;
 }
 
-describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipeline failures)', () => {
+describe('runtimeStatus: docs/contracts/runtime-status.md §1 (no Shoot yet, CreateShoot, pipeline failures)', () => {
   it.each<[string, Partial<StatusInput>, string]>([
     ['no Shoot, no failure', { shoot: undefined }, 'Pending/Provisioned/Initialised/Unknown "Runtime initialized"'],
     [
@@ -195,7 +195,7 @@ describe('runtimeStatus: runtime-status.md §1 (no Shoot yet, CreateShoot, pipel
   });
 });
 
-describe('runtimeStatus: runtime-status.md §2 (Shoot status → Runtime status)', () => {
+describe('runtimeStatus: docs/contracts/runtime-status.md §2 (Shoot status → Runtime status)', () => {
   it.each<[string, ShootOptions, string]>([
     // WaitForShootCreation
     ...(['Processing', 'Pending', 'Aborted', 'Error'].map((state) => [
@@ -457,7 +457,7 @@ describe('runtimeStatus: freshness (KIM re-entry guard, §2 point 3; §3 shouldP
   });
 });
 
-describe('runtimeStatus: operation timeouts (applier/timeouts.ts)', () => {
+describe('runtimeStatus: operation timeouts (rules/operation-timeouts.ts)', () => {
   const value =
     'Create started 2026-07-01T09:00:00Z has no result after 1h0m0s (kimops.yaml apply.timeouts); Gardener goes on trying';
 

@@ -1,17 +1,22 @@
 // The status a Runtime should have now: KIM's states, conditions and messages (the contract KEB waits on,
-// contracts/runtime-status.md §1, §2, §4 and keb-and-gardener-shoot.md §A.4), Kubernetes-standard
+// docs/contracts/runtime-status.md §1, §2, §4 and keb-and-gardener-shoot.md §A.4), Kubernetes-standard
 // Ready/Reconciling/Stalled next to them, and the GitOps trail (proposed, merged, applied, reconciled).
 // Pure: the Runtime, the live Shoot, whether the kubeconfig Secret exists and what the pipeline knows in;
 // the whole status out (the caller writes it through the status subresource as a full replace, like KIM's
 // `Status().Update()`, and only when `statusChanged` says so).
 import { stringify } from 'safe-stable-stringify';
-import { type ShootHealth, isRetryable, shootHealth } from '../applier/health.js';
-import { APPLIED_COMMIT_ANNOTATION } from '../applier/plan.js';
-import { OPERATION_TIMED_OUT_ANNOTATION } from '../applier/timeouts.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../generator/convert/extenders/metadata.js';
-import { CONVERSION_ERROR_REASON } from '../model/errors.js';
+import { setCondition } from '../model/conditions.js';
+import {
+  ANNOTATION_RUNTIME_GENERATION,
+  ANNOTATION_SUSPEND_PATCH,
+  APPLIED_COMMIT_ANNOTATION,
+  LABEL_RUNTIME_ID,
+  OPERATION_TIMED_OUT_ANNOTATION,
+  RUNTIME_FINALIZER,
+} from '../model/contract.js';
+import { rfc3339Seconds } from '../model/go-time.js';
+import type { ObjectMeta } from '../model/kube-object.js';
 import type { PipelineState } from '../model/pipeline-facts.js';
-import { ANNOTATION_SUSPEND_PATCH, LABEL_RUNTIME_ID, type ObjectMeta } from '../model/runtime.js';
 import {
   type ConditionStatus,
   type RuntimeCondition,
@@ -20,100 +25,103 @@ import {
   type RuntimeState,
   type RuntimeStatus,
   readRuntimeStatus,
+  CONDITION_PROVISIONED,
+  CONDITION_KUBECONFIG_READY,
+  CONDITION_CONFIGURED,
+  CONDITION_DEPROVISIONED,
+  REASON_INITIALISED,
+  REASON_PENDING,
+  REASON_PROCESSING,
+  REASON_SHOOT_CREATION_COMPLETED,
+  REASON_CONFIGURATION_COMPLETED,
+  REASON_CREATION_ERR,
+  REASON_PROCESSING_ERR,
+  REASON_CONVERSION_ERR,
+  REASON_SEED_NOT_FOUND,
+  REASON_GARDENER_ERR,
+  REASON_GARDENER_CLUSTER_CR_CREATED,
+  REASON_GARDENER_CLUSTER_CR_READY,
+  REASON_ADMINISTRATORS_CONFIGURED,
+  REASON_GARDENER_SHOOT_DELETED,
+  REASON_DELETION_ERR,
+  CONDITION_READY,
+  CONDITION_RECONCILING,
+  CONDITION_STALLED,
+  REASON_RUNTIME_READY,
+  CONDITION_CHANGE_PROPOSED,
+  CONDITION_CHANGE_MERGED,
+  CONDITION_CHANGE_APPLIED,
+  CONDITION_SHOOT_RECONCILED,
+  REASON_PULL_REQUEST_OPEN,
+  REASON_WAITING_FOR_REVIEW,
+  REASON_PULL_REQUEST_MERGED,
+  REASON_CHANGE_BLOCKED,
+  REASON_MERGED,
+  REASON_APPLIED,
+  REASON_APPLY_PENDING,
+  REASON_APPLY_FAILED,
+  REASON_SHOOT_NOT_FOUND,
+  REASON_SHOOT_SUCCEEDED,
+  REASON_SHOOT_PROGRESSING,
+  REASON_SHOOT_FAILED,
+  REASON_SHOOT_STATUS_UNKNOWN,
+  REASON_SHOOT_DELETED,
+  type RuntimeConditionType,
+  type RuntimeConditionReason,
 } from '../model/runtime-status.js';
 import type { ShootStatus } from '../model/shoot.js';
+import { type ShootHealth, isRetryable, shootHealth } from '../rules/shoot-health.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary. Every string is KIM's own (api/v1 runtime_types.go and the FSM states), as recorded in
-// contracts/runtime-status.md; the section is named next to each. Keep them exact: KEB, its operators and
+// docs/contracts/runtime-status.md; the section is named next to each. Keep them exact: KEB, its operators and
 // their alerts read them.
 // ---------------------------------------------------------------------------------------------------------
 
-/** runtime-status.md §1 Initialize, §4; keb-and-gardener-shoot.md §A.4 (Delete, 1.): held until the Shoot is gone. */
-export const RUNTIME_FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
-
-// Condition types (runtime-status.md §1, §4).
-export const CONDITION_PROVISIONED = 'Provisioned';
-export const CONDITION_KUBECONFIG_READY = 'KubeconfigReady';
-export const CONDITION_CONFIGURED = 'Configured';
-export const CONDITION_DEPROVISIONED = 'Deprovisioned';
-
-// Reasons (runtime-status.md §1, §2, §4).
-/** §1 Initialize: shoot=nil & no `Provisioned` condition. */
-export const REASON_INITIALISED = 'Initialised';
-/** §1 CreateShoot and §2 WaitForShootCreation (KIM's `ConditionReasonShootCreationPending`); also §2's retryable reconcile row. */
-export const REASON_PENDING = 'Pending';
-/** §2 WaitForShootReconcile, in progress. */
-export const REASON_PROCESSING = 'Processing';
-/** §2 Create Succeeded. */
-export const REASON_SHOOT_CREATION_COMPLETED = 'ShootCreationCompleted';
-/** §2 Reconcile Succeeded. */
-export const REASON_CONFIGURATION_COMPLETED = 'ConfigurationCompleted';
-/** §2 Create Failed (non-retryable, or no matching seeds). */
-export const REASON_CREATION_ERR = 'CreationErr';
-/** §2 Reconcile Failed (non-retryable); §3 patch errors. */
-export const REASON_PROCESSING_ERR = 'ProcessingErr';
-/** §1 CreateShoot / §3: the Runtime cannot be converted (the generator's `ConversionError` carries the same reason). */
-export const REASON_CONVERSION_ERR = CONVERSION_ERROR_REASON;
-/** §1 CreateShoot: no usable Seed in the enforced region (applier/seeds.ts writes the message). */
-export const REASON_SEED_NOT_FOUND = 'SeedNotFound';
-/** §1 CreateShoot: `Create(shoot)` failed. */
-export const REASON_GARDENER_ERR = 'GardenerErr';
-/** §1 HandleKubeconfig: GardenerCluster created, Secret not there yet. */
-export const REASON_GARDENER_CLUSTER_CR_CREATED = 'GardenerClusterCRCreated';
-/** §1 HandleKubeconfig: GardenerCluster Ready (kimops: the Secret exists). */
-export const REASON_GARDENER_CLUSTER_CR_READY = 'GardenerClusterCRReady';
-/** §1 ApplyClusterRoleBindings: done, the Runtime is Ready. */
-export const REASON_ADMINISTRATORS_CONFIGURED = 'AdministratorsConfigured';
-/** §4 2.: `Delete(shoot)` issued / failed. */
-export const REASON_GARDENER_SHOOT_DELETED = 'GardenerShootDeleted';
-/** KIM's `ConditionReasonDeletionErr` (api/v1 runtime_types.go); kimops uses it for a deletion past its timeout. */
-export const REASON_DELETION_ERR = 'DeletionErr';
-
-// Messages (runtime-status.md §1, §2, §4).
+// Messages (docs/contracts/runtime-status.md §1, §2, §4).
 /** §1 Initialize. */
-export const MSG_RUNTIME_INITIALIZED = 'Runtime initialized';
+const MSG_RUNTIME_INITIALIZED = 'Runtime initialized';
 /** §1 CreateShoot, after a successful create (kimops: the Shoot exists, Gardener has not reported an operation yet). */
-export const MSG_SHOOT_PENDING = 'Shoot is pending';
+const MSG_SHOOT_PENDING = 'Shoot is pending';
 /** §2 Create, Processing/Pending/Aborted/Error. */
-export const MSG_SHOOT_CREATION_IN_PROGRESS = 'Shoot creation in progress';
+const MSG_SHOOT_CREATION_IN_PROGRESS = 'Shoot creation in progress';
 /** §2 Create, scheduling failed. */
-export const MSG_NO_MATCHING_SEEDS = 'Shoot creation failed, no matching seeds';
+const MSG_NO_MATCHING_SEEDS = 'Shoot creation failed, no matching seeds';
 /** §2 Create, Failed with retryable errors. */
-export const MSG_RETRYABLE_PROVISIONING = 'Retryable gardener errors during cluster provisioning';
+const MSG_RETRYABLE_PROVISIONING = 'Retryable gardener errors during cluster provisioning';
 /** §2 Create, Failed. */
-export const MSG_SHOOT_CREATION_FAILED = 'Shoot creation failed';
+const MSG_SHOOT_CREATION_FAILED = 'Shoot creation failed';
 /** §2 Reconcile, Processing/Pending/Aborted/Error. */
-export const MSG_SHOOT_UPDATE_IN_PROGRESS = 'Shoot update is in progress';
+const MSG_SHOOT_UPDATE_IN_PROGRESS = 'Shoot update is in progress';
 /** §2 Reconcile, Failed with retryable errors. */
 export const MSG_RETRYABLE_RECONCILE = 'Retryable gardener errors during cluster reconcile';
 /** §2 Create Succeeded. */
-export const MSG_SHOOT_CREATION_COMPLETED = 'Shoot creation completed';
+const MSG_SHOOT_CREATION_COMPLETED = 'Shoot creation completed';
 /** §2 Reconcile Succeeded. */
-export const MSG_RUNTIME_PROCESSING_COMPLETED = 'Runtime processing completed successfully';
+const MSG_RUNTIME_PROCESSING_COMPLETED = 'Runtime processing completed successfully';
 /** §1 HandleKubeconfig, created. */
-export const MSG_GARDENER_CLUSTER_CR_CREATED = 'Gardener Cluster CR created, waiting for readiness';
+const MSG_GARDENER_CLUSTER_CR_CREATED = 'Gardener Cluster CR created, waiting for readiness';
 /** §1 HandleKubeconfig, Ready (the trailing dot is KIM's). */
-export const MSG_GARDENER_CLUSTER_CR_READY = 'Gardener Cluster CR is ready.';
+const MSG_GARDENER_CLUSTER_CR_READY = 'Gardener Cluster CR is ready.';
 /** §1 ApplyClusterRoleBindings, done. */
-export const MSG_ADMINISTRATORS_CONFIGURED = 'Cluster admin configuration completed';
+const MSG_ADMINISTRATORS_CONFIGURED = 'Cluster admin configuration completed';
 /** §4 1. and 2. */
-export const MSG_SHOOT_DELETION_STARTED = 'Runtime shoot deletion started';
+const MSG_SHOOT_DELETION_STARTED = 'Runtime shoot deletion started';
 /** §4 2., `Delete(shoot)` failed (KIM writes it without the error). */
-export const MSG_SHOOT_DELETE_ERROR = 'Gardener API shoot delete error';
+const MSG_SHOOT_DELETE_ERROR = 'Gardener API shoot delete error';
 /** §1 CreateShoot / §3: `Runtime conversion error <err>` (Go `%v`, no colon). */
-export const MSG_CONVERSION_ERROR_PREFIX = 'Runtime conversion error';
+const MSG_CONVERSION_ERROR_PREFIX = 'Runtime conversion error';
 /** §1 CreateShoot: `Gardener API create error: <err>`. */
-export const MSG_CREATE_ERROR_PREFIX = 'Gardener API create error:';
+const MSG_CREATE_ERROR_PREFIX = 'Gardener API create error:';
 /** §3 Errors: `Gardener API shoot patch error: <err>`. */
-export const MSG_PATCH_ERROR_PREFIX = 'Gardener API shoot patch error:';
+const MSG_PATCH_ERROR_PREFIX = 'Gardener API shoot patch error:';
 
 /**
  * §2 Create row: KIM's `stateNoMatchingSeeds` scans `lastOperation.description` with Go's
  * `fmt.Sscanf("Failed to schedule Shoot: none out of the %d seeds has a matching provider for %q")`: the
  * description must start with it, the number and the quoted provider parse, anything after is ignored.
  */
-export const NO_MATCHING_SEEDS_DESCRIPTION =
+const NO_MATCHING_SEEDS_DESCRIPTION =
   /^Failed to schedule Shoot: none out of the [+-]?\d+ seeds has a matching provider for ("(?:[^"\\]|\\.)*"|`[^`]*`)/;
 
 /** §2: the `lastOperation.state`s KIM's wait states treat as in progress (Error/Aborted: Gardener still retrying). */
@@ -124,58 +132,31 @@ const IN_PROGRESS_STATES: readonly string[] = ['Processing', 'Pending', 'Aborted
 // ---------------------------------------------------------------------------------------------------------
 
 /** kimops: the Shoot is gone during a Runtime deletion (KIM writes no status there: it releases the finalizer). */
-export const MSG_SHOOT_DELETED = 'Runtime shoot deleted';
+const MSG_SHOOT_DELETED = 'Runtime shoot deleted';
 /** kimops, pipeline: the policy check of the rendered Shoot failed; reported with `ConversionErr` like KIM's conversion errors. */
-export const MSG_VALIDATION_ERROR_PREFIX = 'Runtime validation error';
+const MSG_VALIDATION_ERROR_PREFIX = 'Runtime validation error';
 /** kimops, pipeline: the change was proposed but is blocked (a change Gardener would reject); followed by the PR URL. */
-export const MSG_CHANGE_BLOCKED_PREFIX = 'Runtime change cannot be applied to the Shoot, see';
-/** kimops, applier/timeouts.ts: the Shoot's operation ran past `apply.timeouts`; followed by the annotation's text. */
-export const MSG_OPERATION_TIMED_OUT_PREFIX = 'Shoot operation timed out:';
+const MSG_CHANGE_BLOCKED_PREFIX = 'Runtime change cannot be applied to the Shoot, see';
+/** kimops, rules/operation-timeouts.ts: the Shoot's operation ran past `apply.timeouts`; followed by the annotation's text. */
+const MSG_OPERATION_TIMED_OUT_PREFIX = 'Shoot operation timed out:';
 
-// What to do, appended to the `Stalled` message of a Failed Runtime (DESIGN §4: every failure names the fix).
-export const FIX_CONVERSION =
+// What to do, appended to the `Stalled` message of a Failed Runtime (docs/design.md §4: every failure names the fix).
+const FIX_CONVERSION =
   "fix the Runtime's labels or spec (KEB writes them) or the landscape's converter config; kimops converts the Runtime again on its next change";
-export const FIX_VALIDATION =
+const FIX_VALIDATION =
   "fix the Runtime's spec or the landscape policy it violates; kimops validates again on the next change";
-export const FIX_BLOCKED =
+const FIX_BLOCKED =
   "Gardener would reject this change of the existing Shoot: the pull request says why; revert the Runtime's change or recreate the Runtime";
-export const FIX_SEED_NOT_FOUND =
+const FIX_SEED_NOT_FOUND =
   'provision the Runtime in a region with a ready Seed, or without spec.shoot.enforceSeedLocation';
-export const FIX_NO_MATCHING_SEEDS =
+const FIX_NO_MATCHING_SEEDS =
   "no Seed has a provider matching the Shoot's: check its provider type and region against the Garden's Seeds";
-export const FIX_APPLY =
+const FIX_APPLY =
   'Gardener refused the Shoot manifest: fix it in the landscape repo (or git revert the change); the applier retries on every sync';
-export const FIX_TIMEOUT =
+const FIX_TIMEOUT =
   "check the Shoot's status.lastOperation and status.lastErrors, fix the cause (annotate the Shoot gardener.cloud/operation=retry if Gardener gave up) or raise apply.timeouts in kimops.yaml; the Runtime leaves Failed by itself once the operation ends";
 
-// Kubernetes-standard conditions (kstatus: Reconciling and Stalled are "abnormal-true").
-export const CONDITION_READY = 'Ready';
-export const CONDITION_RECONCILING = 'Reconciling';
-export const CONDITION_STALLED = 'Stalled';
-/** Ready=True; otherwise the three take the reason and message of the KIM condition that decided the state. */
-export const REASON_RUNTIME_READY = 'RuntimeReady';
-
-// The GitOps trail.
-export const CONDITION_CHANGE_PROPOSED = 'ChangeProposed';
-export const CONDITION_CHANGE_MERGED = 'ChangeMerged';
-export const CONDITION_CHANGE_APPLIED = 'ChangeApplied';
-export const CONDITION_SHOOT_RECONCILED = 'ShootReconciled';
-export const REASON_PULL_REQUEST_OPEN = 'PullRequestOpen';
-export const REASON_WAITING_FOR_REVIEW = 'WaitingForReview';
-export const REASON_PULL_REQUEST_MERGED = 'PullRequestMerged';
-export const REASON_CHANGE_BLOCKED = 'ChangeBlocked';
-export const REASON_MERGED = 'Merged';
-export const REASON_APPLIED = 'Applied';
-export const REASON_APPLY_PENDING = 'ApplyPending';
-export const REASON_APPLY_FAILED = 'ApplyFailed';
-export const REASON_SHOOT_NOT_FOUND = 'ShootNotFound';
-export const REASON_SHOOT_SUCCEEDED = 'ShootSucceeded';
-export const REASON_SHOOT_PROGRESSING = 'ShootProgressing';
-export const REASON_SHOOT_FAILED = 'ShootFailed';
-export const REASON_SHOOT_STATUS_UNKNOWN = 'ShootStatusUnknown';
-export const REASON_SHOOT_DELETED = 'ShootDeleted';
-
-/** keb-and-gardener-shoot.md §A.4 (After Ready): `kcp-system/kubeconfig-<runtimeID>`, key `config`. */
+/** docs/contracts/keb-and-gardener-shoot.md §A.4 (After Ready): `kcp-system/kubeconfig-<runtimeID>`, key `config`. */
 export const KUBECONFIG_SECRET_PREFIX = 'kubeconfig-';
 export const KUBECONFIG_SECRET_KEY = 'config';
 
@@ -197,7 +178,7 @@ export interface StatusShoot {
   status?: ShootStatus;
 }
 
-export type { PipelineState, ProposalState } from '../model/pipeline-facts.js';
+export type { PipelineState } from '../model/pipeline-facts.js';
 
 export interface StatusInput {
   runtime: StatusRuntime;
@@ -213,12 +194,22 @@ export interface StatusInput {
 // The mapping
 // ---------------------------------------------------------------------------------------------------------
 
-type ConditionSpec = Pick<RuntimeCondition, 'type' | 'status' | 'reason' | 'message'>;
+/**
+ * A condition kimops sets: only its own vocabulary's types (model/runtime-status.ts). The reason is typed where
+ * the state machine chooses it (`pending`, `failed`, `deletion`); Ready and Stalled repeat the reason of the
+ * condition that decided the state, which may be one KIM wrote before kimops took over.
+ */
+interface ConditionSpec extends Pick<RuntimeCondition, 'status' | 'reason' | 'message'> {
+  type: RuntimeConditionType;
+}
+
+/** The condition that decided the state: the verdict's last, or the live `Provisioned`. */
+type DecidingCondition = Pick<RuntimeCondition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** What KIM's state machine would have set at this point. */
 interface Verdict {
   state: RuntimeState;
-  /** KIM's conditions to set, in order (each through `setStatusCondition`). */
+  /** KIM's conditions to set, in order (each through model/conditions.ts's `setCondition`). */
   set: ConditionSpec[];
   /** For a Failed Runtime: what to do (goes to `Stalled`). */
   fix?: string;
@@ -226,7 +217,13 @@ interface Verdict {
 }
 
 /** KIM's `UpdateStatePending` (api/v1 runtime_types.go): Pending, but Failed when the condition is False. */
-function pending(type: string, reason: string, status: ConditionStatus, message: string, fix?: string): Verdict {
+function pending(
+  type: RuntimeConditionType,
+  reason: RuntimeConditionReason,
+  status: ConditionStatus,
+  message: string,
+  fix?: string,
+): Verdict {
   return {
     state: status === 'False' ? 'Failed' : 'Pending',
     set: [{ type, status, reason, message }],
@@ -235,12 +232,12 @@ function pending(type: string, reason: string, status: ConditionStatus, message:
 }
 
 /** KIM's `UpdateStateFailed`: Failed, condition False. */
-function failed(type: string, reason: string, message: string, fix: string): Verdict {
+function failed(type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, fix: string): Verdict {
   return { state: 'Failed', set: [{ type, status: 'False', reason, message }], fix };
 }
 
 /** KIM's `UpdateStateDeletion`: Terminating, but Failed when the condition is False. */
-function deletion(reason: string, status: ConditionStatus, message: string, fix?: string): Verdict {
+function deletion(reason: RuntimeConditionReason, status: ConditionStatus, message: string, fix?: string): Verdict {
   return {
     state: status === 'False' ? 'Failed' : 'Terminating',
     set: [{ type: CONDITION_DEPROVISIONED, status, reason, message }],
@@ -249,7 +246,7 @@ function deletion(reason: string, status: ConditionStatus, message: string, fix?
 }
 
 /**
- * The status the Runtime should have now (DESIGN §1.2). KIM's conditions are set on top of the current ones
+ * The status the Runtime should have now (docs/design.md §1.2). KIM's conditions are set on top of the current ones
  * with apimachinery's `meta.SetStatusCondition` rules (an unchanged status keeps its `lastTransitionTime`;
  * conditions this step does not decide stay as they are, as in KIM); every condition written carries
  * `observedGeneration` = the Runtime's generation.
@@ -273,16 +270,16 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
     : lifecycleVerdict(input, failures, previous.state, health);
 
   const conditions = (previous.conditions ?? []).map((condition) => ({ ...condition }));
-  const lastTransitionTime = metaTime(now);
+  const lastTransitionTime = rfc3339Seconds(now);
   const set = (spec: ConditionSpec): void =>
-    setStatusCondition(conditions, {
+    setCondition(conditions, {
       ...spec,
       lastTransitionTime,
       ...(generation !== undefined && { observedGeneration: generation }),
     });
 
   verdict.set.forEach(set);
-  const head: ConditionSpec = verdict.set.at(-1) ??
+  const head: DecidingCondition = verdict.set.at(-1) ??
     conditions.find((condition) => condition.type === CONDITION_PROVISIONED) ?? {
       type: CONDITION_PROVISIONED,
       status: 'Unknown',
@@ -302,7 +299,10 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
   return status;
 }
 
-/** runtime-status.md §4: Terminating with `Deprovisioned` while the Shoot exists; the finalizer goes once it is gone. */
+/**
+ * docs/contracts/runtime-status.md §4: Terminating with `Deprovisioned` while the Shoot exists; the finalizer goes
+ * once it is gone.
+ */
 function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState): Verdict {
   if (!shoot) return deletion(REASON_GARDENER_SHOOT_DELETED, 'True', MSG_SHOOT_DELETED);
   if (pipeline.applyError !== undefined) {
@@ -320,7 +320,10 @@ function deletionVerdict(shoot: StatusShoot | undefined, pipeline: PipelineState
   return deletion(REASON_GARDENER_SHOOT_DELETED, 'Unknown', MSG_SHOOT_DELETION_STARTED);
 }
 
-/** runtime-status.md §1 (CreateShoot, HandleKubeconfig, ApplyClusterRoleBindings) and §2, for a Runtime not being deleted. */
+/**
+ * docs/contracts/runtime-status.md §1 (CreateShoot, HandleKubeconfig, ApplyClusterRoleBindings) and §2, for a Runtime
+ * not being deleted.
+ */
 function lifecycleVerdict(
   input: StatusInput,
   pipeline: PipelineState,
@@ -491,7 +494,8 @@ function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict
 
 /**
  * The Runtime generation applied to the Shoot: KIM's converter writes it as the Shoot annotation
- * `infrastructuremanager.kyma-project.io/runtime-generation` on every create and patch (runtime-status.md §3).
+ * `infrastructuremanager.kyma-project.io/runtime-generation` on every create and patch
+ * (docs/contracts/runtime-status.md §3).
  */
 export function appliedRuntimeGeneration(shoot: StatusShoot): number | undefined {
   const value = shoot.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION];
@@ -520,13 +524,13 @@ function gardenerBehind(shoot: StatusShoot): boolean {
 }
 
 /**
- * The applier's `operation-timed-out` mark (applier/timeouts.ts), when it can be about the operation now running.
+ * The applier's `operation-timed-out` mark (rules/operation-timeouts.ts), when it can be about the operation now running.
  * The applier clears it only on its next sync, so right after it applied a new generation the old operation's
  * mark is still there: it is ignored while Gardener has not observed the Shoot's newest generation, and while the
  * Runtime's newest generation is not on the Shoot yet (`changePending`), so a timeout of update N never fails
  * KEB's update N+1.
  */
-export function currentTimeoutMark(runtime: StatusRuntime, shoot: StatusShoot): string | undefined {
+function currentTimeoutMark(runtime: StatusRuntime, shoot: StatusShoot): string | undefined {
   const mark = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
   if (mark === undefined || gardenerBehind(shoot) || changePending(runtime, shoot)) return undefined;
   return mark;
@@ -542,7 +546,7 @@ function timeoutMessage(annotation: string): string {
  */
 function standardConditions(
   verdict: Verdict,
-  head: ConditionSpec,
+  head: DecidingCondition,
   runtime: StatusRuntime,
   shoot: StatusShoot | undefined,
 ): ConditionSpec[] {
@@ -659,7 +663,7 @@ function shootNotFoundMessage(runtime: StatusRuntime): string {
 }
 
 /**
- * The Shoot's own health (applier/health.ts). While it progresses the message leaves out `progress` so that
+ * The Shoot's own health (rules/shoot-health.ts). While it progresses the message leaves out `progress` so that
  * Gardener's percentage ticks do not make a condition change (and an Event) each time.
  */
 function shootReconciled(shoot: StatusShoot, health: ShootHealth): ConditionSpec {
@@ -694,7 +698,7 @@ function copyLastOperation(shoot: StatusShoot, now: Date): RuntimeShootLastOpera
     state: operation.state,
     progress: operation.progress ?? 0,
     description: operation.description ?? '',
-    lastUpdateTime: operation.lastUpdateTime ?? (typeof created === 'string' ? created : metaTime(now)),
+    lastUpdateTime: operation.lastUpdateTime ?? (typeof created === 'string' ? created : rfc3339Seconds(now)),
   };
 }
 
@@ -714,31 +718,6 @@ function copyLastErrors(shoot: StatusShoot): RuntimeShootLastError[] | undefined
 // ---------------------------------------------------------------------------------------------------------
 // Conditions, changes, Events, finalizer
 // ---------------------------------------------------------------------------------------------------------
-
-/** metav1.Time as the API server prints it: RFC 3339, whole seconds, UTC. */
-export function metaTime(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/**
- * apimachinery `meta.SetStatusCondition`: a new type is appended; an existing one takes the new reason,
- * message and observedGeneration, and a new `lastTransitionTime` only when its status changes. In place.
- */
-export function setStatusCondition(conditions: RuntimeCondition[], condition: RuntimeCondition): void {
-  const existing = conditions.find((candidate) => candidate.type === condition.type);
-  if (!existing) {
-    conditions.push({ ...condition });
-    return;
-  }
-  if (existing.status !== condition.status) {
-    existing.status = condition.status;
-    existing.lastTransitionTime = condition.lastTransitionTime;
-  }
-  existing.reason = condition.reason;
-  existing.message = condition.message;
-  if (condition.observedGeneration === undefined) delete existing.observedGeneration;
-  else existing.observedGeneration = condition.observedGeneration;
-}
 
 /**
  * Whether `next` differs from the status the Runtime has (`old`, as the API serves it) in anything but
@@ -768,7 +747,7 @@ function canonical(status: unknown): string {
 
 /**
  * The conditions of `next` that are new or whose status, reason or message changed since `old`: one Event
- * each (KIM's sFnEmmitEvent, runtime-status.md §0). `observedGeneration` and `lastTransitionTime` alone do
+ * each (sFnEmmitEvent, docs/contracts/runtime-status.md §0). `observedGeneration` and `lastTransitionTime` alone do
  * not count.
  */
 export function changedConditions(old: unknown, next: RuntimeStatus): RuntimeCondition[] {
@@ -782,11 +761,12 @@ export function changedConditions(old: unknown, next: RuntimeStatus): RuntimeCon
 }
 
 /**
- * KIM's condition types (api/v1 runtime_types.go; runtime-status.md §1, §4): the only ones KIM emits Events for.
+ * KIM's condition types (api/v1 runtime_types.go; docs/contracts/runtime-status.md §1, §4): the only ones KIM
+ * emits Events for.
  * kimops's own conditions (Ready/Reconciling/Stalled and the GitOps trail) change with them and would
  * multiply every transition's Events; they are read from the status, not from Events.
  */
-export const KIM_CONDITION_TYPES: ReadonlySet<string> = new Set([
+const KIM_CONDITION_TYPES: ReadonlySet<string> = new Set([
   CONDITION_PROVISIONED,
   CONDITION_KUBECONFIG_READY,
   CONDITION_CONFIGURED,
@@ -833,7 +813,8 @@ function finalizersOf(runtime: StatusRuntime): string[] {
 }
 
 /**
- * runtime-status.md §4 3. / §A.4 Delete 5.: release KIM's finalizer once the Runtime is being deleted and its
+ * docs/contracts/runtime-status.md §4 3. and docs/contracts/keb-and-gardener-shoot.md §A.4 Delete 5.:
+ * release KIM's finalizer once the Runtime is being deleted and its
  * Shoot is gone (`shoot` undefined must mean Gardener answered NotFound). The caller removes it; the Runtime
  * then disappears, which is what KEB waits for.
  */

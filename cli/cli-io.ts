@@ -1,6 +1,5 @@
 // What every kimops subcommand shares: where output goes (injected, so tests need no subprocess), the
 // exit codes, and how a failure becomes one line on stderr.
-import { readProcessStdin } from '../adapters/files/manifests.js';
 import { ConfigError, ConversionError, TransportError } from '../model/errors.js';
 import { printable, printableLines, printableOutput } from '../model/printable.js';
 
@@ -19,7 +18,8 @@ export interface CliIo {
 export const processIo: CliIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(printableOutput(text)),
-  readStdin: readProcessStdin,
+  // Loaded when read: the reader lives with the manifest parsers, which `kimops --help` does not need.
+  readStdin: async () => (await import('../adapters/files/manifests.js')).readProcessStdin(),
 };
 
 export const EXIT = {

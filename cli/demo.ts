@@ -1,36 +1,24 @@
-// `kimops demo`: the main job on the embedded default — no cluster, no GitHub, no network. In a temp
-// folder: a landscape repo from the template, the bundled KEB Runtimes proposed and auto-merged per
-// the repo's policy, then one Runtime's worker maximum raised and its update PR shown. Wiring only: it
-// runs the other subcommands in order.
+// `kimops demo`, run: in a temp folder, a landscape repo from the template, the bundled KEB Runtimes proposed and
+// auto-merged per the repo's policy, then one Runtime's worker maximum raised and its update PR shown. It runs
+// the other subcommands in order. Its options: commands/demo.ts.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { writeFiles } from '../adapters/files/write-files.js';
-import { toCanonicalYaml } from '../generator/render/canonical-yaml.js';
-import { EXIT, type CliIo } from './cli-io.js';
 import { packagePath } from '../model/package-root.js';
+import { toCanonicalYaml } from '../rules/canonical-yaml.js';
+import { EXIT, type CliIo } from './cli-io.js';
+
+/** Runs a kimops command line in a fresh program with the same I/O; its exit code. */
+export type RunKimops = (argv: string[]) => Promise<number>;
 
 const EXAMPLES = `${packagePath('examples', 'runtimes', 'keb')}/`;
 /** The Runtime whose change the demo shows: KEB's AWS example. */
 const CHANGED_RUNTIME = 'aws.yaml';
 
-type Run = (argv: string[]) => Promise<number>;
-
-export function registerDemo(program: Command, io: CliIo, run: Run, setExitCode: (code: number) => void): void {
-  program
-    .command('demo')
-    .description(
-      'the whole generator on the embedded default, in a temp folder: init, generate, change a Runtime, show its PR',
-    )
-    .option('--dir <dir>', 'work here instead of a new temp folder')
-    .action(async (options: { dir?: string }) => {
-      setExitCode(await demo(options.dir ?? (await mkdtemp(join(tmpdir(), 'kimops-demo-'))), io, run));
-    });
-}
-
-async function demo(dir: string, io: CliIo, run: Run): Promise<number> {
+export async function demo(given: string | undefined, io: CliIo, run: RunKimops): Promise<number> {
+  const dir = given ?? (await mkdtemp(join(tmpdir(), 'kimops-demo-')));
   const repo = join(dir, 'landscape-dev.git');
   const runtimes = join(dir, 'runtimes');
   const step = (text: string) => io.stdout(`\n== ${text}\n`);

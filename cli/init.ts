@@ -1,74 +1,30 @@
-// `kimops init`: a new landscape repo (DESIGN §1.4) from repo-template/, for one landscape, either a
-// local bare repository or pushed to an empty remote one. Wiring only: the template is read in
-// adapters/files/template.ts, the target checked in adapters/git/new-repo.ts, the commit made in
-// adapters/git/landscape-repo.ts and pushed by adapters/git/remote.ts.
+// `kimops init`, run: the template read (adapters/files/template.ts) and filled for the landscape, the target
+// checked (adapters/git/new-repo.ts), the commit made (adapters/git/landscape-repo.ts) and, for a URL, pushed
+// (adapters/git/remote.ts). Its options: commands/init.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { fillPlaceholders, readTemplate } from '../adapters/files/template.js';
 import { outputFolder, writeProblemReason } from '../adapters/files/write-files.js';
-import { DEFAULT_BRANCH, LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { MAIN_BRANCH } from '../model/contract.js';
 import { checkNewRemoteTarget, checkNewRepoTarget, remoteError } from '../adapters/git/new-repo.js';
 import { redacted } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
 import { DEFAULT_COMMIT_AUTHOR, KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
-import { gitAuthFromEnv, GIT_TOKEN_ENV, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
+import { GIT_TOKEN_ENV } from './environment.js';
+import { gitAuthFromEnv, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
-const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
-
-interface InitOptions {
+export interface InitOptions {
   landscape: string;
 }
 
-const HELP = `
-Makes one commit on ${DEFAULT_BRANCH}: the landscape-repo template (README.md for reviewers, kimops.yaml,
-CODEOWNERS, .github/workflows/validate.yml, shoots/), with the landscape's name and Gardener project
-filled in.
+const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
 
-<dir>: a bare git repository is created there. It must not exist, be empty, or be a bare repository
-without commits on ${DEFAULT_BRANCH}.
-<url>: an http(s) URL of an existing, empty remote repository (e.g. a new GitHub repository created
-without README, license or .gitignore). The commit is pushed to its ${DEFAULT_BRANCH}; a repository that already
-has a ${DEFAULT_BRANCH} branch is refused. The token is read from ${GIT_TOKEN_ENV[0]}, else ${GIT_TOKEN_ENV[1]}, and sent
-as HTTP Basic auth (user x-access-token); it is never printed. ssh and scp-like URLs are not supported:
-use the https URL of the same repository.
-
-Exit codes: 0 created; 2 usage error, unknown landscape, <dir> or <url> already holds a landscape repo,
-<dir> lies under a file or cannot be written, or the remote refused the token, does not exist or did not
-answer.
-
-Examples:
-  kimops init --landscape dev ./landscape-dev.git && git clone ./landscape-dev.git
-  kimops init --landscape ./my-landscape /srv/git/my-landscape.git
-  KIMOPS_GIT_TOKEN=github_pat_… kimops init --landscape dev https://github.com/acme/landscape-dev.git`;
-
-export function registerInit(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
-    .command('init')
-    .description(
-      'create a landscape repo (a local bare repository, or pushed to an empty remote one) from the kimops template',
-    )
-    .addOption(
-      new Option(
-        '--landscape <name|dir>',
-        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
-      ).makeOptionMandatory(),
-    )
-    .argument(
-      '<dir|url>',
-      'where to create the repository: a local path, or the http(s) URL of an empty remote repository',
-    )
-    .addHelpText('after', HELP)
-    .action(async (target: string, options: InitOptions) => {
-      setExitCode(await init(target, options, io));
-    });
-}
-
-async function init(target: string, options: InitOptions, io: CliIo): Promise<number> {
+export async function init(target: string, options: InitOptions, io: CliIo): Promise<number> {
   refuseOtherUrls(target, '<url>');
   const remote = isHttpUrl(target);
   const landscape = await readLandscape(options.landscape);
@@ -94,10 +50,10 @@ async function initLocal(dir: string, landscape: Landscape, files: Map<string, s
     );
   }
   report(io, `${dir} (bare)`, dir, landscape, files, oid);
-  if (existingHead !== undefined && existingHead !== `ref: refs/heads/${DEFAULT_BRANCH}`) {
+  if (existingHead !== undefined && existingHead !== `ref: refs/heads/${MAIN_BRANCH}`) {
     // A repo made by `git init --bare` elsewhere may name another default branch; clones check out HEAD.
     io.stderr(
-      `note: HEAD of ${dir} is "${existingHead}", not ${DEFAULT_BRANCH}; for clones to check out ${DEFAULT_BRANCH} run:\n  git --git-dir ${dir} symbolic-ref HEAD refs/heads/${DEFAULT_BRANCH}\n`,
+      `note: HEAD of ${dir} is "${existingHead}", not ${MAIN_BRANCH}; for clones to check out ${MAIN_BRANCH} run:\n  git --git-dir ${dir} symbolic-ref HEAD refs/heads/${MAIN_BRANCH}\n`,
     );
   }
   return EXIT.ok;
@@ -111,14 +67,14 @@ async function initRemote(url: string, landscape: Landscape, files: Map<string, 
   try {
     const repo = await LandscapeRepo.open(scratch);
     const oid = await initialCommit(repo, landscape, files);
-    const pushed = await repo.push(url, DEFAULT_BRANCH, auth === undefined ? {} : { auth });
+    const pushed = await repo.push(url, MAIN_BRANCH, auth === undefined ? {} : { auth });
     if (!pushed.ok) {
       // Without force, a main created since the check (our commit has no parent) ends here, not overwritten.
       if (pushed.reason === 'rejected')
         throw new ConfigError(
           '<url>',
           '',
-          `${redacted(url)} got a ${DEFAULT_BRANCH} branch while kimops init ran; kimops init only creates new landscape repos`,
+          `${redacted(url)} got a ${MAIN_BRANCH} branch while kimops init ran; kimops init only creates new landscape repos`,
         );
       throw remoteError(pushed, AUTH_HINT);
     }
@@ -144,7 +100,7 @@ async function initialCommit(
   files: Map<string, string>,
 ): Promise<string | undefined> {
   const { oid } = await repo.commitFiles({
-    branch: DEFAULT_BRANCH,
+    branch: MAIN_BRANCH,
     files,
     message: `Landscape repo for ${landscape.name}\n\nCreated by kimops init from its repo-template/ (Gardener project ${landscape.gardener.project}).`,
     // Fixed, so every landscape repo starts the same way; later commits follow its kimops.yaml.
@@ -164,7 +120,7 @@ function report(
   io.stdout(
     `created landscape repo ${what} for landscape ${landscape.name}, Gardener project ${landscape.gardener.project}\n`,
   );
-  io.stdout(`commit ${oid ?? '?'} on ${DEFAULT_BRANCH} with ${files.size} files:\n`);
+  io.stdout(`commit ${oid ?? '?'} on ${MAIN_BRANCH} with ${files.size} files:\n`);
   for (const path of [...files.keys()].sort()) io.stdout(`  ${path}\n`);
   io.stdout(`\nclone it with:\n  git clone ${cloneFrom}\n`);
 }

@@ -1,18 +1,20 @@
-// The kimops command. `main` takes argv and the I/O to use, so tests call it in-process; run as a
-// script it wires itself to the process.
+// The kimops command. `main` takes argv and the I/O to use, so tests call it in-process; run as a script it
+// wires itself to the process. The program is built from the commands' declarations (commands/), which load
+// nothing but commander: a command's implementation is imported when it runs, so `kimops --help` and a
+// command's `--help` stay fast.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { registerApply } from './apply.js';
-import { registerBackfill } from './backfill.js';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
-import { registerDemo } from './demo.js';
-import { registerGenerate } from './generate.js';
-import { registerInit } from './init.js';
-import { registerPolicies } from './policies.js';
-import { registerPr } from './pr.js';
-import { registerRender } from './render.js';
-import { registerValidate } from './validate.js';
+import { registerApply } from './commands/apply.js';
+import { registerBackfill } from './commands/backfill.js';
+import { registerDemo } from './commands/demo.js';
+import { registerGenerate } from './commands/generate.js';
+import { registerInit } from './commands/init.js';
+import { registerPolicies } from './commands/policies.js';
+import { registerPr } from './commands/pr.js';
+import { registerRender } from './commands/render.js';
+import { registerValidate } from './commands/validate.js';
 
 /** Runs kimops with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -21,31 +23,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .description('GitOps pipeline from Kyma Runtimes to Gardener Shoots')
     .exitOverride() // commander throws instead of exiting, so main returns the code
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
-  registerRender(program, io, (code) => {
+  const setExitCode = (code: number) => {
     exitCode = code;
-  });
-  registerInit(program, io, (code) => {
-    exitCode = code;
-  });
-  registerPr(program, io, (code) => {
-    exitCode = code;
-  });
-  registerGenerate(program, io, (code) => {
-    exitCode = code;
-  });
-  registerPolicies(program, io, (code) => (exitCode = code));
-  registerValidate(program, io, (code) => (exitCode = code));
-  registerApply(program, io, (code) => (exitCode = code));
-  registerBackfill(program, io, (code) => (exitCode = code));
+  };
+  for (const register of [
+    registerRender,
+    registerInit,
+    registerPr,
+    registerGenerate,
+    registerPolicies,
+    registerValidate,
+    registerApply,
+    registerBackfill,
+  ])
+    register(program, io, setExitCode);
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.
-  registerDemo(
-    program,
-    io,
-    (argv) => main(argv, io),
-    (code) => {
-      exitCode = code;
-    },
-  );
+  registerDemo(program, io, (argv) => main(argv, io), setExitCode);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

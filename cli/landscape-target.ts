@@ -1,29 +1,21 @@
 // Where a landscape repo is and how kimops reaches it, shared by the commands that take --repo:
 // a local bare repository (the embedded `local` forge keeps its PRs in it), or the http(s) URL of
 // a remote one, fetched into a cache folder and reviewed on GitHub. Credentials come from the
-// environment only, never from flags (they would end up in shell history and process lists).
+// environment only (environment.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Forge } from '../adapters/forge/forge.js';
-import { GITHUB_API, githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
+import { githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
+import { GITHUB_API } from '../adapters/forge/github-api.js';
 import { localForge } from '../adapters/forge/local.js';
 import { withRetries } from '../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
+import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV } from './environment.js';
 import type { LandscapeRemote } from '../generator/branch-sync.js';
-
-/** Where the token for a remote landscape repo comes from, first set (non-empty) wins. */
-export const GIT_TOKEN_ENV = ['KIMOPS_GIT_TOKEN', 'GITHUB_TOKEN'] as const;
-/** The GitHub API token; a GitHub App instead when its three variables are set. */
-export const GITHUB_TOKEN_ENV = ['GITHUB_TOKEN', 'KIMOPS_GIT_TOKEN'] as const;
-export const GITHUB_APP_ENV = {
-  id: 'KIMOPS_GITHUB_APP_ID',
-  privateKeyFile: 'KIMOPS_GITHUB_APP_PRIVATE_KEY_FILE',
-  installationId: 'KIMOPS_GITHUB_APP_INSTALLATION_ID',
-} as const;
 
 export type ForgeKind = 'local' | 'github';
 

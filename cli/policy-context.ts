@@ -3,13 +3,15 @@
 // CloudProfiles when a Garden is given (Gardener checks Shoots against those), else KEB's.
 import { readKebZones } from '../adapters/files/keb-zones.js';
 import { readPolicySet } from '../adapters/files/policies.js';
-import type { KubeClient, KubeObject } from '../adapters/kube/kube-client.js';
+import type { KubeClient } from '../adapters/kube/kube-client.js';
+import type { KubeObject } from '../model/kube-object.js';
 import type { ValidationSource } from '../generator/validate/checks.js';
-import { landscapeParams, zonesFromCloudProfiles, type ZoneCatalog } from '../generator/validate/params.js';
+import { landscapeParams, zonesFromCloudProfiles } from '../generator/validate/params.js';
+import type { ZoneCatalog } from '../model/landscape.js';
 import { parsePolicyFiles, type Policy } from '../generator/validate/policy-file.js';
 import { TransportError } from '../model/errors.js';
 import type { Landscape } from '../model/landscape.js';
-import { LABEL_RUNTIME_ID } from '../model/runtime.js';
+import { LABEL_RUNTIME_ID } from '../model/contract.js';
 
 /**
  * With a Garden, its CloudProfiles are listed for every pass (a few objects), so a zone Gardener adds

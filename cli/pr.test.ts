@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
+import { VALIDATE_CONTEXT } from '../model/contract.js';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { classLine, type RecordedClass } from '../generator/propose/merge-gate.js';

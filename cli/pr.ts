@@ -1,16 +1,11 @@
-// `kimops pr list | show | approve | merge`: reviewing the embedded local forge's pull requests from the
-// terminal. Wiring only: the records and the merge live in adapters/forge/local.ts.
+// `kimops pr list | show | approve | merge`, run: the records and the merge live in adapters/forge/local.ts, the
+// merge gate in generator/propose/merge-gate.ts; this opens the repo and prints. Its options: commands/pr.ts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Option, type Command } from 'commander';
-import { VALIDATE_CONTEXT, type ForgeResult } from '../adapters/forge/forge.js';
-import {
-  approvalsOf,
-  localForge,
-  reviewerNameProblem,
-  type LocalForge,
-  type PullRecord,
-} from '../adapters/forge/local.js';
+import type { ForgeResult } from '../adapters/forge/forge.js';
+import { VALIDATE_CONTEXT } from '../model/contract.js';
+import { approvalsOf, localForge, reviewerNameProblem, type LocalForge } from '../adapters/forge/local.js';
+import type { PullRecord } from '../adapters/forge/pull-record.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { mergeGate, recordedClass } from '../generator/propose/merge-gate.js';
 import { ConfigError } from '../model/errors.js';
@@ -18,80 +13,38 @@ import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { printable, printableOutput } from '../model/printable.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
-/** A forge refused the action (not mergeable, moved head, closed PR): not a usage error. */
-const REFUSED = 1;
-
-interface RepoOptions {
-  repo: string;
-}
-interface ReviewerOptions extends RepoOptions {
-  as: string;
-}
-interface MergeOptions extends ReviewerOptions {
+export interface MergeOptions extends ReviewerOptions {
   force?: boolean;
   reason?: string;
 }
+export interface RepoOptions {
+  repo: string;
+}
+export interface ReviewerOptions extends RepoOptions {
+  as: string;
+}
 
-const HELP = `
-Pull requests of the embedded local forge are recorded in the landscape repo itself (branch kimops/pulls),
-so reviewing needs no server. Merging is a real git merge into the PR's base (a fast-forward when possible),
-guarded by the head recorded when kimops opened or last updated the PR: a branch that moved since is refused.
-A merge passes the same gate as kimops's auto-merge: the change class kimops recorded for the PR's head under
-kimops.yaml's mergePolicy on main, the approvals on that head, and its kimops/validate status; a blocked class
-(an immutable change) never passes. --force --reason "<why>" merges past the gate (not past a moved head)
-and records who and why in the PR record and the merge commit.
+/** A forge refused the action (not mergeable, moved head, closed PR): not a usage error. */
+const REFUSED = 1;
 
-Exit codes: 0 done; 1 refused (the gate, head moved, conflicts, PR not open); 2 usage error, no such repo or PR.
+export async function prList(options: RepoOptions, io: CliIo): Promise<number> {
+  const { forge } = await openForge(options.repo, options);
+  return list(forge, io);
+}
 
-Examples:
-  kimops pr list --repo ./landscape-dev.git
-  kimops pr show 3 --repo ./landscape-dev.git
-  kimops pr approve 3 --repo ./landscape-dev.git --as alice
-  kimops pr merge 3 --repo ./landscape-dev.git`;
+export async function prShow(number: string, options: RepoOptions, io: CliIo): Promise<number> {
+  const { forge } = await openForge(options.repo, options);
+  return show(forge, parseNumber(number), io);
+}
 
-export function registerPr(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  const pr = program
-    .command('pr')
-    .description('review pull requests of the local forge (recorded in the landscape repo)')
-    .addHelpText('after', HELP);
-  const repoOption = () =>
-    new Option('--repo <dir>', 'the landscape repo (a bare git repository)').makeOptionMandatory();
-  const asOption = () =>
-    new Option('--as <name>', 'who you are in the record').default(process.env.USER || 'reviewer', '$USER or reviewer');
-  const run = (action: (forge: LocalForge, repo: LandscapeRepo) => Promise<number>) => async (options: RepoOptions) => {
-    const { forge, repo } = await openForge(options.repo, options);
-    setExitCode(await action(forge, repo));
-  };
+export async function prApprove(number: string, options: ReviewerOptions, io: CliIo): Promise<number> {
+  const { forge } = await openForge(options.repo, options);
+  return approve(forge, parseNumber(number), options.as, io);
+}
 
-  pr.command('list')
-    .description('open pull requests: number, branch, title, approvals, validation status')
-    .addOption(repoOption())
-    .action(async (options: RepoOptions) => run((forge) => list(forge, io))(options));
-  pr.command('show')
-    .description('one pull request: title, body, statuses, approvals, comments')
-    .argument('<number>')
-    .addOption(repoOption())
-    .action(async (number: string, options: RepoOptions) =>
-      run((forge) => show(forge, parseNumber(number), io))(options),
-    );
-  pr.command('approve')
-    .description("approve the pull request's current head")
-    .argument('<number>')
-    .addOption(repoOption())
-    .addOption(asOption())
-    .action(async (number: string, options: ReviewerOptions) =>
-      run((forge) => approve(forge, parseNumber(number), options.as, io))(options),
-    );
-  pr.command('merge')
-    .description('merge into the base branch if the merge gate allows it and the head is still the one kimops recorded')
-    .argument('<number>')
-    .addOption(repoOption())
-    .addOption(asOption())
-    .option('--force', 'merge past the gate (class, approvals, checks); needs --reason')
-    .option('--reason <text>', 'why the gate is overridden: recorded in the PR record and the merge commit')
-    .action(async (number: string, options: MergeOptions) =>
-      run((forge, repo) => merge(forge, repo, parseNumber(number), options, io))(options),
-    );
+export async function prMerge(number: string, options: MergeOptions, io: CliIo): Promise<number> {
+  const { forge, repo } = await openForge(options.repo, options);
+  return merge(forge, repo, parseNumber(number), options, io);
 }
 
 async function openForge(

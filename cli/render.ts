@@ -1,14 +1,13 @@
-// `kimops render`: Runtimes (+ landscape or KIM config, + live Shoots) → Shoot manifests on stdout or
-// in the landscape-repo layout. Wiring only: reading is in adapters/, rendering in generator/render/.
-import { Option, type Command } from 'commander';
+// `kimops render`, run: the Runtimes, the landscape or KIM's config and the live Shoots read (adapters/files/),
+// rendered (generator/render-runtimes.ts), written or printed. Its options: commands/render.ts.
 import { configure } from 'safe-stable-stringify';
 import { readKimSettings } from '../adapters/files/kim-settings.js';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes, readShoots, STDIN } from '../adapters/files/manifests.js';
 import { writeFiles } from '../adapters/files/write-files.js';
-import { toYamlStream } from '../generator/render/canonical-yaml.js';
-import { filesOf } from '../generator/render/landscape-layout.js';
-import { renderRuntimes, type RenderResult } from '../generator/render/render-runtimes.js';
+import { toYamlStream } from '../rules/canonical-yaml.js';
+import { filesOf } from '../rules/landscape-layout.js';
+import { renderRuntimes, type RenderResult } from '../generator/render-runtimes.js';
 import { parseAssignments } from '../model/assignments.js';
 import { ConfigError } from '../model/errors.js';
 import { printable, printableLines } from '../model/printable.js';
@@ -16,7 +15,7 @@ import { conversionSettingsOf, type ConversionSettings } from '../model/landscap
 import type { Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 
-interface RenderOptions {
+export interface RenderOptions {
   landscape?: string;
   runtime: string;
   liveShoot?: string;
@@ -29,77 +28,8 @@ interface RenderOptions {
   registryCacheSecret?: string[];
 }
 
-const JSON_HELP = `
-Output:
-  yaml (default)  the companions and Shoots as one multi-document YAML stream, sorted by Shoot name,
-                  each Shoot after its companions (kubectl apply -f - order); nothing on stdout with --out.
-  json            one object (keys sorted), also with --out:
-                    {"shoots": [{"name", "runtime": "<ns>/<name>", "source": "<file>", "mode": "create"|"update",
-                                 "shoot": {...}, "companions": [{...}], "files": ["shoots/<name>/shoot.yaml", ...]}],
-                     "errors": [{"source", "message", "runtime"?, "field"?}]}
-  Errors are also printed to stderr, one line each: runtime <ns>/<name>: <field>: <reason>.
-
-Files (--out): shoots/<shoot>/shoot.yaml and shoots/<shoot>/<kind>-<name>.yaml per companion.
-
-Exit codes: 0 all rendered; 1 some Runtimes failed (the others are rendered); 2 usage or configuration error;
-70 a bug in kimops.
-
-Examples:
-  kimops render --landscape dev --runtime examples/runtimes
-  kubectl get runtimes -n kcp-system -o yaml | kimops render --landscape ./my-landscape --runtime - --out repo/
-  kimops render --kim-config converter_config.json --kim-flag api-server-acl-enabled=true \\
-    --kim-configmap acl.yaml --runtime runtime.yaml --live-shoot shoot.yaml`;
-
-export function registerRender(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
-    .command('render')
-    .description('render the Gardener Shoots (and their companions) for Kyma Runtimes')
-    .addOption(
-      new Option(
-        '--landscape <name|dir>',
-        'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
-      ).conflicts('kimConfig'),
-    )
-    .addOption(
-      new Option(
-        '--runtime <file|dir|->',
-        'Runtime manifests: a file, a folder (read recursively), or - for stdin',
-      ).makeOptionMandatory(),
-    )
-    .option('--live-shoot <file|dir>', 'live Shoots: render in update mode against the one named like spec.shoot.name')
-    .option('--out <dir>', 'write the landscape-repo layout under this folder instead of printing YAML')
-    .addOption(
-      new Option('--output <format>', 'yaml or json (see Output below)').choices(['yaml', 'json']).default('yaml'),
-    )
-    .option(
-      '--kim-config <file>',
-      "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)",
-    )
-    .option('--kim-flag <name=value>', 'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)', collect)
-    .option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)', collect)
-    .option(
-      '--kim-file <path=file>',
-      'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)',
-      collect,
-    )
-    .option(
-      '--registry-cache-secret <uid=name>',
-      "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; repeatable)",
-      collect,
-    )
-    .addHelpText('after', JSON_HELP)
-    .action(async (options: RenderOptions, command: Command) => {
-      const usageError = optionsProblem(options);
-      if (usageError) command.error(`error: ${usageError}`, { exitCode: EXIT.usage });
-      setExitCode(await render(options, io));
-    });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-function optionsProblem(options: RenderOptions): string | undefined {
+/** What the options cannot mean together (a usage error), if anything. */
+export function optionsProblem(options: RenderOptions): string | undefined {
   if (!options.landscape && !options.kimConfig) return 'pass --landscape <name|dir> or --kim-config <file>';
   if (!options.kimConfig && (options.kimFlag || options.kimConfigmap || options.kimFile))
     return '--kim-flag, --kim-configmap and --kim-file only apply with --kim-config';
@@ -108,7 +38,7 @@ function optionsProblem(options: RenderOptions): string | undefined {
   return undefined;
 }
 
-async function render(options: RenderOptions, io: CliIo): Promise<number> {
+export async function render(options: RenderOptions, io: CliIo): Promise<number> {
   const settings = await loadSettings(options, io);
   const liveShoots = options.liveShoot ? await loadLiveShoots(options.liveShoot, io) : new Map<string, Shoot>();
   const { runtimes, errors: readErrors } = await readRuntimes(options.runtime, () => io.readStdin());

@@ -1,16 +1,15 @@
-// `kimops validate`: the landscape repo's own check, run by its workflow on every pull request — the
-// same schema and policy checks the generator puts into its PRs, for the Shoots that changed against
-// the base, plus the credentials scan of the files the change added or changed (of every file without
-// a base); with a Garden kubeconfig also a server-side dry-run of each changed Shoot. Wiring only: the
-// checks are generator/validate/repo-check.ts.
+// `kimops validate`, run: the checkout (or the files), the base's files and kimops.yaml read, checked by
+// generator/validate/repo-check.ts, with a Garden also dry-run; the findings printed as text or GitHub
+// annotations. Its options: commands/validate.ts.
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Option, type Command } from 'commander';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readTextFile } from '../adapters/files/read-text.js';
 import { readRepoFiles } from '../adapters/files/repo-files.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { describeFailure, KubeClient, refOf, type KubeObject } from '../adapters/kube/kube-client.js';
+import { KubeClient, refOf } from '../adapters/kube/kube-client.js';
+import { describeFailure } from '../model/kube-result.js';
+import type { KubeObject } from '../model/kube-object.js';
 import { YAML_CHECK } from '../generator/validate/folder-check.js';
 import {
   checkLandscapeFiles,
@@ -19,18 +18,16 @@ import {
   type Finding,
   type RepoCheckReport,
 } from '../generator/validate/repo-check.js';
-import { SHOOTS_FOLDER } from '../generator/render/landscape-layout.js';
+import { SHOOTS_FOLDER } from '../rules/landscape-layout.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { printable } from '../model/printable.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { policySource } from './policy-context.js';
+import { FIELD_MANAGER } from '../model/contract.js';
 
-/** The field manager of the dry-run apply: the applier's, so the dry-run sees what its apply would. */
-const FIELD_MANAGER = 'kimops';
-
-interface ValidateOptions {
+export interface ValidateOptions {
   base?: string;
   landscape?: string;
   policySet?: string;
@@ -38,53 +35,7 @@ interface ValidateOptions {
   gardenKubeconfig?: string;
 }
 
-const HELP = `
-<repo-dir>: a checkout of a landscape repo (it has kimops.yaml). Its Shoot folders are checked — with
---base only those that changed against that git ref (e.g. origin/main), each with its operation
-(create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
-kimops.yaml names, with the landscape kimops.yaml names (the base's kimops.yaml when --base is given,
-so a pull request cannot pick its own rules). Files are scanned for credentials: with --base those the
-change added or changed (and every file of a changed Shoot's folder), so a pull request is judged on
-what it changes; without --base every file, which is how to find a credential already on main (run it on
-main, e.g. on each push to main or on a schedule).
-<files…>: Shoot manifests outside a landscape repo (files, or folders of .yaml/.yml/.json files), each
-Shoot checked as a create; needs --landscape. Input that holds no Shoot at all is refused (exit 2).
-
---garden-kubeconfig: also a server-side dry-run (apply, dryRun=All) of each created or updated Shoot and
-its companions in garden-<project>, reported beside the policies; nothing is written.
---output github: GitHub workflow annotations (::error / ::warning with file and line) and a summary.
-
-Exit codes: 0 nothing denied (warnings allowed); 1 something denied (a file that cannot be read as YAML
-included); 2 usage or configuration error, or files that hold no Shoot (a Runtime, an empty file or
-folder); 69 the Garden could not be reached.
-
-Examples:
-  kimops validate . --base origin/main --output github        (the landscape repo's workflow)
-  kimops validate --landscape dev shoots/c-1/shoot.yaml`;
-
-export function registerValidate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
-    .command('validate')
-    .description(
-      "check a landscape repo's Shoots (or Shoot files) against the schema, the policies and for credentials",
-    )
-    .argument('[paths...]', 'a landscape repo checkout, or Shoot files', ['.'])
-    .option('--base <ref>', 'with a repo: check only the Shoots that changed against this git ref')
-    .option('--landscape <name|dir>', "the landscape (default: the repo's kimops.yaml)")
-    .option('--policy-set <name>', "the policy set (default: the repo's kimops.yaml, else default)")
-    .addOption(
-      new Option('--output <format>', 'text, or GitHub workflow annotations')
-        .choices(['text', 'github'])
-        .default('text'),
-    )
-    .option('--garden-kubeconfig <file>', 'also dry-run the changed Shoots against this Garden')
-    .addHelpText('after', HELP)
-    .action(async (paths: string[], options: ValidateOptions) => {
-      setExitCode(await validate(paths, options, io));
-    });
-}
-
-async function validate(paths: string[], options: ValidateOptions, io: CliIo): Promise<number> {
+export async function validate(paths: string[], options: ValidateOptions, io: CliIo): Promise<number> {
   const [only] = paths;
   const repoDir =
     paths.length === 1 && only !== undefined && isDirectory(only) && existsSync(join(only, KIMOPS_YAML))
@@ -200,6 +151,7 @@ async function dryRun(
     return document && !document.error ? (document.value as KubeObject) : undefined; // a broken file is reported by the checks
   };
   const refused = async (file: string, object: KubeObject) => {
+    // The applier's field manager: the dry-run sees what its apply would.
     const applied = await garden.apply(object, FIELD_MANAGER, { dryRun: true });
     if (applied.ok) return false;
     if (applied.status === 0) throw new TransportError(`kubeconfig ${garden.label}`, describeFailure(applied));

@@ -4,11 +4,10 @@
 // update of an open kimops PR without force (it is a merge of the new main and the old head, so a
 // human's push in between makes ours `rejected` rather than lost), a fresh proposal with force (a
 // stale branch of a closed PR is replaced).
-import { RefMoved, type LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { RemoteAuth } from '../adapters/git/remote.js';
-import { ConfigError, TransportError } from '../model/errors.js';
-
-export const MAIN = 'main';
+import { MAIN_BRANCH } from '../model/contract.js';
+import { ConfigError, RefMoved, TransportError } from '../model/errors.js';
 
 export interface LandscapeRemote {
   url: string;
@@ -35,7 +34,7 @@ export interface BranchSync {
 export function branchSync(repo: LandscapeRepo, remote: LandscapeRemote | undefined): BranchSync {
   if (!remote) {
     return {
-      baseRef: MAIN,
+      baseRef: MAIN_BRANCH,
       refresh: async () => undefined,
       have: async () => undefined,
       async publish(branch, head, { previous }) {
@@ -56,13 +55,13 @@ export function branchSync(repo: LandscapeRepo, remote: LandscapeRemote | undefi
     return result.oid;
   };
   return {
-    baseRef: `refs/remotes/origin/${MAIN}`,
+    baseRef: `refs/remotes/origin/${MAIN_BRANCH}`,
     async refresh() {
-      if ((await fetched(MAIN)) === undefined)
+      if ((await fetched(MAIN_BRANCH)) === undefined)
         throw new ConfigError(
           '--repo',
           '',
-          `the remote repo has no ${MAIN} branch; create the landscape repo with kimops init`,
+          `the remote repo has no ${MAIN_BRANCH} branch; create the landscape repo with kimops init`,
         );
     },
     async have(branch, sha) {

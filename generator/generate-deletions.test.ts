@@ -12,7 +12,7 @@ import type { Runtime } from '../model/runtime.js';
 import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { generate, type GenerateInput } from './generate.js';
-import type { RuntimeInput } from './render/render-runtimes.js';
+import type { RuntimeInput } from './render-runtimes.js';
 
 const dir = useTempDir('generate-deletions');
 const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;

@@ -13,11 +13,11 @@ import { localForge } from '../adapters/forge/local.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { policySource } from '../cli/policy-context.js';
 import { conversionSettingsOf } from '../model/landscape.js';
-import { LABEL_GLOBAL_ACCOUNT_ID } from '../model/runtime.js';
+import { LABEL_GLOBAL_ACCOUNT_ID } from '../model/contract.js';
 import { validateShootSchema } from '../model/schemas/shoot-schema.js';
 import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { generate } from './generate.js';
-import type { RuntimeInput } from './render/render-runtimes.js';
+import type { RuntimeInput } from './render-runtimes.js';
 import { checkLandscapeFiles } from './validate/repo-check.js';
 
 const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;

@@ -1,15 +1,15 @@
 // What a generator pass reads from the landscape repo's main: kimops.yaml and the Shoot folders. A
 // folder is known by its tree oid first and read only when asked, so a pass over 10,000 unchanged
 // Shoots reads one tree (render-memo.ts says which folders need reading at all); parsed Shoots are
-// kept for the pass, file texts are not.
+// kept for the pass, file texts only as long as the caller keeps a `folder()` it asked for.
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { folderOid } from '../adapters/git/objects.js';
+import { folderOid } from '../model/git-object-id.js';
 import { ConfigError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
 import { describeKind, isJsonObject } from '../model/json.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from './render/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../rules/landscape-layout.js';
 
 export interface MainSnapshot {
   /** The ref the pass renders against: `main`, or `refs/remotes/origin/main` for a remote repo. */
@@ -17,8 +17,8 @@ export interface MainSnapshot {
   config: KimopsConfig;
   /** Shoot name → the tree oid of its folder (a folder without shoot.yaml has no `shoot()`). */
   folders: ReadonlyMap<string, string>;
-  /** The folder's files (repo path → text), read on each call: a pass over 10,000 Shoots keeps none of them. */
-  files(shoot: string): Promise<Map<string, string>>;
+  /** The folder's files and its Shoot, read on each call (the Shoot parsed once): what a plan needs of a folder. */
+  folder(shoot: string): Promise<MainFolder>;
   /**
    * Whether main's folder holds exactly these files (repo path → text), decided by hashing them as git
    * would and comparing the folder's oid: nothing is read from the repository.
@@ -26,8 +26,18 @@ export interface MainSnapshot {
   holds(shoot: string, files: ReadonlyMap<string, string>): boolean;
   /** The folder's Shoot, parsed once; undefined when main has no such folder, no shoot.yaml, or a broken one. */
   shoot(shoot: string): Promise<Shoot | undefined>;
-  /** Shoots whose shoot.yaml on main could not be read, found so far by `shoot()`. */
+  /** Shoots whose shoot.yaml on main could not be read, found so far by `shoot()` and `folder()`. */
   broken: ReadonlyMap<string, ConfigError>;
+}
+
+/** One Shoot folder of main as read. */
+export interface MainFolder {
+  /** Repo path → text; none when main has no such folder. */
+  files: ReadonlyMap<string, string>;
+  /** Absent when the folder has no shoot.yaml, or a broken one. */
+  shoot?: Shoot;
+  /** Why its shoot.yaml could not be read: nothing is proposed for the Shoot then. */
+  broken?: ConfigError;
 }
 
 export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landscape: string): Promise<MainSnapshot> {
@@ -46,10 +56,10 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
         texts.set(path, await file.read());
     return texts;
   };
-  const parse = async (shoot: string): Promise<Shoot | undefined> => {
-    const path = `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
-    const text = (await readFolder(shoot)).get(path);
+  const pathOf = (shoot: string) => `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
+  const parse = (shoot: string, text: string | undefined): Shoot | undefined => {
     if (text === undefined) return undefined;
+    const path = pathOf(shoot);
     const source = `${path} on ${ref}`;
     const documents = parseYamlDocuments(text, source);
     const [document] = documents;
@@ -74,7 +84,6 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
     ref,
     config,
     folders,
-    files: readFolder,
     broken,
     holds: (shoot, files) => {
       const folder = `${SHOOTS_FOLDER}/${shoot}/`;
@@ -87,11 +96,22 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
       }
       return folders.get(shoot) === folderOid(names);
     },
-    shoot: (shoot) =>
-      folders.has(shoot)
-        ? (shoots.get(shoot) ?? (shoots.set(shoot, parse(shoot)).get(shoot) as Promise<Shoot | undefined>))
-        : Promise.resolve(undefined),
+    shoot: (shoot) => parsed(shoot, async () => (await readFolder(shoot)).get(pathOf(shoot))),
+    async folder(shoot) {
+      const files = await readFolder(shoot);
+      const value = await parsed(shoot, async () => files.get(pathOf(shoot)));
+      const error = broken.get(shoot);
+      return { files, ...(value && { shoot: value }), ...(error && { broken: error }) };
+    },
   };
+
+  /** The folder's Shoot, parsed from `text()` the first time it is asked for. */
+  function parsed(shoot: string, text: () => Promise<string | undefined>): Promise<Shoot | undefined> {
+    if (!folders.has(shoot)) return Promise.resolve(undefined);
+    let value = shoots.get(shoot);
+    if (value === undefined) shoots.set(shoot, (value = text().then((read) => parse(shoot, read))));
+    return value;
+  }
 }
 
 /**

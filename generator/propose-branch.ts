@@ -3,17 +3,17 @@
 // Used for a single Shoot's change and for a rollout wave alike. Everything needed to resume is in
 // Git and the forge: the PR body hides the head kimops wrote, so a different head was pushed by a human.
 import type { Forge, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
-import { VALIDATE_CONTEXT } from '../adapters/forge/forge.js';
+import { VALIDATE_CONTEXT } from '../model/contract.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { BranchSync } from './branch-sync.js';
-import { MAIN } from './branch-sync.js';
+import { MAIN_BRANCH } from '../model/contract.js';
 import type { ChangeClassName } from './propose/classify.js';
 import { classLine } from './propose/merge-gate.js';
 import { decideMerge, type MergeAction } from './propose/merge-policy.js';
 import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
-import { SHOOTS_FOLDER } from './render/landscape-layout.js';
+import { SHOOTS_FOLDER } from '../rules/landscape-layout.js';
 import { checksSummary } from './validate/checks.js';
 
 /**
@@ -120,7 +120,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}${classLine(head, prClass)}`;
   const labels = [`kimops:${prClass.class}`];
   const { number, url } =
-    open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN, title: pr.title, body, labels }), forge);
+    open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN_BRANCH, title: pr.title, body, labels }), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body))
     unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 
@@ -225,7 +225,7 @@ export class ForgeRefusal extends TransportError {}
  * an unreachable or rate-limited forge ends the pass (nothing is lost, the next pass starts from what
  * Git and the forge hold); anything else the forge refused fails the one proposal (ForgeRefusal).
  */
-export function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
+function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
   if (result.ok) return result.value;
   const { kind, message } = result.failure;
   if (kind === 'unauthorized')

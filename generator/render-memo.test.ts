@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
+import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import type { Runtime } from '../model/runtime.js';
 import { renderKey } from './render-memo.js';
 

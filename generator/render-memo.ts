@@ -3,7 +3,7 @@
 // Runtime, the conversion settings, main's folder (by tree oid) and the Garden's live Shoot — and is
 // skipped while that key stays the same. A key that differs only costs a render; it can never hide a change.
 import { createHash } from 'node:crypto';
-import { PIPELINE_ANNOTATION } from '../model/pipeline-facts.js';
+import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import type { Runtime } from '../model/runtime.js';
 
 export class RenderMemo {

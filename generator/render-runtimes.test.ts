@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { conversionSettingsOf } from '../../model/landscape.js';
-import { parseLandscape } from '../../model/landscape-parse.js';
-import { runtimeRef, type Runtime } from '../../model/runtime.js';
-import type { Shoot } from '../../model/shoot.js';
-import { parseYaml11 } from '../../model/yaml-input.js';
+import { conversionSettingsOf } from '../model/landscape.js';
+import { parseLandscape } from '../model/landscape-parse.js';
+import { runtimeRef, type Runtime } from '../model/runtime.js';
+import type { Shoot } from '../model/shoot.js';
+import { parseYaml11 } from '../model/yaml-input.js';
 import { renderRuntimes, type RuntimeInput } from './render-runtimes.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const settings = conversionSettingsOf(parseLandscape(read('landscapes/dev/landscape.yaml'), 'dev', 'dev'));
 
 function example(plan: string, edit: (runtime: Runtime) => void = () => undefined): RuntimeInput {

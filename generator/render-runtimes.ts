@@ -1,12 +1,12 @@
 // Many Runtimes → their Shoots laid out for the landscape repo. Pure: a Runtime that fails is reported
 // and the others are still rendered; the result is sorted by Shoot name, so it never depends on input order.
-import { convertRuntime } from '../convert/index.js';
-import { ConfigError, ConversionError } from '../../model/errors.js';
-import type { ConversionSettings } from '../../model/landscape.js';
-import { runtimeRef, type Runtime } from '../../model/runtime.js';
-import { validateRuntimeSchema } from '../../model/schemas/runtime-schema.js';
-import type { Shoot } from '../../model/shoot.js';
-import { shootManifests, type Manifest } from './landscape-layout.js';
+import { convertRuntime } from './convert/index.js';
+import { ConfigError, ConversionError } from '../model/errors.js';
+import type { ConversionSettings } from '../model/landscape.js';
+import { runtimeRef, type Runtime } from '../model/runtime.js';
+import { validateRuntimeSchema } from '../model/schemas/runtime-schema.js';
+import type { Shoot } from '../model/shoot.js';
+import { shootManifests, type Manifest } from '../rules/landscape-layout.js';
 
 export interface RuntimeInput {
   source: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_ANNOTATION, readPipelineAnnotation } from '../model/pipeline-facts.js';
+import { readPipelineAnnotation } from '../model/pipeline-facts.js';
+import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import type { Runtime } from '../model/runtime.js';
 import type { ShootOutcome } from './generate.js';
 import { runtimeFactWrites } from './runtime-facts.js';

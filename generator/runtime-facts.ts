@@ -3,13 +3,13 @@
 // is blocked or merged, and that main holds its Shoot. Pure: the pass's result and the Runtimes in, the
 // annotation writes out — only where the text would change, so a pass that learned nothing new writes nothing.
 import {
-  PIPELINE_ANNOTATION,
   pipelineAnnotationValue,
   readPipelineAnnotation,
   type GeneratorFacts,
   type Proposal,
   type ProposalState,
 } from '../model/pipeline-facts.js';
+import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { GenerateResult, ShootOutcome } from './generate.js';
 

@@ -2,12 +2,13 @@
 // settles first, so it costs one pass) and at least every interval — merges and approvals on the
 // forge arrive without an event. A failed pass backs off exponentially and never ends the loop:
 // kimops keeps no state outside Git and the forge, so the next pass picks up where this one failed.
+import { backoffDelayMs, type BackoffPolicy } from '../model/backoff.js';
 
 /** Changes within this window share one pass: KEB writes a new Runtime's spec and labels in quick succession. */
-export const DEFAULT_DEBOUNCE_MS = 1_000;
+const DEFAULT_DEBOUNCE_MS = 1_000;
 /** First wait after a failed pass; doubled per failure in a row up to the maximum. */
-export const FAILURE_BACKOFF_MS = 5_000;
-export const MAX_FAILURE_BACKOFF_MS = 5 * 60_000;
+const FAILURE_BACKOFF_MS = 5_000;
+const MAX_FAILURE_BACKOFF_MS = 5 * 60_000;
 
 export interface WatchLoopOptions {
   /** One generator pass; a rejection is a failed pass. */
@@ -31,11 +32,13 @@ export interface WatchLoop {
 
 export function watchLoop(options: WatchLoopOptions): WatchLoop {
   const { signal } = options;
-  const backoffOf = (failures: number) =>
-    Math.min(
-      options.maxBackoffMs ?? MAX_FAILURE_BACKOFF_MS,
-      (options.backoffMs ?? FAILURE_BACKOFF_MS) * 2 ** (failures - 1),
-    );
+  // No jitter: a failed pass is retried as one pass, seconds to minutes apart, not as a burst of requests worth
+  // spreading out; and the wait reported to onFailure (and logged) is then the wait taken.
+  const backoff: BackoffPolicy = {
+    initialMs: options.backoffMs ?? FAILURE_BACKOFF_MS,
+    maxMs: options.maxBackoffMs ?? MAX_FAILURE_BACKOFF_MS,
+  };
+  const backoffOf = (failures: number) => backoffDelayMs(failures, backoff);
   let triggered = false;
   let wake: (() => void) | undefined;
 

@@ -63,3 +63,15 @@ export class TransportError extends Error {
     super(`${printable(remote)}: ${printableLines(detail)}`);
   }
 }
+
+/** The ref is no longer what the caller read: another writer moved it in between. */
+export class RefMoved extends Error {
+  override readonly name = 'RefMoved';
+  constructor(
+    readonly ref: string,
+    readonly expected: string | undefined,
+    readonly actual: string | undefined,
+  ) {
+    super(`${ref} moved: expected ${expected?.slice(0, 12) ?? 'no ref'}, found ${actual?.slice(0, 12) ?? 'no ref'}`);
+  }
+}

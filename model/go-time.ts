@@ -1,5 +1,6 @@
-// Go's time.Duration text form. KIM decodes durations with time.ParseDuration and Kubernetes
-// prints metav1.Duration with Duration.String(), so "15m" in config becomes "15m0s" in a Shoot.
+// Time as Go and Kubernetes print it, in one place. KIM decodes durations with time.ParseDuration and
+// Kubernetes prints metav1.Duration with Duration.String(), so "15m" in config becomes "15m0s" in a Shoot;
+// metav1.Time is RFC 3339 in whole seconds, so a status or Event time never carries milliseconds.
 
 const UNIT_NANOS: Record<string, number> = {
   ns: 1,
@@ -56,4 +57,14 @@ export function formatGoDuration(nanos: number): string {
 
 function trimFraction(value: number): string {
   return Number(value.toFixed(9)).toString();
+}
+
+/** A duration in milliseconds cut to whole seconds, as Go prints `d.Truncate(time.Second)`: `13h40m48s`, `59s`. */
+export function formatGoDurationMs(ms: number): string {
+  return formatGoDuration(Math.trunc(ms / 1000) * 1e9);
+}
+
+/** metav1.Time's form: RFC 3339 in UTC, whole seconds (`2026-01-02T03:04:05Z`). */
+export function rfc3339Seconds(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }

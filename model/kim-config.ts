@@ -14,7 +14,7 @@ import { DEFAULT_CONVERSION_FLAGS } from './converter-config.js';
 import { ConfigError } from './errors.js';
 import type { ConversionSettings } from './landscape.js';
 import { isCidr, PATTERNS } from './landscape-schema.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from './go-time.js';
 import { isJsonObject } from './json.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ function problem(text: string): string {
 }
 
 describe('parseKimopsConfig', () => {
-  it('fills DESIGN §1.5 defaults into a minimal file', () => {
+  it('fills docs/design.md §1.5 defaults into a minimal file', () => {
     expect(parseKimopsConfig(minimal)).toEqual({
       apiVersion: 'kimops.kyma-project.io/v1alpha1',
       kind: 'KimopsConfig',

@@ -1,9 +1,9 @@
-// The landscape repo's own policy file, `kimops.yaml` at the repo root (DESIGN §1.4): which landscape
+// The landscape repo's own policy file, `kimops.yaml` at the repo root (docs/design.md §1.4): which landscape
 // the repo holds, and how kimops merges, guards and corrects what it proposes there. Pure: the
 // caller reads the file and passes its text.
 import { Ajv } from 'ajv';
 import { ConfigError } from './errors.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from './go-time.js';
 import { parseYaml11 } from './yaml-input.js';
 
 export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
@@ -12,7 +12,7 @@ export const KIMOPS_CONFIG_API_VERSION = 'kimops.kyma-project.io/v1alpha1';
 export const KIMOPS_YAML = 'kimops.yaml';
 
 /** The change classes a landscape sets a policy for; `immutable` is always blocked and has none. */
-export const POLICY_CLASSES = [
+const POLICY_CLASSES = [
   'create',
   'delete',
   'update',
@@ -88,7 +88,7 @@ export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = 
 };
 
 /**
- * DESIGN §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
+ * docs/design.md §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
  * non-disruptive updates and adoptions of Gardener's own changes neither; disruptive updates and
  * rollouts are reviewed.
  */
@@ -224,7 +224,7 @@ type RawConfig = Omit<
   massDeletion?: Partial<MassDeletionGuard>;
 };
 
-/** `kimops.yaml` text → a complete config with DESIGN §1.5 defaults; one ConfigError listing every problem. */
+/** `kimops.yaml` text → a complete config with docs/design.md §1.5 defaults; one ConfigError listing every problem. */
 export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsConfig {
   const data = parseYaml11(text, source);
   if (!validate(data)) {

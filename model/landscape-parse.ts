@@ -16,7 +16,7 @@ import {
 import { ConfigError } from './errors.js';
 import type { Landscape } from './landscape.js';
 import { hintFor, validateLandscapeSchema } from './landscape-schema.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from './go-time.js';
 import { MAX_YAML_ALIASES, YAML_READ_OPTIONS } from './yaml-input.js';
 import { isJsonObject } from './json.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LANDSCAPE_API_VERSION, type Landscape } from './landscape.js';
 import { isCidr, LANDSCAPE_SCHEMA, PATTERNS, validateLandscapeSchema } from './landscape-schema.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from './go-time.js';
 
 /** Every optional field set: the schema must accept all of what the type allows. */
 const FULL: Required<Landscape> = {

@@ -133,3 +133,6 @@ export function conversionSettingsOf(landscape: Landscape): ConversionSettings {
     ...(landscape.apiServerAcl && { acl: landscape.apiServerAcl }),
   };
 }
+
+/** `{<provider type>: {<region>: [zone names as the Shoot writes them]}}`. */
+export type ZoneCatalog = Record<string, Record<string, string[]>>;

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PIPELINE_ANNOTATION,
-  pipelineAnnotationValue,
-  readPipelineAnnotation,
-  withApplyFacts,
-} from './pipeline-facts.js';
+import { pipelineAnnotationValue, readPipelineAnnotation, withApplyFacts } from './pipeline-facts.js';
+import { PIPELINE_ANNOTATION } from './contract.js';
 
 const read = (text: string) => readPipelineAnnotation({ [PIPELINE_ANNOTATION]: text });
 

@@ -4,9 +4,7 @@
 // already watches Runtimes: a changed annotation is a Runtime event, so its status follows within a second.
 // Pure: values in, values out.
 import { isJsonObject } from './json.js';
-
-/** The generator's annotation on a Runtime; absent means the generator has nothing to report (all in main). */
-export const PIPELINE_ANNOTATION = 'kimops.kyma-project.io/pipeline';
+import { PIPELINE_ANNOTATION } from './contract.js';
 
 export type ProposalState = 'open' | 'waiting-for-review' | 'merged' | 'blocked';
 const PROPOSAL_STATES: readonly ProposalState[] = ['open', 'waiting-for-review', 'merged', 'blocked'];
@@ -99,7 +97,7 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
 }
 
 /**
- * The generator's facts with the applier's (its report, applier/apply-report.ts) for the same Runtime. The
+ * The generator's facts with the applier's (its report, rules/apply-report.ts) for the same Runtime. The
  * applier's are about the Runtime generation its desired Shoot was rendered from: older than the Runtime's,
  * they say nothing about KEB's newest change and are left out.
  */

@@ -1,14 +1,15 @@
 // The Runtime's status as the CRD serves it (crds/runtime.yaml `status`, KIM's api/v1 RuntimeStatus): the
-// contract KEB reads (contracts/keb-and-gardener-shoot.md §A.4). The backfiller writes it through the status
+// contract KEB reads (docs/contracts/keb-and-gardener-shoot.md §A.4). The backfiller writes it through the status
 // subresource as a full replace. Pure: types and a tolerant reader, no I/O.
 import { isJsonObject } from './json.js';
+import { CONVERSION_ERROR_REASON } from './errors.js';
 
 /** `status.state` (crds/runtime.yaml enum; the only field the CRD requires). */
-export const RUNTIME_STATES = ['Pending', 'Ready', 'Terminating', 'Failed'] as const;
+const RUNTIME_STATES = ['Pending', 'Ready', 'Terminating', 'Failed'] as const;
 export type RuntimeState = (typeof RUNTIME_STATES)[number];
 
 /** metav1.ConditionStatus (crds/runtime.yaml `conditions[].status` enum). */
-export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
 
 /** metav1.Condition as the CRD validates it: `observedGeneration` is the only optional field. */
@@ -54,7 +55,7 @@ export interface RuntimeStatus {
   auditLogCR?: string;
 }
 
-export function isRuntimeState(value: unknown): value is RuntimeState {
+function isRuntimeState(value: unknown): value is RuntimeState {
   return typeof value === 'string' && (RUNTIME_STATES as readonly string[]).includes(value);
 }
 
@@ -117,3 +118,121 @@ function copyCondition(condition: RuntimeCondition): RuntimeCondition {
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The status vocabulary, as KIM keeps it on its API type (api/v1 runtime_types.go) plus kimops's own
+// conditions: every condition type and reason the backfiller writes, exact — KEB, its operators and their
+// alerts match on these strings (docs/contracts/runtime-status.md).
+// ---------------------------------------------------------------------------------------------------------
+
+// Condition types (docs/contracts/runtime-status.md §1, §4).
+export const CONDITION_PROVISIONED = 'Provisioned';
+export const CONDITION_KUBECONFIG_READY = 'KubeconfigReady';
+export const CONDITION_CONFIGURED = 'Configured';
+export const CONDITION_DEPROVISIONED = 'Deprovisioned';
+
+// Reasons (docs/contracts/runtime-status.md §1, §2, §4).
+/** §1 Initialize: shoot=nil & no `Provisioned` condition. */
+export const REASON_INITIALISED = 'Initialised';
+/** §1 CreateShoot and §2 WaitForShootCreation (KIM's `ConditionReasonShootCreationPending`); also §2's retryable reconcile row. */
+export const REASON_PENDING = 'Pending';
+/** §2 WaitForShootReconcile, in progress. */
+export const REASON_PROCESSING = 'Processing';
+/** §2 Create Succeeded. */
+export const REASON_SHOOT_CREATION_COMPLETED = 'ShootCreationCompleted';
+/** §2 Reconcile Succeeded. */
+export const REASON_CONFIGURATION_COMPLETED = 'ConfigurationCompleted';
+/** §2 Create Failed (non-retryable, or no matching seeds). */
+export const REASON_CREATION_ERR = 'CreationErr';
+/** §2 Reconcile Failed (non-retryable); §3 patch errors. */
+export const REASON_PROCESSING_ERR = 'ProcessingErr';
+/** §1 CreateShoot / §3: the Runtime cannot be converted (the generator's `ConversionError` carries the same reason). */
+export const REASON_CONVERSION_ERR = CONVERSION_ERROR_REASON;
+/** §1 CreateShoot: no usable Seed in the enforced region (applier/seeds.ts writes the message). */
+export const REASON_SEED_NOT_FOUND = 'SeedNotFound';
+/** §1 CreateShoot: `Create(shoot)` failed. */
+export const REASON_GARDENER_ERR = 'GardenerErr';
+/** §1 HandleKubeconfig: GardenerCluster created, Secret not there yet. */
+export const REASON_GARDENER_CLUSTER_CR_CREATED = 'GardenerClusterCRCreated';
+/** §1 HandleKubeconfig: GardenerCluster Ready (kimops: the Secret exists). */
+export const REASON_GARDENER_CLUSTER_CR_READY = 'GardenerClusterCRReady';
+/** §1 ApplyClusterRoleBindings: done, the Runtime is Ready. */
+export const REASON_ADMINISTRATORS_CONFIGURED = 'AdministratorsConfigured';
+/** §4 2.: `Delete(shoot)` issued / failed. */
+export const REASON_GARDENER_SHOOT_DELETED = 'GardenerShootDeleted';
+/** KIM's `ConditionReasonDeletionErr` (api/v1 runtime_types.go); kimops uses it for a deletion past its timeout. */
+export const REASON_DELETION_ERR = 'DeletionErr';
+
+// Kubernetes-standard conditions (kstatus: Reconciling and Stalled are "abnormal-true").
+export const CONDITION_READY = 'Ready';
+export const CONDITION_RECONCILING = 'Reconciling';
+export const CONDITION_STALLED = 'Stalled';
+/** Ready=True; otherwise the three take the reason and message of the KIM condition that decided the state. */
+export const REASON_RUNTIME_READY = 'RuntimeReady';
+
+// The GitOps trail.
+export const CONDITION_CHANGE_PROPOSED = 'ChangeProposed';
+export const CONDITION_CHANGE_MERGED = 'ChangeMerged';
+export const CONDITION_CHANGE_APPLIED = 'ChangeApplied';
+export const CONDITION_SHOOT_RECONCILED = 'ShootReconciled';
+export const REASON_PULL_REQUEST_OPEN = 'PullRequestOpen';
+export const REASON_WAITING_FOR_REVIEW = 'WaitingForReview';
+export const REASON_PULL_REQUEST_MERGED = 'PullRequestMerged';
+export const REASON_CHANGE_BLOCKED = 'ChangeBlocked';
+export const REASON_MERGED = 'Merged';
+export const REASON_APPLIED = 'Applied';
+export const REASON_APPLY_PENDING = 'ApplyPending';
+export const REASON_APPLY_FAILED = 'ApplyFailed';
+export const REASON_SHOOT_NOT_FOUND = 'ShootNotFound';
+export const REASON_SHOOT_SUCCEEDED = 'ShootSucceeded';
+export const REASON_SHOOT_PROGRESSING = 'ShootProgressing';
+export const REASON_SHOOT_FAILED = 'ShootFailed';
+export const REASON_SHOOT_STATUS_UNKNOWN = 'ShootStatusUnknown';
+export const REASON_SHOOT_DELETED = 'ShootDeleted';
+
+/** Every condition type kimops writes on a Runtime. */
+export type RuntimeConditionType =
+  | typeof CONDITION_PROVISIONED
+  | typeof CONDITION_KUBECONFIG_READY
+  | typeof CONDITION_CONFIGURED
+  | typeof CONDITION_DEPROVISIONED
+  | typeof CONDITION_READY
+  | typeof CONDITION_RECONCILING
+  | typeof CONDITION_STALLED
+  | typeof CONDITION_CHANGE_PROPOSED
+  | typeof CONDITION_CHANGE_MERGED
+  | typeof CONDITION_CHANGE_APPLIED
+  | typeof CONDITION_SHOOT_RECONCILED;
+
+/** Every reason kimops writes on a Runtime condition. */
+export type RuntimeConditionReason =
+  | typeof REASON_INITIALISED
+  | typeof REASON_PENDING
+  | typeof REASON_PROCESSING
+  | typeof REASON_SHOOT_CREATION_COMPLETED
+  | typeof REASON_CONFIGURATION_COMPLETED
+  | typeof REASON_CREATION_ERR
+  | typeof REASON_PROCESSING_ERR
+  | typeof REASON_CONVERSION_ERR
+  | typeof REASON_SEED_NOT_FOUND
+  | typeof REASON_GARDENER_ERR
+  | typeof REASON_GARDENER_CLUSTER_CR_CREATED
+  | typeof REASON_GARDENER_CLUSTER_CR_READY
+  | typeof REASON_ADMINISTRATORS_CONFIGURED
+  | typeof REASON_GARDENER_SHOOT_DELETED
+  | typeof REASON_DELETION_ERR
+  | typeof REASON_RUNTIME_READY
+  | typeof REASON_PULL_REQUEST_OPEN
+  | typeof REASON_WAITING_FOR_REVIEW
+  | typeof REASON_PULL_REQUEST_MERGED
+  | typeof REASON_CHANGE_BLOCKED
+  | typeof REASON_MERGED
+  | typeof REASON_APPLIED
+  | typeof REASON_APPLY_PENDING
+  | typeof REASON_APPLY_FAILED
+  | typeof REASON_SHOOT_NOT_FOUND
+  | typeof REASON_SHOOT_SUCCEEDED
+  | typeof REASON_SHOOT_PROGRESSING
+  | typeof REASON_SHOOT_FAILED
+  | typeof REASON_SHOOT_STATUS_UNKNOWN
+  | typeof REASON_SHOOT_DELETED;

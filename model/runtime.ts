@@ -1,6 +1,7 @@
 // The Runtime custom resource as KEB writes it (crds/runtime.yaml, KIM's api/v1/runtime_types.go).
 // Only the fields kimops reads are typed precisely; Gardener types embedded in the Runtime
 // (workers, controlPlane) are typed as the Shoot's, because the converter copies them.
+import type { ObjectMeta } from './kube-object.js';
 import type { ControlPlane, Worker } from './shoot.js';
 
 export const RUNTIME_API_VERSION = 'infrastructuremanager.kyma-project.io/v1';
@@ -17,30 +18,8 @@ export const REQUIRED_RUNTIME_LABELS = [
   'operator.kyma-project.io/kyma-name',
 ] as const;
 
-export const LABEL_RUNTIME_ID = 'kyma-project.io/runtime-id';
-export const LABEL_GLOBAL_ACCOUNT_ID = 'kyma-project.io/global-account-id';
-export const LABEL_SUBACCOUNT_ID = 'kyma-project.io/subaccount-id';
-
-/** DESIGN §1.1: re-render even if the generation did not change (KIM's ConfigReloadWatcher sets it). */
-export const ANNOTATION_FORCE_PATCH = 'operator.kyma-project.io/force-patch-reconciliation';
-/** DESIGN §1.1: never touch this Runtime's Shoot; wins over force. */
-export const ANNOTATION_SUSPEND_PATCH = 'operator.kyma-project.io/suspend-patch-reconciliation';
-
 export const PROVIDER_TYPES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud', 'gdch'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  generation?: number;
-  uid?: string;
-  resourceVersion?: string;
-  /** Set by the API server once a DELETE was accepted; the object stays until its finalizers are gone. */
-  deletionTimestamp?: string;
-  [key: string]: unknown;
-}
 
 export interface OidcConfig {
   clientID?: string;
@@ -54,13 +33,13 @@ export interface OidcConfig {
   jwks?: string;
 }
 
-export interface RuntimeKubeApiServer {
+interface RuntimeKubeApiServer {
   oidcConfig?: OidcConfig;
   additionalOidcConfig?: OidcConfig[];
   acl?: { allowedCIDRs?: string[] };
 }
 
-export interface RuntimeNetworking {
+interface RuntimeNetworking {
   type?: string;
   pods: string;
   nodes: string;
@@ -69,7 +48,7 @@ export interface RuntimeNetworking {
   vpcNetwork?: string;
 }
 
-export interface RuntimeShoot {
+interface RuntimeShoot {
   name: string;
   purpose: string;
   platformRegion: string;
@@ -90,7 +69,7 @@ export interface RuntimeShoot {
   controlPlane?: ControlPlane;
 }
 
-export interface ImageRegistryCache {
+interface ImageRegistryCache {
   name: string;
   namespace: string;
   uid: string;
@@ -105,7 +84,7 @@ export interface ImageRegistryCache {
   };
 }
 
-export interface RuntimeSpec {
+interface RuntimeSpec {
   shoot: RuntimeShoot;
   security: {
     administrators: string[];

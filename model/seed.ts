@@ -1,6 +1,6 @@
 // The Gardener Seed fields kimops reads (core.gardener.cloud/v1beta1): only what KIM's seed check before a
-// create looks at (contracts/runtime-status.md, CreateShoot). kimops never writes Seeds.
-import type { ObjectMeta } from './runtime.js';
+// create looks at (docs/contracts/runtime-status.md §1, CreateShoot). kimops never writes Seeds.
+import type { ObjectMeta } from './kube-object.js';
 import type { SHOOT_API_VERSION } from './shoot.js';
 
 /** Gardener's condition; `status` is True, False, Unknown or Progressing. */

@@ -1,12 +1,9 @@
 // The Gardener Shoot fields kimops writes and reads (core.gardener.cloud/v1beta1).
 // Provider-specific configs (RawExtension in Go) stay as plain JSON objects.
-import type { ObjectMeta } from './runtime.js';
+import type { ObjectMeta } from './kube-object.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from './contract.js';
 
 export const SHOOT_API_VERSION = 'core.gardener.cloud/v1beta1';
-
-/** The label the applier puts on every object it manages: what it may delete, and what its mass-deletion guard counts. */
-export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
-export const OWNERSHIP_VALUE = 'kimops';
 
 export function isManagedByKimops(object: { metadata: { labels?: Record<string, string> | undefined } }): boolean {
   return object.metadata.labels?.[OWNERSHIP_LABEL] === OWNERSHIP_VALUE;
@@ -15,7 +12,7 @@ export function isManagedByKimops(object: { metadata: { labels?: Record<string, 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export interface MachineImage {
+interface MachineImage {
   name?: string;
   version?: string;
 }
@@ -56,7 +53,7 @@ export interface NamedResource {
   resourceRef: { apiVersion: string; kind: string; name: string };
 }
 
-export interface DnsProvider {
+interface DnsProvider {
   domains?: { include?: string[] };
   primary?: boolean;
   type?: string;
@@ -68,7 +65,7 @@ export interface Toleration {
   value?: string;
 }
 
-export interface ShootSpec {
+interface ShootSpec {
   purpose?: string;
   region: string;
   secretBindingName?: string;
@@ -125,17 +122,19 @@ export interface ShootStatus {
   [key: string]: unknown;
 }
 
-export interface Shoot {
+// A type alias, not an interface, so it counts as a KubeObject (interfaces lack an implicit index signature).
+export type Shoot = {
   apiVersion: typeof SHOOT_API_VERSION;
   kind: 'Shoot';
   metadata: ObjectMeta;
   spec: ShootSpec;
   status?: ShootStatus;
-}
+};
 
-export interface ConfigMap {
+// A type alias, not an interface, so it counts as a KubeObject (interfaces lack an implicit index signature).
+export type ConfigMap = {
   apiVersion: 'v1';
   kind: 'ConfigMap';
   metadata: ObjectMeta;
   data: Record<string, string>;
-}
+};

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { dump } from 'js-yaml';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { toCanonicalYaml } from '../generator/render/canonical-yaml.js';
+import { toCanonicalYaml } from '../rules/canonical-yaml.js';
 import { fastYamlDocument, mayNotBeString } from './yaml-fast-path.js';
 import { Document } from 'yaml';
 import { fullDocuments, YAML_READ_OPTIONS } from './yaml-input.js';

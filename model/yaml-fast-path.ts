@@ -1,4 +1,4 @@
-// A faster reader for the YAML kimops itself writes (canonical-yaml.ts): one document of maps, lists,
+// A faster reader for the YAML kimops itself writes (rules/canonical-yaml.ts): one document of maps, lists,
 // plain and quoted scalars. js-yaml builds such a document about seven times faster than the `yaml`
 // library's document model, which matters when the applier reads a landscape of 20,000 files. The YAML 1.1
 // meaning of plain scalars (`yes`, `012`, `~`) is not re-implemented: each plain scalar is resolved by the

@@ -6,7 +6,7 @@ import {
   readApplyReportCommit,
   reportUnchanged,
 } from './apply-report.js';
-import type { PlanEntry } from './plan.js';
+import type { PlanEntry } from '../applier/plan.js';
 
 const entry = (shoot: string, overrides: Partial<PlanEntry> = {}, generation = '4'): PlanEntry => ({
   shoot,

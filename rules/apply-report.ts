@@ -4,22 +4,34 @@
 // an input to the applier itself. A ConfigMap because a refused create leaves no Shoot to annotate, and the
 // applier knows the Garden only. Pure: the sync's report in, the ConfigMap (or its facts) out.
 import { stringify } from 'safe-stable-stringify';
-import type { KubeObject } from '../adapters/kube/kube-client.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../generator/convert/extenders/metadata.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../model/contract.js';
 import { isJsonObject } from '../model/json.js';
 import type { PipelineState } from '../model/pipeline-facts.js';
-import type { PlanEntry } from './plan.js';
-import type { SyncResult } from './sync.js';
 
 export const APPLY_REPORT_NAME = 'kimops-apply-report';
 /** Its label, so a watch can select it (the companions' selector does not match it). */
-export const APPLY_REPORT_LABEL = 'kimops.kyma-project.io/report';
-export const APPLY_REPORT_LABEL_VALUE = 'apply';
+const APPLY_REPORT_LABEL = 'kimops.kyma-project.io/report';
+const APPLY_REPORT_LABEL_VALUE = 'apply';
 export const APPLY_REPORT_SELECTOR = `${APPLY_REPORT_LABEL}=${APPLY_REPORT_LABEL_VALUE}`;
 const REPORT_KEY = 'report.json';
 
 /** The applier's part of PipelineState, with the Runtime generation the desired Shoot was rendered from. */
 export type ApplyFacts = Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'>;
+
+/** What the report reads of an applier plan entry: the Shoot, a missing Seed, the desired manifest's annotations. */
+export interface ReportedEntry {
+  shoot: string;
+  seedNotFound?: string;
+  object: { manifest?: { metadata: { annotations?: Record<string, string> } } };
+}
+
+/** A write the sync could not make: the Shoot, the API server's status (0: no answer) and why. */
+export interface FailedWrite {
+  shoot: string;
+  status?: number;
+  lines: readonly string[];
+}
 
 /** Bounds the ConfigMap (1 MiB at most): a mass failure reports its first Shoots, and how many more; messages cut. */
 const MAX_SHOOTS = 1_000;
@@ -31,8 +43,8 @@ const MAX_MESSAGE = 512;
  * it does an unreachable Garden or a 5xx).
  */
 export function applyFacts(
-  entries: readonly PlanEntry[],
-  result: Pick<SyncResult, 'failed'> | undefined,
+  entries: readonly ReportedEntry[],
+  result: { failed: readonly FailedWrite[] } | undefined,
 ): Map<string, ApplyFacts> {
   const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
   const facts = new Map<string, ApplyFacts>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../model/errors.js';
-import type { ConfigMap, Shoot } from '../../model/shoot.js';
+import { ConfigError } from '../model/errors.js';
+import type { ConfigMap, Shoot } from '../model/shoot.js';
 import { shootFiles, shootManifests, withoutServerFields } from './landscape-layout.js';
 
 function shoot(name: string): Shoot {

@@ -1,10 +1,10 @@
-// Where a rendered Shoot and its companions live in the landscape repo (DESIGN §1.4), and what of
+// Where a rendered Shoot and its companions live in the landscape repo (docs/design.md §1.4), and what of
 // them is written: the desired state only — nothing the API server sets.
-import { ConfigError } from '../../model/errors.js';
-import type { ObjectMeta } from '../../model/runtime.js';
-import type { ConfigMap, Shoot } from '../../model/shoot.js';
+import { ConfigError } from '../model/errors.js';
+import type { KubeObject } from '../model/kube-object.js';
+import type { ConfigMap, Shoot } from '../model/shoot.js';
 import { toCanonicalYaml } from './canonical-yaml.js';
-import { DNS_1123_LABEL } from '../../model/names.js';
+import { DNS_1123_LABEL } from '../model/names.js';
 
 export const SHOOTS_FOLDER = 'shoots';
 export const SHOOT_FILE = 'shoot.yaml';
@@ -23,13 +23,6 @@ const SERVER_SET_METADATA = new Set([
 
 /** A kind as a file-name part: letters and digits only. */
 const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  status?: unknown;
-}
 
 /** An object and the repo path it is written to. */
 export interface Manifest {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Shoot, Worker } from '../../model/shoot.js';
-import { contextOf, loadCases } from '../../test/helpers/parity-cases.js';
-import { exampleRuntime, landscapeSettings, render } from '../../test/helpers/shoots.js';
-import { convertWithContext } from './convert-runtime.js';
+import type { Shoot, Worker } from '../model/shoot.js';
+import { contextOf, loadCases } from '../test/helpers/parity-cases.js';
+import { exampleRuntime, landscapeSettings, render } from '../test/helpers/shoots.js';
+import { convertWithContext } from '../generator/convert/convert-runtime.js';
 import { keepLive } from './live-rules.js';
 
 /** The same rules, once: update mode already honours the live Shoot, so holding its output against that Shoot again changes nothing. */

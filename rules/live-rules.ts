@@ -1,23 +1,22 @@
 // What the live Shoot keeps in an update, whatever the Runtime or Git says (KIM's patch rules,
-// kim-converter.md §3): versions are never downgraded, zones never removed, the live worker order,
+// docs/contracts/kim-converter.md §3): versions are never downgraded, zones never removed, the live worker order,
 // update strategy and provider configs stay, and fields Gardener fixes at creation keep their live
 // values. One implementation for both users: the converter's update mode (extenders/provider.ts,
 // versions.ts, dns.ts, convert-runtime.ts) and the applier, which holds main's manifest against the
 // live Shoot right before it applies (`keepLive`), so a revert or a stale manifest cannot ask
 // Gardener for what it forbids. Pure.
 import { stringify } from 'safe-stable-stringify';
-import { asJsonObject } from '../../model/json.js';
-import type { JsonObject, Shoot, Worker } from '../../model/shoot.js';
-import { cloneJson } from './support/clone.js';
-import { neverDowngrade } from './support/semver.js';
-import { uniqueZones } from './extenders/workers.js';
+import { asJsonObject } from '../model/json.js';
+import type { JsonObject, Shoot, Worker } from '../model/shoot.js';
+import { cloneJson } from '../model/clone.js';
+import { neverDowngrade } from '../model/semver.js';
 
 /**
  * A worker adjusted to its live counterpart: live zones keep their order and are never removed
  * (Gardener rejects removing a zone), new zones are appended; a higher live image version of the same
  * image wins (no downgrade); the live update strategy is inherited when none is set.
  */
-export function alignWorkerWithLive(worker: Worker, live: Worker | undefined): Worker {
+function alignWorkerWithLive(worker: Worker, live: Worker | undefined): Worker {
   if (!live) return worker;
   const liveZones = live.zones ?? [];
   const aligned: Worker = {
@@ -38,7 +37,7 @@ export function alignWorkerWithLive(worker: Worker, live: Worker | undefined): W
 }
 
 /** Live workers keep their position; workers new to the Shoot follow, in the given order. See ADR 0002. */
-export function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
+function inLiveOrder(workers: Worker[], live: Worker[]): Worker[] {
   const position = (w: Worker) => {
     const index = live.findIndex((l) => l.name === w.name);
     return index < 0 ? live.length : index;
@@ -63,7 +62,7 @@ export function workersAlignedWithLive(workers: Worker[], live: Worker[]): Worke
 }
 
 /** The zones of an infrastructure config's networks (Azure's zoned layout; other providers have none). */
-export function zonesOfConfig(config: JsonObject): unknown[] {
+function zonesOfConfig(config: JsonObject): unknown[] {
   const { zones } = asJsonObject(config.networks);
   return Array.isArray(zones) ? zones : [];
 }
@@ -205,4 +204,9 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
     );
   }
   return { shoot, kept };
+}
+
+/** Unique zones across workers, first-seen order (KIM's getNetworkingZonesFromWorkers). */
+export function uniqueZones(workers: Worker[]): string[] {
+  return [...new Set(workers.flatMap((w) => w.zones ?? []))];
 }

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_APPLY } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
-import {
-  OPERATION_TIMED_OUT_ANNOTATION,
-  operationStart,
-  overdueOperations,
-  timeoutChanges as changesFor,
-} from './timeouts.js';
+import { operationStart, overdueOperations, timeoutChanges as changesFor } from './operation-timeouts.js';
+import { OPERATION_TIMED_OUT_ANNOTATION } from '../model/contract.js';
 
 const timeoutChanges = (shoots: Shoot[], timeouts: typeof DEFAULT_APPLY.timeouts, now: Date) =>
   changesFor(shoots, overdueOperations(shoots, timeouts, now));

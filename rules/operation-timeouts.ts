@@ -5,11 +5,9 @@
 // per operation and removed when the operation ends. Pure: the caller lists the Shoots and patches.
 import type { ApplySettings } from '../model/kimops-config.js';
 import type { Shoot } from '../model/shoot.js';
-import { formatGoDuration } from '../model/go-duration.js';
-import { shootHealth } from './health.js';
-
-/** Present while the Shoot's current operation has run past its timeout: what, since when, for how long. */
-export const OPERATION_TIMED_OUT_ANNOTATION = 'kimops.kyma-project.io/operation-timed-out';
+import { formatGoDuration } from '../model/go-time.js';
+import { shootHealth } from './shoot-health.js';
+import { OPERATION_TIMED_OUT_ANNOTATION } from '../model/contract.js';
 
 export type TimeoutChange =
   | { shoot: string; set: string }

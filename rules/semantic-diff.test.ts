@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Shoot } from '../../model/shoot.js';
+import type { Shoot } from '../model/shoot.js';
 import { semanticDiff } from './semantic-diff.js';
-import { changed, extension, testShoot, worker } from './test-shoot.js';
+import { changed, extension, testShoot, worker } from '../test/helpers/test-shoot.js';
 
 describe('semanticDiff', () => {
   it('finds nothing between equal Shoots, whatever their key order', () => {

@@ -1,9 +1,9 @@
 // The field-level difference between two Shoots, as a reviewer reads it: lists that Gardener keys by
 // name are compared by that name, so removing the first of two workers reads "workers[a] removed",
 // not "workers[0].name a → b" plus a shifted tail. Pure: values in, values out.
-import type { Shoot } from '../../model/shoot.js';
-import { withoutServerFields } from '../render/landscape-layout.js';
-import { isJsonObject } from '../../model/json.js';
+import type { Shoot } from '../model/shoot.js';
+import { withoutServerFields } from './landscape-layout.js';
+import { isJsonObject } from '../model/json.js';
 
 export interface FieldChange {
   /** `spec.provider.workers[cpu-worker-0].maximum`, `metadata.annotations["a.b/c"]`, `spec.dns.providers[0]`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ShootStatus } from '../model/shoot.js';
-import { type ShootHealthState, isRetryable, shootHealth } from './health.js';
+import { type ShootHealthState, isRetryable, shootHealth } from './shoot-health.js';
 
 const op = (state: string, type = 'Reconcile'): ShootStatus['lastOperation'] => ({
   type,

@@ -1,11 +1,11 @@
-// The health of one Shoot by Gardener's own rules (DESIGN §1.3, contracts keb-and-gardener-shoot.md §B.2,
-// runtime-status.md §2). One function from object to status, as Argo CD's health checks are; it reads only
+// The health of one Shoot by Gardener's own rules (docs/design.md §1.3, docs/contracts/keb-and-gardener-shoot.md §B.2,
+// docs/contracts/runtime-status.md §2). One function from object to status, like Argo CD's health checks; it reads only
 // `metadata.generation` and `status`, so the backfiller uses it as is. Pure: values in, values out.
 import type { ShootStatus } from '../model/shoot.js';
 
 export type ShootHealthState = 'progressing' | 'healthy' | 'failed' | 'unknown';
 
-export type LastOperation = NonNullable<ShootStatus['lastOperation']>;
+type LastOperation = NonNullable<ShootStatus['lastOperation']>;
 export type LastError = NonNullable<ShootStatus['lastErrors']>[number];
 
 export interface ShootHealth {
@@ -29,21 +29,21 @@ export interface ShootHealthInput {
 // force-deletion.ts).
 export const ERR_INFRA_UNAUTHENTICATED = 'ERR_INFRA_UNAUTHENTICATED';
 export const ERR_INFRA_UNAUTHORIZED = 'ERR_INFRA_UNAUTHORIZED';
-export const ERR_INFRA_QUOTA_EXCEEDED = 'ERR_INFRA_QUOTA_EXCEEDED';
-export const ERR_INFRA_RATE_LIMITS_EXCEEDED = 'ERR_INFRA_RATE_LIMITS_EXCEEDED';
+const ERR_INFRA_QUOTA_EXCEEDED = 'ERR_INFRA_QUOTA_EXCEEDED';
+const ERR_INFRA_RATE_LIMITS_EXCEEDED = 'ERR_INFRA_RATE_LIMITS_EXCEEDED';
 export const ERR_INFRA_DEPENDENCIES = 'ERR_INFRA_DEPENDENCIES';
 export const ERR_CONFIGURATION_PROBLEM = 'ERR_CONFIGURATION_PROBLEM';
-export const ERR_PROBLEMATIC_WEBHOOK = 'ERR_PROBLEMATIC_WEBHOOK';
+const ERR_PROBLEMATIC_WEBHOOK = 'ERR_PROBLEMATIC_WEBHOOK';
 export const ERR_CLEANUP_CLUSTER_RESOURCES = 'ERR_CLEANUP_CLUSTER_RESOURCES';
 
 /**
  * KIM `IsRetryable` (kyma-infrastructure-manager `pkg/gardener/gardener_error_handler.go`, HEAD f271b80a as
- * recorded in contracts/runtime-status.md §2): these codes make a `Failed` Shoot final, whatever else is reported.
+ * recorded in docs/contracts/runtime-status.md §2): these codes make a `Failed` Shoot final, whatever else is reported.
  */
-export const KIM_NON_RETRYABLE_CODES: readonly string[] = [ERR_INFRA_UNAUTHENTICATED, ERR_INFRA_UNAUTHORIZED];
+const KIM_NON_RETRYABLE_CODES: readonly string[] = [ERR_INFRA_UNAUTHENTICATED, ERR_INFRA_UNAUTHORIZED];
 
 /** KIM `IsRetryable`, same source: these codes keep a `Failed` Shoot `Pending` for KEB (checked after the list above). */
-export const KIM_RETRYABLE_CODES: readonly string[] = [
+const KIM_RETRYABLE_CODES: readonly string[] = [
   ERR_INFRA_RATE_LIMITS_EXCEEDED,
   ERR_INFRA_QUOTA_EXCEEDED,
   ERR_INFRA_DEPENDENCIES,
@@ -56,7 +56,7 @@ export const KIM_RETRYABLE_CODES: readonly string[] = [
  * check: a code outside all three lists (a new one, `ERR_INFRA_RESOURCES_DEPLETED`, `ERR_RETRYABLE_*`, …)
  * counts as retryable.
  */
-export const GARDENER_NON_RETRYABLE_CODES: readonly string[] = [
+const GARDENER_NON_RETRYABLE_CODES: readonly string[] = [
   ERR_INFRA_UNAUTHENTICATED,
   ERR_INFRA_UNAUTHORIZED,
   ERR_INFRA_DEPENDENCIES,

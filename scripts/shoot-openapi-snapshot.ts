@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeFailure, KubeClient } from '../adapters/kube/kube-client.js';
+import { KubeClient } from '../adapters/kube/kube-client.js';
+import { describeFailure } from '../model/kube-result.js';
 import { SHOOT_OPENAPI_PATH, snapshotOf } from '../model/schemas/openapi-snapshot.js';
 
 const SNAPSHOT_FILE = fileURLToPath(new URL('../model/schemas/shoot-openapi-v1beta1.json', import.meta.url));

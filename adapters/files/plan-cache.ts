@@ -8,7 +8,6 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PlanEntry } from '../../applier/plan.js';
 import { packagePath } from '../../model/package-root.js';
 
 /** Raise when the file's shape changes. */
@@ -49,7 +48,7 @@ export function planCodeStamp(): Promise<string> {
 }
 
 /** The cached entries (without their live Shoot, which the sync links from what it lists); empty when missing, unreadable or of other code. */
-export async function readPlanCache(path: string): Promise<Map<string, PlanEntry>> {
+export async function readPlanCache<T extends { shoot: string }>(path: string): Promise<Map<string, T>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -58,20 +57,19 @@ export async function readPlanCache(path: string): Promise<Map<string, PlanEntry
   }
   const file = parsed as { stamp?: unknown; entries?: unknown };
   if (file.stamp !== (await planCodeStamp()) || !Array.isArray(file.entries)) return new Map();
-  const entries = new Map<string, PlanEntry>();
+  const entries = new Map<string, T>();
   for (const item of file.entries) {
-    if (
-      Array.isArray(item) &&
-      typeof item[0] === 'string' &&
-      typeof (item[1] as PlanEntry | undefined)?.shoot === 'string'
-    )
-      entries.set(item[0], item[1] as PlanEntry);
+    if (Array.isArray(item) && typeof item[0] === 'string' && typeof (item[1] as T | undefined)?.shoot === 'string')
+      entries.set(item[0], item[1] as T);
   }
   return entries;
 }
 
 /** Writes the entries (without their live Shoot) whole, through a file renamed into place: a reader never sees half of one. */
-export async function writePlanCache(path: string, memo: ReadonlyMap<string, PlanEntry>): Promise<void> {
+export async function writePlanCache<T extends { live?: unknown }>(
+  path: string,
+  memo: ReadonlyMap<string, T>,
+): Promise<void> {
   const entries = [...memo].map(([key, { live: _live, ...entry }]) => [key, entry]);
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;

@@ -7,7 +7,7 @@ import { ConfigError } from '../../model/errors.js';
 import { readTextFile } from './read-text.js';
 import { packagePath } from '../../model/package-root.js';
 
-export const SHIPPED_POLICIES = `${packagePath('policies')}/`;
+const SHIPPED_POLICIES = `${packagePath('policies')}/`;
 
 /** A set's name is a folder name, never a path (kimops.yaml's policySet comes from a landscape repo). */
 const SET_NAME = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;

@@ -1,11 +1,11 @@
-// Reading the landscape-repo template shipped with kimops (`<package root>/repo-template/`, DESIGN §1.4):
+// Reading the landscape-repo template shipped with kimops (`<package root>/repo-template/`, docs/design.md §1.4):
 // every file under it, dotfiles included, as repo path → text. Filling in its placeholders is the caller's.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packagePath } from '../../model/package-root.js';
 
 /** Found from this module's location, not the working directory, so `kimops init` works from anywhere. */
-export const REPO_TEMPLATE = `${packagePath('repo-template')}/`;
+const REPO_TEMPLATE = `${packagePath('repo-template')}/`;
 
 /** Every file under `root` (default: the shipped template), keyed by its `/`-separated path, sorted. */
 export async function readTemplate(root: string = REPO_TEMPLATE): Promise<Map<string, string>> {

@@ -3,9 +3,6 @@
 // Expected failures are values (`ForgeResult`), so the pipeline decides what a 404 or a moved head means.
 // `retrying.ts` wraps any Forge with retries of transient failures that never repeat a side effect.
 
-/** The commit status context kimops reports its validation under (the landscape repo's CI uses the same). */
-export const VALIDATE_CONTEXT = 'kimops/validate';
-
 export interface PullRequest {
   number: number;
   /** Where a human reviews it. */

@@ -6,7 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
-import { VALIDATE_CONTEXT, type Forge, type ForgeResult } from './forge.js';
+import type { Forge, ForgeResult } from './forge.js';
+import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import { stickyTag } from './forge.js';
 import { githubForge } from './github.js';
 

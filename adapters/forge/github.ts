@@ -11,6 +11,7 @@ import {
   type PullRequest,
   type StatusState,
 } from './forge.js';
+import { GITHUB_API } from './github-api.js';
 
 export type GitHubAuth = { token: string } | { appId: number | string; privateKey: string; installationId: number };
 
@@ -35,9 +36,8 @@ export interface GitHubForgeOptions {
  * and cuts its own at 10 s, so a request still open after 30 s hangs on the way (a proxy, a dead
  * connection) and ends as a `transport` failure the caller may retry.
  */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-export const GITHUB_API = 'https://api.github.com';
 /** GitHub rejects longer commit status descriptions with a 422. */
 const STATUS_DESCRIPTION_LIMIT = 140;
 /** No retry-after and no reset time: GitHub's guidance for secondary limits is to wait at least a minute. */

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { LandscapeRepo } from '../git/landscape-repo.js';
-import { VALIDATE_CONTEXT, type ForgeResult } from './forge.js';
+import type { ForgeResult } from './forge.js';
+import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import { stickyTag } from './forge.js';
 import { localForge, PULLS_BRANCH } from './local.js';
 

@@ -9,49 +9,17 @@
 // under the repo's lock (LandscapeRepo.withLock), so two `kimops pr` commands or a generator pass beside
 // them never lose each other's update (docs/reliability.md).
 import { ConfigError } from '../../model/errors.js';
-import { DEFAULT_BRANCH, type LandscapeRepo, type Signature } from '../git/landscape-repo.js';
+import type { LandscapeRepo, Signature } from '../git/landscape-repo.js';
+import { MAIN_BRANCH } from '../../model/contract.js';
 import { isSignatureText } from '../git/objects.js';
-import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest, StatusState } from './forge.js';
+import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest } from './forge.js';
 import { stickyTag } from './forge.js';
-import { parsePullRecord, parseStatuses } from './pull-record.js';
+import { parsePullRecord, parseStatuses, type CommitStatus, type PullRecord } from './pull-record.js';
 
 export const PULLS_BRANCH = 'kimops/pulls';
 
-export interface PullComment {
-  /** Unique within its pull request. */
-  id: number;
-  author: string;
-  body: string;
-}
-
-export interface CommitStatus {
-  context: string;
-  state: StatusState;
-  description: string;
-  targetUrl?: string;
-}
-
-/** What is stored per pull request; `PullRequest` is derived from it. */
-export interface PullRecord {
-  number: number;
-  branch: string;
-  base: string;
-  title: string;
-  body: string;
-  state: 'open' | 'closed' | 'merged';
-  labels: string[];
-  /** The branch head when the PR was opened or last updated: what `kimops pr merge` guards on. */
-  headSha: string;
-  /** Every review verdict in order; a reviewer's latest one counts, as on GitHub. */
-  reviews: { reviewer: string; state: 'approved' | 'changes-requested'; commitSha: string }[];
-  comments: PullComment[];
-  mergeCommit?: string;
-  /** Set when a human merged past the gate (`kimops pr merge --force --reason`): who and why. */
-  forced?: { by: string; reason: string };
-}
-
 /** A merge past the gate: recorded in the PR record and as trailers of the merge commit. */
-export interface BreakGlass {
+interface BreakGlass {
   by: string;
   reason: string;
 }
@@ -174,7 +142,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
 
   const forge: LocalForge = {
     label,
-    defaultBranch: async () => ok(DEFAULT_BRANCH),
+    defaultBranch: async () => ok(MAIN_BRANCH),
     branchHead: async (branch) => ok(await repo.resolve(`refs/heads/${branch}`)),
     getPullRequest: (number) => withRecord(number, async (record) => ok(await pullRequestOf(record))),
     findOpenPullRequest: async (branch) => {

@@ -3,7 +3,40 @@
 // later as a TypeError (which the CLI could only report as a bug).
 import { ConfigError } from '../../model/errors.js';
 import { isJsonObject } from '../../model/json.js';
-import type { CommitStatus, PullRecord } from './local.js';
+import type { StatusState } from './forge.js';
+
+interface PullComment {
+  /** Unique within its pull request. */
+  id: number;
+  author: string;
+  body: string;
+}
+
+export interface CommitStatus {
+  context: string;
+  state: StatusState;
+  description: string;
+  targetUrl?: string;
+}
+
+/** What is stored per pull request; `PullRequest` is derived from it. */
+export interface PullRecord {
+  number: number;
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed' | 'merged';
+  labels: string[];
+  /** The branch head when the PR was opened or last updated: what `kimops pr merge` guards on. */
+  headSha: string;
+  /** Every review verdict in order; a reviewer's latest one counts, as on GitHub. */
+  reviews: { reviewer: string; state: 'approved' | 'changes-requested'; commitSha: string }[];
+  comments: PullComment[];
+  mergeCommit?: string;
+  /** Set when a human merged past the gate (`kimops pr merge --force --reason`): who and why. */
+  forced?: { by: string; reason: string };
+}
 
 const OID = /^[0-9a-f]{40}$/;
 const STATES = new Set(['open', 'closed', 'merged']);

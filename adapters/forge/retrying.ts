@@ -1,19 +1,20 @@
 // A Forge that retries transient failures (a 5xx, a dropped or silent connection, a short rate limit)
 // with exponential backoff, and returns every other failure at once. A retry never repeats a side
 // effect: before a write is tried again, the forge is asked whether the first try already took effect
-// (the response may be lost after GitHub acted), because kimops must never open a second PR (DESIGN §2).
+// (the response may be lost after GitHub acted), because kimops must never open a second PR (docs/design.md §2).
 import type { Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest } from './forge.js';
+import { backoffDelayMs } from '../../model/backoff.js';
 
 /** Tries per call, the first included. Four spans 1+2+4 s of backoff: long enough for a GitHub blip. */
 export const DEFAULT_ATTEMPTS = 4;
-export const DEFAULT_BASE_DELAY_MS = 1_000;
+const DEFAULT_BASE_DELAY_MS = 1_000;
 /** No single backoff wait is longer than this. */
-export const DEFAULT_MAX_DELAY_MS = 30_000;
+const DEFAULT_MAX_DELAY_MS = 30_000;
 /**
  * A rate limit that lifts within this is waited out; a longer one (a primary limit resets hourly) is
  * returned at once, so the caller ends its pass and tries again later instead of blocking for an hour.
  */
-export const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 120;
+const DEFAULT_MAX_RATE_LIMIT_WAIT_SECONDS = 120;
 /** The marker of the comment a retried closePullRequest leaves, so a retry updates it instead of adding a second. */
 export const CLOSE_COMMENT_MARKER = 'close-reason';
 
@@ -58,7 +59,7 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
       const waitMs = failure.retryAfterSeconds * 1000;
       return waitMs > maxRateLimitWaitMs ? undefined : waitMs;
     }
-    return Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    return backoffDelayMs(attempt, { initialMs: baseDelayMs, maxMs: maxDelayMs });
   };
 
   /**

@@ -1,16 +1,17 @@
 // What a crash or a second writer can leave behind, and how the repo copes: a damaged loose object is
 // written again, a damaged ref is an error (never a new history), a ref moves only from the value its
 // writer read, and the repo's lock is taken over from a dead holder but waited for while its holder
-// lives. The same guarantees with real processes and `kill -9`: test/integration/repo-torture.test.ts.
+// lives. The same guarantees with real processes and `kill -9`: test/integration/standalone/repo-torture.test.ts.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, TransportError } from '../../model/errors.js';
+import { ConfigError, TransportError, RefMoved } from '../../model/errors.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
-import { LandscapeRepo, RefMoved } from './landscape-repo.js';
-import { commitBody, objectId } from './objects.js';
+import { LandscapeRepo } from './landscape-repo.js';
+import { commitBody } from './objects.js';
+import { objectId } from '../../model/git-object-id.js';
 import { readRef, updateRef } from './refs.js';
 import { REPO_LOCK_FILE, withRepoLock } from './repo-lock.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { type CommitRequest, LandscapeRepo } from './landscape-repo.js';
-import { folderOid } from './objects.js';
+import { folderOid } from '../../model/git-object-id.js';
 
 const tmp = useTempDir('git-repo');
 const author = { name: 'kimops', email: 'kimops@example.com', timestamp: 1_790_000_000 };

@@ -1,4 +1,4 @@
-// The landscape repo (DESIGN §1.4) as kimops writes it: a bare repository, commits made from file
+// The landscape repo (docs/design.md §1.4) as kimops writes it: a bare repository, commits made from file
 // contents without a worktree or index, trees written content-addressed (tree-edit.ts), so a no-op
 // render makes no commit and one changed Shoot writes one blob and the trees above it.
 // No git CLI here: isomorphic-git reads refs and objects and talks to remotes (remote.ts).
@@ -10,16 +10,18 @@ import { rm } from 'node:fs/promises';
 import { gitFs as fs } from './git-fs.js';
 import git from 'isomorphic-git';
 import { ConfigError } from '../../model/errors.js';
-import { commitBody, objectId, writeObjects } from './objects.js';
+import { commitBody, writeObjects } from './objects.js';
+import { objectId } from '../../model/git-object-id.js';
 import { readRef, updateRef } from './refs.js';
 import { fetchBranch, pushBranch, type RemoteAuth, type RemoteResult } from './remote.js';
 import { withRepoLock, type RepoLockOptions } from './repo-lock.js';
 import { FileInTheWay, TreeEdit } from './tree-edit.js';
+import { MAIN_BRANCH } from '../../model/contract.js';
 
-export { RefMoved } from './refs.js';
-
-export const DEFAULT_BRANCH = 'main';
-/** DESIGN §1.4's folder of Shoots (the generator's landscape-layout.ts writes there; adapters do not import the generator). */
+/**
+ * The folder of Shoots, docs/design.md §1.4 (rules/landscape-layout.ts says what goes there; adapters do not
+ * import rules/).
+ */
 const SHOOTS_FOLDER = 'shoots';
 
 export interface Signature {
@@ -114,7 +116,7 @@ export class LandscapeRepo {
 
   /** Opens the bare repository at `gitdir`, creating it (default branch main) when missing. */
   static async open(gitdir: string, options: LandscapeRepoOptions = {}): Promise<LandscapeRepo> {
-    if (!existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
+    if (!existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true, defaultBranch: MAIN_BRANCH });
     return new LandscapeRepo(gitdir, options);
   }
 
@@ -431,7 +433,7 @@ function checkedBranch(branch: string): void {
 }
 
 /** A repo path's segments; refuses anything that could leave the repo or is not a plain relative path. */
-export function checkedPath(path: string): string[] {
+function checkedPath(path: string): string[] {
   const segments = path.split('/');
   const bad = segments.find(
     (s) => s === '' || s === '.' || s === '..' || s === '.git' || s.includes('\\') || s.includes('\0'),

@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
-import { DEFAULT_BRANCH, LandscapeRepo } from './landscape-repo.js';
+import { LandscapeRepo } from './landscape-repo.js';
+import { MAIN_BRANCH } from '../../model/contract.js';
 import { redacted, remoteBranchHead, type RemoteAuth, type RemoteResult } from './remote.js';
 
 /** Checks `gitdir` (shown as `dir`) and returns its HEAD reference text when it is already a bare repo. */
@@ -20,12 +21,12 @@ export async function checkNewRepoTarget(dir: string, gitdir: string): Promise<{
     throw new ConfigError('<dir>', '', `${dir} is not empty and not a bare git repository; pass a new or empty folder`);
   }
   const repo = await LandscapeRepo.open(gitdir);
-  const main = await repo.resolve(`refs/heads/${DEFAULT_BRANCH}`);
+  const main = await repo.resolve(`refs/heads/${MAIN_BRANCH}`);
   if (main !== undefined) {
     throw new ConfigError(
       '<dir>',
       '',
-      `${dir} already has commits on ${DEFAULT_BRANCH} (${main.slice(0, 12)}); kimops init only creates new landscape repos`,
+      `${dir} already has commits on ${MAIN_BRANCH} (${main.slice(0, 12)}); kimops init only creates new landscape repos`,
     );
   }
   return { head: (await readFile(join(gitdir, 'HEAD'), 'utf8')).trim() };
@@ -36,13 +37,13 @@ export async function checkNewRepoTarget(dir: string, gitdir: string): Promise<{
  * token comes from, how to set it) is added to a refused-credentials message.
  */
 export async function checkNewRemoteTarget(url: string, auth: RemoteAuth | undefined, authHint: string): Promise<void> {
-  const head = await remoteBranchHead({ url, branch: DEFAULT_BRANCH, auth });
+  const head = await remoteBranchHead({ url, branch: MAIN_BRANCH, auth });
   if (!head.ok) throw remoteError(head, authHint);
   if (head.oid !== undefined) {
     throw new ConfigError(
       '<url>',
       '',
-      `${redacted(url)} already has a ${DEFAULT_BRANCH} branch (${head.oid.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL`,
+      `${redacted(url)} already has a ${MAIN_BRANCH} branch (${head.oid.slice(0, 12)}); kimops init only creates new landscape repos — create an empty repository (no README, license or .gitignore) and pass its URL`,
     );
   }
 }

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { ConfigError } from '../../model/errors.js';
 import { temporaryPathFor, writeFileAtomic } from './atomic-file.js';
-
-export type ObjectType = 'blob' | 'tree' | 'commit';
+import type { ObjectType } from '../../model/git-object-id.js';
 
 export interface GitObject {
   type: ObjectType;
@@ -26,54 +25,7 @@ const LOOSE_OBJECT_LIMIT = 100;
 /** Fastest zlib level, as git writes its own new objects (`core.looseCompression` defaults to 1). */
 const DEFLATE = { level: 1 };
 
-/** Hashes text without copying it into a buffer first: rendered Shoots arrive as strings. */
-export function objectId(type: ObjectType, body: string | Uint8Array): string {
-  return createHash('sha1')
-    .update(`${type} ${Buffer.byteLength(body)}\0`)
-    .update(body)
-    .digest('hex');
-}
-
 const bytesOf = (body: string | Uint8Array): Uint8Array => (typeof body === 'string' ? Buffer.from(body) : body);
-
-/** A tree entry: mode as git writes it (`100644`, `40000`, …), name, object id. */
-export interface TreeEntry {
-  mode: string;
-  name: string;
-  oid: string;
-}
-
-/** The tree object body; entries are sorted the way git sorts them (a folder compares as `name/`).
- * Built in one buffer: a no-op render of a landscape hashes one small tree per Shoot. */
-export function treeBody(entries: TreeEntry[]): Buffer {
-  const keyed = entries.map((entry) => ({ entry, key: entry.mode === '40000' ? `${entry.name}/` : entry.name }));
-  keyed.sort((a, b) => compareBytes(a.key, b.key));
-  const heads = keyed.map(({ entry }) => `${entry.mode} ${entry.name}\0`);
-  const body = Buffer.allocUnsafe(heads.reduce((size, head) => size + Buffer.byteLength(head) + 20, 0));
-  let at = 0;
-  keyed.forEach(({ entry }, i) => {
-    at += body.write(heads[i] as string, at);
-    at += body.write(entry.oid, at, 'hex');
-  });
-  return body;
-}
-
-/**
- * The oid git gives a folder holding exactly these files (name → text, no subfolders, mode 100644):
- * equal to the folder's oid in a commit means equal bytes, with nothing read from the repository.
- */
-export function folderOid(files: ReadonlyMap<string, string>): string {
-  return objectId(
-    'tree',
-    treeBody([...files].map(([name, text]) => ({ mode: '100644', name, oid: objectId('blob', text) }))),
-  );
-}
-
-/** Byte order of the UTF-8 encodings; JavaScript's own string order agrees with it for ASCII. */
-function compareBytes(a: string, b: string): number {
-  if (/[^\x20-\x7e]/.test(a + b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 export async function writeObjects(gitdir: string, objects: readonly GitObject[]): Promise<void> {
   if (objects.length === 0) return;

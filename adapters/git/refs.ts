@@ -5,7 +5,7 @@
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigError, TransportError } from '../../model/errors.js';
+import { ConfigError, TransportError, RefMoved } from '../../model/errors.js';
 import { holdsRepoLock } from './repo-lock.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -14,18 +14,6 @@ const OID = /^[0-9a-f]{40}$/;
 const STALE_REF_LOCK_MS = 5_000;
 /** How long an update waits for another writer's ref lock (the git CLI holds one for milliseconds). */
 const REF_LOCK_WAIT_MS = 10_000;
-
-/** The ref is no longer what the caller read: another writer moved it in between. */
-export class RefMoved extends Error {
-  override readonly name = 'RefMoved';
-  constructor(
-    readonly ref: string,
-    readonly expected: string | undefined,
-    readonly actual: string | undefined,
-  ) {
-    super(`${ref} moved: expected ${expected?.slice(0, 12) ?? 'no ref'}, found ${actual?.slice(0, 12) ?? 'no ref'}`);
-  }
-}
 
 /**
  * The commit a full ref (`refs/heads/main`) names, loose or packed; undefined when it does not exist.

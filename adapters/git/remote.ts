@@ -10,7 +10,7 @@ import http from 'isomorphic-git/http/node';
  * of a landscape repo with thousands of Shoots is a few MB; a server that accepted the connection and
  * then says nothing must still end the call (isomorphic-git's node client has no timeout of its own).
  */
-export const DEFAULT_REMOTE_TIMEOUT_MS = 60_000;
+const DEFAULT_REMOTE_TIMEOUT_MS = 60_000;
 
 /** A token for HTTP Basic auth, sent GitHub's way for tokens: user `x-access-token`, the token as password.
  * It works for personal access tokens and GitHub App installation tokens alike (and for Gitea/GitLab). */
@@ -19,7 +19,7 @@ export interface RemoteAuth {
   token: string | (() => Promise<string>);
 }
 
-export type RemoteFailure = 'rejected' | 'auth' | 'not-found' | 'unreachable';
+type RemoteFailure = 'rejected' | 'auth' | 'not-found' | 'unreachable';
 
 export type RemoteResult =
   /** `oid`: the remote branch's commit after the operation (undefined when a fetched branch does not exist). */

@@ -16,7 +16,7 @@ import { temporaryPathFor } from './atomic-file.js';
 export const REPO_LOCK_FILE = 'kimops.lock';
 
 /** How long a writer waits for another by default: a cold generator pass over 10,000 Shoots takes minutes. */
-export const DEFAULT_LOCK_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_LOCK_TIMEOUT_MS = 10 * 60_000;
 
 export interface RepoLockOptions {
   /** Said to whoever waits, e.g. `generate` or `pr merge #3`. */

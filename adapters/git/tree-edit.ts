@@ -4,7 +4,8 @@
 // base oid costs one hash and nothing else — and so does the whole tree of a no-op render.
 import git from 'isomorphic-git';
 import { gitFs as fs } from './git-fs.js';
-import { type GitObject, objectId, treeBody, type TreeEntry } from './objects.js';
+import type { GitObject } from './objects.js';
+import { objectId, treeBody, type TreeEntry } from '../../model/git-object-id.js';
 
 const FILE_MODE = '100644';
 const FOLDER_MODE = '40000';

@@ -6,7 +6,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../test/helpers/testenv.js';
 import { Informer, type Change, type InformerOptions } from './informer.js';
-import { KubeClient, type KubeObject } from './kube-client.js';
+import { KubeClient } from './kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 
 const RUNTIME = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime' };
 const PATH = '/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/runtimes';

@@ -3,21 +3,23 @@
 // stall silently (a proxy drops the stream, a server stops sending), so a watchdog restarts a
 // watch that has been quiet too long, and a periodic relist repairs whatever a watch missed.
 // Failures never escape: they are logged with the fix and retried with backoff until the API is back.
-import type { KubeClient, KubeObject, ListAllResult, WatchEnd, WatchEvent } from './kube-client.js';
+import type { KubeClient, ListAllResult, WatchEnd, WatchEvent } from './kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { resourcePath, resourceType } from './resources.js';
+import { backoffDelayMs } from '../../model/backoff.js';
 
 /** client-go's reflector pages its LIST by 500 (pager.defaultPageSize). */
 export const DEFAULT_PAGE_SIZE = 500;
 /** client-go asks for watch timeouts of 5 min, jittered up to 10 min (reflector minWatchTimeout), so watches of many clients do not end together. */
-export const MIN_WATCH_TIMEOUT_SECONDS = 300;
+const MIN_WATCH_TIMEOUT_SECONDS = 300;
 /** A watch quiet for its timeout plus this long has stalled: the server would have closed it. Servers send bookmarks about every minute. */
-export const WATCHDOG_GRACE_MS = 30_000;
+const WATCHDOG_GRACE_MS = 30_000;
 /** Periodic full relist, a resync that repairs anything a watch missed. Our choice; controller-runtime's SyncPeriod default is 10 h, KIM's runtime controller resyncs every few minutes. */
-export const DEFAULT_RELIST_MS = 10 * 60_000;
+const DEFAULT_RELIST_MS = 10 * 60_000;
 /** Retry after failures: 0.5 s doubling up to 30 s, each delay shortened by up to 20 % at random (client-go's reflector backoff: 800 ms to 30 s with jitter). */
-export const BACKOFF_INITIAL_MS = 500;
-export const BACKOFF_MAX_MS = 30_000;
-export const BACKOFF_JITTER = 0.2;
+const BACKOFF_INITIAL_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+const BACKOFF_JITTER = 0.2;
 /** A watch that ends sooner than this without events counts as a failure, so a server closing every watch at once is not hammered. */
 const QUICK_CLOSE_MS = 1_000;
 
@@ -44,7 +46,7 @@ export interface InformerOptions {
   random?: () => number;
 }
 
-export type ChangeType = 'added' | 'modified' | 'deleted';
+type ChangeType = 'added' | 'modified' | 'deleted';
 
 export interface Change<T> {
   type: ChangeType;
@@ -54,7 +56,7 @@ export interface Change<T> {
 
 export type ChangeListener<T> = (change: Change<T>) => void;
 
-export function cacheKey(namespace: string | undefined, name: string): string {
+function cacheKey(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
 }
 
@@ -305,8 +307,11 @@ export class Informer<T extends KubeObject> {
 
   private async backoff(message: string): Promise<void> {
     this.lastFailure = message;
-    const base = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.failures);
-    const delay = Math.round(base * (1 - BACKOFF_JITTER * this.options.random()));
+    const delay = backoffDelayMs(
+      this.failures + 1,
+      { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs, jitter: BACKOFF_JITTER },
+      this.options.random,
+    );
     this.failures++;
     this.options.log(`${this.describe()}: ${message}; retrying in ${formatDelay(delay)} (attempt ${this.failures})`);
     await sleep(delay, this.stopController.signal);

@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
-import { CONTENT_TYPE, describeFailure, KubeClient, type KubeObject, type WatchEvent } from './kube-client.js';
+import { CONTENT_TYPE, KubeClient, type WatchEvent } from './kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 
 const dir = useTempDir('kube');
 

@@ -7,26 +7,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../../model/errors.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { resourcePath, type ObjectRef } from './resources.js';
-
-/** Kubernetes' own error body. */
-export interface ApiStatus {
-  kind?: 'Status';
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: { causes?: { field?: string; message?: string; reason?: string }[] };
-}
-
-export type KubeResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; error: ApiStatus };
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
+import { describeFailure, fixFor, type ApiStatus, type KubeResult } from '../../model/kube-result.js';
 
 interface RequestOptions {
   body?: unknown;
@@ -42,7 +25,7 @@ interface RequestOptions {
  * well past that is a connection nobody answers on (a hung proxy, a half-open TCP connection): without a
  * deadline a LIST, and the informer or sync waiting on it, would wait forever.
  */
-export const REQUEST_DEADLINE_MS = 90_000;
+const REQUEST_DEADLINE_MS = 90_000;
 
 /** One page of a LIST: `metadata.continue` is set while more pages follow. */
 export interface ListPage<T> {
@@ -69,7 +52,7 @@ export interface ListPageOptions {
 }
 
 /** Watch event types an observer sees; `ERROR` events end the watch and become its `WatchEnd`. */
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
 export interface WatchEvent<T> {
   type: WatchEventType;
@@ -491,21 +474,4 @@ function unreachable<T>(label: string, url: URL, error: Error): KubeResult<T> {
 
 function unreachableMessage(label: string, url: URL, error: Error): string {
   return `cannot reach ${url.origin} (kubeconfig ${label}): ${error.message} — ${fixFor(0, url.pathname)}`;
-}
-
-/** What a user can do about a failed call, by HTTP status; `resource` is the path or kind that was asked for. */
-export function fixFor(status: number, resource: string): string {
-  if (status === 0) return "check that the API server runs and the kubeconfig's server address";
-  if (status === 401) return "the kubeconfig's credentials were rejected: renew its token or client certificate";
-  if (status === 403) return `grant the kubeconfig's identity list and watch on ${resource}`;
-  if (status === 404) return `the API server does not serve ${resource}: install its CRD or API (crds/)`;
-  if (status === 429 || status >= 500)
-    return 'the API server is overloaded or failing; kimops retries — check its health if this persists';
-  return `the API server refused the request for ${resource}; check the kubeconfig and the server version`;
-}
-
-/** One line for a failed call: status, reason and Kubernetes' message. */
-export function describeFailure(result: { status: number; error: ApiStatus }): string {
-  const reason = result.error.reason ? ` ${result.error.reason}` : '';
-  return `${result.status || 'unreachable'}${reason}: ${result.error.message ?? 'no message'}`;
 }

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TransportError } from '../../model/errors.js';
-import { KubeClient, type KubeObject } from './kube-client.js';
+import { KubeClient } from './kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { objectSource, type ObjectSource } from './object-source.js';
 
 const RUNTIME = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime' };

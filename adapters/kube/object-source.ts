@@ -3,7 +3,8 @@
 // complete list or none (every page read): the generator takes a Runtime absent from it as gone.
 import { TransportError } from '../../model/errors.js';
 import { DEFAULT_PAGE_SIZE, Informer, type ChangeListener } from './informer.js';
-import type { KubeClient, KubeObject } from './kube-client.js';
+import type { KubeClient } from './kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 
 export interface ObjectSource<T> {
   /** The objects now: a fresh list, or the informer's cache once it has listed. */

@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isJsonObject } from '../../model/json.js';
+import { MAIN_BRANCH } from '../../model/contract.js';
 
 /**
  * The largest body read. GitHub caps webhook payloads at 25 MB, but a push event lists at most 20 commits
@@ -17,9 +18,8 @@ import { isJsonObject } from '../../model/json.js';
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** A delivery whose upload (headers and body) takes longer is cut off: a slow client cannot hold a socket. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_BRANCH = 'main';
 export const DEFAULT_HOST = '127.0.0.1';
 
 /** What became of one delivery: the HTTP status answered and why. */
@@ -61,7 +61,7 @@ const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 export async function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
   if (options.secret === '') throw new Error('a webhook receiver needs a non-empty secret');
   const host = options.host ?? DEFAULT_HOST;
-  const branch = options.branch ?? DEFAULT_BRANCH;
+  const branch = options.branch ?? MAIN_BRANCH;
   const key = Buffer.from(options.secret, 'utf8');
 
   const server = createServer((request, response) => {

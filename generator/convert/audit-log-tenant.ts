@@ -13,7 +13,7 @@ import { AUDITLOG_CREDENTIALS_RESOURCE } from './extenders/auditlog.js';
 import { EXT_AUDITLOG } from './extenders/extensions.js';
 
 /** The resource name KIM's dedicated-audit-log migration gives the customer's credentials. */
-export const DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE = 'dedicated-auditlog-credentials';
+const DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE = 'dedicated-auditlog-credentials';
 
 export function auditLogTenantFor(
   runtime: Runtime,

@@ -6,11 +6,12 @@ import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
 import { auditLogTenantFor } from './audit-log-tenant.js';
 import type { ConverterContext, ExtenderInput } from './context.js';
-import { keepCreateOnlyFields } from './live-rules.js';
+import { keepCreateOnlyFields } from '../../rules/live-rules.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
 import { validateLiveShoot } from './validate-live-shoot.js';
 import { validateRuntime } from './validate-runtime.js';
+import { gardenNamespaceOf } from '../../model/contract.js';
 
 export interface ConvertInput {
   runtime: Runtime;
@@ -56,7 +57,7 @@ export function convertWithContext(
 }
 
 /** Gardener's limit on project name + Shoot name (they form the Shoot's technical ID). */
-export const MAX_PROJECT_AND_SHOOT_NAME = 21;
+const MAX_PROJECT_AND_SHOOT_NAME = 21;
 
 function runPipeline(runtime: Runtime, ctx: ConverterContext, live?: Shoot): { shoot: Shoot; companions: ConfigMap[] } {
   const project = ctx.config.gardener?.projectName ?? '';
@@ -67,7 +68,7 @@ function runPipeline(runtime: Runtime, ctx: ConverterContext, live?: Shoot): { s
       `"${name}" is too long for project ${project}: Gardener allows ${MAX_PROJECT_AND_SHOOT_NAME} characters for both names together; use at most ${MAX_PROJECT_AND_SHOOT_NAME - project.length}`,
     );
   }
-  const namespace = `garden-${project}`;
+  const namespace = gardenNamespaceOf(project);
   const { shoot: spec } = runtime.spec;
   const draft: Shoot = {
     apiVersion: SHOOT_API_VERSION,

@@ -1,3 +1,2 @@
 // Public face of the converter: Runtime + landscape settings (+ live Shoot) → Shoot + companions.
 export { convertRuntime } from './convert-runtime.js';
-export type { ConversionResult, ConvertInput } from './convert-runtime.js';

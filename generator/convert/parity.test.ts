@@ -15,7 +15,7 @@ import { aws, awsZones } from './providers/aws.js';
 import { azure } from './providers/azure.js';
 import { gdch, gdchZones, subnetShiftForZoneCount } from './providers/gdch.js';
 import { applyTotalMaxPodsCap, maxPodsFromCidr } from './support/max-pods.js';
-import { compareVersions } from './support/semver.js';
+import { compareVersions } from '../../model/semver.js';
 
 /** Cases where kimops differs from KIM on purpose: id → the ADR that says why. */
 const DEVIATIONS: Record<string, string> = {};

@@ -1,4 +1,4 @@
-// The extenders in KIM's order (kim-converter.md §2). The first failure aborts the conversion.
+// The extenders in KIM's order (docs/contracts/kim-converter.md §2). The first failure aborts the conversion.
 import type { Extender } from './context.js';
 import { auditLogPolicy } from './extenders/auditlog.js';
 import { createDns, patchDns } from './extenders/dns.js';
@@ -18,7 +18,7 @@ import { patchResources } from './extenders/resources.js';
 import { kubernetesVersion, maintenance } from './extenders/versions.js';
 
 /** Run in both modes, first. */
-export const BASE_EXTENDERS: readonly Extender[] = [
+const BASE_EXTENDERS: readonly Extender[] = [
   annotations,
   labels,
   seedSelector,

@@ -1,12 +1,12 @@
 // The structured-authentication ConfigMap the Shoot's API server reads (companion object,
 // applied before the Shoot). Built from the Runtime's OIDC config, or the landscape's operator OIDC.
 import type { OidcProviderConfig } from '../../model/converter-config.js';
-import { toCanonicalYaml } from '../render/canonical-yaml.js';
+import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
 import type { ConfigMap } from '../../model/shoot.js';
 import type { ExtenderInput } from './context.js';
 import { structuredAuthConfigMapName } from './extenders/kube-apiserver.js';
 
-export const STRUCTURED_AUTH_CONFIG_KEY = 'config.yaml';
+const STRUCTURED_AUTH_CONFIG_KEY = 'config.yaml';
 
 function jwtAuthenticator(oidc: OidcProviderConfig): Record<string, unknown> {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Shoot } from '../../model/shoot.js';
 import { classifyChange } from './classify.js';
-import { changed, extension, testShoot, worker } from './test-shoot.js';
+import { changed, extension, testShoot, worker } from '../../test/helpers/test-shoot.js';
 
 describe('classifyChange', () => {
   it('has nothing to classify when the Shoots are equal', () => {

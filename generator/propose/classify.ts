@@ -1,8 +1,8 @@
-// The change class of one Shoot change (DESIGN §1.5), with the reasons a reviewer reads in the PR.
+// The change class of one Shoot change (docs/design.md §1.5), with the reasons a reviewer reads in the PR.
 // Which changes Gardener rejects and which replace nodes is recorded in docs/adr/0004-change-classes.md.
 import type { Shoot, Worker } from '../../model/shoot.js';
-import { show } from './change-text.js';
-import { type FieldChange, sameValue, semanticDiff } from './semantic-diff.js';
+import { show } from '../../rules/change-text.js';
+import { type FieldChange, sameValue, semanticDiff } from '../../rules/semantic-diff.js';
 
 /**
  * create/delete/update/immutable/metadata-only follow from the two Shoots. `rollout` (a landscape

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterChanges, waves } from './clusters.js';
-import type { FieldChange } from './semantic-diff.js';
+import type { FieldChange } from '../../rules/semantic-diff.js';
 
 const bump: FieldChange = { path: 'spec.kubernetes.version', kind: 'changed', before: '1.32.5', after: '1.33.3' };
 const otherBump: FieldChange = { path: 'spec.kubernetes.version', kind: 'changed', before: '1.32.4', after: '1.33.3' };

@@ -1,8 +1,8 @@
 // Rollouts touch many Shoots the same way; a reviewer reads each distinct diff once, with its count
 // ("1,214 shoots: spec.kubernetes.version 1.32.5 → 1.33.3"), and the rollout is released in waves.
 import { configure } from 'safe-stable-stringify';
-import { describeChange, formatCount } from './change-text.js';
-import type { FieldChange } from './semantic-diff.js';
+import { describeChange, formatCount } from '../../rules/change-text.js';
+import type { FieldChange } from '../../rules/semantic-diff.js';
 
 const stableJson = configure({ deterministic: true });
 

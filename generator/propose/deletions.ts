@@ -5,13 +5,14 @@
 // `deprovisioning.batchSize` per pass; a Shoot whose Runtime is simply absent waits for a human, under the
 // mass-deletion guard. Pure: the caller reads main and the Runtimes.
 import type { KimopsConfig } from '../../model/kimops-config.js';
-import { LABEL_RUNTIME_ID, runtimeRef, type Runtime } from '../../model/runtime.js';
-import { formatCount } from './change-text.js';
-import { deletionsAllowedAtOnce, massDeletionGuard } from './merge-policy.js';
+import { runtimeRef, type Runtime } from '../../model/runtime.js';
+import { LABEL_RUNTIME_ID } from '../../model/contract.js';
+import { formatCount } from '../../rules/change-text.js';
+import { deletionsAllowedAtOnce, massDeletionGuard } from '../../rules/mass-deletion.js';
 import type { ShootProposal } from './pr-body.js';
 
 /** A Shoot on main that no Runtime asks for any more (none that is not being deleted names it). */
-export interface UnaskedShoot {
+interface UnaskedShoot {
   name: string;
   /** KIM's `infrastructuremanager.kyma-project.io/runtime-id` annotation on the Shoot: all that is known of a Runtime that is gone. */
   runtimeId?: string;
@@ -37,7 +38,7 @@ export interface DeletionInput {
   garden?: { unapplied: number; total: number };
 }
 
-export interface Deletion {
+interface Deletion {
   shoot: string;
   /** The Runtime the PR names: the one KEB is deleting, or, when it is absent, only its Shoot's runtime id. */
   runtime: ShootProposal['runtime'];

@@ -4,7 +4,7 @@
 // decision as the auto-merge. The class is recorded per head, not as a label: a later pass may turn an
 // open update into an immutable change, and labels are set once, when the PR is opened.
 import type { StatusState } from '../../adapters/forge/forge.js';
-import { VALIDATE_CONTEXT } from '../../adapters/forge/forge.js';
+import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
 import { decideMerge, type MergeDecision } from './merge-policy.js';

@@ -8,7 +8,7 @@ import type { Shoot } from '../../model/shoot.js';
 import { convertRuntime } from '../convert/index.js';
 import { classifyChange, type ChangeClass } from './classify.js';
 import { GITHUB_BODY_LIMIT, prMarker, renderPullRequest, type ShootProposal } from './pr-body.js';
-import { testShoot, worker } from './test-shoot.js';
+import { testShoot, worker } from '../../test/helpers/test-shoot.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 const settings = conversionSettingsOf(

@@ -4,12 +4,12 @@
 // `fullReport` for the caller to commit on the branch. Same input, same bytes.
 import { createTwoFilesPatch } from 'diff';
 import type { Shoot } from '../../model/shoot.js';
-import { toCanonicalYaml } from '../render/canonical-yaml.js';
-import { SHOOT_FILE, SHOOTS_FOLDER, withoutServerFields } from '../render/landscape-layout.js';
+import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
+import { SHOOT_FILE, SHOOTS_FOLDER, withoutServerFields } from '../../rules/landscape-layout.js';
 import type { ChangeClass } from './classify.js';
-import { describeChange, formatCount } from './change-text.js';
+import { describeChange, formatCount } from '../../rules/change-text.js';
 import { clusterChanges } from './clusters.js';
-import type { FieldChange } from './semantic-diff.js';
+import type { FieldChange } from '../../rules/semantic-diff.js';
 import type { CheckResult } from './merge-policy.js';
 
 /** GitHub refuses longer PR bodies and comments (Atlantis splits its plans at the same number). */
@@ -19,7 +19,7 @@ export const GITHUB_BODY_LIMIT = 65_535;
 const OMITTED_NOTE_RESERVE = 100;
 
 /** Where full reports live on the PR branch. */
-export const REPORTS_FOLDER = '.kimops/reports';
+const REPORTS_FOLDER = '.kimops/reports';
 
 export interface ShootProposal {
   shoot: string;

@@ -282,7 +282,7 @@ function isValid(parse: () => unknown): boolean {
  *   upperAscii, replace, split, substring, trim, join, format, strings.quote — from @bufbuild/cel/ext.
  * - Kubernetes semver library: semver, isSemver, major, minor, patch, compareTo, isLessThan, isGreaterThan.
  */
-export const KUBERNETES_EXTRA_FUNCTIONS = [...strings, ...semverFunctions];
+const KUBERNETES_EXTRA_FUNCTIONS = [...strings, ...semverFunctions];
 
 /** The one environment every policy expression is planned in. */
 export const policyEnv: CelEnv = celEnv({ funcs: KUBERNETES_EXTRA_FUNCTIONS });

@@ -9,7 +9,7 @@ import { evaluatePolicies, isDenied, isWarning } from './evaluate.js';
 import type { Operation, Policy } from './policy-file.js';
 
 /** The check the Shoot's schema reports under. */
-export const SCHEMA_CHECK = 'shoot-schema';
+const SCHEMA_CHECK = 'shoot-schema';
 
 export interface ValidationContext {
   policies: readonly Policy[];

@@ -21,7 +21,7 @@ export interface TokenPattern {
 }
 
 /** Token formats with a fixed shape: found in any file, any field, any comment. */
-export const TOKEN_PATTERNS: readonly TokenPattern[] = [
+const TOKEN_PATTERNS: readonly TokenPattern[] = [
   {
     pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/,
     rule: 'private-key',

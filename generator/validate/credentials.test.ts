@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readLandscape } from '../../adapters/files/landscape.js';
 import { readRuntimes } from '../../adapters/files/manifests.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
-import { filesOf } from '../render/landscape-layout.js';
-import { renderRuntimes } from '../render/render-runtimes.js';
+import { filesOf } from '../../rules/landscape-layout.js';
+import { renderRuntimes } from '../render-runtimes.js';
 import { scanFile } from './credentials.js';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');

@@ -16,8 +16,6 @@ import { scanLines } from './credential-lines.js';
 import type { CredentialRule } from './credential-rules.js';
 import { readAnyYaml, type ScannedDocument } from './credential-yaml.js';
 
-export type { CredentialRule } from './credential-rules.js';
-
 export interface CredentialFinding {
   path: string;
   /** 1-based line of the finding. */
@@ -28,7 +26,7 @@ export interface CredentialFinding {
 }
 
 /** A line carrying this marker is not reported (a documented example value, a test fixture). */
-export const ALLOW_MARKER = 'kimops: not-a-secret';
+const ALLOW_MARKER = 'kimops: not-a-secret';
 
 const FIX =
   'remove it from the repo and rotate it; credentials live in the cluster (Secrets referenced by name), never in Git';

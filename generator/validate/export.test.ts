@@ -1,7 +1,8 @@
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { toYamlStream } from '../render/canonical-yaml.js';
-import { bindingName, exportFileName, exportPolicies, PARAMS_CONFIG_MAP, type ExportedObject } from './export.js';
+import { toYamlStream } from '../../rules/canonical-yaml.js';
+import { bindingName, exportFileName, exportPolicies, type ExportedObject } from './export.js';
+import { PARAMS_CONFIG_MAP } from '../../model/contract.js';
 import { packPolicies } from '../../test/helpers/policy-pack.js';
 import { parsePolicyFile, parsePolicyFiles, type Policy } from './policy-file.js';
 

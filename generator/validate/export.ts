@@ -4,20 +4,17 @@
 // as the params ConfigMap the bindings point at. Pure: values in, objects out.
 import type { Policy, Severity } from './policy-file.js';
 import { POLICY_API_VERSION } from './policy-file.js';
+import { NAMESPACE_NAME_LABEL, LABEL_LANDSCAPE, gardenNamespaceOf } from '../../model/contract.js';
+import { PARAMS_CONFIG_MAP } from '../../model/contract.js';
 
-export const BINDING_KIND = 'ValidatingAdmissionPolicyBinding';
-/** The ConfigMap every binding's paramRef names, in the landscape's project namespace. */
-export const PARAMS_CONFIG_MAP = 'kimops-policy-params';
-/** Set by kube-apiserver on every namespace; lets a binding select one namespace by name. */
-export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
-export const LABEL_LANDSCAPE = 'kimops.kyma-project.io/landscape';
+const BINDING_KIND = 'ValidatingAdmissionPolicyBinding';
+const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 
 /**
  * What a binding does with a failed check: deny stops the request; warn lets it through with a
  * warning to the client and an audit annotation, as kimops shows a warning and does not block.
  */
-export const VALIDATION_ACTIONS: Record<Severity, readonly ('Deny' | 'Warn' | 'Audit')[]> = {
+const VALIDATION_ACTIONS: Record<Severity, readonly ('Deny' | 'Warn' | 'Audit')[]> = {
   deny: ['Deny'],
   warn: ['Warn', 'Audit'],
 };
@@ -54,7 +51,7 @@ export function exportPolicies({
   project,
   policies,
   params,
-  namespace = `garden-${project}`,
+  namespace = gardenNamespaceOf(project),
 }: ExportInput): PolicyExport {
   const included = policies.filter((p) => p.landscapes === '*' || p.landscapes.includes(landscape));
   const skipped = policies

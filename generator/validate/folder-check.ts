@@ -7,13 +7,13 @@
 import type { Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments, type YamlDocument } from '../../model/yaml-input.js';
 import type { CheckResult } from '../propose/merge-policy.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../render/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../../rules/landscape-layout.js';
 import { checkShootChange, operationOf, type ValidationContext } from './checks.js';
 import { scanFile, type CredentialFinding } from './credentials.js';
 import type { Operation } from './policy-file.js';
 
 /** The check of the credentials scan, and of a Shoot file that cannot be read. */
-export const CREDENTIALS_CHECK = 'credentials';
+const CREDENTIALS_CHECK = 'credentials';
 export const YAML_CHECK = 'yaml';
 
 export interface Finding {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES, packExamples, packParams, packPolicies } from '../../test/helpers/policy-pack.js';
-import { toCanonicalYaml } from '../render/canonical-yaml.js';
+import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
 import type { ValidationContext } from './checks.js';
 import { checkProposedShoot } from './folder-check.js';
 import { checkLandscapeFiles } from './repo-check.js';

@@ -6,9 +6,7 @@
 import { ConfigError } from '../../model/errors.js';
 import type { Landscape } from '../../model/landscape.js';
 import { EU_ACCESS_PLATFORM_REGIONS } from '../convert/extenders/placement.js';
-
-/** `{<provider type>: {<region>: [zone names as the Shoot writes them]}}`. */
-export type ZoneCatalog = Record<string, Record<string, string[]>>;
+import type { ZoneCatalog } from '../../model/landscape.js';
 
 export interface RuntimeFact {
   /** The Runtime's id (label kyma-project.io/runtime-id), which the Shoot carries as an annotation. */
@@ -31,7 +29,7 @@ export interface LandscapeFactsInput {
 const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 const MAX_KEY_LENGTH = 253;
 
-export const PARAM_KEYS = {
+const PARAM_KEYS = {
   landscape: 'landscape',
   auditLogMandatory: 'auditLogMandatory',
   awsIMDSv2: 'awsIMDSv2',

@@ -12,15 +12,15 @@ import { isKnownFunction, POLICY_VARIABLES } from './cel-env.js';
 type Expr = ReturnType<typeof parseCel>['expr'];
 
 export const POLICY_API_VERSION = 'admissionregistration.k8s.io/v1';
-export const POLICY_KIND = 'ValidatingAdmissionPolicy';
+const POLICY_KIND = 'ValidatingAdmissionPolicy';
 
 /** kimops's metadata on a policy, as annotations so the object stays a valid VAP. */
-export const ANNOTATION_SEVERITY = 'kimops.kyma-project.io/severity';
-export const ANNOTATION_LANDSCAPES = 'kimops.kyma-project.io/landscapes';
-export const ANNOTATION_DESCRIPTION = 'kimops.kyma-project.io/description';
+const ANNOTATION_SEVERITY = 'kimops.kyma-project.io/severity';
+const ANNOTATION_LANDSCAPES = 'kimops.kyma-project.io/landscapes';
+const ANNOTATION_DESCRIPTION = 'kimops.kyma-project.io/description';
 
 export type Severity = 'deny' | 'warn';
-export const SEVERITIES: readonly Severity[] = ['deny', 'warn'];
+const SEVERITIES: readonly Severity[] = ['deny', 'warn'];
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'];
 
@@ -37,12 +37,12 @@ export interface LabelSelector {
   matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
 }
 
-export interface NamedExpression {
+interface NamedExpression {
   name: string;
   expression: string;
 }
 
-export interface Validation {
+interface Validation {
   expression: string;
   message?: string;
   messageExpression?: string;

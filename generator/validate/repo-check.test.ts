@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readRuntimes } from '../../adapters/files/manifests.js';
 import { readLandscape } from '../../adapters/files/landscape.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
-import { renderRuntimes } from '../render/render-runtimes.js';
-import { filesOf } from '../render/landscape-layout.js';
+import { renderRuntimes } from '../render-runtimes.js';
+import { filesOf } from '../../rules/landscape-layout.js';
 import { parsePolicyFile } from './policy-file.js';
 import { checkLandscapeFiles } from './repo-check.js';
 

@@ -21,7 +21,7 @@ export interface OpenApiSnapshot {
 export const SHOOT_COMPONENT = 'com.github.gardener.gardener.pkg.apis.core.v1beta1.Shoot';
 export const OBJECT_META_COMPONENT = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 export const SHOOT_OPENAPI_PATH = '/openapi/v3/apis/core.gardener.cloud/v1beta1';
-export const SNAPSHOT_REFRESH_COMMAND = 'KIMOPS_TESTENV=<state dir> npx tsx scripts/shoot-openapi-snapshot.ts';
+const SNAPSHOT_REFRESH_COMMAND = 'KIMOPS_TESTENV=<state dir> npx tsx scripts/shoot-openapi-snapshot.ts';
 
 /** Keyword values that are data, not schemas: never walked into. */
 const DATA_KEYWORDS = new Set([

@@ -14,7 +14,7 @@ export type SchemaNode = Record<string, unknown>;
  * int-or-string and preserve-unknown-fields are acted on by `toStrictJsonSchema`; the rest only
  * describe merging, list semantics or CEL rules (see docs/validation.md for what is not checked).
  */
-export const KUBERNETES_KEYWORDS = [
+const KUBERNETES_KEYWORDS = [
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-int-or-string',
   'x-kubernetes-embedded-resource',

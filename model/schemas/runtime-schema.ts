@@ -20,15 +20,14 @@ import { applyStructuralDefaults } from './structural-defaulting.js';
 import { packagePath } from '../package-root.js';
 
 const CRD_FILE = packagePath('crds', 'runtime.yaml');
-export const RUNTIME_SCHEMA_VERSION = 'v1';
+const RUNTIME_SCHEMA_VERSION = 'v1';
 
 /**
  * `format: byte` as kube-apiserver checks it on custom resources (found by the differential test):
  * standard base64 with padding, not empty, no line breaks. ajv-formats' `byte` takes "" and
  * multi-line text.
  */
-export const KUBE_APISERVER_BYTE =
-  /^(?:(?:[A-Za-z0-9+/]{4})+|(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))$/;
+const KUBE_APISERVER_BYTE = /^(?:(?:[A-Za-z0-9+/]{4})+|(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))$/;
 
 /**
  * The API server decodes a custom resource's JSON numbers as int64 when they fit and as float64
@@ -36,7 +35,7 @@ export const KUBE_APISERVER_BYTE =
  * so the bounds are exclusive powers of two.
  */
 const INT64_LIMIT = 2 ** 63;
-export const isInt64 = (value: number): boolean => value > -INT64_LIMIT && value < INT64_LIMIT;
+const isInt64 = (value: number): boolean => value > -INT64_LIMIT && value < INT64_LIMIT;
 
 /**
  * The JSON Schema of a Runtime from the CRD (a parsed crds/runtime.yaml): the served version's

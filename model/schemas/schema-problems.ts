@@ -21,7 +21,7 @@ export const INT64_KEYWORD = 'x-kimops-int64';
 const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
 /** Readable path of a JSON pointer into `data`; list indexes as `[n]`, odd names as `["a.b/c"]`. */
-export function displayPath(data: unknown, pointer: string, last?: string): string {
+function displayPath(data: unknown, pointer: string, last?: string): string {
   const segments =
     pointer === ''
       ? []

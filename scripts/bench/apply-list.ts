@@ -4,7 +4,7 @@
 // apart. A cold sync cannot be faster than these (a watching applier's syncs list nothing: its caches fill
 // this way once). Usage: tsx scripts/bench/apply-list.ts <kubeconfig> <namespace>; prints one JSON object.
 import { KubeClient } from '../../adapters/kube/kube-client.js';
-import { DEFAULT_FIELD_MANAGER } from '../../applier/plan.js';
+import { FIELD_MANAGER } from '../../model/contract.js';
 import { COMPANION_SELECTOR, compactCompanion, compactShoot } from '../../applier/sync-commit.js';
 import { SHOOT_API_VERSION } from '../../model/shoot.js';
 import { timed } from './generate-common.js';
@@ -16,14 +16,14 @@ const garden = KubeClient.fromKubeconfigFile(kubeconfig);
 const [shoots, shootsMs] = await timed(() =>
   garden.listAll(
     { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
-    { limit: 500, map: (item) => compactShoot(item, DEFAULT_FIELD_MANAGER) as unknown as typeof item },
+    { limit: 500, map: (item) => compactShoot(item, FIELD_MANAGER) as unknown as typeof item },
   ),
 );
 if (!shoots.ok) throw new Error(shoots.message);
 const [companions, companionsMs] = await timed(() =>
   garden.listAll(
     { apiVersion: 'v1', kind: 'ConfigMap', namespace },
-    { labelSelector: COMPANION_SELECTOR, limit: 500, map: (item) => compactCompanion(item, DEFAULT_FIELD_MANAGER) },
+    { labelSelector: COMPANION_SELECTOR, limit: 500, map: (item) => compactCompanion(item, FIELD_MANAGER) },
   ),
 );
 if (!companions.ok) throw new Error(companions.message);

@@ -6,9 +6,10 @@
 // managedFields of kimops's own apply of the very manifests the measured sync compares against, and the first
 // sync after seeding is an honest no-op only if the applier's plan is (nothing else writes in between).
 // On a project that already holds Shoots, the same call writes only what differs.
-import type { KubeClient, KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeClient } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../applier/plan.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
 import { syncCommit, type GardenApi } from '../../applier/sync-commit.js';
 import { EU_ACCESS_PLATFORM_REGIONS } from '../../generator/convert/extenders/placement.js';
 import { KIMOPS_YAML, parseKimopsConfig } from '../../model/kimops-config.js';

@@ -19,10 +19,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE, type KubeClient } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { Informer } from '../../adapters/kube/informer.js';
 import { gardenerClusterFor, kubeconfigSecretFor } from '../../backfiller/kubeconfig.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../../generator/convert/extenders/metadata.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
 import { mapInParallel } from '../../model/in-parallel.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
@@ -33,6 +35,7 @@ import { existingProject, onStop, seededLandscape, startPlane, type Plane } from
 import { removeSeeded } from './apply-seed.js';
 import { freePort } from './apply-warm.js';
 import { msSince } from './generate-common.js';
+import { rfc3339Seconds } from '../../model/go-time.js';
 
 const RUNTIMES = Number(process.env.KIMOPS_BENCH_RUNTIMES ?? 10_000);
 const BUMPS = Math.min(100, RUNTIMES);
@@ -111,7 +114,7 @@ async function succeed(
       state,
       progress: state === 'Succeeded' ? 100 : 50,
       description: `bench: ${state}`,
-      lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      lastUpdateTime: rfc3339Seconds(new Date()),
     },
   };
   const patched = await garden.patch({ ...SHOOT, namespace, name }, { status }, CONTENT_TYPE.mergePatch, 'status');

@@ -3,7 +3,7 @@
 // the same run. Target: ≥ 3,000 Runtimes/s end to end, peak RSS under 400 MiB.
 import { readFileSync } from 'node:fs';
 import { convertRuntime } from '../../generator/convert/index.js';
-import { shootFiles } from '../../generator/render/landscape-layout.js';
+import { shootFiles } from '../../rules/landscape-layout.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
 import type { Shoot } from '../../model/shoot.js';

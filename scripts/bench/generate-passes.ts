@@ -8,7 +8,7 @@ import { localForge } from '../../adapters/forge/local.js';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
 import { generate, type GenerateResult } from '../../generator/generate.js';
 import { RenderMemo } from '../../generator/render-memo.js';
-import type { RuntimeInput } from '../../generator/render/render-runtimes.js';
+import type { RuntimeInput } from '../../generator/render-runtimes.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
 import type { Runtime } from '../../model/runtime.js';
 import { BENCH_AUTHOR, BENCH_LANDSCAPE, benchRuntimes, msSince, timed } from './generate-common.js';

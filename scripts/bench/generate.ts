@@ -19,7 +19,7 @@ import { readLandscape } from '../../adapters/files/landscape.js';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
 import { main as kimops } from '../../cli/kimops.js';
 import { convertRuntime } from '../../generator/convert/index.js';
-import { shootFiles } from '../../generator/render/landscape-layout.js';
+import { shootFiles } from '../../rules/landscape-layout.js';
 import { conversionSettingsOf, type ConversionSettings } from '../../model/landscape.js';
 import type { Runtime } from '../../model/runtime.js';
 import { BENCH_AUTHOR, BENCH_LANDSCAPE, benchRuntimes, msSince, timed } from './generate-common.js';

@@ -1,5 +1,5 @@
 // `npm run bench -- <name>`: runs one benchmark (or all) and prints its figures beside a
-// baseline measured in the same run, with the machine's core count (DESIGN.md §4).
+// baseline measured in the same run, with the machine's core count (docs/design.md §4).
 import { cpus } from 'node:os';
 import { benchApply } from './apply.js';
 import { benchBackfill } from './backfill.js';

@@ -11,7 +11,7 @@ import { readKebZones } from '../../adapters/files/keb-zones.js';
 import { readLandscape } from '../../adapters/files/landscape.js';
 import { readPolicySet } from '../../adapters/files/policies.js';
 import { convertRuntime } from '../../generator/convert/index.js';
-import { toCanonicalYaml } from '../../generator/render/canonical-yaml.js';
+import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
 import { evaluatePolicies, type PolicyInput, type PolicyStatus } from '../../generator/validate/evaluate.js';
 import { checkShootFolder } from '../../generator/validate/folder-check.js';
 import { landscapeParams, type RuntimeFact } from '../../generator/validate/params.js';

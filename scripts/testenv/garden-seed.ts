@@ -4,7 +4,7 @@
 // Runtimes — so a new region or machine type in KEB's list reaches the test garden by itself.
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { conversionSettingsOf, type Landscape } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
 import type { Runtime } from '../../model/runtime.js';

@@ -2,8 +2,11 @@
 // CRDs) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
 // again (server-side apply; the Seeds' status is written again). Usage: tsx scripts/testenv/seed.ts <state dir>
 import { join } from 'node:path';
-import { CONTENT_TYPE, describeFailure, KubeClient, refOf, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE, KubeClient, refOf } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { gardenSeedObjects, kcpSeedObjects, loadGardenSeedInput, readySeedStatus } from './garden-seed.js';
+import { rfc3339Seconds } from '../../model/go-time.js';
 
 /**
  * Kinds that must exist before others can be admitted (a binding's Secret, a Seed's DNS provider
@@ -45,7 +48,7 @@ export async function applyAll(client: KubeClient, objects: KubeObject[]): Promi
  * undoes a test that left a Seed not ready.
  */
 async function markSeedsReady(client: KubeClient, seeds: KubeObject[]): Promise<void> {
-  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const at = rfc3339Seconds(new Date());
   for (const seed of seeds) {
     const result = await client.patch(refOf(seed), { status: readySeedStatus(at) }, CONTENT_TYPE.mergePatch, 'status');
     if (!result.ok) throw new Error(`seeding the status of Seed ${seed.metadata.name}: ${describeFailure(result)}`);

@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CONTENT_TYPE, describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { MSG_RETRYABLE_RECONCILE } from '../../backfiller/status.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../../generator/convert/extenders/metadata.js';
+import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import { kimops, startKimops, type RunningKimops } from '../helpers/cli.js';

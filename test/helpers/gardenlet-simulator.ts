@@ -6,15 +6,18 @@
 //
 // Stateless by design: every step is derived from the Shoot's own status, like a controller, so a
 // restarted simulator continues where the last one stopped.
-import { CONTENT_TYPE, describeFailure, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE, type KubeClient } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot, ShootStatus } from '../../model/shoot.js';
+import { rfc3339Seconds } from '../../model/go-time.js';
 
 export const GARDENER_FINALIZER = 'gardener';
 /** The group gardener-apiserver puts into admin kubeconfig certificates. */
 const SHOOT_ADMINS_GROUP = 'gardener.cloud:system:admins';
 const SHOOT = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot' } as const;
 
-export type OperationState = 'Pending' | 'Processing' | 'Succeeded' | 'Error' | 'Failed' | 'Aborted';
+type OperationState = 'Pending' | 'Processing' | 'Succeeded' | 'Error' | 'Failed' | 'Aborted';
 
 export interface Fault {
   /** The state the next operation ends in instead of Succeeded. */
@@ -25,7 +28,7 @@ export interface Fault {
 }
 
 /** The local kube-apiserver as the Shoot's own cluster, for `adminkubeconfig`. */
-export interface RuntimeCluster {
+interface RuntimeCluster {
   server: string;
   /** PEM of the CA that signed the server's serving certificate. */
   caCert: string;
@@ -116,8 +119,7 @@ export class GardenletSimulator {
       if (last && isRetryPending(last.state) && this.faults.has(key(shoot)) && !specChanged) return undefined; // a stuck fault stays
       const type = !last || (last.type === 'Create' && last.state !== 'Succeeded') ? 'Create' : 'Reconcile';
       // Like gardenlet, a new generation starts a new retry cycle; retries of the same one keep its start.
-      const cycle =
-        !last || specChanged ? { retryCycleStartTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } : {};
+      const cycle = !last || specChanged ? { retryCycleStartTime: rfc3339Seconds(new Date()) } : {};
       return this.setStatus(shoot, {
         ...this.baseStatus(shoot),
         ...cycle,
@@ -292,7 +294,7 @@ function operation(type: string, state: OperationState, progress: number, descri
     state,
     progress,
     description: description ?? `${type} ${state.toLowerCase()}`,
-    lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastUpdateTime: rfc3339Seconds(new Date()),
   };
 }
 

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { rfc3339Seconds } from '../../model/go-time.js';
 
 const run = promisify(execFile);
 const SPEC_FILE = new URL('../fixtures/github/openapi-subset.json', import.meta.url);
@@ -1032,7 +1033,7 @@ function validationFailed(message: string, resource: string, field?: string): Ht
 }
 
 function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return rfc3339Seconds(new Date());
 }
 
 /** Stable ids for names (users, labels), so the same login is the same id across responses. */

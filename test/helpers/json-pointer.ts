@@ -1,7 +1,7 @@
 // RFC 6901 pointers and the parity fixtures' matchers (test/fixtures/parity/README.md).
-import { jsonEqual } from '../../generator/convert/support/clone.js';
+import { jsonEqual } from '../../model/clone.js';
 
-export function resolvePointer(root: unknown, pointer: string): unknown {
+function resolvePointer(root: unknown, pointer: string): unknown {
   if (pointer === '') return root;
   let node: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
@@ -13,7 +13,7 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
 }
 
 /** Objects match when every key of the pattern matches recursively; arrays and scalars must be equal. */
-export function subsetMatches(value: unknown, pattern: unknown): boolean {
+function subsetMatches(value: unknown, pattern: unknown): boolean {
   if (pattern !== null && typeof pattern === 'object' && !Array.isArray(pattern)) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
     return Object.entries(pattern).every(([k, v]) => subsetMatches((value as Record<string, unknown>)[k], v));

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parsePolicyFiles, type Operation } from '../../generator/validate/policy-file.js';
 
-export const PACK = new URL('../../policies/default/', import.meta.url);
+const PACK = new URL('../../policies/default/', import.meta.url);
 export const EXAMPLES = new URL('examples/', PACK);
 
 const read = (url: URL) => readFileSync(url, 'utf8');

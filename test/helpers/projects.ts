@@ -3,7 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import { describeFailure, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeClient } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
 import { DELETION_CONFIRMATION, landscapeSettings } from './shoots.js';

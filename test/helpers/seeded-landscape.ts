@@ -2,8 +2,8 @@
 // generator leaves once their creates are merged, without a PR per Shoot (for tests of what comes after,
 // such as deletions, where a hundred create PRs would only cost time).
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
-import { fileMapOf } from '../../generator/render/landscape-layout.js';
-import { renderRuntimes, type RuntimeInput } from '../../generator/render/render-runtimes.js';
+import { fileMapOf } from '../../rules/landscape-layout.js';
+import { renderRuntimes, type RuntimeInput } from '../../generator/render-runtimes.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { kimops } from './cli.js';
 

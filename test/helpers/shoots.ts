@@ -1,7 +1,9 @@
 // Rendering Shoots for integration tests and cleaning them up again on the real Garden.
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { describeFailure, refOf, type KubeClient, type KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeClient } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { convertRuntime } from '../../generator/convert/index.js';
 import { conversionSettingsOf, type ConversionSettings } from '../../model/landscape.js';
 import { parseLandscape } from '../../model/landscape-parse.js';
@@ -72,5 +74,3 @@ export async function deleteShoot(garden: KubeClient, namespace: string, name: s
   if (!deleted.ok && deleted.status !== 404)
     throw new Error(`delete ${namespace}/${name}: ${describeFailure(deleted)}`);
 }
-
-export { refOf };

@@ -1,5 +1,5 @@
-// A small hand-written Shoot for the tests of this folder: two workers, a few extensions, every list
-// kind the semantic diff keys. Tests change a structuredClone of it.
+// A small hand-written Shoot for the tests of the semantic diff, change classes, PR bodies and the applier: two
+// workers, a few extensions, every list kind the semantic diff keys. Tests change a structuredClone of it.
 import { type Extension, SHOOT_API_VERSION, type Shoot, type Worker } from '../../model/shoot.js';
 
 export function testShoot(): Shoot {

@@ -6,7 +6,7 @@ import { KubeClient } from '../../adapters/kube/kube-client.js';
 
 const TESTENV_SCRIPTS = new URL('../../scripts/testenv/', import.meta.url).pathname;
 
-export interface PlaneInfo {
+interface PlaneInfo {
   kubeApiserverUrl: string;
   kubeconfigs: Record<string, string>;
   startSeconds: number;

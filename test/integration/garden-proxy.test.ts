@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KubeClient, type KubeObject, type WatchEvent } from '../../adapters/kube/kube-client.js';
+import { KubeClient, type WatchEvent } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { startGardenProxy, type GardenProxy } from '../helpers/garden-proxy.js';
 import { connect, eventually } from '../helpers/testenv.js';
 

@@ -1,7 +1,8 @@
 // Acceptance: what Gardener itself refuses, asserted on its own messages, and how server-side apply
 // by kimops's field manager treats the worker list (the reason KIM needed a full update).
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { CONTENT_TYPE, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
 import { connect } from '../helpers/testenv.js';
 import { createRendered, deleteShoot, exampleRuntime, getShoot, render } from '../helpers/shoots.js';

@@ -4,7 +4,8 @@
 // covered by adapters/kube/informer.test.ts.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Informer, type Change } from '../../adapters/kube/informer.js';
-import { describeFailure, type KubeObject } from '../../adapters/kube/kube-client.js';
+import { describeFailure } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { Runtime } from '../../model/runtime.js';
 import { createTestNamespace } from '../helpers/projects.js';
 import { exampleRuntime } from '../helpers/shoots.js';

@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeObject, KubeResult } from '../../adapters/kube/kube-client.js';
+import type { KubeResult } from '../../model/kube-result.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { evaluatePolicies, type PolicyResult } from '../../generator/validate/evaluate.js';
 import { exportPolicies, type ExportedObject } from '../../generator/validate/export.js';
 import type { Operation, Policy } from '../../generator/validate/policy-file.js';
@@ -265,7 +266,7 @@ function onTestPlane(shoot: Shoot, namespace: string, name: string): Shoot {
 }
 
 /**
- * The stand-in CRD (../shared/crds/fallback) is older than gardener-apiserver: it lacks
+ * The stand-in CRD (docs/contracts/keb-and-gardener-shoot.md §C) is older than gardener-apiserver: it lacks
  * spec.dns.providers[].credentialsRef, which no policy reads. Both sides get the objects without it,
  * so the server can check them with fieldValidation=Strict: nothing else is pruned, and both judge
  * the same object.

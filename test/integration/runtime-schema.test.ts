@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { isJsonObject } from '../../model/json.js';
 import { runtimeJsonSchema, validateRuntimeSchema } from '../../model/schemas/runtime-schema.js';
 import type { SchemaNode } from '../../model/schemas/openapi-to-json-schema.js';
@@ -16,6 +16,7 @@ import { parseYaml11 } from '../../model/yaml-input.js';
 import { exampleRuntimes } from '../helpers/shoots.js';
 import { createTestNamespace } from '../helpers/projects.js';
 import { connect } from '../helpers/testenv.js';
+import { rfc3339Seconds } from '../../model/go-time.js';
 
 const env = connect(inject('testenvStateDir'));
 // Modest by default so the file runs in seconds; raise it locally to hunt for disagreements.
@@ -102,7 +103,7 @@ function valueFor(schema: SchemaNode, depth = 0): fc.Arbitrary<unknown> {
       if (schema['format'] === 'date-time')
         return fc
           .date({ noInvalidDate: true, min: new Date(0), max: new Date('2100-01-01') })
-          .map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z'));
+          .map((d) => rfc3339Seconds(d));
       return fc.string({
         minLength: Number(schema['minLength'] ?? 0),
         maxLength: Math.max(Number(schema['minLength'] ?? 0), 8),

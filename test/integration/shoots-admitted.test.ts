@@ -1,7 +1,7 @@
 // Acceptance: the Shoots kimops renders are what the real gardener-apiserver, admission plugins on,
 // accepts — for every KEB example Runtime in every shipped landscape, on create and on update.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { connect } from '../helpers/testenv.js';
 import {
   createRendered,

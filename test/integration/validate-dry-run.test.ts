@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { KubeObject } from '../../adapters/kube/kube-client.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';

@@ -2,12 +2,12 @@
 // extension reads. Runs only when the Runtime's provider/region has an audit-log tenant.
 import type { NamedResource } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
+import { ANNOTATION_EXPERIMENTAL_AUDIT_POLICY } from '../../../model/contract.js';
 
 export const AUDITLOG_CREDENTIALS_RESOURCE = 'auditlog-credentials';
-export const ANNOTATION_EXPERIMENTAL_AUDIT_POLICY = 'operator.kyma-project.io/experimental-audit-policy';
-export const EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP = 'experimental-audit-policy';
+const EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP = 'experimental-audit-policy';
 
-export function upsertResource(resources: NamedResource[], resource: NamedResource): NamedResource[] {
+function upsertResource(resources: NamedResource[], resource: NamedResource): NamedResource[] {
   const index = resources.findIndex((r) => r.name === resource.name);
   return index < 0 ? [...resources, resource] : resources.map((r, i) => (i === index ? resource : r));
 }

@@ -2,7 +2,7 @@
 // landscape configures none.
 import type { ConverterConfig } from '../../../model/converter-config.js';
 import type { Extender } from '../context.js';
-import { keepsLiveDns } from '../live-rules.js';
+import { keepsLiveDns } from '../../../rules/live-rules.js';
 
 export function externalDns(
   config: ConverterConfig,

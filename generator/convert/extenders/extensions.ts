@@ -3,22 +3,22 @@
 // managed extension is added, replaced, disabled or left alone by its own rule.
 import { FieldError } from '../../../model/errors.js';
 import type { Extension, JsonObject } from '../../../model/shoot.js';
-import { jsonEqual } from '../support/clone.js';
-import { formatGoDuration, parseGoDuration } from '../../../model/go-duration.js';
+import { jsonEqual } from '../../../model/clone.js';
+import { formatGoDuration, parseGoDuration } from '../../../model/go-time.js';
 import type { ExtenderInput, Extender } from '../context.js';
 import { providerModule } from '../providers/index.js';
 import { externalDns, shootDomain } from './dns.js';
 import { AUDITLOG_CREDENTIALS_RESOURCE } from './auditlog.js';
 import { registryCacheSecret } from './resources.js';
 
-export const EXT_NETWORK_FILTER = 'shoot-networking-filter';
-export const EXT_CERT = 'shoot-cert-service';
-export const EXT_DNS = 'shoot-dns-service';
-export const EXT_OIDC = 'shoot-oidc-service';
+const EXT_NETWORK_FILTER = 'shoot-networking-filter';
+const EXT_CERT = 'shoot-cert-service';
+const EXT_DNS = 'shoot-dns-service';
+const EXT_OIDC = 'shoot-oidc-service';
 export const EXT_AUDITLOG = 'shoot-auditlog-service';
-export const EXT_ACL = 'acl';
-export const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';
-export const EXT_REGISTRY_CACHE = 'registry-cache';
+const EXT_ACL = 'acl';
+const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';
+const EXT_REGISTRY_CACHE = 'registry-cache';
 
 function networkFilter({ runtime }: ExtenderInput): Extension {
   const filter = runtime.spec.security.networking.filter;

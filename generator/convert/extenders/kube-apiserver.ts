@@ -1,7 +1,7 @@
 // The API server and kubelet settings from the landscape: structured authentication, feature
 // gates, runtime config, service-account tokens, audit policy.
 import { FieldError } from '../../../model/errors.js';
-import { formatGoDuration, parseGoDuration } from '../../../model/go-duration.js';
+import { formatGoDuration, parseGoDuration } from '../../../model/go-time.js';
 import type { Extender } from '../context.js';
 
 export function structuredAuthConfigMapName(shootName: string): string {

@@ -1,10 +1,11 @@
 // Annotations and labels: KIM replaces both maps wholesale on every conversion.
-import { LABEL_GLOBAL_ACCOUNT_ID, LABEL_RUNTIME_ID, LABEL_SUBACCOUNT_ID } from '../../../model/runtime.js';
+import { LABEL_GLOBAL_ACCOUNT_ID, LABEL_RUNTIME_ID, LABEL_SUBACCOUNT_ID } from '../../../model/contract.js';
 import type { Extender } from '../context.js';
-
-export const ANNOTATION_RUNTIME_ID = 'infrastructuremanager.kyma-project.io/runtime-id';
-export const ANNOTATION_RUNTIME_GENERATION = 'infrastructuremanager.kyma-project.io/runtime-generation';
-export const ANNOTATION_LICENCE_TYPE = 'infrastructuremanager.kyma-project.io/licence-type';
+import {
+  ANNOTATION_RUNTIME_ID,
+  ANNOTATION_RUNTIME_GENERATION,
+  ANNOTATION_LICENCE_TYPE,
+} from '../../../model/contract.js';
 
 /** Gardener's cleanup grace periods, as KIM sets them (seconds, strings). */
 const CLEANUP_GRACE_PERIODS: Record<string, string> = {

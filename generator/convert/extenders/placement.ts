@@ -1,10 +1,9 @@
 // Where and under which rules Gardener places the Shoot: seed selector, cloud profile,
 // exposure class, EU access restriction, tolerations.
-import { cloneJson } from '../support/clone.js';
+import { cloneJson } from '../../../model/clone.js';
 import type { Extender } from '../context.js';
 import { providerModule } from '../providers/index.js';
-
-export const SEED_REGION_LABEL = 'seed.gardener.cloud/region';
+import { SEED_REGION_LABEL } from '../../../model/contract.js';
 
 export const seedSelector: Extender = (draft, { runtime }) => {
   const { enforceSeedLocation, region } = runtime.spec.shoot;

@@ -5,18 +5,18 @@ import { FieldError } from '../../../model/errors.js';
 import { isJsonObject } from '../../../model/json.js';
 import type { Runtime } from '../../../model/runtime.js';
 import type { Shoot, Worker } from '../../../model/shoot.js';
-import { cloneJson } from '../support/clone.js';
-import { keepsLiveProviderConfigs, workersAlignedWithLive, zonesAdded } from '../live-rules.js';
+import { cloneJson } from '../../../model/clone.js';
+import { keepsLiveProviderConfigs, workersAlignedWithLive, zonesAdded } from '../../../rules/live-rules.js';
 import type { ConverterContext, Extender } from '../context.js';
 import { providerModule } from '../providers/index.js';
 import type { ProviderModule } from '../providers/provider.js';
 import {
-  uniqueZones,
   withDefaultImage,
   withMachineControllerDefaults,
   withMaxPodsCaps,
   withProviderWorkerConfig,
 } from './workers.js';
+import { uniqueZones } from '../../../rules/live-rules.js';
 
 function runtimeWorkers(runtime: Runtime): Worker[] {
   const { workers, additionalWorkers } = runtime.spec.shoot.provider;

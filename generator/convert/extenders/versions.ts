@@ -1,5 +1,5 @@
 // Kubernetes version and maintenance: the landscape's defaults, never a downgrade of the live Shoot.
-import { neverDowngrade } from '../support/semver.js';
+import { neverDowngrade } from '../../../model/semver.js';
 import type { Extender } from '../context.js';
 
 export const kubernetesVersion: Extender = (draft, { runtime, ctx, live }) => {

@@ -3,14 +3,14 @@
 import { FieldError } from '../../../model/errors.js';
 import type { ConverterConfig } from '../../../model/converter-config.js';
 import type { Worker } from '../../../model/shoot.js';
-import { cloneJson } from '../support/clone.js';
-import { formatGoDuration, parseGoDuration } from '../../../model/go-duration.js';
+import { cloneJson } from '../../../model/clone.js';
+import { formatGoDuration, parseGoDuration } from '../../../model/go-time.js';
 import { applyTotalMaxPodsCap, maxPodsFromCidr, MAX_PODS_PER_NODE } from '../support/max-pods.js';
 import type { ProviderModule } from '../providers/provider.js';
 
 /** KIM's machine-controller-manager defaults when the landscape sets none. */
-export const DEFAULT_MACHINE_DRAIN_TIMEOUT = '15m';
-export const DEFAULT_MAX_EVICT_RETRIES = 2;
+const DEFAULT_MACHINE_DRAIN_TIMEOUT = '15m';
+const DEFAULT_MAX_EVICT_RETRIES = 2;
 
 export function withDefaultImage(worker: Worker, config: ConverterConfig): Worker {
   const image = worker.machine.image;
@@ -94,9 +94,4 @@ export function withMaxPodsCaps(workers: Worker[], podsCidr: string): Worker[] {
     copy.kubernetes = { ...copy.kubernetes, kubelet: { ...copy.kubernetes?.kubelet, maxPods } };
     return copy;
   });
-}
-
-/** Unique zones across workers, first-seen order (KIM's getNetworkingZonesFromWorkers). */
-export function uniqueZones(workers: Worker[]): string[] {
-  return [...new Set(workers.flatMap((w) => w.zones ?? []))];
 }

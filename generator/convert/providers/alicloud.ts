@@ -7,7 +7,7 @@ import { requireUniqueZones, workerCidrWithin } from './zones.js';
 const API_VERSION = 'alicloud.provider.extensions.gardener.cloud/v1alpha1';
 const MAX_ZONES = 8;
 
-export function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; workers: string }[] {
+function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; workers: string }[] {
   if (zoneNames.length > MAX_ZONES) {
     throw new FieldError(
       ZONES_FIELD,

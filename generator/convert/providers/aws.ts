@@ -3,7 +3,7 @@ import { FieldError } from '../../../model/errors.js';
 import { asJsonObject } from '../../../model/json.js';
 import type { JsonObject } from '../../../model/shoot.js';
 import { blockSize, parseIpv4Cidr, subnet } from '../support/cidr.js';
-import { cloneJson } from '../support/clone.js';
+import { cloneJson } from '../../../model/clone.js';
 import { NODES_FIELD, ZONES_FIELD, type ProviderModule } from './provider.js';
 import { requireUniqueZones } from './zones.js';
 

@@ -3,7 +3,7 @@ import { FieldError } from '../../../model/errors.js';
 import { asJsonObject } from '../../../model/json.js';
 import type { JsonObject } from '../../../model/shoot.js';
 import { subnet } from '../support/cidr.js';
-import { cloneJson } from '../support/clone.js';
+import { cloneJson } from '../../../model/clone.js';
 import { NODES_FIELD, ZONES_FIELD, type ProviderModule } from './provider.js';
 import { requireUniqueZones, workerCidrWithin } from './zones.js';
 
@@ -20,7 +20,7 @@ function azureZoneNumber(zone: string): number {
 }
 
 /** Subnets follow the zones' input order: ["2","3","1"] gives zone 2 the first block. */
-export function azureZones(nodesCidr: string, zoneNames: string[]): JsonObject[] {
+function azureZones(nodesCidr: string, zoneNames: string[]): JsonObject[] {
   if (nodesCidr === '')
     throw new FieldError(NODES_FIELD, 'the worker network CIDR is empty; set an IPv4 CIDR like 10.250.0.0/22');
   const cidr = workerCidrWithin(nodesCidr, 16, 24);

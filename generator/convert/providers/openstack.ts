@@ -2,8 +2,8 @@
 import type { ProviderModule } from './provider.js';
 
 const API_VERSION = 'openstack.provider.extensions.gardener.cloud/v1alpha1';
-export const OPENSTACK_FLOATING_POOL = 'FloatingIP-external-kyma-01';
-export const OPENSTACK_LOAD_BALANCER_PROVIDER = 'f5';
+const OPENSTACK_FLOATING_POOL = 'FloatingIP-external-kyma-01';
+const OPENSTACK_LOAD_BALANCER_PROVIDER = 'f5';
 
 export const openstack: ProviderModule = {
   cloudProfileName: () => 'converged-cloud-kyma',

@@ -3,7 +3,7 @@
 import type { ConverterConfig } from '../../../model/converter-config.js';
 import type { JsonObject } from '../../../model/shoot.js';
 
-export interface ProviderConfigInput {
+interface ProviderConfigInput {
   /** Runtime `networking.nodes`: the CIDR all worker subnets are cut from. */
   nodesCidr: string;
   /** Unique worker zones, first-seen order. */

@@ -21,7 +21,7 @@ export function parseIpv4Cidr(text: string): Ipv4Cidr | undefined {
   return { base: address - (address % 2 ** (32 - prefix)), prefix };
 }
 
-export function formatIpv4Cidr(base: number, prefix: number): string {
+function formatIpv4Cidr(base: number, prefix: number): string {
   const octets = [24, 16, 8, 0].map((shift) => Math.floor(base / 2 ** shift) % 256);
   return `${octets.join('.')}/${prefix}`;
 }

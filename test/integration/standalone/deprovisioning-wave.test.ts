@@ -11,7 +11,7 @@ import type { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
 import { generate } from '../../../generator/generate.js';
 import { RenderMemo } from '../../../generator/render-memo.js';
 import { DEFAULT_DEPROVISIONING_BATCH_SIZE, DEFAULT_MASS_DELETION } from '../../../model/kimops-config.js';
-import { deletionsAllowedAtOnce } from '../../../generator/propose/merge-policy.js';
+import { deletionsAllowedAtOnce } from '../../../rules/mass-deletion.js';
 import { conversionSettingsOf } from '../../../model/landscape.js';
 import type { Runtime } from '../../../model/runtime.js';
 import { benchRuntimes } from '../../../scripts/bench/generate-common.js';

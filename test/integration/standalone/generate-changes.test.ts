@@ -9,11 +9,13 @@ import { localForge, type LocalForge } from '../../../adapters/forge/local.js';
 import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
 import { ConfigError } from '../../../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../../../model/landscape.js';
-import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH, type Runtime } from '../../../model/runtime.js';
+import type { Runtime } from '../../../model/runtime.js';
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH } from '../../../model/contract.js';
 import type { Shoot } from '../../../model/shoot.js';
 import { kimops } from '../../helpers/cli.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
-import { generate, rolloutBranchOf, type GenerateInput } from '../../../generator/generate.js';
+import { generate, type GenerateInput } from '../../../generator/generate.js';
+import { rolloutBranchOf } from '../../../generator/branches.js';
 import { RenderMemo } from '../../../generator/render-memo.js';
 import { parsePolicyFile } from '../../../generator/validate/policy-file.js';
 import { parseYaml11 } from '../../../model/yaml-input.js';
@@ -200,7 +202,7 @@ describe('generate: a superseded rollout', () => {
   });
 });
 
-describe('generate: suspend and force (DESIGN §1.1)', () => {
+describe('generate: suspend and force (docs/design.md §1.1)', () => {
   it('proposes nothing for a suspended Runtime, even when forced, and re-renders a forced one as its own change', async () => {
     const { runtimes, settings, run } = await landscape();
     const changed = withFeatureGate(settings);

@@ -19,7 +19,8 @@ import { kimops } from '../../helpers/cli.js';
 import { startGitServer, type GitServer } from '../../helpers/git-http-server.js';
 import { GitHubTestServer } from '../../helpers/github-test-server.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
-import { branchOf, generate, type GenerateInput } from '../../../generator/generate.js';
+import { generate, type GenerateInput } from '../../../generator/generate.js';
+import { branchOf } from '../../../generator/branches.js';
 
 const dir = useTempDir('generate-remote');
 const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;

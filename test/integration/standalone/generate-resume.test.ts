@@ -1,4 +1,4 @@
-// The generator's resume promise (DESIGN §2 "Shared rule"): killed at any point between commit, PR
+// The generator's resume promise (docs/design.md §2 "Shared rule"): killed at any point between commit, PR
 // create, status and merge, the next run converges — one PR per Shoot, every change merged, nothing
 // lost. A forge that dies after its n-th call stands in for the killed process.
 import { describe, expect, it } from 'vitest';

@@ -11,12 +11,12 @@ import { readRuntimes } from '../../../adapters/files/manifests.js';
 import { localForge } from '../../../adapters/forge/local.js';
 import { policySource } from '../../../cli/policy-context.js';
 import { conversionSettingsOf } from '../../../model/landscape.js';
-import { LABEL_GLOBAL_ACCOUNT_ID } from '../../../model/runtime.js';
+import { LABEL_GLOBAL_ACCOUNT_ID } from '../../../model/contract.js';
 import { kimops } from '../../helpers/cli.js';
 import { seededLandscape } from '../../helpers/seeded-landscape.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { generate } from '../../../generator/generate.js';
-import type { RuntimeInput } from '../../../generator/render/render-runtimes.js';
+import type { RuntimeInput } from '../../../generator/render-runtimes.js';
 
 const dir = useTempDir('generate-verdict');
 const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { localForge, type PullRecord } from '../../../adapters/forge/local.js';
+import { localForge } from '../../../adapters/forge/local.js';
+import type { PullRecord } from '../../../adapters/forge/pull-record.js';
 import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 

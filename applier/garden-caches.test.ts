@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { eventually } from '../test/helpers/testenv.js';
-import { GardenCaches } from './apply-caches.js';
+import { kubeconfigFile } from '../adapters/kube/informer-factory.js';
+import { GardenCaches } from './garden-caches.js';
 
 const dir = useTempDir('apply-caches');
 const NAMESPACE = 'garden-p';
@@ -64,7 +65,7 @@ current-context: g
 
 describe('GardenCaches', () => {
   it('lists each kind once, hands out compacted objects, and lists nothing more while nothing changed', async () => {
-    caches = new GardenCaches(await kubeconfig('one'), '--garden-kubeconfig', () => {});
+    caches = new GardenCaches(kubeconfigFile(await kubeconfig('one'), '--garden-kubeconfig'), () => {});
     const live = await caches.live(NAMESPACE, 'kimops');
     expect(live.shoots()).toEqual([
       {
@@ -96,7 +97,7 @@ describe('GardenCaches', () => {
     const path = await kubeconfig('one');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    caches = new GardenCaches(path, '--garden-kubeconfig', () => {});
+    caches = new GardenCaches(kubeconfigFile(path, '--garden-kubeconfig'), () => {});
     await expect(caches.live(NAMESPACE, 'kimops')).rejects.toThrow(
       new RegExp(`Garden.*127\\.0\\.0\\.1:${port}.*ECONNREFUSED`),
     );
@@ -111,7 +112,7 @@ describe('GardenCaches', () => {
 
   it('starts over for another field manager and for a rotated kubeconfig, with its new credentials', async () => {
     const path = await kubeconfig('one');
-    caches = new GardenCaches(path, '--garden-kubeconfig', () => {});
+    caches = new GardenCaches(kubeconfigFile(path, '--garden-kubeconfig'), () => {});
     await caches.live(NAMESPACE, 'kimops');
     const asKim = await caches.live(NAMESPACE, 'kim');
     expect(asKim.shoots()[0]?.metadata.managedFields).toEqual([compacted[1]]);

@@ -3,18 +3,38 @@
 // against them and lists nothing — Flux's and Argo CD's controllers work from such caches too — and the
 // objects are compacted as they arrive (compactShoot, compactCompanion), so 10,000 of each stay small.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { Informer } from '../adapters/kube/informer.js';
-import { KubeClient, type KubeObject } from '../adapters/kube/kube-client.js';
-import { COMPANION_SELECTOR, compactCompanion, compactShoot, type LiveObjects } from '../applier/sync-commit.js';
+import type { InformerOptions } from '../adapters/kube/informer.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { COMPANION_SELECTOR, compactCompanion, compactShoot, type LiveObjects } from './sync-commit.js';
 import { TransportError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 
 /** How often a sync waiting for the caches' first lists looks whether they are failing. */
 const POLL_MS = 100;
 
+/** What the caches use of an informer. */
+interface CachedList<T> {
+  start(): void;
+  stop(): Promise<void>;
+  synced(): Promise<void>;
+  items(): T[];
+  /** Why its last LIST or WATCH failed, while it keeps retrying. */
+  failing(): string | undefined;
+}
+
+/** The Garden's kubeconfig (adapters/kube/informer-factory.ts's kubeconfigFile). */
+export interface GardenKubeconfig {
+  /** The file's content now: a change (a rotated credential) makes the caches anew. */
+  content(): string;
+  /** A connection made from the file as it is now. */
+  connect(): {
+    informer(type: { apiVersion: string; kind: string }, options: InformerOptions): CachedList<KubeObject>;
+    close(): void;
+  };
+}
+
 /** Both caches' first full lists; a TransportError with the failure either of them is retrying after. */
-async function firstLists(...informers: Informer<KubeObject>[]): Promise<void> {
+async function firstLists(...informers: CachedList<KubeObject>[]): Promise<void> {
   let synced = false;
   const lists = Promise.all(informers.map((informer) => informer.synced())).then(() => (synced = true));
   for (;;) {
@@ -28,17 +48,16 @@ async function firstLists(...informers: Informer<KubeObject>[]): Promise<void> {
 interface Started {
   /** What the caches were made for: the kubeconfig file's content, the namespace, the field manager compactShoot keeps. */
   key: string;
-  client: KubeClient;
-  shoots: Informer<KubeObject>;
-  companions: Informer<KubeObject>;
+  close: () => void;
+  shoots: CachedList<KubeObject>;
+  companions: CachedList<KubeObject>;
 }
 
 export class GardenCaches {
   private started: Started | undefined;
 
   constructor(
-    private readonly kubeconfigPath: string,
-    private readonly option: string,
+    private readonly kubeconfig: GardenKubeconfig,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -50,7 +69,7 @@ export class GardenCaches {
    */
   async live(namespace: string, fieldManager: string): Promise<LiveObjects> {
     const key = createHash('sha256')
-      .update(JSON.stringify([readFileSync(this.kubeconfigPath, 'utf8'), namespace, fieldManager]))
+      .update(JSON.stringify([this.kubeconfig.content(), namespace, fieldManager]))
       .digest('hex');
     if (this.started?.key !== key) {
       await this.stop();
@@ -71,22 +90,20 @@ export class GardenCaches {
     this.started = undefined;
     if (!started) return;
     await Promise.all([started.shoots.stop(), started.companions.stop()]);
-    started.client.close();
+    started.close();
   }
 
   private start(key: string, namespace: string, fieldManager: string): Started {
-    const client = KubeClient.fromKubeconfigOption(this.kubeconfigPath, this.option);
-    const shoots = new Informer<KubeObject>(
-      client,
+    const connection = this.kubeconfig.connect();
+    const shoots = connection.informer(
       { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' },
       {
         namespace,
         log: this.log,
-        transform: (item) => compactShoot(item, fieldManager) as unknown as KubeObject,
+        transform: (item) => compactShoot(item, fieldManager),
       },
     );
-    const companions = new Informer<KubeObject>(
-      client,
+    const companions = connection.informer(
       { apiVersion: 'v1', kind: 'ConfigMap' },
       {
         namespace,
@@ -97,6 +114,6 @@ export class GardenCaches {
     );
     shoots.start();
     companions.start();
-    return { key, client, shoots, companions };
+    return { key, close: () => connection.close(), shoots, companions };
   }
 }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { compactSecret, compactShootForStatus, SECRET_VALUE_PRESENT, withoutManagedFields } from './compact-objects.js';
+
+describe('what the caches keep', () => {
+  it('compactShootForStatus keeps metadata without managedFields, the status and the DNS domain: what the status mapping reads', () => {
+    const listed = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: {
+        name: 'c-1',
+        namespace: 'garden-p',
+        generation: 4,
+        annotations: { a: 'b' },
+        managedFields: [{ manager: 'kimops' }],
+      },
+      spec: { region: 'eu-west-1', dns: { domain: 'c-1.example.com' }, provider: { workers: [] } },
+      status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
+    };
+    expect(compactShootForStatus(listed)).toEqual({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'c-1', namespace: 'garden-p', generation: 4, annotations: { a: 'b' } },
+      spec: { dns: { domain: 'c-1.example.com' } },
+      status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
+    });
+    expect(
+      compactShootForStatus({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'new' } }),
+    ).toEqual({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'new' } });
+    const runtimeLike = { apiVersion: 'v1', kind: 'X', metadata: { name: 'r', managedFields: [] }, spec: { a: 1 } };
+    expect(withoutManagedFields(runtimeLike)).toEqual({
+      apiVersion: 'v1',
+      kind: 'X',
+      metadata: { name: 'r' },
+      spec: { a: 1 },
+    });
+  });
+
+  it('compactSecret keeps the metadata and which keys hold a value, not the kubeconfig', () => {
+    const listed = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'kubeconfig-rid',
+        namespace: 'kcp-system',
+        managedFields: [{ manager: 'kimops' }],
+        annotations: { 'operator.kyma-project.io/last-sync': 't' },
+      },
+      data: { config: 'c2VjcmV0', empty: '' },
+    };
+    const compact = compactSecret(listed);
+    expect(compact).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'kubeconfig-rid',
+        namespace: 'kcp-system',
+        annotations: { 'operator.kyma-project.io/last-sync': 't' },
+      },
+      data: { config: SECRET_VALUE_PRESENT, empty: '' },
+    });
+    expect(JSON.stringify(compact)).not.toContain('c2VjcmV0');
+  });
+});

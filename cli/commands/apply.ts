@@ -1,0 +1,93 @@
+// `kimops apply`: sync the landscape repo's main to the Garden, once or watching (issue 6).
+// The command's options and help; it runs cli/apply.ts.
+import { Option, type Command } from 'commander';
+import { DEFAULT_HOST } from '../../adapters/webhook/receiver.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
+import { EXIT, type CliIo } from '../cli-io.js';
+import { GIT_TOKEN_ENV, WEBHOOK_SECRET_ENV } from '../environment.js';
+import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import type { ApplyOptions } from '../apply.js';
+
+const HELP = `
+Syncs one commit of the landscape repo's main to the Garden: every Shoot under shoots/ (its companions,
+the structured-auth ConfigMaps, first) is server-side applied to garden-<project> as field manager
+kimops, labelled ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE} and annotated with the commit. A Shoot
+whose apply would change nothing gets no request. A labelled Shoot whose folder is gone from main is
+deleted: confirmation.gardener.cloud/deletion first, then DELETE, its companions once Gardener has
+removed it (a later sync cleans them up if it has not yet). kimops.yaml's massDeletion guard refuses a
+commit that deletes too many Shoots at once: then nothing is written.
+
+--repo is a local bare repository (made by kimops init) or the https URL of a remote one (main is
+fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or ')}).
+
+--dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
+--watch syncs every --interval seconds (each sync works on main's newest commit and writes nothing when
+it is in sync) until SIGINT or SIGTERM; a failed sync is reported and retried with backoff. It keeps the
+Shoots and companions in caches kept by WATCH (one LIST each at start) and reads only the Shoot folders
+that changed: a sync that finds nothing to do makes no request at all.
+For production, run the compiled form: npm run build, then node dist/cli/kimops.js apply …
+--webhook-port (with --watch) also listens for GitHub webhook deliveries (content type application/json,
+the push event) on --webhook-host (default ${DEFAULT_HOST}): a push to main whose X-Hub-Signature-256
+matches the secret in ${WEBHOOK_SECRET_ENV} starts a sync at once; polling goes on. The receiver speaks plain
+HTTP: put a reverse proxy or ingress that terminates TLS in front of it.
+
+Exit codes (--once): 0 in sync; 1 some Shoots failed (each named with the server's message and the fix), were
+held back by problems in the repo, or the mass-deletion guard refused the commit; 2 usage or
+configuration error; 69 the Garden or the git server could not be reached, run again.
+
+Examples:
+  kimops apply --landscape dev --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --once --dry-run
+  kimops apply --landscape dev --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --once`;
+
+export function registerApply(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('apply')
+    .description("sync the landscape repo's main to the Shoots in the Garden")
+    .addOption(landscapeOption().makeOptionMandatory())
+    .addOption(repoOption())
+    .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
+    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(new Option('--once', 'one sync, then exit').conflicts('watch'))
+    .option('--watch', 'sync every --interval until stopped')
+    .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))
+    .option('--dry-run', 'print the plan, write nothing')
+    .option(
+      '--shadow',
+      'compute and report every sync like --dry-run, write nothing; with --watch, for running beside KIM before the take-over',
+    )
+    .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
+    .option(
+      '--webhook-port <port>',
+      `with --watch: receive GitHub push webhooks here (secret from ${WEBHOOK_SECRET_ENV})`,
+    )
+    .option(
+      '--webhook-host <address>',
+      'with --webhook-port: the address to listen on (TLS is terminated in front of it)',
+      DEFAULT_HOST,
+    )
+    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics on this port')
+    .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
+    .option(
+      '--plan-cache <file>',
+      'where the plan of unchanged Shoots is kept between runs (default: ~/.cache/kimops/plans/<hash>.json; safe to delete)',
+    )
+    .option('--no-plan-cache', 'plan every Shoot in full at start, keep nothing on disk')
+    .addHelpText('after', HELP)
+    .action(async (options: ApplyOptions, command: Command) => {
+      if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
+      if (!options.watch) {
+        if (options.webhookPort !== undefined)
+          command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
+        if (options.metricsPort !== undefined)
+          command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+        const { applyOnce } = await import('../apply.js');
+        setExitCode(await applyOnce(options, io));
+        return;
+      }
+      // An approval of extra deletions is for the commit a human looked at, not for every later one.
+      if (options.allowMassDeletion !== undefined)
+        command.error('error: --allow-mass-deletion approves one commit: use it with --once', { exitCode: EXIT.usage });
+      const { applyWatching } = await import('../apply.js');
+      setExitCode(await applyWatching(options, io));
+    });
+}

@@ -1,0 +1,204 @@
+// One generator pass as a value, decided before anything is written (gitops-engine's reconcile → diff → sync:
+// this is the diff). Pure: the renders, main's folders as read, the Runtimes, kimops.yaml and the Garden's live
+// Shoots in; the pull requests to open or update, the branches whose PRs stay, the failures, and why deletions
+// wait out. Per rendered Shoot that differs from main: its own PR when its Runtime asked for the change; an
+// adopt PR when only the Garden's live Shoot explains it; otherwise it joins the landscape's rollout, whose
+// first wave is one PR. Shoots no Runtime asks for go only on proof (plan-deletions.ts). generate.ts gathers
+// the inputs and executes the plan.
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION } from '../model/contract.js';
+import { runtimeRef, type Runtime } from '../model/runtime.js';
+import type { Shoot } from '../model/shoot.js';
+import { fileMapOf } from '../rules/landscape-layout.js';
+import { branchOf, rolloutBranchOf, rolloutName } from './branches.js';
+import { planShootDeletions, type PlannedDeletions } from './plan-deletions.js';
+import { brokenOnMain, mainFolder, requestedShoots, type PassInput, type Planning } from './plan-input.js';
+import { classifyChange, type ChangeClass } from './propose/classify.js';
+import { waves } from './propose/clusters.js';
+import type { ShootProposal } from './propose/pr-body.js';
+import type { BranchProposal } from './propose-branch.js';
+import type { RenderedChange } from './render-changes.js';
+import { annotated } from './render-selection.js';
+import { renderRuntimes, type RenderBug, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
+import { checkProposedShoot } from './validate/folder-check.js';
+
+/** A Shoot's own PR: the change its Runtime asked for, or git following what Gardener changed (an adoption). */
+interface ShootPR extends BranchProposal {
+  kind: 'runtime-change' | 'adoption';
+}
+
+/** The first wave of the landscape's rollout, as one PR; `later` Shoots wait for the waves after it. */
+interface RolloutPR extends BranchProposal {
+  rollout: { name: string; later: number };
+}
+
+export interface PassPlan extends PlannedDeletions {
+  /** By Shoot name. */
+  shoots: ShootPR[];
+  rollout?: RolloutPR;
+  failures: RenderFailure[];
+  bugs: RenderBug[];
+  /** Runtimes (`<ns>/<name>`) whose Shoot main holds as rendered: their change is merged. */
+  inMain: string[];
+  /** Branches whose open PRs stay as they are; every other kimops PR is stale. */
+  keep: ReadonlySet<string>;
+  /** What the render memo learns: Shoots whose render main holds (with their render key), and those still asked for. */
+  memo: { remember: [shoot: string, key: string][]; keepOnly: ReadonlySet<string> };
+}
+
+/** A rendered Shoot whose files differ from main. */
+interface Change {
+  proposal: ShootProposal;
+  files: Map<string, string>;
+  /** `rollout`: nobody's Runtime asked for it (the landscape config or kimops changed). */
+  kind: ShootPR['kind'] | 'rollout';
+}
+
+export function planPass(input: PassInput): PassPlan {
+  const { landscape, selection, renders } = input;
+  const planning: Planning = { input, failures: [...selection.failures], keep: new Set() };
+  const keepShoots = (shoots: readonly string[]) => shoots.forEach((s) => planning.keep.add(branchOf(landscape, s)));
+  // Branches whose PRs stay as they are: suspended, or of a Runtime that failed (its change is unknown).
+  keepShoots(shootsOf(selection.active, selection.failures));
+  keepShoots(selection.suspended);
+  for (const { entry, error } of renders.brokenOnMain)
+    brokenOnMain(planning, entry.runtime.spec.shoot.name, error, entry);
+  planning.failures.push(...renders.failures);
+  keepShoots(shootsOf(selection.toRender, [...renders.failures, ...renders.bugs]));
+
+  const changes = renders.changed.flatMap((change) => changeOf(planning, change) ?? []);
+  const shoots = changes.flatMap(({ kind, proposal, files }): ShootPR[] =>
+    kind === 'rollout' ? [] : [{ kind, branch: branchOf(landscape, proposal.shoot), proposals: [proposal], files }],
+  );
+  for (const pr of shoots) planning.keep.add(pr.branch);
+  const rollout = rolloutWave(
+    planning,
+    changes.filter((c) => c.kind === 'rollout'),
+  );
+
+  const requested = requestedShoots(selection.active);
+  const deletions = planShootDeletions(planning, requested);
+  return {
+    shoots,
+    ...(rollout && { rollout }),
+    ...deletions,
+    failures: planning.failures,
+    bugs: renders.bugs,
+    inMain: renders.inMain.map((r) => r.runtime),
+    keep: planning.keep,
+    memo: {
+      remember: renders.inMain.map(({ shoot }) => [shoot, selection.keys.get(shoot) as string]),
+      keepOnly: requested,
+    },
+  };
+}
+
+function changeOf(planning: Planning, { entry, rendered: r, files }: RenderedChange): Change | undefined {
+  const { input } = planning;
+  const runtime = entry.runtime;
+  const folder = mainFolder(input.main, r.shootName);
+  if (folder?.broken) {
+    brokenOnMain(planning, r.shootName, folder.broken, entry);
+    return undefined;
+  }
+  const before = folder?.shoot;
+  const beforeFiles = folder?.files;
+  const after = r.manifests.at(-1)?.object as Shoot;
+  // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
+  let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
+  let kind: Change['kind'] =
+    before !== undefined && notAskedForByRuntime(runtime, before) ? 'rollout' : 'runtime-change';
+  if (kind === 'rollout' && input.gardenShoots?.has(r.shootName) && before && rendersLikeMain(input, runtime, before)) {
+    // Rendered against main the Shoot would not change: the difference is Gardener's own (a maintenance update).
+    classification = {
+      ...classification,
+      class: 'adopt',
+      reasons: [
+        'the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it',
+        ...classification.reasons,
+      ],
+    };
+    kind = 'adoption';
+  }
+  const [namespace = '', name = ''] = r.runtime.split('/');
+  const generation = runtime.metadata.generation;
+  const proposal: ShootProposal = {
+    shoot: r.shootName,
+    runtime: { namespace, name, ...(typeof generation === 'number' && { generation }) },
+    classification,
+    after,
+    // The files it commits, as `kimops validate` checks them on a checkout of the PR (credentials included).
+    checks: checkProposedShoot(input.validation, r.shootName, files, beforeFiles),
+    ...(before && { before }),
+  };
+  return { proposal, files, kind };
+}
+
+/**
+ * The landscape's pending rollout: the first wave (kimops.yaml rollout.waveSize Shoots, by name) as
+ * one PR, so the same Shoots always form the next wave and a re-run proposes the same PR. Once it is
+ * merged, the next pass proposes the next wave on the same branch.
+ */
+function rolloutWave(planning: Planning, changes: readonly Change[]): RolloutPR | undefined {
+  if (changes.length === 0) return undefined;
+  const { input } = planning;
+  const [wave = []] = waves(
+    changes.map((c) => c.proposal.shoot),
+    input.main.config.rollout.waveSize,
+  );
+  const inWave = new Set(wave);
+  const proposals = changes
+    .filter((c) => inWave.has(c.proposal.shoot))
+    .map((c) => ({
+      ...c.proposal,
+      classification:
+        c.proposal.classification.class === 'immutable'
+          ? c.proposal.classification
+          : { ...c.proposal.classification, class: 'rollout' as const },
+    }));
+  const files = new Map(changes.filter((c) => inWave.has(c.proposal.shoot)).flatMap((c) => [...c.files]));
+  const name = rolloutName(input.settings);
+  const branch = rolloutBranchOf(input.landscape, name);
+  planning.keep.add(branch);
+  return { branch, proposals, rollout: { name, later: changes.length - wave.length }, files };
+}
+
+/**
+ * KIM's applied-generation marker: the Shoot on main records the Runtime generation it was rendered
+ * from. Equal generations mean the Runtime did not ask for this change (unless forced); an unknown
+ * generation (a Runtime from a file without one) counts as asked for.
+ */
+function notAskedForByRuntime(runtime: Runtime, before: Shoot): boolean {
+  const generation = runtime.metadata.generation;
+  if (typeof generation !== 'number' || annotated(runtime, ANNOTATION_FORCE_PATCH)) return false;
+  return before.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION] === String(generation);
+}
+
+/** Whether the Runtime rendered against main's Shoot (not the Garden's) gives main's files. */
+function rendersLikeMain(input: PassInput, runtime: Runtime, before: Shoot): boolean {
+  const [again] = renderRuntimes(
+    [{ source: 'main', runtime }],
+    input.settings,
+    new Map([[before.metadata.name, before]]),
+  ).rendered;
+  return again !== undefined && input.main.holds(again.shootName, fileMapOf(again.manifests));
+}
+
+function companionsOnly(files: Map<string, string>, before: ReadonlyMap<string, string> | undefined): ChangeClass {
+  const paths = [...new Set([...files.keys(), ...(before?.keys() ?? [])])]
+    .filter((p) => files.get(p) !== before?.get(p))
+    .sort();
+  return {
+    class: 'update',
+    disruptive: false,
+    reasons: [`only companion files change: ${paths.join(', ')}`],
+    changes: [],
+  };
+}
+
+function shootsOf(runtimes: readonly RuntimeInput[], failed: readonly { runtime: string }[]): string[] {
+  const refs = new Set(failed.map((f) => f.runtime));
+  return runtimes
+    .filter(({ runtime }) => refs.has(runtimeRef(runtime)))
+    .map(({ runtime }) => runtime.spec?.shoot?.name)
+    .filter((n): n is string => typeof n === 'string');
+}

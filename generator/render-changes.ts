@@ -1,0 +1,106 @@
+// The renders a pass plans with. Each selected Runtime is rendered against the Garden's live Shoot where there
+// is one, else in create mode; a Shoot whose create-mode render differs from main is rendered again against
+// main's copy. Update mode on its own output gives that output back (property-tested in convert/), so main's
+// Shoot is parsed only for those. In batches, keeping only the renders main does not hold: a 10,000-Shoot pass
+// holds the changed Shoots only. Reads main through the snapshot, writes nothing.
+import type { ConfigError } from '../model/errors.js';
+import type { ConversionSettings } from '../model/landscape.js';
+import { runtimeRef } from '../model/runtime.js';
+import type { Shoot } from '../model/shoot.js';
+import { fileMapOf } from '../rules/landscape-layout.js';
+import type { MainSnapshot } from './main-snapshot.js';
+import {
+  renderRuntimes,
+  type RenderBug,
+  type RenderedRuntime,
+  type RenderFailure,
+  type RuntimeInput,
+} from './render-runtimes.js';
+
+/** Runtimes rendered at once: bounds a cold pass's memory to a batch of Shoot objects. */
+const RENDER_BATCH = 500;
+
+interface RenderInput {
+  runtimes: readonly RuntimeInput[];
+  settings: ConversionSettings;
+  gardenShoots?: ReadonlyMap<string, Shoot>;
+  main: Pick<MainSnapshot, 'folders' | 'holds' | 'shoot' | 'broken'>;
+}
+
+/** A render whose files main does not hold. */
+export interface RenderedChange {
+  entry: RuntimeInput;
+  rendered: RenderedRuntime;
+  /** Every file of the Shoot's folder (repo path → text). */
+  files: Map<string, string>;
+}
+
+export interface RenderedChanges {
+  /** By Shoot name. */
+  changed: RenderedChange[];
+  /** Renders main holds byte for byte: their Runtimes' changes are merged. */
+  inMain: { runtime: string; shoot: string }[];
+  /** Runtimes not rendered against main because their Shoot's file on main cannot be read. */
+  brokenOnMain: { entry: RuntimeInput; error: ConfigError }[];
+  failures: RenderFailure[];
+  bugs: RenderBug[];
+}
+
+export async function renderChanges(input: RenderInput): Promise<RenderedChanges> {
+  const renders: RenderedChanges = { changed: [], inMain: [], brokenOnMain: [], failures: [], bugs: [] };
+  for (let i = 0; i < input.runtimes.length; i += RENDER_BATCH)
+    await renderBatch(input, input.runtimes.slice(i, i + RENDER_BATCH), renders);
+  renders.changed.sort((a, b) => byName(a.rendered.shootName, b.rendered.shootName));
+  return renders;
+}
+
+async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], renders: RenderedChanges) {
+  const { main, settings } = input;
+  const bySource = new Map(batch.map((entry) => [sourceKey(entry.source, runtimeRef(entry.runtime)), entry]));
+  const entryOf = (r: RenderedRuntime) => bySource.get(sourceKey(r.source, r.runtime)) as RuntimeInput;
+  const keep = (r: RenderedRuntime, files: Map<string, string>) => {
+    if (main.holds(r.shootName, files)) renders.inMain.push({ runtime: r.runtime, shoot: r.shootName });
+    else renders.changed.push({ entry: entryOf(r), rendered: r, files });
+  };
+
+  const gardenLive = new Map(
+    batch.flatMap(({ runtime }) => {
+      const shoot = input.gardenShoots?.get(runtime.spec?.shoot?.name);
+      return shoot ? [[shoot.metadata.name, shoot] as const] : [];
+    }),
+  );
+  const first = renderRuntimes(batch, settings, gardenLive);
+  const isFinal = (r: RenderedRuntime) => gardenLive.has(r.shootName) || !main.folders.has(r.shootName);
+  const againstMain: RuntimeInput[] = [];
+  for (const r of first.rendered.filter((r) => !isFinal(r))) {
+    const files = fileMapOf(r.manifests);
+    if (main.holds(r.shootName, files)) renders.inMain.push({ runtime: r.runtime, shoot: r.shootName });
+    else againstMain.push(entryOf(r));
+  }
+  const mainLive = new Map<string, Shoot>();
+  const readable: RuntimeInput[] = [];
+  for (const entry of againstMain) {
+    const name = entry.runtime.spec.shoot.name;
+    const shoot = await main.shoot(name);
+    const error = main.broken.get(name);
+    // Rendered as a create it would overwrite the file a human has to restore: the plan reports it instead.
+    if (error) {
+      renders.brokenOnMain.push({ entry, error });
+      continue;
+    }
+    readable.push(entry);
+    if (shoot) mainLive.set(shoot.metadata.name, shoot);
+  }
+  const second = renderRuntimes(readable, settings, mainLive);
+  for (const { failures, bugs } of [first, second]) {
+    renders.failures.push(...failures);
+    renders.bugs.push(...bugs);
+  }
+  for (const r of [...first.rendered.filter(isFinal), ...second.rendered]) keep(r, fileMapOf(r.manifests));
+}
+
+const sourceKey = (source: string, runtime: string) => `${source}\0${runtime}`;
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
