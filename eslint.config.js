@@ -10,6 +10,8 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       eqeqeq: ['error', 'always'],
+      // One import statement per module (a type-only one beside it is fine).
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
     },
   },
 );

@@ -5,7 +5,7 @@
 import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOTS_FOLDER, SHOOT_FILE } from '../rules/landscape-layout.js';
+import { SHOOTS_FOLDER, SHOOT_FILE } from '../model/contract.js';
 import { describeKind, isJsonObject } from '../model/json.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */

@@ -4,9 +4,14 @@ import { testShoot, worker } from '../test/helpers/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
 import { type PlanInput, planSync, rememberedFolders } from './plan.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import {
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  APPLIED_COMMIT_ANNOTATION,
+  APPLIED_TREE_ANNOTATION,
+  COMPANION_OF_LABEL,
+} from '../model/contract.js';
 import { massDeletionApproval } from '../rules/mass-deletion.js';
-import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, COMPANION_OF_LABEL } from '../model/contract.js';
 import { ConfigError } from '../model/errors.js';
 
 const COMMIT = 'c0ffee';

@@ -20,9 +20,9 @@ import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
 import { isJsonObject } from '../model/json.js';
 
 /**
- * The label that makes a live Shoot (and a companion) kimops's: the inventory is every Shoot in garden-<project>
- * carrying it with OWNERSHIP_VALUE. The applier adds it on every apply (it is part of the manifest it applies),
- * so a Shoot kimops created or took over is found again after a restart — no state outside the API.
+ * The inventory is every Shoot in garden-<project> carrying OWNERSHIP_LABEL=OWNERSHIP_VALUE. The applier adds the
+ * label on every apply (it is part of the manifest it applies), so a Shoot kimops created or took over is found
+ * again after a restart — no state outside the API. These two annotations are never compared as fields.
  */
 const MARKERS = [APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION];
 

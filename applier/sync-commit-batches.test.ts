@@ -7,8 +7,7 @@ import { testShoot } from '../test/helpers/test-shoot.js';
 import { toCanonicalYaml } from '../rules/canonical-yaml.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
-import { APPLIED_TREE_ANNOTATION } from '../model/contract.js';
+import { OWNERSHIP_LABEL, OWNERSHIP_VALUE, APPLIED_TREE_ANNOTATION } from '../model/contract.js';
 import { syncCommit, syncMemo, type GardenApi } from './sync-commit.js';
 
 const dir = useTempDir('sync-batches');

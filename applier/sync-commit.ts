@@ -8,14 +8,22 @@ import { describeFailure, fixFor } from '../model/kube-result.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { FolderEntry, LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { SHOOTS_FOLDER } from '../rules/landscape-layout.js';
+import {
+  SHOOTS_FOLDER,
+  APPLY_REPORT_NAME,
+  FORCE_DELETION_ANNOTATION,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  COMPANION_OF_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+  OPERATION_TIMED_OUT_ANNOTATION,
+} from '../model/contract.js';
 import { TransportError } from '../model/errors.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { mapInParallel } from '../model/in-parallel.js';
 import {
-  APPLY_REPORT_NAME,
   applyFacts,
   applyReportConfigMap,
   readApplyReportCommit,
@@ -26,18 +34,13 @@ import { desiredFromFiles, type DesiredState } from './desired.js';
 import { driftedShoots, withDrift } from './drift.js';
 import { driftEvent } from './events.js';
 import { forceDeletionDecision } from './force-deletion.js';
-import { FORCE_DELETION_ANNOTATION } from '../model/contract.js';
 import { shootHealth, type ShootHealthState } from '../rules/shoot-health.js';
 import { inventoryOf, planSync, rememberedFolders, type PlanEntry, type SyncPlan } from './plan.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
 import { massDeletionApproval } from '../rules/mass-deletion.js';
-import { COMPANION_OF_LABEL } from '../model/contract.js';
 import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { executePlan, orphanedCompanions, type ShootAnnotation, type SyncResult } from './sync.js';
 import type { GardenWriter } from './garden-writer.js';
-import { DELETION_CONFIRMATION_ANNOTATION } from '../model/contract.js';
 import { overdueOperations, timeoutChanges } from '../rules/operation-timeouts.js';
-import { OPERATION_TIMED_OUT_ANNOTATION } from '../model/contract.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {

@@ -6,11 +6,14 @@ import { testShoot } from '../test/helpers/test-shoot.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot } from './desired.js';
 import { planSync } from './plan.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
-import { COMPANION_OF_LABEL } from '../model/contract.js';
+import {
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  COMPANION_OF_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+} from '../model/contract.js';
 import { executePlan, orphanedCompanions } from './sync.js';
 import type { GardenWriter } from './garden-writer.js';
-import { DELETION_CONFIRMATION_ANNOTATION } from '../model/contract.js';
 
 const NS = 'garden-kyma-dev';
 const POLICY = { maxShoots: 1, maxPercent: 100 };

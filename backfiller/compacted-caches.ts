@@ -5,7 +5,7 @@
 // Runtimes' worth stays small.
 import type { InformerOptions } from '../adapters/kube/informer.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { APPLY_REPORT_SELECTOR } from '../rules/apply-report.js';
+import { APPLY_REPORT_SELECTOR } from '../model/contract.js';
 import { compactSecret, compactShootForStatus, withoutManagedFields } from './compact-objects.js';
 import { KUBECONFIG_SECRET_SELECTOR } from './lookups.js';
 import {

@@ -3,8 +3,8 @@
 // GardenerCluster's status, and both removed once the Shoot is gone. Every decision is kubeconfig.ts's.
 import { stringify } from 'safe-stable-stringify';
 import { describeFailure } from '../model/kube-result.js';
-import { FIELD_MANAGER } from '../model/contract.js';
-import { readRuntimeStatus } from '../model/runtime-status.js';
+import { FIELD_MANAGER, KUBECONFIG_SECRET_KEY } from '../model/contract.js';
+import { readRuntimeStatus, CONDITION_KUBECONFIG_READY } from '../model/runtime-status.js';
 import { SHOOT_API_VERSION } from '../model/shoot.js';
 import {
   adminKubeconfigRequest,
@@ -36,8 +36,7 @@ import {
 } from './objects.js';
 import type { RuntimeOutcome } from './outcome.js';
 import type { BackfillContext } from './ports.js';
-import { KUBECONFIG_SECRET_KEY, kubeconfigSecretName } from './status.js';
-import { CONDITION_KUBECONFIG_READY } from '../model/runtime-status.js';
+import { kubeconfigSecretName } from './status.js';
 import { failure, StepError } from './step-error.js';
 
 /** KIM handles the kubeconfig once the Shoot's Create has succeeded; it stays handled through later reconciles. */

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type GardenerClusterLike,
   type KubeconfigOutcome,
-  type KubeconfigRuntime,
   type RotationDecision,
   type SecretLike,
   adminKubeconfigRequest,
@@ -18,6 +17,7 @@ import {
   rotationPeriodMs,
   rotationThresholdMs,
 } from './kubeconfig.js';
+import type { LiveRuntime } from '../model/runtime.js';
 // The rotation reasons print their durations with it: its cases are pinned here too.
 import { formatGoDurationMs as goDuration } from '../model/go-time.js';
 
@@ -33,8 +33,8 @@ const T0_MS = Date.parse(T0);
 const at = (offsetMs: number): Date => new Date(T0_MS + offsetMs);
 
 function runtime(
-  overrides: { labels?: Record<string, string>; namespace?: string; shoot?: KubeconfigRuntime['spec'] } = {},
-): KubeconfigRuntime {
+  overrides: { labels?: Record<string, string>; namespace?: string; shoot?: LiveRuntime['spec'] } = {},
+): LiveRuntime {
   return {
     metadata: {
       name: 'rt-cr-name',

@@ -19,14 +19,17 @@ import {
   LABEL_RUNTIME_ID,
   LABEL_SHOOT_NAME,
   LABEL_SUBACCOUNT_ID,
+  KUBECONFIG_SECRET_KEY,
+  KUBECONFIG_SECRET_PREFIX,
+  DEFAULT_KCP_NAMESPACE,
 } from '../model/contract.js';
 import { formatGoDurationMs, rfc3339Seconds } from '../model/go-time.js';
 import { isJsonObject } from '../model/json.js';
 import type { ObjectMeta } from '../model/kube-object.js';
 import { type RuntimeCondition, readRuntimeStatus } from '../model/runtime-status.js';
-import { KUBECONFIG_SECRET_KEY, KUBECONFIG_SECRET_PREFIX, kubeconfigSecretName } from './status.js';
+import { kubeconfigSecretName } from './status.js';
 import { setCondition } from '../model/conditions.js';
-import { DEFAULT_KCP_NAMESPACE } from '../model/contract.js';
+import type { LiveRuntime } from '../model/runtime.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary (api/v1 GardenerCluster types, internal/controller/kubeconfig, fsm HandleKubeconfig,
@@ -139,12 +142,6 @@ export interface GardenerClusterLike {
   status?: unknown;
 }
 
-/** The Runtime fields the GardenerCluster is built from (model/runtime.ts's `Runtime` fits). */
-export interface KubeconfigRuntime {
-  metadata: ObjectMeta;
-  spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } };
-}
-
 /** A type alias for the same reason as `GardenerCluster`. */
 export type KubeconfigSecret = {
   apiVersion: 'v1';
@@ -183,7 +180,7 @@ export interface AdminKubeconfigRequest {
  * platform region, region, shoot name, `managed-by` and `internal`; the Secret `kubeconfig-<runtimeID>`, key
  * `config`. Undefined when the Runtime has no runtime-id label or no `spec.shoot.name` (KIM stops there too).
  */
-export function gardenerClusterFor(runtime: KubeconfigRuntime, shootDomain?: string): GardenerCluster | undefined {
+export function gardenerClusterFor(runtime: LiveRuntime, shootDomain?: string): GardenerCluster | undefined {
   const runtimeID = runtime.metadata.labels?.[LABEL_RUNTIME_ID];
   const secretName = kubeconfigSecretName(runtime);
   const shootName = runtime.spec?.shoot?.name;

@@ -3,10 +3,10 @@
 import type { ListAllResult } from '../adapters/kube/kube-client.js';
 import { describeFailure, fixFor } from '../model/kube-result.js';
 import { type BackoffPolicy, backoffDelayMs } from '../model/backoff.js';
-import { LABEL_CLUSTER_NAME } from '../model/contract.js';
+import { LABEL_CLUSTER_NAME, APPLY_REPORT_NAME } from '../model/contract.js';
 import { TransportError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../rules/apply-report.js';
+import { readApplyReport, type ApplyFacts } from '../rules/apply-report.js';
 import {
   GARDENER_CLUSTER_TYPE,
   SECRET_TYPE,

@@ -1,6 +1,6 @@
 // The objects the backfiller reads and writes, typed where it reads a field, and the API types it names them by.
 import type { KubeObject } from '../model/kube-object.js';
-import { RUNTIME_API_VERSION } from '../model/runtime.js';
+import { RUNTIME_API_VERSION, type LiveRuntime } from '../model/runtime.js';
 import { SHOOT_API_VERSION, type ShootStatus } from '../model/shoot.js';
 import {
   GARDENER_CLUSTER_API_VERSION,
@@ -8,10 +8,9 @@ import {
   type GardenerClusterLike,
   type SecretLike,
 } from './kubeconfig.js';
-import type { StatusRuntime, StatusShoot } from './status.js';
+import type { StatusShoot } from './status.js';
 
-export type RuntimeObject = KubeObject &
-  StatusRuntime & { spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } } };
+export type RuntimeObject = KubeObject & LiveRuntime;
 export type ShootObject = KubeObject & StatusShoot & { spec?: { dns?: { domain?: string } }; status?: ShootStatus };
 export type GardenerClusterObject = KubeObject & GardenerClusterLike;
 export type SecretObject = KubeObject & SecretLike;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeconfigObservation, RuntimeObservation } from './metrics.js';
-import type { BackfillerMetrics } from './metrics.js';
+import type { KubeconfigObservation, RuntimeObservation, BackfillerMetrics } from './metrics.js';
 import type { RuntimeObject } from './objects.js';
 import { recordOutcome, releaseDeletedRuntimes } from './outcome-metrics.js';
 import type { RuntimeOutcome } from './outcome.js';

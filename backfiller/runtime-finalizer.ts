@@ -4,6 +4,7 @@ import { RUNTIME_FINALIZER } from '../model/contract.js';
 import { RUNTIME_TYPE, type RuntimeObject } from './objects.js';
 import type { BackfillContext } from './ports.js';
 import { failure } from './step-error.js';
+import { finalizersOf } from './status.js';
 
 export async function addFinalizer(context: BackfillContext, runtime: RuntimeObject): Promise<RuntimeObject> {
   return (await patchFinalizers(
@@ -23,11 +24,6 @@ export async function releaseFinalizer(context: BackfillContext, runtime: Runtim
     `release finalizer ${RUNTIME_FINALIZER}`,
     true,
   );
-}
-
-function finalizersOf(runtime: RuntimeObject): string[] {
-  const finalizers = runtime.metadata.finalizers;
-  return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
 }
 
 /**

@@ -3,9 +3,7 @@ import { setCondition as setStatusCondition } from '../model/conditions.js';
 import type { RuntimeCondition, RuntimeStatus } from '../model/runtime-status.js';
 import type { ShootStatus } from '../model/shoot.js';
 import {
-  type PipelineState,
   type StatusInput,
-  type StatusRuntime,
   type StatusShoot,
   changePending,
   changedConditions,
@@ -17,6 +15,8 @@ import {
   runtimeStatus,
   statusChanged,
 } from './status.js';
+import type { LiveRuntime } from '../model/runtime.js';
+import type { PipelineState } from '../model/pipeline-facts.js';
 
 // Literal strings on purpose (not the module's constants): a changed constant must fail here.
 const FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
@@ -37,7 +37,7 @@ function runtime(
     finalizers?: string[];
     annotations?: Record<string, string>;
   } = {},
-): StatusRuntime {
+): LiveRuntime {
   return {
     metadata: {
       name: 'rt-1',
@@ -614,7 +614,7 @@ describe('runtimeStatus: deletion (§4) and the finalizer', () => {
     expect(condition(status, 'Ready')?.status).toBe('False');
   });
 
-  it.each<[string, StatusRuntime, StatusShoot | undefined, boolean, string]>([
+  it.each<[string, LiveRuntime, StatusShoot | undefined, boolean, string]>([
     ['deleting, Shoot gone, finalizer held', deleting, undefined, true, 'release'],
     ['deleting, Shoot still there', deleting, shoot(), false, 'none'],
     ['deleting, finalizer already gone', runtime({ deleting: true, finalizers: ['other'] }), undefined, false, 'none'],

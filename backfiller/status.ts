@@ -13,6 +13,7 @@ import {
   LABEL_RUNTIME_ID,
   OPERATION_TIMED_OUT_ANNOTATION,
   RUNTIME_FINALIZER,
+  KUBECONFIG_SECRET_PREFIX,
 } from '../model/contract.js';
 import { rfc3339Seconds } from '../model/go-time.js';
 import type { ObjectMeta } from '../model/kube-object.js';
@@ -71,6 +72,7 @@ import {
 } from '../model/runtime-status.js';
 import type { ShootStatus } from '../model/shoot.js';
 import { type ShootHealth, isRetryable, shootHealth } from '../rules/shoot-health.js';
+import type { LiveRuntime } from '../model/runtime.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary. Every string is KIM's own (api/v1 runtime_types.go and the FSM states), as recorded in
@@ -156,21 +158,9 @@ const FIX_APPLY =
 const FIX_TIMEOUT =
   "check the Shoot's status.lastOperation and status.lastErrors, fix the cause (annotate the Shoot gardener.cloud/operation=retry if Gardener gave up) or raise apply.timeouts in kimops.yaml; the Runtime leaves Failed by itself once the operation ends";
 
-/** docs/contracts/keb-and-gardener-shoot.md §A.4 (After Ready): `kcp-system/kubeconfig-<runtimeID>`, key `config`. */
-export const KUBECONFIG_SECRET_PREFIX = 'kubeconfig-';
-export const KUBECONFIG_SECRET_KEY = 'config';
-
 // ---------------------------------------------------------------------------------------------------------
 // Input
 // ---------------------------------------------------------------------------------------------------------
-
-/** The Runtime as read from KCP (model/runtime.ts's `Runtime` fits). */
-export interface StatusRuntime {
-  metadata: ObjectMeta;
-  spec?: { shoot?: { name?: string } };
-  /** The current status, as the API serves it (read with `readRuntimeStatus`). */
-  status?: unknown;
-}
 
 /** The live Shoot (model/shoot.ts's `Shoot` fits, as does a watch event's object). */
 export interface StatusShoot {
@@ -178,10 +168,8 @@ export interface StatusShoot {
   status?: ShootStatus;
 }
 
-export type { PipelineState } from '../model/pipeline-facts.js';
-
 export interface StatusInput {
-  runtime: StatusRuntime;
+  runtime: LiveRuntime;
   /** The live Shoot; undefined only when Gardener answered NotFound (not while a cache is still syncing). */
   shoot: StatusShoot | undefined;
   /** The Secret `kcp-system/kubeconfig-<runtimeID>` exists with key `config`. */
@@ -509,7 +497,7 @@ export function appliedRuntimeGeneration(shoot: StatusShoot): number | undefined
  * (`operator.kyma-project.io/suspend-patch-reconciliation: "true"`: the Shoot is never touched, so its
  * annotation says nothing about the Runtime).
  */
-export function changePending(runtime: StatusRuntime, shoot: StatusShoot): boolean {
+export function changePending(runtime: LiveRuntime, shoot: StatusShoot): boolean {
   const generation = runtime.metadata.generation;
   if (generation === undefined) return false;
   if (runtime.metadata.annotations?.[ANNOTATION_SUSPEND_PATCH] === 'true') return false;
@@ -530,7 +518,7 @@ function gardenerBehind(shoot: StatusShoot): boolean {
  * Runtime's newest generation is not on the Shoot yet (`changePending`), so a timeout of update N never fails
  * KEB's update N+1.
  */
-function currentTimeoutMark(runtime: StatusRuntime, shoot: StatusShoot): string | undefined {
+function currentTimeoutMark(runtime: LiveRuntime, shoot: StatusShoot): string | undefined {
   const mark = shoot.metadata.annotations?.[OPERATION_TIMED_OUT_ANNOTATION];
   if (mark === undefined || gardenerBehind(shoot) || changePending(runtime, shoot)) return undefined;
   return mark;
@@ -547,7 +535,7 @@ function timeoutMessage(annotation: string): string {
 function standardConditions(
   verdict: Verdict,
   head: DecidingCondition,
-  runtime: StatusRuntime,
+  runtime: LiveRuntime,
   shoot: StatusShoot | undefined,
 ): ConditionSpec[] {
   const { state } = verdict;
@@ -572,7 +560,7 @@ function standardConditions(
   ];
 }
 
-function readyMessage(runtime: StatusRuntime, shoot: StatusShoot | undefined): string {
+function readyMessage(runtime: LiveRuntime, shoot: StatusShoot | undefined): string {
   const secret = kubeconfigSecretName(runtime);
   const shootName = shoot ? [shoot.metadata.namespace, shoot.metadata.name].filter(Boolean).join('/') : '';
   const generation = runtime.metadata.generation;
@@ -657,7 +645,7 @@ function trailConditions(
   return trail;
 }
 
-function shootNotFoundMessage(runtime: StatusRuntime): string {
+function shootNotFoundMessage(runtime: LiveRuntime): string {
   const name = runtime.spec?.shoot?.name;
   return name ? `Shoot ${name} does not exist yet` : 'The Shoot does not exist yet';
 }
@@ -791,7 +779,7 @@ export interface ConditionEvent {
 }
 
 /** KIM's Event for a changed condition (§0): Warning if False, reason = the condition's, message `<msg>: <ns>/<name>`. */
-export function conditionEvent(runtime: StatusRuntime, condition: RuntimeCondition): ConditionEvent {
+export function conditionEvent(runtime: LiveRuntime, condition: RuntimeCondition): ConditionEvent {
   return {
     type: condition.status === 'False' ? 'Warning' : 'Normal',
     reason: condition.reason,
@@ -800,12 +788,13 @@ export function conditionEvent(runtime: StatusRuntime, condition: RuntimeConditi
 }
 
 /** The kubeconfig Secret KEB reads after Ready (§A.4): `kubeconfig-<runtimeID>` in the Runtime's namespace. */
-export function kubeconfigSecretName(runtime: StatusRuntime): string | undefined {
+export function kubeconfigSecretName(runtime: LiveRuntime): string | undefined {
   const id = runtime.metadata.labels?.[LABEL_RUNTIME_ID];
   return id ? `${KUBECONFIG_SECRET_PREFIX}${id}` : undefined;
 }
 
-function finalizersOf(runtime: StatusRuntime): string[] {
+/** The Runtime's finalizers as strings (anything else in the list is ignored). */
+export function finalizersOf(runtime: LiveRuntime): string[] {
   const finalizers = runtime.metadata.finalizers;
   return Array.isArray(finalizers)
     ? finalizers.filter((finalizer): finalizer is string => typeof finalizer === 'string')
@@ -818,7 +807,7 @@ function finalizersOf(runtime: StatusRuntime): string[] {
  * Shoot is gone (`shoot` undefined must mean Gardener answered NotFound). The caller removes it; the Runtime
  * then disappears, which is what KEB waits for.
  */
-export function finalizerRelease(runtime: StatusRuntime, shoot: StatusShoot | undefined): boolean {
+export function finalizerRelease(runtime: LiveRuntime, shoot: StatusShoot | undefined): boolean {
   return (
     Boolean(runtime.metadata.deletionTimestamp) &&
     shoot === undefined &&
@@ -829,7 +818,7 @@ export function finalizerRelease(runtime: StatusRuntime, shoot: StatusShoot | un
 export type FinalizerAction = 'add' | 'release' | 'none';
 
 /** §1 Initialize: a Runtime not being deleted gets the finalizer first; a deleted one loses it when its Shoot is gone. */
-export function finalizerAction(runtime: StatusRuntime, shoot: StatusShoot | undefined): FinalizerAction {
+export function finalizerAction(runtime: LiveRuntime, shoot: StatusShoot | undefined): FinalizerAction {
   if (finalizerRelease(runtime, shoot)) return 'release';
   if (!runtime.metadata.deletionTimestamp && !finalizersOf(runtime).includes(RUNTIME_FINALIZER)) return 'add';
   return 'none';

@@ -1,9 +1,9 @@
 // `--watch`: the caches' events turned into reconciles of the Runtimes they concern, through a work queue, and
 // the full pass the command runs every interval.
 import { stringify } from 'safe-stable-stringify';
-import { LABEL_CLUSTER_NAME } from '../model/contract.js';
+import { LABEL_CLUSTER_NAME, APPLY_REPORT_NAME } from '../model/contract.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { APPLY_REPORT_NAME, readApplyReport, type ApplyFacts } from '../rules/apply-report.js';
+import { readApplyReport, type ApplyFacts } from '../rules/apply-report.js';
 import { cachedLookup, type KcpCaches } from './lookups.js';
 import {
   RUNTIME_TYPE,

@@ -19,10 +19,9 @@ import { syncWithPlanCache, type PlanCacheState } from '../applier/sync-with-pla
 import type { SyncResult } from '../applier/sync.js';
 import { branchSync } from '../generator/branch-sync.js';
 import type { WatchLoop } from '../generator/watch.js';
-import { COMPANION_OF_LABEL, gardenNamespaceOf, MAIN_BRANCH } from '../model/contract.js';
+import { COMPANION_OF_LABEL, gardenNamespaceOf, MAIN_BRANCH, APPLY_REPORT_NAME } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { APPLY_REPORT_NAME } from '../rules/apply-report.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { collectGarbage } from './collect-garbage.js';
 import { WEBHOOK_SECRET_ENV } from './environment.js';

@@ -2,7 +2,9 @@
 // adapters/files/runtime-folder.ts; a KCP: adapters/kube/kcp-runtimes.ts) and the live Shoots, wired to the pass
 // (generator/generate.ts) and the loop (until-stopped.ts); what a pass learned goes back onto the Runtimes
 // (generator/runtime-source.ts). Its options: commands/generate.ts.
+import { readKebZones } from '../adapters/files/keb-zones.js';
 import { readLandscape } from '../adapters/files/landscape.js';
+import { readPolicySet } from '../adapters/files/policies.js';
 import { folderRuntimeSource } from '../adapters/files/runtime-folder.js';
 import { kcpRuntimeSource } from '../adapters/kube/kcp-runtimes.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
@@ -11,6 +13,7 @@ import { generate as generatePass, type GenerateResult } from '../generator/gene
 import { RenderMemo } from '../generator/render-memo.js';
 import { runtimeFactWrites } from '../generator/runtime-facts.js';
 import { reportRuntimeFacts, type RuntimeSource } from '../generator/runtime-source.js';
+import { policySource } from '../generator/validate/policy-source.js';
 import { gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
@@ -20,7 +23,6 @@ import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
-import { policySource } from './policy-context.js';
 import { runUntilStopped } from './until-stopped.js';
 
 export interface GenerateOptions {
@@ -63,7 +65,7 @@ export async function generate(options: GenerateOptions, io: CliIo): Promise<num
       ? undefined
       : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, warn);
-  const validation = await policySource(landscape, gardenClient);
+  const validation = await policySource(landscape, { readPolicySet, readKebZones }, gardenClient);
   const memo = new RenderMemo();
 
   const pass = async (): Promise<number> => {

@@ -1,5 +1,5 @@
 // What several commands' flags share: the options declared alike, their defaults and the parsers of their
-// values. Light (commander and model/ only): the declarations in commands/ import it, so `kimops --help` does.
+// values. Light (commander, model/ and rules/ only): the declarations in commands/ import it, so `kimops --help` does.
 import { Option } from 'commander';
 import { ConfigError } from '../model/errors.js';
 import { parseDeletionCount } from '../rules/mass-deletion.js';

@@ -1,15 +1,14 @@
 // `kimops pr list | show | approve | merge`, run: the records and the merge live in adapters/forge/local.ts, the
-// merge gate in generator/propose/merge-gate.ts; this opens the repo and prints. Its options: commands/pr.ts.
+// merge under kimops's gate in generator/merge-pull-request.ts; this opens the repo and prints. Its options:
+// commands/pr.ts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ForgeResult } from '../adapters/forge/forge.js';
-import { VALIDATE_CONTEXT } from '../model/contract.js';
+import type { ForgeFailure, ForgeResult } from '../adapters/forge/forge.js';
 import { approvalsOf, localForge, reviewerNameProblem, type LocalForge } from '../adapters/forge/local.js';
 import type { PullRecord } from '../adapters/forge/pull-record.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { mergeGate, recordedClass } from '../generator/propose/merge-gate.js';
+import { mergePullRequest } from '../generator/merge-pull-request.js';
 import { ConfigError } from '../model/errors.js';
-import { KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { printable, printableOutput } from '../model/printable.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
@@ -72,11 +71,15 @@ function parseNumber(text: string): number {
   return Number(text.replace('#', ''));
 }
 
-/** Unwraps a result, or prints the failure and gives the exit code: an unknown PR is a usage error. */
+/** Unwraps a result, or prints the failure and gives the exit code. */
 function check<T>(result: ForgeResult<T>, io: CliIo): { value: T } | { code: number } {
-  if (result.ok) return { value: result.value };
-  io.stderr(`error: ${result.failure.message}\n`);
-  return { code: result.failure.kind === 'not-found' ? EXIT.usage : REFUSED };
+  return result.ok ? { value: result.value } : { code: failed(result.failure, io) };
+}
+
+/** Prints a forge's failure and gives the exit code: an unknown PR is a usage error. */
+function failed(failure: ForgeFailure, io: CliIo): number {
+  io.stderr(`error: ${failure.message}\n`);
+  return failure.kind === 'not-found' ? EXIT.usage : REFUSED;
 }
 
 async function validation(forge: LocalForge, sha: string): Promise<string> {
@@ -167,49 +170,19 @@ async function merge(
       'needs --reason "<why the gate is overridden>": it is recorded in the PR and the merge commit',
     );
   if (!options.force && reason !== undefined) throw new ConfigError('--reason', '', 'only goes with --force');
-  // The gate's inputs and the merge are read and done under one hold of the repo's lock: an approval or
-  // status that changes in between cannot slip past the decision.
-  return repo.withLock(`pr merge #${number}`, async () => {
-    const found = check(await forge.pullRecord(number), io);
-    if ('code' in found) return found.code;
-    const record = found.value;
-    if (!options.force) {
-      const decision = await gateOf(forge, repo, record);
-      if (decision.action !== 'auto-merge') {
-        io.stderr(
-          `error: #${number} not merged, ${decision.action}: ${decision.reason}\n  to merge anyway: kimops pr merge ${number} --repo ${options.repo} --force --reason "<why>"\n`,
-        );
-        return REFUSED;
-      }
-    }
-    // The recorded head is what kimops validated and reviewers saw; a later push must be re-validated first.
-    const breakGlass = options.force && reason ? { by: options.as, reason } : undefined;
-    const merged = check(
-      await forge.mergePullRequest(number, { sha: record.headSha, method: 'merge', ...(breakGlass && { breakGlass }) }),
-      io,
+  const force = options.force && reason ? { by: options.as, reason } : undefined;
+  const result = await mergePullRequest(forge, repo, { number, ...(force && { force }) });
+  if (result.outcome === 'failed') return failed(result.failure, io);
+  if (result.outcome === 'refused') {
+    io.stderr(
+      `error: #${number} not merged, ${result.decision.action}: ${result.decision.reason}\n  to merge anyway: kimops pr merge ${number} --repo ${options.repo} --force --reason "<why>"\n`,
     );
-    if ('code' in merged) return merged.code;
-    io.stdout(
-      `merged #${number} (${record.branch}) into ${record.base}: ${merged.value.sha}${breakGlass ? ` past the gate, by ${breakGlass.by}: ${printable(breakGlass.reason)}` : ''}\n`,
-    );
-    return EXIT.ok;
-  });
-}
-
-/** kimops's own merge decision for the recorded head: the class recorded for it, approvals on it, its validation. */
-async function gateOf(forge: LocalForge, repo: LandscapeRepo, record: PullRecord) {
-  const configText = await repo.readFile(record.base, KIMOPS_YAML);
-  if (configText === undefined)
-    throw new ConfigError(
-      `${record.base}:${KIMOPS_YAML}`,
-      '',
-      `not found in ${repo.gitdir}; the merge policy lives there (create the repo with kimops init)`,
-    );
-  const policy = parseKimopsConfig(configText, `${record.base}:${KIMOPS_YAML}`).mergePolicy;
-  const statuses = await forge.statuses(record.headSha);
-  const validation = statuses.ok ? statuses.value.find((status) => status.context === VALIDATE_CONTEXT) : undefined;
-  const approvals = approvalsOf(record).filter((approval) => approval.commitSha === record.headSha).length;
-  return mergeGate({ recorded: recordedClass(record.body, record.headSha), approvals, validation, policy });
+    return REFUSED;
+  }
+  io.stdout(
+    `merged #${number} (${result.record.branch}) into ${result.record.base}: ${result.sha}${force ? ` past the gate, by ${force.by}: ${printable(force.reason)}` : ''}\n`,
+  );
+  return EXIT.ok;
 }
 
 async function currentHead(forge: LocalForge, record: PullRecord): Promise<string> {

@@ -7,17 +7,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readKebZones } from '../adapters/files/keb-zones.js';
 import { readLandscape } from '../adapters/files/landscape.js';
+import { readPolicySet } from '../adapters/files/policies.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { localForge } from '../adapters/forge/local.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { policySource } from '../cli/policy-context.js';
 import { conversionSettingsOf } from '../model/landscape.js';
 import { LABEL_GLOBAL_ACCOUNT_ID } from '../model/contract.js';
 import { validateShootSchema } from '../model/schemas/shoot-schema.js';
 import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { generate } from './generate.js';
 import type { RuntimeInput } from './render-runtimes.js';
+import { policySource } from './validate/policy-source.js';
 import { checkLandscapeFiles } from './validate/repo-check.js';
 
 const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
@@ -53,7 +55,7 @@ describe('generate: a credential in what the generator commits', () => {
     const landscape = await readLandscape('dev');
     const settings = conversionSettingsOf(landscape);
     const repo = await seededLandscape(`${dir}/landscape.git`, [await runtimeOf('gcp.yaml', 1)], settings);
-    const source = await policySource(landscape);
+    const source = await policySource(landscape, { readPolicySet, readKebZones });
     await source.policies('default');
     validateShootSchema({}); // compiled on first use
     setup = { repo, source, settings };

@@ -9,7 +9,7 @@ import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimo
 import { describeKind, isJsonObject } from '../model/json.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../rules/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
 
 export interface MainSnapshot {
   /** The ref the pass renders against: `main`, or `refs/remotes/origin/main` for a remote repo. */

@@ -5,7 +5,7 @@ import type { ConfigError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../rules/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
 import { branchOf } from './branches.js';
 import type { MainFolder, MainSnapshot } from './main-snapshot.js';
 import type { RenderFailure, RuntimeInput } from './render-runtimes.js';

@@ -3,17 +3,15 @@
 // Used for a single Shoot's change and for a rollout wave alike. Everything needed to resume is in
 // Git and the forge: the PR body hides the head kimops wrote, so a different head was pushed by a human.
 import type { Forge, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
-import { VALIDATE_CONTEXT } from '../model/contract.js';
+import { VALIDATE_CONTEXT, MAIN_BRANCH, SHOOTS_FOLDER } from '../model/contract.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { BranchSync } from './branch-sync.js';
-import { MAIN_BRANCH } from '../model/contract.js';
 import type { ChangeClassName } from './propose/classify.js';
 import { classLine } from './propose/merge-gate.js';
 import { decideMerge, type MergeAction } from './propose/merge-policy.js';
 import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
-import { SHOOTS_FOLDER } from '../rules/landscape-layout.js';
 import { checksSummary } from './validate/checks.js';
 
 /**

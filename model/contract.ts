@@ -1,30 +1,50 @@
 // The pipeline's contract: every name kimops, KEB, KIM and Gardener agree on — labels, annotations,
-// finalizers, field managers, the landscape repo's branch — in one place, so no component defines a name
+// finalizers, field managers, object, branch and folder names — in one place, so no component defines a name
 // another one reads. Values only; the rules that use them live in rules/ and the components.
+
+// ---------------------------------------------------------------------------------------------------------
+// Runtimes (KEB writes them; KIM's controllers read them)
+// ---------------------------------------------------------------------------------------------------------
 
 export const LABEL_RUNTIME_ID = 'kyma-project.io/runtime-id';
 export const LABEL_GLOBAL_ACCOUNT_ID = 'kyma-project.io/global-account-id';
 export const LABEL_SUBACCOUNT_ID = 'kyma-project.io/subaccount-id';
+export const LABEL_INSTANCE_ID = 'kyma-project.io/instance-id';
+export const LABEL_BROKER_PLAN_ID = 'kyma-project.io/broker-plan-id';
+export const LABEL_BROKER_PLAN_NAME = 'kyma-project.io/broker-plan-name';
+export const LABEL_KYMA_NAME = 'operator.kyma-project.io/kyma-name';
+export const LABEL_PLATFORM_REGION = 'kyma-project.io/platform-region';
+export const LABEL_REGION = 'kyma-project.io/region';
 /** docs/design.md §1.1: re-render even if the generation did not change (KIM's ConfigReloadWatcher sets it). */
 export const ANNOTATION_FORCE_PATCH = 'operator.kyma-project.io/force-patch-reconciliation';
 /** docs/design.md §1.1: never touch this Runtime's Shoot; wins over force. */
 export const ANNOTATION_SUSPEND_PATCH = 'operator.kyma-project.io/suspend-patch-reconciliation';
+/**
+ * docs/contracts/runtime-status.md §1 Initialize, §4; docs/contracts/keb-and-gardener-shoot.md §A.4 (Delete, 1.):
+ * held until the Shoot is gone.
+ */
+export const RUNTIME_FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
+/** The generator's annotation on a Runtime; absent means the generator has nothing to report (all in main). */
+export const PIPELINE_ANNOTATION = 'kimops.kyma-project.io/pipeline';
+/** Where KEB creates Runtimes; KIM puts the GardenerCluster and the Secret into the Runtime's namespace. */
+export const DEFAULT_KCP_NAMESPACE = 'kcp-system';
+
+// ---------------------------------------------------------------------------------------------------------
+// Shoots and their companions in the Garden
+// ---------------------------------------------------------------------------------------------------------
+
+/** The Garden namespace of a Gardener project, where its Shoots live (Gardener's naming rule). */
+export function gardenNamespaceOf(project: string): string {
+  return `garden-${project}`;
+}
 
 export const ANNOTATION_RUNTIME_ID = 'infrastructuremanager.kyma-project.io/runtime-id';
 export const ANNOTATION_RUNTIME_GENERATION = 'infrastructuremanager.kyma-project.io/runtime-generation';
 export const ANNOTATION_LICENCE_TYPE = 'infrastructuremanager.kyma-project.io/licence-type';
-
 export const ANNOTATION_EXPERIMENTAL_AUDIT_POLICY = 'operator.kyma-project.io/experimental-audit-policy';
-
-export const SEED_REGION_LABEL = 'seed.gardener.cloud/region';
-
 /** The label the applier puts on every object it manages: what it may delete, and what its mass-deletion guard counts. */
 export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
 export const OWNERSHIP_VALUE = 'kimops';
-
-/** The generator's annotation on a Runtime; absent means the generator has nothing to report (all in main). */
-export const PIPELINE_ANNOTATION = 'kimops.kyma-project.io/pipeline';
-
 /** On a companion: the Shoot it belongs to, so the companions of a deleted Shoot can be found and deleted after it. */
 export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
 /**
@@ -37,33 +57,31 @@ export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit'
 export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
 export const FIELD_MANAGER = 'kimops';
-
 /** Gardener refuses a DELETE of a Shoot without it (docs/design.md §1.3). */
 export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
-
 export const FORCE_DELETION_ANNOTATION = 'confirmation.gardener.cloud/force-deletion';
-
 /** Present while the Shoot's current operation has run past its timeout: what, since when, for how long. */
 export const OPERATION_TIMED_OUT_ANNOTATION = 'kimops.kyma-project.io/operation-timed-out';
+export const SEED_REGION_LABEL = 'seed.gardener.cloud/region';
+export const APPLY_REPORT_NAME = 'kimops-apply-report';
+/** Its label, so a watch can select it (the companions' selector does not match it). */
+export const APPLY_REPORT_LABEL = 'kimops.kyma-project.io/report';
+export const APPLY_REPORT_LABEL_VALUE = 'apply';
+export const APPLY_REPORT_SELECTOR = `${APPLY_REPORT_LABEL}=${APPLY_REPORT_LABEL_VALUE}`;
 
-/**
- * docs/contracts/runtime-status.md §1 Initialize, §4; docs/contracts/keb-and-gardener-shoot.md §A.4 (Delete, 1.):
- * held until the Shoot is gone.
- */
-export const RUNTIME_FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
+// ---------------------------------------------------------------------------------------------------------
+// The kubeconfig KEB reads: GardenerCluster and Secret in the KCP
+// ---------------------------------------------------------------------------------------------------------
 
+/** docs/contracts/keb-and-gardener-shoot.md §A.4 (After Ready): `kcp-system/kubeconfig-<runtimeID>`, key `config`. */
+export const KUBECONFIG_SECRET_PREFIX = 'kubeconfig-';
+export const KUBECONFIG_SECRET_KEY = 'config';
 /** The Shoot's `spec.dns.domain`, on the GardenerCluster (Lifecycle Manager's name for it). */
 export const ANNOTATION_SKR_DOMAIN = 'skr-domain';
 /** On the Secret: when its kubeconfig was fetched, RFC 3339 UTC (KIM's `lastKubeconfigSyncAnnotation`). */
 export const ANNOTATION_LAST_SYNC = 'operator.kyma-project.io/last-sync';
 /** On the GardenerCluster, any value: rotate now; removed once done (KIM's `forceKubeconfigRotationAnnotation`). */
 export const ANNOTATION_FORCE_KUBECONFIG_ROTATION = 'operator.kyma-project.io/force-kubeconfig-rotation';
-export const LABEL_INSTANCE_ID = 'kyma-project.io/instance-id';
-export const LABEL_BROKER_PLAN_ID = 'kyma-project.io/broker-plan-id';
-export const LABEL_BROKER_PLAN_NAME = 'kyma-project.io/broker-plan-name';
-export const LABEL_KYMA_NAME = 'operator.kyma-project.io/kyma-name';
-export const LABEL_PLATFORM_REGION = 'kyma-project.io/platform-region';
-export const LABEL_REGION = 'kyma-project.io/region';
 /** KIM's kubeconfig controller finds the Secret by it; also a column of `kubectl get gardenerclusters`. */
 export const LABEL_SHOOT_NAME = 'kyma-project.io/shoot-name';
 export const LABEL_MANAGED_BY = 'operator.kyma-project.io/managed-by';
@@ -71,23 +89,32 @@ export const LABEL_INTERNAL = 'operator.kyma-project.io/internal';
 /** On the Secret: the GardenerCluster's name; KIM deletes the Secret by it once the GardenerCluster is gone. */
 export const LABEL_CLUSTER_NAME = 'operator.kyma-project.io/cluster-name';
 
-/** Set by kube-apiserver on every namespace; lets a binding select one namespace by name. */
-export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-export const LABEL_LANDSCAPE = 'kimops.kyma-project.io/landscape';
+// ---------------------------------------------------------------------------------------------------------
+// The landscape repo and its forge
+// ---------------------------------------------------------------------------------------------------------
 
 /** The landscape repo's branch that holds what is approved: the applier syncs it, PRs merge into it. */
 export const MAIN_BRANCH = 'main';
-
-/** The Garden namespace of a Gardener project, where its Shoots live (Gardener's naming rule). */
-export function gardenNamespaceOf(project: string): string {
-  return `garden-${project}`;
-}
-
+/** Every branch kimops opens a pull request from starts with it; a pass finds its own PRs by it. */
+export const BRANCH_PREFIX = 'kimops/';
+/** The folder of the Shoots in a landscape repo: `shoots/<shoot>/shoot.yaml` and its companions beside it. */
+export const SHOOTS_FOLDER = 'shoots';
+export const SHOOT_FILE = 'shoot.yaml';
 /** The commit status context kimops reports its validation under (the landscape repo's CI uses the same). */
 export const VALIDATE_CONTEXT = 'kimops/validate';
 
+// ---------------------------------------------------------------------------------------------------------
+// Policies exported as ValidatingAdmissionPolicies
+// ---------------------------------------------------------------------------------------------------------
+
+/** kimops's metadata on a policy, as annotations so the object stays a valid VAP. */
+export const ANNOTATION_SEVERITY = 'kimops.kyma-project.io/severity';
+export const ANNOTATION_LANDSCAPES = 'kimops.kyma-project.io/landscapes';
+export const ANNOTATION_DESCRIPTION = 'kimops.kyma-project.io/description';
 /** The ConfigMap every binding's paramRef names, in the landscape's project namespace. */
 export const PARAMS_CONFIG_MAP = 'kimops-policy-params';
-
-/** Where KEB creates Runtimes; KIM puts the GardenerCluster and the Secret into the Runtime's namespace. */
-export const DEFAULT_KCP_NAMESPACE = 'kcp-system';
+export const LABEL_LANDSCAPE = 'kimops.kyma-project.io/landscape';
+/** Kubernetes' recommended label, on the exported policies and bindings. */
+export const LABEL_APP_MANAGED_BY = 'app.kubernetes.io/managed-by';
+/** Set by kube-apiserver on every namespace; lets a binding select one namespace by name. */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';

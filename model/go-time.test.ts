@@ -24,6 +24,7 @@ describe('Go time text', () => {
     [49_248_000, '13h40m48s'],
     [-90_000, '-1m30s'],
     [-500, '0s'],
+    [6_910_300_115_123, '1919527h48m35s'],
   ])('prints %d ms in whole seconds as %s', (ms, text) => {
     expect(formatGoDurationMs(ms)).toBe(text);
   });

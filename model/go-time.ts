@@ -59,9 +59,19 @@ function trimFraction(value: number): string {
   return Number(value.toFixed(9)).toString();
 }
 
-/** A duration in milliseconds cut to whole seconds, as Go prints `d.Truncate(time.Second)`: `13h40m48s`, `59s`. */
+/**
+ * A duration in milliseconds cut to whole seconds, as Go prints `d.Truncate(time.Second)`: `13h40m48s`, `59s`.
+ * Counted in whole seconds, not nanoseconds, so a huge age (a sync time of Go's zero time) prints exactly.
+ */
 export function formatGoDurationMs(ms: number): string {
-  return formatGoDuration(Math.trunc(ms / 1000) * 1e9);
+  const total = Math.floor(Math.abs(ms) / 1000);
+  const sign = ms < 0 && total > 0 ? '-' : '';
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
 }
 
 /** metav1.Time's form: RFC 3339 in UTC, whole seconds (`2026-01-02T03:04:05Z`). */

@@ -3,19 +3,29 @@
 // (workers, controlPlane) are typed as the Shoot's, because the converter copies them.
 import type { ObjectMeta } from './kube-object.js';
 import type { ControlPlane, Worker } from './shoot.js';
+import {
+  LABEL_INSTANCE_ID,
+  LABEL_RUNTIME_ID,
+  LABEL_REGION,
+  LABEL_BROKER_PLAN_ID,
+  LABEL_BROKER_PLAN_NAME,
+  LABEL_GLOBAL_ACCOUNT_ID,
+  LABEL_SUBACCOUNT_ID,
+  LABEL_KYMA_NAME,
+} from './contract.js';
 
 export const RUNTIME_API_VERSION = 'infrastructuremanager.kyma-project.io/v1';
 
 /** Labels KIM requires before it converts a Runtime (ValidateRequiredLabels). */
 export const REQUIRED_RUNTIME_LABELS = [
-  'kyma-project.io/instance-id',
-  'kyma-project.io/runtime-id',
-  'kyma-project.io/region',
-  'kyma-project.io/broker-plan-id',
-  'kyma-project.io/broker-plan-name',
-  'kyma-project.io/global-account-id',
-  'kyma-project.io/subaccount-id',
-  'operator.kyma-project.io/kyma-name',
+  LABEL_INSTANCE_ID,
+  LABEL_RUNTIME_ID,
+  LABEL_REGION,
+  LABEL_BROKER_PLAN_ID,
+  LABEL_BROKER_PLAN_NAME,
+  LABEL_GLOBAL_ACCOUNT_ID,
+  LABEL_SUBACCOUNT_ID,
+  LABEL_KYMA_NAME,
 ] as const;
 
 export const PROVIDER_TYPES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud', 'gdch'] as const;
@@ -108,4 +118,15 @@ export function runtimeRef(runtime: unknown): string {
   const name = typeof metadata?.name === 'string' && metadata.name !== '' ? metadata.name : '<unnamed>';
   const ns = typeof metadata?.namespace === 'string' ? metadata.namespace : '';
   return ns ? `${ns}/${name}` : name;
+}
+
+/**
+ * A Runtime as the API serves it, before anything checked it: what the backfiller reads of every Runtime, the
+ * generator's refusals included, so only the fields it reads are typed and all of them may be missing.
+ */
+export interface LiveRuntime {
+  metadata: ObjectMeta;
+  spec?: { shoot?: { name?: string; platformRegion?: string; region?: string } };
+  /** The current status, as the API serves it (read it with `readRuntimeStatus`). */
+  status?: unknown;
 }

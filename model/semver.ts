@@ -11,7 +11,7 @@ interface Version {
 const LENIENT_SEMVER =
   /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
-function parseVersion(text: string): Version | undefined {
+export function parseVersion(text: string): Version | undefined {
   const m = LENIENT_SEMVER.exec(text);
   if (!m) return undefined;
   return {

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { dump } from 'js-yaml';
-import { stringify } from 'yaml';
+import { stringify, Document } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { toCanonicalYaml } from '../rules/canonical-yaml.js';
 import { fastYamlDocument, mayNotBeString } from './yaml-fast-path.js';
-import { Document } from 'yaml';
 import { fullDocuments, YAML_READ_OPTIONS } from './yaml-input.js';
 
 const locate = (index: number, line: number): string => `document ${index}, line ${line}`;

@@ -5,15 +5,15 @@
 // applier knows the Garden only. Pure: the sync's report in, the ConfigMap (or its facts) out.
 import { stringify } from 'safe-stable-stringify';
 import type { KubeObject } from '../model/kube-object.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../model/contract.js';
+import {
+  ANNOTATION_RUNTIME_GENERATION,
+  APPLY_REPORT_NAME,
+  APPLY_REPORT_LABEL,
+  APPLY_REPORT_LABEL_VALUE,
+} from '../model/contract.js';
 import { isJsonObject } from '../model/json.js';
 import type { PipelineState } from '../model/pipeline-facts.js';
 
-export const APPLY_REPORT_NAME = 'kimops-apply-report';
-/** Its label, so a watch can select it (the companions' selector does not match it). */
-const APPLY_REPORT_LABEL = 'kimops.kyma-project.io/report';
-const APPLY_REPORT_LABEL_VALUE = 'apply';
-export const APPLY_REPORT_SELECTOR = `${APPLY_REPORT_LABEL}=${APPLY_REPORT_LABEL_VALUE}`;
 const REPORT_KEY = 'report.json';
 
 /** The applier's part of PipelineState, with the Runtime generation the desired Shoot was rendered from. */

@@ -5,9 +5,7 @@ import type { KubeObject } from '../model/kube-object.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import { toCanonicalYaml } from './canonical-yaml.js';
 import { DNS_1123_LABEL } from '../model/names.js';
-
-export const SHOOTS_FOLDER = 'shoots';
-export const SHOOT_FILE = 'shoot.yaml';
+import { SHOOTS_FOLDER, SHOOT_FILE } from '../model/contract.js';
 
 /** Metadata the API server owns; written into Git it would be stale at once and fight every apply. */
 const SERVER_SET_METADATA = new Set([

@@ -26,7 +26,7 @@ export function defaultPlanCachePath(repo: string, garden: string, namespace: st
 let stamp: Promise<string> | undefined;
 
 /**
- * What computed the entries: a digest of kimops's code as it runs (applier/, generator/ and model/, compiled or
+ * What computed the entries: a digest of kimops's code as it runs (applier/, generator/, model/ and rules/, compiled or
  * not) and of the dependencies it was installed with (package.json, package-lock.json), so another kimops — an
  * upgrade, a dependency bump — reads an older one's cache as empty.
  */
@@ -36,7 +36,7 @@ export function planCodeStamp(): Promise<string> {
     const hash = createHash('sha256').update(`format ${FORMAT}\n`);
     for (const file of [packagePath('package.json'), packagePath('package-lock.json')])
       hash.update(await readFile(file).catch(() => Buffer.from(`no ${file}`)));
-    for (const folder of ['applier', 'generator', 'model']) {
+    for (const folder of ['applier', 'generator', 'model', 'rules']) {
       const files = (await readdir(join(root, folder), { recursive: true }))
         .filter((file) => /\.(ts|js)$/.test(file) && !/\.test\.(ts|js)$/.test(file))
         .sort();

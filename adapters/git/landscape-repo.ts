@@ -16,13 +16,12 @@ import { readRef, updateRef } from './refs.js';
 import { fetchBranch, pushBranch, type RemoteAuth, type RemoteResult } from './remote.js';
 import { withRepoLock, type RepoLockOptions } from './repo-lock.js';
 import { FileInTheWay, TreeEdit } from './tree-edit.js';
-import { MAIN_BRANCH } from '../../model/contract.js';
+import { MAIN_BRANCH, SHOOTS_FOLDER } from '../../model/contract.js';
 
 /**
  * The folder of Shoots, docs/design.md §1.4 (rules/landscape-layout.ts says what goes there; adapters do not
  * import rules/).
  */
-const SHOOTS_FOLDER = 'shoots';
 
 export interface Signature {
   name: string;

@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { DEFAULT_HOST } from '../loopback.js';
 
 const METRICS_PATH = '/metrics';
 
@@ -15,7 +16,7 @@ export interface MetricsServer {
 
 export async function startMetricsServer({
   port,
-  host = '127.0.0.1',
+  host = DEFAULT_HOST,
   registry,
 }: {
   port: number;

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isJsonObject } from '../../model/json.js';
 import { MAIN_BRANCH } from '../../model/contract.js';
+import { DEFAULT_HOST } from '../loopback.js';
 
 /**
  * The largest body read. GitHub caps webhook payloads at 25 MB, but a push event lists at most 20 commits
@@ -19,8 +20,6 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** A delivery whose upload (headers and body) takes longer is cut off: a slow client cannot hold a socket. */
 const REQUEST_TIMEOUT_MS = 30_000;
-
-export const DEFAULT_HOST = '127.0.0.1';
 
 /** What became of one delivery: the HTTP status answered and why. */
 export interface WebhookOutcome {

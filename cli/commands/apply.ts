@@ -1,7 +1,7 @@
 // `kimops apply`: sync the landscape repo's main to the Garden, once or watching (issue 6).
 // The command's options and help; it runs cli/apply.ts.
 import { Option, type Command } from 'commander';
-import { DEFAULT_HOST } from '../../adapters/webhook/receiver.js';
+import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { GIT_TOKEN_ENV, WEBHOOK_SECRET_ENV } from '../environment.js';

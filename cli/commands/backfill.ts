@@ -1,7 +1,7 @@
 // `kimops backfill`: Runtime status, KIM's finalizer and the kubeconfig Secret from the Shoots (issue 7).
 // The command's options and help; it runs cli/backfill.ts.
 import { Option, type Command } from 'commander';
-import { DEFAULT_HOST } from '../../adapters/webhook/receiver.js';
+import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption } from '../options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';

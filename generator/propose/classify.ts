@@ -3,6 +3,7 @@
 import type { Shoot, Worker } from '../../model/shoot.js';
 import { show } from '../../rules/change-text.js';
 import { type FieldChange, sameValue, semanticDiff } from '../../rules/semantic-diff.js';
+import { compareVersions, parseVersion } from '../../model/semver.js';
 
 /**
  * create/delete/update/immutable/metadata-only follow from the two Shoots. `rollout` (a landscape
@@ -239,11 +240,11 @@ function versionReasons(
   y: string | undefined,
   minorSkipForbidden: boolean,
 ): string[] {
-  const old = parseVersion(x);
-  const next = parseVersion(y);
-  if (!old || !next) return [];
-  if (compareVersions(next, old) < 0) return [`${path} ${x} → ${y}: Gardener does not allow a Kubernetes downgrade`];
-  if (minorSkipForbidden && (next[0] > old[0] || next[1] > old[1] + 1))
+  const old = x === undefined ? undefined : parseVersion(x);
+  const next = y === undefined ? undefined : parseVersion(y);
+  if (x === undefined || y === undefined || !old || !next) return [];
+  if (compareVersions(y, x) < 0) return [`${path} ${x} → ${y}: Gardener does not allow a Kubernetes downgrade`];
+  if (minorSkipForbidden && (next.major > old.major || next.minor > old.minor + 1))
     return [`${path} ${x} → ${y}: Gardener does not allow skipping a minor version`];
   return [];
 }
@@ -263,15 +264,7 @@ const workerVersion = (shoot: Shoot, worker: Worker) => worker.kubernetes?.versi
 const nodeMask = (shoot: Shoot) =>
   (shoot.spec.kubernetes['kubeControllerManager'] as { nodeCIDRMaskSize?: number } | undefined)?.nodeCIDRMaskSize;
 
-type Version = [number, number, number];
-function parseVersion(text: string | undefined): Version | undefined {
-  const match = text?.match(/^v?(\d+)\.(\d+)(?:\.(\d+))?/);
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)] : undefined;
-}
-function compareVersions(a: Version, b: Version): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
 function minorOf(text: string): string {
   const version = parseVersion(text);
-  return version ? `${version[0]}.${version[1]}` : text;
+  return version ? `${version.major}.${version.minor}` : text;
 }

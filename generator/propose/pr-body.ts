@@ -5,7 +5,8 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Shoot } from '../../model/shoot.js';
 import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
-import { SHOOT_FILE, SHOOTS_FOLDER, withoutServerFields } from '../../rules/landscape-layout.js';
+import { withoutServerFields } from '../../rules/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../../model/contract.js';
 import type { ChangeClass } from './classify.js';
 import { describeChange, formatCount } from '../../rules/change-text.js';
 import { clusterChanges } from './clusters.js';

@@ -4,11 +4,15 @@
 // as the params ConfigMap the bindings point at. Pure: values in, objects out.
 import type { Policy, Severity } from './policy-file.js';
 import { POLICY_API_VERSION } from './policy-file.js';
-import { NAMESPACE_NAME_LABEL, LABEL_LANDSCAPE, gardenNamespaceOf } from '../../model/contract.js';
-import { PARAMS_CONFIG_MAP } from '../../model/contract.js';
+import {
+  NAMESPACE_NAME_LABEL,
+  LABEL_LANDSCAPE,
+  gardenNamespaceOf,
+  PARAMS_CONFIG_MAP,
+  LABEL_APP_MANAGED_BY,
+} from '../../model/contract.js';
 
 const BINDING_KIND = 'ValidatingAdmissionPolicyBinding';
-const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 
 /**
  * What a binding does with a failed check: deny stops the request; warn lets it through with a
@@ -61,7 +65,7 @@ export function exportPolicies({
       source: p.source,
       reason: `applies only to landscape${p.landscapes.length === 1 ? '' : 's'} ${[...p.landscapes].join(', ')}`,
     }));
-  const labels = { [LABEL_MANAGED_BY]: 'kimops', [LABEL_LANDSCAPE]: landscape };
+  const labels = { [LABEL_APP_MANAGED_BY]: 'kimops', [LABEL_LANDSCAPE]: landscape };
   const configMap: ExportedObject = {
     apiVersion: 'v1',
     kind: 'ConfigMap',

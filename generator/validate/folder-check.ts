@@ -7,7 +7,7 @@
 import type { Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments, type YamlDocument } from '../../model/yaml-input.js';
 import type { CheckResult } from '../propose/merge-policy.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../../rules/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../../model/contract.js';
 import { checkShootChange, operationOf, type ValidationContext } from './checks.js';
 import { scanFile, type CredentialFinding } from './credentials.js';
 import type { Operation } from './policy-file.js';

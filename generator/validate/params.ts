@@ -4,9 +4,8 @@
 // the Runtimes that exist. Every value is a string, as a ConfigMap holds them. The keys are listed in
 // docs/validation.md ("Policies"); policies in policies/default/ depend on them.
 import { ConfigError } from '../../model/errors.js';
-import type { Landscape } from '../../model/landscape.js';
+import type { Landscape, ZoneCatalog } from '../../model/landscape.js';
 import { EU_ACCESS_PLATFORM_REGIONS } from '../convert/extenders/placement.js';
-import type { ZoneCatalog } from '../../model/landscape.js';
 
 export interface RuntimeFact {
   /** The Runtime's id (label kyma-project.io/runtime-id), which the Shoot carries as an annotation. */

@@ -7,17 +7,13 @@ import { ConfigError } from '../../model/errors.js';
 import { isJsonObject } from '../../model/json.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { isKnownFunction, POLICY_VARIABLES } from './cel-env.js';
+import { ANNOTATION_SEVERITY, ANNOTATION_LANDSCAPES, ANNOTATION_DESCRIPTION } from '../../model/contract.js';
 
 /** A parsed CEL expression node (the type comes from @bufbuild/cel's own dependency, cel-spec). */
 type Expr = ReturnType<typeof parseCel>['expr'];
 
 export const POLICY_API_VERSION = 'admissionregistration.k8s.io/v1';
 const POLICY_KIND = 'ValidatingAdmissionPolicy';
-
-/** kimops's metadata on a policy, as annotations so the object stays a valid VAP. */
-const ANNOTATION_SEVERITY = 'kimops.kyma-project.io/severity';
-const ANNOTATION_LANDSCAPES = 'kimops.kyma-project.io/landscapes';
-const ANNOTATION_DESCRIPTION = 'kimops.kyma-project.io/description';
 
 export type Severity = 'deny' | 'warn';
 const SEVERITIES: readonly Severity[] = ['deny', 'warn'];

@@ -6,7 +6,7 @@
 // judges the whole checkout: every Shoot as a create, every file scanned. Pure: the caller reads the files.
 import type { Shoot } from '../../model/shoot.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../../rules/landscape-layout.js';
+import { SHOOT_FILE, SHOOTS_FOLDER } from '../../model/contract.js';
 import { checkShootChange, type ValidationContext } from './checks.js';
 import { scanFile } from './credentials.js';
 import { checkShootFolder, credentialFinding, findingsOf, YAML_CHECK, type Finding } from './folder-check.js';

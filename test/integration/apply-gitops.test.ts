@@ -11,11 +11,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readApplyReport } from '../../rules/apply-report.js';
-import { FORCE_DELETION_ANNOTATION } from '../../model/contract.js';
+import {
+  FORCE_DELETION_ANNOTATION,
+  OWNERSHIP_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+  OPERATION_TIMED_OUT_ANNOTATION,
+} from '../../model/contract.js';
 import { DRIFT_REASON } from '../../applier/events.js';
-import { OWNERSHIP_LABEL } from '../../model/contract.js';
-import { DELETION_CONFIRMATION_ANNOTATION } from '../../model/contract.js';
-import { OPERATION_TIMED_OUT_ANNOTATION } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { RUNTIME_API_VERSION } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';

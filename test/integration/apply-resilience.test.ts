@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
-import { APPLY_REPORT_NAME } from '../../rules/apply-report.js';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
-import { COMPANION_OF_LABEL } from '../../model/contract.js';
-import { DELETION_CONFIRMATION_ANNOTATION } from '../../model/contract.js';
+import {
+  APPLY_REPORT_NAME,
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  COMPANION_OF_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+} from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
 import { kimops, startKimops, type CliRun } from '../helpers/cli.js';

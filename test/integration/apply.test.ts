@@ -6,9 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
-import { APPLIED_COMMIT_ANNOTATION, COMPANION_OF_LABEL } from '../../model/contract.js';
-import { DELETION_CONFIRMATION_ANNOTATION } from '../../model/contract.js';
+import {
+  OWNERSHIP_LABEL,
+  OWNERSHIP_VALUE,
+  APPLIED_COMMIT_ANNOTATION,
+  COMPANION_OF_LABEL,
+  DELETION_CONFIRMATION_ANNOTATION,
+} from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
 import { kimops } from '../helpers/cli.js';

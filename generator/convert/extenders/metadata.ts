@@ -1,11 +1,13 @@
 // Annotations and labels: KIM replaces both maps wholesale on every conversion.
-import { LABEL_GLOBAL_ACCOUNT_ID, LABEL_RUNTIME_ID, LABEL_SUBACCOUNT_ID } from '../../../model/contract.js';
-import type { Extender } from '../context.js';
 import {
+  LABEL_GLOBAL_ACCOUNT_ID,
+  LABEL_RUNTIME_ID,
+  LABEL_SUBACCOUNT_ID,
   ANNOTATION_RUNTIME_ID,
   ANNOTATION_RUNTIME_GENERATION,
   ANNOTATION_LICENCE_TYPE,
 } from '../../../model/contract.js';
+import type { Extender } from '../context.js';
 
 /** Gardener's cleanup grace periods, as KIM sets them (seconds, strings). */
 const CLEANUP_GRACE_PERIODS: Record<string, string> = {

@@ -6,7 +6,12 @@ import { isJsonObject } from '../../../model/json.js';
 import type { Runtime } from '../../../model/runtime.js';
 import type { Shoot, Worker } from '../../../model/shoot.js';
 import { cloneJson } from '../../../model/clone.js';
-import { keepsLiveProviderConfigs, workersAlignedWithLive, zonesAdded } from '../../../rules/live-rules.js';
+import {
+  keepsLiveProviderConfigs,
+  workersAlignedWithLive,
+  zonesAdded,
+  uniqueZones,
+} from '../../../rules/live-rules.js';
 import type { ConverterContext, Extender } from '../context.js';
 import { providerModule } from '../providers/index.js';
 import type { ProviderModule } from '../providers/provider.js';
@@ -16,7 +21,6 @@ import {
   withMaxPodsCaps,
   withProviderWorkerConfig,
 } from './workers.js';
-import { uniqueZones } from '../../../rules/live-rules.js';
 
 function runtimeWorkers(runtime: Runtime): Worker[] {
   const { workers, additionalWorkers } = runtime.spec.shoot.provider;

@@ -6,10 +6,11 @@
 // generator/generate-verdict.test.ts.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { readKebZones } from '../../../adapters/files/keb-zones.js';
 import { readLandscape } from '../../../adapters/files/landscape.js';
+import { readPolicySet } from '../../../adapters/files/policies.js';
 import { readRuntimes } from '../../../adapters/files/manifests.js';
 import { localForge } from '../../../adapters/forge/local.js';
-import { policySource } from '../../../cli/policy-context.js';
 import { conversionSettingsOf } from '../../../model/landscape.js';
 import { LABEL_GLOBAL_ACCOUNT_ID } from '../../../model/contract.js';
 import { kimops } from '../../helpers/cli.js';
@@ -17,6 +18,7 @@ import { seededLandscape } from '../../helpers/seeded-landscape.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { generate } from '../../../generator/generate.js';
 import type { RuntimeInput } from '../../../generator/render-runtimes.js';
+import { policySource } from '../../../generator/validate/policy-source.js';
 
 const dir = useTempDir('generate-verdict');
 const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
@@ -56,7 +58,7 @@ describe('generate: a credential in what the generator commits', () => {
       repo,
       forge,
       author,
-      validation: await policySource(await readLandscape('dev')),
+      validation: await policySource(await readLandscape('dev'), { readPolicySet, readKebZones }),
       log: () => undefined,
     });
 

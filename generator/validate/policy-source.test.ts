@@ -2,9 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { readLandscape } from '../adapters/files/landscape.js';
-import { KubeClient } from '../adapters/kube/kube-client.js';
-import { policySource } from './policy-context.js';
+import { readKebZones } from '../../adapters/files/keb-zones.js';
+import { readLandscape } from '../../adapters/files/landscape.js';
+import { readPolicySet } from '../../adapters/files/policies.js';
+import { KubeClient } from '../../adapters/kube/kube-client.js';
+import { policySource } from './policy-source.js';
+
+const shipped = { readPolicySet, readKebZones };
 
 describe('policySource', () => {
   it("lists the Garden's CloudProfiles for every pass, so a zone Gardener adds is known without a restart", async () => {
@@ -34,7 +38,11 @@ describe('policySource', () => {
         contexts: [{ name: 'garden', cluster: 'garden', user: 'u' }],
         currentContext: 'garden',
       });
-      const source = await policySource(await readLandscape('dev'), KubeClient.fromKubeConfig(config, 'test garden'));
+      const source = await policySource(
+        await readLandscape('dev'),
+        shipped,
+        KubeClient.fromKubeConfig(config, 'test garden'),
+      );
       expect((await source.params(undefined))['zones.aws.eu-central-1']).toBe('eu-central-1a');
       zones = ['eu-central-1a', 'eu-central-1b'];
       expect((await source.params(undefined))['zones.aws.eu-central-1']).toBe('eu-central-1a,eu-central-1b');
@@ -45,7 +53,7 @@ describe('policySource', () => {
   });
 
   it("uses KEB's zones without a Garden, and reads a policy set once", async () => {
-    const source = await policySource(await readLandscape('dev'));
+    const source = await policySource(await readLandscape('dev'), shipped);
     expect((await source.params(undefined))['zones.gcp.me-central2']).toBe('me-central2-a,me-central2-b,me-central2-c');
     expect(await source.policies('default')).toBe(await source.policies('default'));
     await expect(source.policies('nope')).rejects.toThrow('no policy set "nope"');
