@@ -10,10 +10,10 @@ import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
 import { branchOf, rolloutBranchOf } from './branches.js';
+import { gatherPassInput } from './gather.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
-import { readMainSnapshot, type MainFolder, type MainSnapshot } from './main-snapshot.js';
+import { readMainSnapshot } from './main-snapshot.js';
 import { planPass, type PassPlan } from './plan.js';
-import { foldersToRead, type PassInput } from './plan-input.js';
 import type { ChangeClass } from './propose/classify.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import {
@@ -25,9 +25,7 @@ import {
   type BranchProposal,
 } from './propose-branch.js';
 import type { RenderBug, RenderFailure, RuntimeInput } from './render-runtimes.js';
-import { renderChanges } from './render-changes.js';
 import { RenderMemo } from './render-memo.js';
-import { selectRenders } from './render-selection.js';
 import type { ValidationSource } from './validate/checks.js';
 
 /** A rejected push starts the pass over from a fresh fetch; past this many, the pass ends and the next one tries. */
@@ -131,7 +129,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
   const memo = input.memo ?? new RenderMemo();
-  const gathered = await gather(input, snapshot, memo);
+  const gathered = await gatherPassInput(input, snapshot, memo);
   const plan = planPass(gathered);
   for (const [shoot, key] of plan.memo.remember) memo.remember(shoot, key);
 
@@ -163,45 +161,6 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   await execute(plan, { context, result });
   memo.keepOnly(plan.memo.keepOnly);
   return result;
-}
-
-/** What the plan decides on: the Runtimes to render and their renders, main's folders they need, the policies. */
-async function gather(input: GenerateInput, snapshot: MainSnapshot, memo: RenderMemo): Promise<PassInput> {
-  const { landscape, settings, gardenShoots } = input;
-  const selection = selectRenders({
-    runtimes: input.runtimes,
-    settings,
-    folders: snapshot.folders,
-    ...(gardenShoots && { gardenShoots }),
-    memo,
-  });
-  const validation = input.validation && {
-    policies: await input.validation.policies(snapshot.config.policySet),
-    params: await input.validation.params(input.runtimesComplete ? selection.active.map((r) => r.runtime) : undefined),
-    landscape,
-  };
-  for (const line of selection.log) input.log(line);
-  const renders = await renderChanges({
-    runtimes: selection.toRender,
-    settings,
-    ...(gardenShoots && { gardenShoots }),
-    main: snapshot,
-  });
-  const read = new Map<string, MainFolder>();
-  for (const shoot of foldersToRead(selection, renders, snapshot.folders))
-    read.set(shoot, await snapshot.folder(shoot));
-  return {
-    landscape,
-    settings,
-    runtimes: input.runtimes,
-    runtimesComplete: input.runtimesComplete,
-    selection,
-    renders,
-    main: { ref: snapshot.ref, config: snapshot.config, folders: snapshot.folders, holds: snapshot.holds, read },
-    ...(gardenShoots && { gardenShoots }),
-    ...(validation && { validation }),
-    ...(input.allowMassDeletion !== undefined && { allowMassDeletion: input.allowMassDeletion }),
-  };
 }
 
 /** Where a plan is carried out, and the result its outcomes go into. */

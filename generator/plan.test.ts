@@ -20,12 +20,11 @@ import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { parseYaml11 } from '../model/yaml-input.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
+import { gatherPassInput } from './gather.js';
 import type { MainFolder, MainSnapshot } from './main-snapshot.js';
 import { planPass, type PassPlan } from './plan.js';
-import { foldersToRead, type PassInput } from './plan-input.js';
+import type { PassInput } from './plan-input.js';
 import { renderRuntimes, type RuntimeInput } from './render-runtimes.js';
-import { renderChanges } from './render-changes.js';
-import { selectRenders } from './render-selection.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const SETTINGS = conversionSettingsOf(parseLandscape(read('landscapes/dev/landscape.yaml'), 'dev', 'dev'));
@@ -112,38 +111,22 @@ interface Scenario {
   allowMassDeletion?: number;
 }
 
-/** The inputs generate.ts gathers for a pass, gathered the same way from an in-memory main. */
-async function inputOf(scenario: Scenario): Promise<PassInput> {
-  const settings = scenario.settings ?? SETTINGS;
+/** The inputs generate.ts gathers for a pass (gather.ts), gathered from an in-memory main with no memo. */
+function inputOf(scenario: Scenario): Promise<PassInput> {
   const snapshot = snapshotOf(scenario.main ?? seeded(), { ...CONFIG, ...scenario.config });
-  const { gardenShoots } = scenario;
-  const selection = selectRenders({
-    runtimes: scenario.runtimes,
-    settings,
-    folders: snapshot.folders,
-    ...(gardenShoots && { gardenShoots }),
-    memo: { isUnchanged: () => false },
-  });
-  const renders = await renderChanges({
-    runtimes: selection.toRender,
-    settings,
-    ...(gardenShoots && { gardenShoots }),
-    main: snapshot,
-  });
-  const read = new Map<string, MainFolder>();
-  for (const shoot of foldersToRead(selection, renders, snapshot.folders))
-    read.set(shoot, await snapshot.folder(shoot));
-  return {
-    landscape: 'dev',
-    settings,
-    runtimes: scenario.runtimes,
-    runtimesComplete: scenario.runtimesComplete ?? true,
-    selection,
-    renders,
-    main: { ...snapshot, read },
-    ...(gardenShoots && { gardenShoots }),
-    ...(scenario.allowMassDeletion !== undefined && { allowMassDeletion: scenario.allowMassDeletion }),
-  };
+  return gatherPassInput(
+    {
+      landscape: 'dev',
+      settings: scenario.settings ?? SETTINGS,
+      runtimes: scenario.runtimes,
+      runtimesComplete: scenario.runtimesComplete ?? true,
+      ...(scenario.gardenShoots && { gardenShoots: scenario.gardenShoots }),
+      ...(scenario.allowMassDeletion !== undefined && { allowMassDeletion: scenario.allowMassDeletion }),
+      log: () => {},
+    },
+    snapshot,
+    { isUnchanged: () => false },
+  );
 }
 
 /** Each PR of the plan on one line, then why deletions wait, then the failures. */
