@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../model/errors.js';
 import { EXIT, reportFailure } from './cli-io.js';
+import { main } from './kimops.js';
 
 // kimops started as a process (tsx, the bin executable): test/integration/standalone/kimops-process.test.ts.
 
@@ -35,5 +37,17 @@ describe('reportFailure', () => {
     expect(reportFailure(error, io)).toBe(EXIT.internal);
     expect(stderr()).toMatch(/^error: internal error: rendering runtime kcp-system\/x \(x\.yaml\) failed: boom\n/);
     expect(stderr()).toContain('caused by: TypeError: boom');
+  });
+});
+
+describe('kimops --version', () => {
+  it("prints package.json's version and exits 0", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    let stdout = '';
+    const io = { stdout: (text: string) => void (stdout += text), stderr: () => undefined, readStdin: async () => '' };
+    expect(await main(['--version'], io)).toBe(EXIT.ok);
+    expect(stdout).toBe(`${version}\n`);
   });
 });

@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { kimopsVersion } from '../adapters/files/package-version.js';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
 import { registerApply } from './commands/apply.js';
 import { registerBackfill } from './commands/backfill.js';
@@ -21,6 +22,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let exitCode: number = EXIT.ok;
   const program = new Command('kimops')
     .description('GitOps pipeline from Kyma Runtimes to Gardener Shoots')
+    .version(kimopsVersion(), '-V, --version', "print kimops's version")
     .exitOverride() // commander throws instead of exiting, so main returns the code
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   const setExitCode = (code: number) => {

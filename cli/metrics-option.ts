@@ -1,5 +1,7 @@
 // `--metrics-port` / `--metrics-host` of the watching commands (apply, backfill): the scrape endpoint, or none.
 import type { Registry } from 'prom-client';
+import { kimopsVersion } from '../adapters/files/package-version.js';
+import { registerBuildInfo } from '../adapters/metrics/build-info.js';
 import { startMetricsServer, type MetricsServer } from '../adapters/metrics/server.js';
 import { ConfigError } from '../model/errors.js';
 import type { CliIo } from './cli-io.js';
@@ -9,7 +11,7 @@ export interface MetricsOptions {
   metricsHost: string;
 }
 
-/** The scrape endpoint `--metrics-port` asks for, or none. */
+/** The scrape endpoint `--metrics-port` asks for (with kimops_build_info beside the command's metrics), or none. */
 export async function metricsServerOf(
   options: MetricsOptions,
   io: CliIo,
@@ -19,6 +21,7 @@ export async function metricsServerOf(
   const port = Number(options.metricsPort);
   if (!/^\d+$/.test(options.metricsPort) || port > 65_535)
     throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
+  registerBuildInfo(registry, kimopsVersion());
   try {
     const server = await startMetricsServer({ port, host: options.metricsHost, registry });
     io.stderr(`metrics at ${server.url}\n`);
