@@ -3,7 +3,7 @@
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { MAIN_BRANCH } from '../model/contract.js';
 import { ConfigError } from '../model/errors.js';
-import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
+import { KIMOPS_YAML, landscapeRepoConfig, type KimopsConfig } from '../model/kimops-config.js';
 
 export interface ExpectedLandscape {
   /** The repo as the user named it (--repo), for the messages. */
@@ -25,21 +25,11 @@ export async function configAtCommit(
       '',
       `${expected.repo} has no ${MAIN_BRANCH} branch; create the landscape repo with kimops init`,
     );
-  const configText = await repo.readFile(commit, KIMOPS_YAML);
-  if (configText === undefined)
-    throw new ConfigError(
-      '--repo',
-      '',
-      `${expected.repo} has no ${KIMOPS_YAML} on ${MAIN_BRANCH}; create the landscape repo with kimops init`,
-    );
-  const config = parseKimopsConfig(configText, `${KIMOPS_YAML} at ${commit.slice(0, 12)}`);
-  if (config.landscape !== landscape) {
-    throw new ConfigError(
-      '--landscape',
-      '',
-      `${expected.repo} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`,
-    );
-  }
+  const config = landscapeRepoConfig(
+    await repo.readFile(commit, KIMOPS_YAML),
+    { repo: expected.repo, ref: MAIN_BRANCH, source: `${KIMOPS_YAML} at ${commit.slice(0, 12)}` },
+    landscape,
+  );
   if (config.gardener.project !== project) {
     throw new ConfigError(
       KIMOPS_YAML,

@@ -5,7 +5,7 @@
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { folderOid } from '../model/git-object-id.js';
 import { ConfigError } from '../model/errors.js';
-import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
+import { KIMOPS_YAML, landscapeRepoConfig, type KimopsConfig } from '../model/kimops-config.js';
 import { describeKind, isJsonObject } from '../model/json.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
@@ -135,20 +135,6 @@ function shootProblem(value: unknown, folder: string, source: string): ConfigErr
 
 /** kimops.yaml on main: the merge policy and guards; a repo of another landscape is refused. */
 async function readConfig(repo: LandscapeRepo, ref: string, landscape: string): Promise<KimopsConfig> {
-  const text = await repo.readFile(ref, KIMOPS_YAML);
-  if (text === undefined)
-    throw new ConfigError(
-      '--repo',
-      '',
-      `${repo.gitdir} has no ${KIMOPS_YAML} on ${ref}; create the landscape repo with kimops init`,
-    );
-  const config = parseKimopsConfig(text, `${KIMOPS_YAML} on ${ref} of ${repo.gitdir}`);
-  if (config.landscape !== landscape) {
-    throw new ConfigError(
-      '--landscape',
-      '',
-      `${repo.gitdir} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`,
-    );
-  }
-  return config;
+  const source = `${KIMOPS_YAML} on ${ref} of ${repo.gitdir}`;
+  return landscapeRepoConfig(await repo.readFile(ref, KIMOPS_YAML), { repo: repo.gitdir, ref, source }, landscape);
 }

@@ -8,6 +8,7 @@ import {
   DEFAULT_MASS_DELETION,
   DEFAULT_MERGE_POLICY,
   DEFAULT_ROLLOUT_WAVE_SIZE,
+  landscapeRepoConfig,
   parseKimopsConfig,
 } from './kimops-config.js';
 
@@ -156,5 +157,25 @@ apply:
 
   it('lists every problem at once', () => {
     expect(problem(`${minimal}drift: ignore\npolicyset: x\n`)).toMatch(/2 problems:\n {2}- .*\n {2}- /);
+  });
+});
+
+describe('landscapeRepoConfig', () => {
+  const at = { repo: 'land.git', ref: 'main', source: 'kimops.yaml on main' };
+
+  it('reads the config of the landscape asked for', () => {
+    expect(landscapeRepoConfig(minimal, at, 'dev')).toEqual(parseKimopsConfig(minimal));
+  });
+
+  it('names the repo and the fix when the ref has no kimops.yaml', () => {
+    expect(() => landscapeRepoConfig(undefined, at, 'dev')).toThrow(
+      '--repo: land.git has no kimops.yaml on main; create the landscape repo with kimops init',
+    );
+  });
+
+  it("refuses another landscape's repo", () => {
+    expect(() => landscapeRepoConfig(minimal, at, 'prod')).toThrow(
+      '--landscape: land.git holds landscape dev, not prod; pass the matching landscape or repo',
+    );
   });
 });

@@ -224,6 +224,31 @@ type RawConfig = Omit<
   massDeletion?: Partial<MassDeletionGuard>;
 };
 
+/**
+ * kimops.yaml as read from a landscape repo (undefined: the ref has none), parsed and checked to belong to
+ * `landscape`: the generator and the applier both refuse a repo of another landscape the same way.
+ */
+export function landscapeRepoConfig(
+  text: string | undefined,
+  at: { repo: string; ref: string; source: string },
+  landscape: string,
+): KimopsConfig {
+  if (text === undefined)
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${at.repo} has no ${KIMOPS_YAML} on ${at.ref}; create the landscape repo with kimops init`,
+    );
+  const config = parseKimopsConfig(text, at.source);
+  if (config.landscape !== landscape)
+    throw new ConfigError(
+      '--landscape',
+      '',
+      `${at.repo} holds landscape ${config.landscape}, not ${landscape}; pass the matching landscape or repo`,
+    );
+  return config;
+}
+
 /** `kimops.yaml` text → a complete config with docs/design.md §1.5 defaults; one ConfigError listing every problem. */
 export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsConfig {
   const data = parseYaml11(text, source);
