@@ -3,10 +3,17 @@
 // after a `kill -9`) finds the old file or the new one, never a truncated or empty one.
 import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
-/** A name no other writer uses: two processes (or two writes in one) never share a temporary file. */
+/**
+ * A name no other writer uses: two processes (or two writes in one) never share a temporary file. Under
+ * objects/ it carries git's own prefix, `tmp_obj_`: a temporary a `kill -9` left there is what git expects
+ * from a crash — `git fsck` passes over it and `git prune` removes it once stale — not a bad object file.
+ */
 export function temporaryPathFor(path: string): string {
-  return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const unique = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  if (basename(dirname(dirname(path))) === 'objects') return join(dirname(path), `tmp_obj_${unique}`);
+  return `${path}.tmp-${unique}`;
 }
 
 /**

@@ -2,13 +2,14 @@
 // written again, a damaged ref is an error (never a new history), a ref moves only from the value its
 // writer read, and the repo's lock is taken over from a dead holder but waited for while its holder
 // lives. The same guarantees with real processes and `kill -9`: test/integration/standalone/repo-torture.test.ts.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TransportError, RefMoved } from '../../model/errors.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
+import { temporaryPathFor } from './atomic-file.js';
 import { LandscapeRepo } from './landscape-repo.js';
 import { commitBody } from './objects.js';
 import { objectId } from '../../model/git-object-id.js';
@@ -54,6 +55,19 @@ describe('objects', () => {
     });
     expect(gitCli(repo.gitdir, 'show', 'main:shoots/a/shoot.yaml')).toBe(text);
     gitCli(repo.gitdir, 'fsck', '--strict', '--no-dangling');
+  });
+
+  it('leaves only what git calls a temporary when killed while writing an object', async () => {
+    const { repo } = await repoWithMain();
+    const target = loosePath(repo.gitdir, objectId('blob', 'half\n'));
+    const temporary = temporaryPathFor(target);
+    expect(dirname(temporary)).toBe(dirname(target));
+    await mkdir(dirname(temporary), { recursive: true });
+    await writeFile(temporary, 'half a deflated object'); // what a kill -9 between write and rename leaves
+    // git fsck warns on stderr ("bad sha1 file") about anything else it finds beside the objects.
+    const fsck = spawnSync('git', ['--git-dir', repo.gitdir, 'fsck', '--strict'], { encoding: 'utf8' });
+    expect(fsck.status).toBe(0);
+    expect(fsck.stderr).toBe('');
   });
 
   it('refuses signature text that would add header lines to a commit', () => {

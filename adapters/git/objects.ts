@@ -185,11 +185,12 @@ async function writePack(gitdir: string, objects: readonly GitObject[]): Promise
     checksum,
   ]);
 
-  // Pack first, index last and by rename: readers find a pack through its index, so they never see half of one.
+  // Pack first, index last and by rename: readers find a pack through its index, so they never see half of one;
+  // the temporary index does not end in .idx, so git never takes it for one.
   const name = join(dir, `pack-${checksum.toString('hex')}`);
   await rename(temporary, `${name}.pack`);
-  await writeFile(`${temporary}.idx`, [index, createHash('sha1').update(index).digest()]);
-  await rename(`${temporary}.idx`, `${name}.idx`);
+  await writeFile(`${temporary}-idx`, [index, createHash('sha1').update(index).digest()]);
+  await rename(`${temporary}-idx`, `${name}.idx`);
 }
 
 /** Pack entry header: type in bits 4–6 of the first byte, size in 4 + 7·n bits, low bits first. */
