@@ -6,6 +6,8 @@ import { toCanonicalYaml, toYamlStream } from './canonical-yaml.js';
 /** Strings a YAML 1.1 reader (Kubernetes) would read as something else if written plain. */
 const TRAP_WORDS = [
   'yes',
+  '0b_', // found by the property test (seed 99249602): the yaml library reads it as a number
+  '0x_',
   'no',
   'on',
   'off',

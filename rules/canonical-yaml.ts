@@ -133,8 +133,9 @@ const PLAIN_UNSAFE_INSIDE = /: | #|:$|\s$|[\t{}[\],&*!|>'"%@`]/;
 const IMPLICITLY_TYPED = [
   /^(?:~|null|Null|NULL)$/,
   /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
-  // go-yaml parses the digits after 0b with a signed parser: `0b+1` is the number 1.
-  /^[-+]?(?:0[bBoOxX][-+]?[0-9a-fA-F]+|0[0-7]+|[0-9]+|[1-9][0-9]*(?::[0-5]?[0-9])+)$/,
+  // go-yaml parses the digits after 0b with a signed parser: `0b+1` is the number 1; the yaml library reads
+  // a prefix with only underscores after it (`0b_`) as a number too (NaN).
+  /^[-+]?(?:0[bBoOxX][-+]?[0-9a-fA-F]*|0[0-7]+|[0-9]+|[1-9][0-9]*(?::[0-5]?[0-9])+)$/,
   // A superset of the float forms: the `yaml` library also reads `E0` or `.` as numbers.
   /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$/,
   /^[-+]?[0-9]+(?::[0-5]?[0-9])+\.[0-9]*$/,
