@@ -3,18 +3,18 @@
 // a remote one, fetched into a cache folder and reviewed on GitHub. Credentials come from the
 // environment only (environment.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Forge } from '../adapters/forge/forge.js';
-import { githubForge, githubGitToken, type GitHubAuth } from '../adapters/forge/github.js';
+import { githubForge, githubGitToken, secretFile, type GitHubAuth, type SecretFile } from '../adapters/forge/github.js';
 import { GITHUB_API } from '../adapters/forge/github-api.js';
 import { localForge } from '../adapters/forge/local.js';
 import { withRetries } from '../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
-import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV } from './environment.js';
+import { GIT_TOKEN_SOURCES, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, GITHUB_TOKEN_SOURCES } from './environment.js';
 import type { LandscapeRemote } from '../generator/branch-sync.js';
 
 export type ForgeKind = 'local' | 'github';
@@ -49,9 +49,17 @@ export function refuseOtherUrls(target: string, option: string): void {
   }
 }
 
+/** The git token from the environment (environment.ts's GIT_TOKEN_SOURCES); a token file is read again at each fetch or push. */
 export function gitAuthFromEnv(): RemoteAuth | undefined {
-  const token = firstSet(GIT_TOKEN_ENV);
-  return token === undefined ? undefined : { token };
+  const token = tokenFromEnv(GIT_TOKEN_SOURCES);
+  if (token === undefined) return undefined;
+  if (typeof token === 'string') return { token };
+  return {
+    token: () => {
+      token.refresh();
+      return Promise.resolve(token.value());
+    },
+  };
 }
 
 /**
@@ -149,9 +157,14 @@ function githubAuthFromEnv(): GitHubAuth {
         `a GitHub App also needs ${GITHUB_APP_ENV.privateKeyFile} (a readable PEM file) and ${GITHUB_APP_ENV.installationId} (a number)`,
       );
     }
-    return { appId, privateKey: readFileSync(keyFile, 'utf8'), installationId };
+    // Read again when replaced: a rotated key makes a new App client (adapters/forge/github.ts).
+    return {
+      appId,
+      privateKey: readSecretFile(keyFile, GITHUB_APP_ENV.privateKeyFile, 'the PEM file'),
+      installationId,
+    };
   }
-  const token = firstSet(GITHUB_TOKEN_ENV);
+  const token = tokenFromEnv(GITHUB_TOKEN_SOURCES);
   if (token === undefined) {
     throw new ConfigError(
       '--forge github',
@@ -162,6 +175,27 @@ function githubAuthFromEnv(): GitHubAuth {
   return { token };
 }
 
-function firstSet(names: readonly string[]): string | undefined {
-  return names.map((name) => process.env[name]).find((value) => value !== undefined && value !== '');
+/** The first of `sources` set (non-empty): a variable's token, or a file read again when it is replaced. */
+function tokenFromEnv(
+  sources: readonly ({ readonly file: string } | { readonly variable: string })[],
+): string | SecretFile | undefined {
+  for (const source of sources) {
+    if ('file' in source) {
+      const path = process.env[source.file];
+      if (path) return readSecretFile(path, source.file, 'a file holding the token');
+    } else {
+      const token = process.env[source.variable];
+      if (token) return token;
+    }
+  }
+  return undefined;
+}
+
+/** The file `variable` names; a ConfigError naming the variable and the path (never the content) when it is unusable. */
+function readSecretFile(path: string, variable: string, what: string): SecretFile {
+  try {
+    return secretFile(path);
+  } catch (error) {
+    throw new ConfigError(variable, '', `${(error as Error).message}; point it at ${what}`);
+  }
 }

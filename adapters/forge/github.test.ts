@@ -1,7 +1,9 @@
 // The GitHub forge driven by the real octokit against the GitHub test server (real git repos behind,
 // every request and response checked against GitHub's OpenAPI description).
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +11,8 @@ import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
 import type { Forge, ForgeResult } from './forge.js';
 import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import { stickyTag } from './forge.js';
-import { githubForge } from './github.js';
+import { githubForge, githubGitToken, secretFile } from './github.js';
+import { useTempDir } from '../../test/helpers/temp-dir.js';
 
 let server: GitHubTestServer;
 
@@ -233,5 +236,57 @@ describe('GitHub forge', () => {
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     const wrongKey = await forge({ auth: { appId: 4242, privateKey: pem(otherKey), installationId: 77 } });
     expect(await wrongKey.defaultBranch()).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+  });
+});
+
+describe('GitHub forge: credentials from files that are replaced', () => {
+  const dir = useTempDir('github-secrets');
+
+  it('reads a token file again after a 401 and sends the request once more; the token is never in a message', async () => {
+    const path = await dir.write('token', 'ghp_revoked\n');
+    // A check period no test waits out: the 401 alone makes it read the file again.
+    const token = secretFile(path, { checkEveryMs: 3_600_000 });
+    const github = await forge({ auth: { token } });
+    const refused = await github.defaultBranch();
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+    expect(!refused.ok && refused.failure.message).not.toContain('ghp_revoked');
+    const before = server.requests.length;
+    await dir.write('token', `${server.token}\n`); // the Secret updated with the new token
+    expect(value(await github.defaultBranch())).toBe('main');
+    expect(server.requests.slice(before).map((request) => request.status)).toEqual([401, 200]);
+    // git gets the file's token as it is at each fetch or push.
+    const gitToken = await githubGitToken({ owner: 'acme', repo: 'landscape-dev', auth: { token } });
+    expect(typeof gitToken === 'function' && (await gitToken())).toBe(server.token);
+  });
+
+  it('makes a new App client when the private key file holds another key, and mints its token with that key', async () => {
+    const pem = () =>
+      generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+    const publicOf = (key: string) => createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
+    const first = pem();
+    server.registerApp(4343, publicOf(first), 79);
+    await writeFile(join(dir.path, 'key.pem'), first);
+    let now = 0;
+    const privateKey = secretFile(join(dir.path, 'key.pem'), { checkEveryMs: 10_000, now: () => now });
+    const github = await forge({ auth: { appId: 4343, privateKey, installationId: 79 } });
+    expect(value(await github.defaultBranch())).toBe('main');
+    const second = pem();
+    server.registerApp(4343, publicOf(second), 79); // the first key deleted on GitHub, the second one added
+    await writeFile(join(dir.path, 'key.pem'), second);
+    now = 10_000;
+    const before = server.requests.length;
+    expect(value(await github.defaultBranch())).toBe('main');
+    expect(server.requests.slice(before).map((request) => [request.path, request.status])).toEqual([
+      ['/app/installations/79/access_tokens', 201],
+      ['/repos/acme/landscape-dev', 200],
+    ]);
+  });
+
+  it('refuses a missing or empty file naming the path only', async () => {
+    expect(() => secretFile(join(dir.path, 'nothing'))).toThrow(`cannot read ${join(dir.path, 'nothing')} (ENOENT)`);
+    const empty = await dir.write('empty', '\n');
+    expect(() => secretFile(empty)).toThrow(`${empty} is empty`);
   });
 });

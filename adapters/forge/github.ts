@@ -1,5 +1,9 @@
 // The Forge on GitHub and GitHub Enterprise, through octokit. Commit statuses rather than checks,
 // because the Checks API refuses personal access tokens. Sticky comments carry a hidden HTML marker.
+// Credentials may come from files a running kimops sees replaced (a mounted Secret): a token file is read
+// again every SECRET_CHECK_EVERY_MS and after a 401 (the request then sent once more), an App's private key
+// file before each call once that long has passed (a new key: a new App client, a new installation token).
+import { readFileSync } from 'node:fs';
 import { App, Octokit, RequestError } from 'octokit';
 import {
   stickyTag,
@@ -13,7 +17,63 @@ import {
 } from './forge.js';
 import { GITHUB_API } from './github-api.js';
 
-export type GitHubAuth = { token: string } | { appId: number | string; privateKey: string; installationId: number };
+/** A token or an App's private key as given (a string), or as a file read again when it is replaced. */
+export type GitHubAuth =
+  { token: string | SecretFile } | { appId: number | string; privateKey: string | SecretFile; installationId: number };
+
+/** How old the last look at a secret file may be before it is read again. */
+const SECRET_CHECK_EVERY_MS = 10_000;
+
+/**
+ * A credential in a file that may be replaced while kimops runs: the kubelet swaps a mounted Secret's files
+ * at once (the `..data` symlink), and whoever rotates the token or key updates the Secret. Never in a message:
+ * errors name the path only.
+ */
+export interface SecretFile {
+  readonly path: string;
+  /** The content (trimmed) as last read; read again first when the last look is older than checkEveryMs. */
+  value(): string;
+  /** Reads the file now; true when its content changed. A missing or empty file keeps the last content. */
+  refresh(): boolean;
+}
+
+/** The file at `path`, read now: an Error naming the path when it cannot be read or is empty. */
+export function secretFile(path: string, options: { checkEveryMs?: number; now?: () => number } = {}): SecretFile {
+  const checkEveryMs = options.checkEveryMs ?? SECRET_CHECK_EVERY_MS;
+  const now = options.now ?? Date.now;
+  const read = (): string | undefined => {
+    try {
+      return readFileSync(path, 'utf8').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new Error(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, {
+      cause: error,
+    });
+  }
+  if (content === '') throw new Error(`${path} is empty`);
+  let lastLook = now();
+  const refresh = (): boolean => {
+    lastLook = now();
+    const next = read();
+    if (next === undefined || next === content) return false;
+    content = next;
+    return true;
+  };
+  return {
+    path,
+    value: () => {
+      if (now() - lastLook >= checkEveryMs) refresh();
+      return content;
+    },
+    refresh,
+  };
+}
 
 export interface GitHubForgeOptions {
   owner: string;
@@ -51,7 +111,7 @@ type PullData =
 export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
   const baseUrl = options.baseUrl ?? GITHUB_API;
   return new GitHubForge(
-    await githubClient(options),
+    await githubClients(options),
     options.owner,
     options.repo,
     `GitHub ${baseUrl} ${options.owner}/${options.repo}`,
@@ -63,17 +123,56 @@ export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
  * caches and renews before its hour runs out. A personal access token serves git as it is.
  */
 export async function githubGitToken(options: GitHubForgeOptions): Promise<string | (() => Promise<string>)> {
-  if ('token' in options.auth) return options.auth.token;
-  const client = await githubClient(options);
-  return async () => ((await client.auth({ type: 'installation' })) as { token: string }).token;
+  if ('token' in options.auth) {
+    const token = options.auth.token;
+    // Read at each fetch or push: a git operation takes a round trip or more anyway.
+    if (typeof token === 'string') return token;
+    return () => {
+      token.refresh();
+      return Promise.resolve(token.value());
+    };
+  }
+  const client = await githubClients(options);
+  return async () => ((await (await client()).auth({ type: 'installation' })) as { token: string }).token;
 }
 
-async function githubClient(options: GitHubForgeOptions): Promise<Client> {
+/**
+ * The client to use now. One client for a token (a token file is read by its fetch); for an App, one per
+ * private key: when the key file holds another key, the next call makes a new App client with it.
+ */
+async function githubClients(options: GitHubForgeOptions): Promise<() => Promise<Client>> {
+  const auth = options.auth;
+  if ('token' in auth) {
+    const client = await githubClient(options, auth);
+    return () => Promise.resolve(client);
+  }
+  const keyFile = auth.privateKey;
+  if (typeof keyFile === 'string') {
+    const client = await githubClient(options, { ...auth, privateKey: keyFile });
+    return () => Promise.resolve(client);
+  }
+  let current = { key: keyFile.value(), client: await githubClient(options, { ...auth, privateKey: keyFile.value() }) };
+  return async () => {
+    const key = keyFile.value();
+    if (key !== current.key) current = { key, client: await githubClient(options, { ...auth, privateKey: key }) };
+    return current.client;
+  };
+}
+
+async function githubClient(
+  options: GitHubForgeOptions,
+  auth: { token: string | SecretFile } | { appId: number | string; privateKey: string; installationId: number },
+): Promise<Client> {
   const baseUrl = options.baseUrl ?? GITHUB_API;
   const retry = options.retry ?? true;
   const common = {
     baseUrl,
-    request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) },
+    request: {
+      fetch: fetchWithTimeout(
+        options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        'token' in auth && typeof auth.token !== 'string' ? auth.token : undefined,
+      ),
+    },
     // Omitted when on: octokit merges options shallowly, and a `throttle` object of our own would drop
     // its default rate-limit handlers (retry once), which the throttling plugin refuses to run without.
     ...(options.throttle === false ? { throttle: { enabled: false } } : {}),
@@ -86,20 +185,20 @@ async function githubClient(options: GitHubForgeOptions): Promise<Client> {
             ...(retry.backoffUnitMs === undefined ? {} : { retryAfterBaseValue: retry.backoffUnitMs }),
           },
   };
-  if ('token' in options.auth) return new Octokit({ ...common, auth: options.auth.token });
+  // A token file's token is set by the fetch, read as it is then.
+  if ('token' in auth) return new Octokit(typeof auth.token === 'string' ? { ...common, auth: auth.token } : common);
   // The App signs a JWT locally and exchanges it for an installation token (cached, refreshed hourly)
   // on the first request, against the same baseUrl.
-  const app = new App({
-    appId: options.auth.appId,
-    privateKey: options.auth.privateKey,
-    Octokit: Octokit.defaults(common),
-  });
-  return app.getInstallationOctokit(options.auth.installationId);
+  const app = new App({ appId: auth.appId, privateKey: auth.privateKey, Octokit: Octokit.defaults(common) });
+  return app.getInstallationOctokit(auth.installationId);
 }
 
 class GitHubForge implements Forge {
+  /** The client of the call in progress, as `clients` hands it out (a new one after an App key rotation). */
+  private octokit!: Client;
+
   constructor(
-    private readonly octokit: Client,
+    private readonly clients: () => Promise<Client>,
     private readonly owner: string,
     private readonly repo: string,
     readonly label: string,
@@ -111,6 +210,7 @@ class GitHubForge implements Forge {
 
   private async call<T>(run: () => Promise<T>, merging = false): Promise<ForgeResult<T>> {
     try {
+      this.octokit = await this.clients();
       return { ok: true, value: await run() };
     } catch (error) {
       return { ok: false, failure: failureOf(this.label, error, merging) };
@@ -290,15 +390,26 @@ function pullRequestOf(data: PullData): PullRequest {
   };
 }
 
-/** Global fetch with a deadline per request, on top of any signal octokit passes. */
-function fetchWithTimeout(timeoutMs: number): typeof fetch {
+/**
+ * Global fetch with a deadline per request, on top of any signal octokit passes. With a token file it also
+ * sets the Authorization header from the file, and after a 401 reads the file at once and, when it holds
+ * another token, sends the request once more (a refused request did nothing).
+ */
+function fetchWithTimeout(timeoutMs: number, token?: SecretFile): typeof fetch {
+  const once = (input: Parameters<typeof fetch>[0], init: RequestInit | undefined, deadline: AbortSignal) => {
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    if (!token) return fetch(input, { ...init, signal });
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `token ${token.value()}`);
+    return fetch(input, { ...init, headers, signal });
+  };
   return async (input, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      return await fetch(input, {
-        ...init,
-        signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
-      });
+      const response = await once(input, init, deadline);
+      if (response.status !== 401 || !token?.refresh()) return response;
+      await response.body?.cancel();
+      return await once(input, init, deadline);
     } catch (error) {
       // octokit turns this into a RequestError without a response: a `transport` failure.
       if (deadline.aborted)

@@ -409,3 +409,91 @@ describe('KubeClient.watch', () => {
     );
   });
 });
+
+describe('KubeClient.forCluster: rotated credentials', () => {
+  const runtimes = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', namespace: 'kcp-system' };
+
+  function kubeconfigWithToken(token: string): Promise<string> {
+    return dir.write(
+      'rotating.yaml',
+      `apiVersion: v1
+kind: Config
+clusters: [{name: test, cluster: {server: "http://127.0.0.1:${(server.address() as AddressInfo).port}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: ${token}}}]
+contexts: [{name: test, context: {cluster: test, user: u}}]
+current-context: test
+`,
+    );
+  }
+
+  /** Only `Bearer <valid>` is let in; a watch is answered with one event and closed. */
+  let valid = 'one';
+  beforeEach(() => {
+    valid = 'one';
+    answer = (req) =>
+      req.headers.authorization === `Bearer ${valid}`
+        ? { status: 200, body: req.url?.includes('watch=1') ? {} : { kind: 'Shoot' } }
+        : { status: 401, body: { kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' } };
+  });
+
+  // A check period no test waits out: what these tests show is the 401 path.
+  const environment = { env: {}, checkEveryMs: 3_600_000 };
+
+  it('reads the kubeconfig again after a 401 and retries once with the new token', async () => {
+    const path = await kubeconfigWithToken('one');
+    const kube = KubeClient.forCluster({ kubeconfig: path, option: '--garden-kubeconfig' }, environment);
+    expect((await kube.get(shoot)).ok).toBe(true);
+    valid = 'two'; // the old token is revoked ...
+    await kubeconfigWithToken('two'); // ... and its successor mounted
+    expect((await kube.apply(shoot, 'kimops')).ok).toBe(true);
+    expect(seen.map((s) => [s.method, s.authorization])).toEqual([
+      ['GET', 'Bearer one'],
+      ['PATCH', 'Bearer one'],
+      ['PATCH', 'Bearer two'],
+    ]);
+    expect(seen[2]?.body).toBe(seen[1]?.body);
+    kube.close();
+  });
+
+  it('does not retry a 401 when the file did not change, and says why a changed file could not be used', async () => {
+    const path = await kubeconfigWithToken('one');
+    const kube = KubeClient.forCluster({ kubeconfig: path, option: '--garden-kubeconfig' }, environment);
+    valid = 'two';
+    const refused = await kube.get(shoot);
+    expect(refused).toMatchObject({ ok: false, status: 401 });
+    expect(seen).toHaveLength(1);
+    await dir.write('rotating.yaml', 'users: [{name: u, user: {token: two');
+    const again = await kube.get(shoot);
+    expect(again.ok ? '' : again.error.message).toBe(
+      `Unauthorized (${path} changed but cannot be used: ${path} is not a usable kubeconfig: unexpected end of the stream within a flow collection (2:1))`,
+    );
+    expect(seen).toHaveLength(2);
+    kube.close();
+  });
+
+  it('opens a watch refused with 401 again with the new token', async () => {
+    const path = await kubeconfigWithToken('one');
+    const kube = KubeClient.forCluster({ kubeconfig: path, option: '--kcp-kubeconfig' }, environment);
+    valid = 'two';
+    await kubeconfigWithToken('two');
+    expect(await kube.watch(runtimes, {}, () => {})).toEqual({ reason: 'closed' });
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer one', 'Bearer two']);
+    kube.close();
+  });
+
+  it('picks up a rotated file on its own once the check period passed, without a refused request', async () => {
+    const path = await kubeconfigWithToken('one');
+    let now = 0;
+    const kube = KubeClient.forCluster(
+      { kubeconfig: path, option: '--kcp-kubeconfig' },
+      { env: {}, checkEveryMs: 10_000, now: () => now },
+    );
+    await kube.get(shoot);
+    await kubeconfigWithToken('two');
+    valid = 'two';
+    now = 10_000;
+    expect((await kube.get(shoot)).ok).toBe(true);
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer one', 'Bearer two']);
+    kube.close();
+  });
+});

@@ -1,13 +1,19 @@
 // The one HTTP client for Kubernetes-style APIs (KCP cluster and Garden). Authentication comes from
-// a kubeconfig through @kubernetes/client-node; requests are plain node:https so that any path —
+// a kubeconfig or the Pod's ServiceAccount (kubeconfig-source.ts: resolved as kubectl does, re-read as
+// they rotate) through @kubernetes/client-node; requests are plain node:https so that any path —
 // subresources such as /status or /adminkubeconfig included — is reachable with one code path.
 // Expected failures (404, 409, 422, unreachable server) are values, not exceptions.
-import { existsSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../../model/errors.js';
 import type { KubeObject } from '../../model/kube-object.js';
+import {
+  fixedSource,
+  resolveCluster,
+  type ClusterEnvironment,
+  type ClusterOptions,
+  type CredentialSource,
+} from './kubeconfig-source.js';
 import { resourcePath, type ObjectRef } from './resources.js';
 import { describeFailure, fixFor, type ApiStatus, type KubeResult } from '../../model/kube-result.js';
 
@@ -93,7 +99,8 @@ export class KubeClient {
   private pooled?: { key: string; agent: http.Agent };
 
   private constructor(
-    private readonly config: KubeConfig,
+    /** The credentials, kept current: a rotated kubeconfig or ServiceAccount token is used from the next request on. */
+    private readonly source: CredentialSource,
     /** Names the API in messages, e.g. the kubeconfig path. */
     readonly label: string,
     /** REQUEST_DEADLINE_MS unless a test needs a shorter one. */
@@ -105,10 +112,11 @@ export class KubeClient {
    * keep-alive one carrying the same TLS material. A kubeconfig with a proxy keeps client-node's agent (it
    * knows how to reach the proxy); rotated credentials (an exec plugin's new certificate) get a new agent.
    */
-  private async authorize(options: https.RequestOptions): Promise<void> {
-    await this.config.applyToHTTPSOptions(options);
-    if (this.config.getCurrentCluster()?.proxyUrl) return;
-    const plain = this.server.startsWith('http:');
+  private async authorize(config: KubeConfig, options: https.RequestOptions): Promise<void> {
+    await config.applyToHTTPSOptions(options);
+    const cluster = config.getCurrentCluster();
+    if (cluster?.proxyUrl) return;
+    const plain = (cluster?.server ?? '').startsWith('http:');
     const tls = {
       ca: options.ca,
       cert: options.cert,
@@ -131,30 +139,38 @@ export class KubeClient {
     options.agent = this.pooled.agent;
   }
 
+  /**
+   * The client every command uses for one cluster, resolved as kubectl does: `kubeconfig` (the command's
+   * flag), else the KUBECONFIG files, else the Pod's ServiceAccount; `context` selected. Its credentials
+   * follow the files as they rotate (kubeconfig-source.ts). A ConfigError names the flag and the fix.
+   */
+  static forCluster(
+    options: ClusterOptions,
+    environment: ClusterEnvironment & { deadlineMs?: number } = {},
+  ): KubeClient {
+    return KubeClient.fromSource(resolveCluster(options, environment), environment);
+  }
+
+  /** A client on credentials already resolved (several clients in turn on one source: informer-factory.ts). */
+  static fromSource(source: CredentialSource, options: { deadlineMs?: number } = {}): KubeClient {
+    return new KubeClient(source, source.label, options.deadlineMs);
+  }
+
+  /** A kubeconfig file read once, as it is (scripts and tests on the test plane). */
   static fromKubeconfigFile(path: string, options: { deadlineMs?: number } = {}): KubeClient {
     const config = new KubeConfig();
     config.loadFromFile(path);
-    return new KubeClient(config, path, options.deadlineMs);
+    return new KubeClient(fixedSource(config, path), path, options.deadlineMs);
   }
 
   /** The client for a kubeconfig a user named with `option`; a missing or broken file is a ConfigError saying so. */
   static fromKubeconfigOption(path: string, option: string): KubeClient {
-    if (!existsSync(path))
-      throw new ConfigError(option, '', `${path} does not exist; pass the path of a kubeconfig file`);
-    try {
-      return KubeClient.fromKubeconfigFile(path);
-    } catch (error) {
-      throw new ConfigError(
-        option,
-        '',
-        `${path} is not a usable kubeconfig: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+    return KubeClient.forCluster({ kubeconfig: path, option });
   }
 
   /** A client from a kubeconfig already in memory; `label` names it in messages. */
   static fromKubeConfig(config: KubeConfig, label: string): KubeClient {
-    return new KubeClient(config, label);
+    return new KubeClient(fixedSource(config, label), label);
   }
 
   /** Closes the pooled connections: a client made per run or per sync leaves no idle sockets behind. */
@@ -164,16 +180,32 @@ export class KubeClient {
   }
 
   get server(): string {
-    return this.config.getCurrentCluster()?.server ?? '';
+    return this.source.current().getCurrentCluster()?.server ?? '';
   }
 
+  /**
+   * After a 401 the credential files are read at once; when they changed (a revoked token whose successor is
+   * already mounted) the request is sent once more. Safe for any method: a request refused by authentication
+   * did nothing. A refusal that stays is returned with why the files could not be used, if they could not.
+   */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<KubeResult<T>> {
-    const url = new URL(path, this.server);
+    const first = await this.requestOnce<T>(method, path, options);
+    if (first.ok || first.status !== 401) return first;
+    if (this.source.refresh()) return this.requestOnce<T>(method, path, options);
+    const problem = this.source.problem();
+    return problem === undefined
+      ? first
+      : { ...first, error: { ...first.error, message: `${first.error.message ?? 'Unauthorized'} (${problem})` } };
+  }
+
+  private async requestOnce<T>(method: string, path: string, options: RequestOptions): Promise<KubeResult<T>> {
+    const config = this.source.current();
+    const url = new URL(path, config.getCurrentCluster()?.server ?? '');
     for (const [key, value] of Object.entries(options.query ?? {}))
       if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     try {
-      await this.authorize(requestOptions);
+      await this.authorize(config, requestOptions);
     } catch (error) {
       // An exec plugin that fails, an http:// server without insecure-skip-tls-verify: a value like any failure, never a throw out of a watch loop.
       return {
@@ -276,7 +308,8 @@ export class KubeClient {
   /**
    * WATCH from `options.resourceVersion` with bookmarks, calling `onEvent` for each event of the
    * newline-delimited JSON stream (`onEvent` must not throw). Resolves with how the watch ended;
-   * never rejects for failures a server or network can cause.
+   * never rejects for failures a server or network can cause. A 401 is retried once when the credential files
+   * changed (as `request`), so an informer reconnects with a rotated token without a failed attempt.
    */
   async watch<T extends KubeObject>(
     ref: Omit<ObjectRef, 'name'>,
@@ -284,7 +317,21 @@ export class KubeClient {
     onEvent: (event: WatchEvent<T>) => void,
     signal?: AbortSignal,
   ): Promise<WatchEnd> {
-    const url = new URL(resourcePath({ ...ref, name: undefined }), this.server);
+    const first = await this.watchOnce(ref, options, onEvent, signal);
+    if (first.reason !== 'failed' || first.status !== 401) return first;
+    if (this.source.refresh()) return this.watchOnce(ref, options, onEvent, signal);
+    const problem = this.source.problem();
+    return problem === undefined ? first : { ...first, message: `${first.message} (${problem})` };
+  }
+
+  private async watchOnce<T extends KubeObject>(
+    ref: Omit<ObjectRef, 'name'>,
+    options: WatchOptions,
+    onEvent: (event: WatchEvent<T>) => void,
+    signal?: AbortSignal,
+  ): Promise<WatchEnd> {
+    const config = this.source.current();
+    const url = new URL(resourcePath({ ...ref, name: undefined }), config.getCurrentCluster()?.server ?? '');
     const query: Record<string, string | undefined> = {
       watch: '1',
       allowWatchBookmarks: 'true',
@@ -295,7 +342,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     const requestOptions: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
     try {
-      await this.authorize(requestOptions);
+      await this.authorize(config, requestOptions);
     } catch (error) {
       return {
         reason: 'failed',
