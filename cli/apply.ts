@@ -7,7 +7,8 @@ import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { defaultPlanCachePath, readPlanCache, writePlanCache } from '../adapters/files/plan-cache.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
-import { kubeconfigFile } from '../adapters/kube/informer-factory.js';
+import { clusterConnection } from '../adapters/kube/informer-factory.js';
+import type { ClusterOptions } from '../adapters/kube/kubeconfig-source.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { configAtCommit } from '../applier/commit-config.js';
@@ -26,14 +27,22 @@ import { EXIT, type CliIo } from './cli-io.js';
 import { collectGarbage } from './collect-garbage.js';
 import { WEBHOOK_SECRET_ENV } from './environment.js';
 import { openLandscapeRepo } from './landscape-target.js';
+import { leaderElectionOf } from './leader-option.js';
+import { loggingIo, logLine } from './logging.js';
+import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
+import type { LeaderOptions, LogOptions } from './service-options.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
-export interface ApplyOptions {
+export interface ApplyOptions extends LogOptions, LeaderOptions {
   landscape: string;
   repo: string;
   gardenKubeconfig: string;
+  gardenContext?: string;
+  /** The KCP, for the Lease only. */
+  kcpKubeconfig?: string;
+  context?: string;
   cacheDir?: string;
   once?: boolean;
   watch?: boolean;
@@ -50,31 +59,47 @@ export interface ApplyOptions {
 }
 
 /** One sync of main's newest commit. */
-export async function applyOnce(options: ApplyOptions, io: CliIo): Promise<number> {
-  return run(options, io);
+export async function applyOnce(options: ApplyOptions, commandIo: CliIo): Promise<number> {
+  const landscape = await readLandscape(options.landscape);
+  return run(options, loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, false));
 }
 
 /** Syncs every --interval (and on a verified push) until stopped. */
-export async function applyWatching(options: ApplyOptions, io: CliIo): Promise<number> {
+export async function applyWatching(options: ApplyOptions, commandIo: CliIo): Promise<number> {
   // What no later sync can fix is refused now, not retried forever.
   const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
-  KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  const io = loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, true);
+  const gardenConnection = clusterConnection(gardenOptions(options));
   // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
   let loop: WatchLoop | undefined;
   // Each sync parses only the Shoot folders main changed, and plans only the Shoots that moved, since the last one.
   const memo = syncMemo();
   const registry = new Registry();
   const metrics = applierMetrics(registry, landscape.name);
-  const metricsServer = await metricsServerOf(options, io, registry);
+  const health = new LoopHealth(intervalMs);
+  const leaderElection = leaderElectionOf(
+    options,
+    {
+      loop: 'apply',
+      landscape: landscape.name,
+      registry,
+      kcp: () =>
+        KubeClient.forCluster({
+          kubeconfig: options.kcpKubeconfig,
+          context: options.context,
+          option: '--kcp-kubeconfig',
+        }),
+    },
+    logLine(io),
+  );
+  const metricsServer = await metricsServerOf(options, io, registry, health);
   const webhook = await webhookOf(options, io, () => loop?.trigger()).catch(async (error: unknown) => {
     await metricsServer?.close();
     throw error;
   });
   // The Shoots and companions, kept by WATCH: a sync lists nothing.
-  const caches = new GardenCaches(kubeconfigFile(options.gardenKubeconfig, '--garden-kubeconfig'), (line) =>
-    io.stderr(`${line}\n`),
-  );
+  const caches = new GardenCaches(gardenConnection, (line) => io.stderr(`${line}\n`));
   const watching: Watching = { memo, caches, planCache: {} };
   try {
     // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
@@ -95,7 +120,15 @@ export async function applyWatching(options: ApplyOptions, io: CliIo): Promise<n
         throw new TransportError('Garden', 'it stopped answering during the sync; the sync stopped there');
     };
     // Stopping the caches ends a sync still waiting for their first lists (a Garden that never answered).
-    await runUntilStopped({ pass, intervalMs, io, started: (l) => (loop = l), stopping: () => void caches.stop() });
+    await runUntilStopped({
+      pass,
+      intervalMs,
+      io,
+      started: (l) => (loop = l),
+      stopping: () => void caches.stop(),
+      health,
+      ...(leaderElection && { leaderElection }),
+    });
   } finally {
     await caches.stop();
     await webhook?.close();
@@ -124,12 +157,15 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
       host: options.webhookHost,
       secret,
       onPush,
+      // A delivery taken is news; one refused (a bad signature, an unknown event) is a warning.
       log: (o) =>
-        io.stderr(
-          `webhook ${o.status}${o.event ? ` ${o.event}` : ''}${o.delivery ? ` ${o.delivery}` : ''}: ${o.message}\n`,
+        logLine(io)(
+          `webhook ${o.status}${o.event ? ` ${o.event}` : ''}${o.delivery ? ` ${o.delivery}` : ''}: ${o.message}`,
+          {},
+          o.status < 400 ? 'info' : 'warn',
         ),
     });
-    io.stderr(`webhook receiver listening on ${receiver.url}\n`);
+    logLine(io)(`webhook receiver listening on ${receiver.url}`);
     return receiver;
   } catch (error) {
     throw new ConfigError(
@@ -158,7 +194,7 @@ async function run(
   const project = landscape.gardener.project;
   const namespace = gardenNamespaceOf(project);
   // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
-  const garden = KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+  const garden = KubeClient.forCluster(gardenOptions(options));
   try {
     return await sync(
       options,
@@ -238,7 +274,14 @@ async function sync(
     if (plan.refused) io.stderr(`${plan.refused.message}\n`);
     return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
-  io.stdout(resultText(result) + reportTail(report, true));
+  // A sync that wrote nothing says so at debug: a service logs what happened, not that nothing did.
+  const quiet =
+    result.applied.length + result.failed.length + result.cleaned.length + result.annotated.length === 0 &&
+    !result.refused &&
+    result.notAttempted === 0;
+  const log = logLine(io, quiet ? 'debug' : 'info');
+  for (const [line, shoot] of resultLines(result)) log(line, shoot === undefined ? {} : { shoot });
+  io.stdout(reportTail(report, true));
   const applyReport = report.applyReport;
   if (applyReport?.outcome === 'written')
     io.stdout(
@@ -319,25 +362,39 @@ function planText(
   return `${lines.join('\n')}\n`;
 }
 
-function resultText(result: SyncResult): string {
-  const lines: string[] = [];
-  for (const outcome of result.applied) for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${line}`);
+/** The sync's lines, each with the Shoot it is about where it is about one. */
+function resultLines(result: SyncResult): [string, string?][] {
+  const lines: [string, string?][] = [];
+  for (const outcome of result.applied)
+    for (const line of outcome.lines) lines.push([`${outcome.shoot}: ${line}`, outcome.shoot]);
   for (const outcome of result.skipped) {
     if (outcome.action === 'blocked' || outcome.action === 'drifted')
-      for (const line of outcome.lines) lines.push(`${outcome.shoot}: ${outcome.action}: ${line}`);
+      for (const line of outcome.lines) lines.push([`${outcome.shoot}: ${outcome.action}: ${line}`, outcome.shoot]);
   }
-  for (const cleaned of result.cleaned) lines.push(`deleted ${cleaned}`);
-  for (const annotated of result.annotated) lines.push(annotated);
+  for (const cleaned of result.cleaned) lines.push([`deleted ${cleaned}`]);
+  for (const annotated of result.annotated) lines.push([annotated]);
   if (result.notAttempted > 0)
-    lines.push(
+    lines.push([
       `${result.notAttempted} not attempted: the Garden stopped answering; the next sync carries on from there`,
-    );
+    ]);
   const count = (action: PlanAction) => result.skipped.filter((o) => o.action === action).length;
   const at = `${MAIN_BRANCH} at ${result.commit.slice(0, 12)}`;
-  lines.push(
+  lines.push([
     result.refused
       ? `${at}: refused by the mass-deletion guard, nothing written`
       : `${at}: ${result.applied.length} applied, ${count('unchanged')} unchanged, ${count('drifted') > 0 ? `${count('drifted')} drifted, ` : ''}${count('blocked')} blocked, ${result.failed.length} failed${result.events > 0 ? `; ${result.events} drift Event(s) recorded` : ''}`,
-  );
-  return `${lines.join('\n')}\n`;
+  ]);
+  return lines;
+}
+
+/** The Garden as --garden-kubeconfig and --garden-context name it. */
+function gardenOptions(options: ApplyOptions): ClusterOptions {
+  return {
+    kubeconfig: options.gardenKubeconfig,
+    context: options.gardenContext,
+    option: '--garden-kubeconfig',
+    contextOption: '--garden-context',
+    // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
+    inCluster: false,
+  };
 }

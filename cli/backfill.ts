@@ -18,14 +18,20 @@ import { gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { parseGoDuration } from '../model/go-time.js';
 import { EXIT, type CliIo } from './cli-io.js';
+import { leaderElectionOf, type LeaderElection } from './leader-option.js';
+import { loggingIo, logLine } from './logging.js';
+import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
+import type { LeaderOptions, LogOptions } from './service-options.js';
 import { intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
-export interface BackfillOptions {
+export interface BackfillOptions extends LogOptions, LeaderOptions {
   landscape: string;
-  kcpKubeconfig: string;
+  kcpKubeconfig?: string;
+  context?: string;
   gardenKubeconfig: string;
+  gardenContext?: string;
   kcpNamespace: string;
   once?: boolean;
   watch?: boolean;
@@ -38,7 +44,10 @@ export interface BackfillOptions {
 
 type Context = BackfillContext<KubeClient, KubeClient>;
 
-export async function backfill(options: BackfillOptions, io: CliIo): Promise<number> {
+export async function backfill(options: BackfillOptions, commandIo: CliIo): Promise<number> {
+  const landscape = await readLandscape(options.landscape);
+  const labels = { component: 'backfiller', landscape: landscape.name };
+  const io = loggingIo(commandIo, options, labels, options.watch === true);
   return options.watch ? await watch(options, io) : await once(options, io);
 }
 
@@ -48,8 +57,19 @@ async function contextOf(options: BackfillOptions): Promise<Context> {
   const landscape = await readLandscape(options.landscape);
   const project = landscape.gardener.project;
   const context = {
-    kcp: KubeClient.fromKubeconfigOption(options.kcpKubeconfig, '--kcp-kubeconfig'),
-    garden: KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig'),
+    kcp: KubeClient.forCluster({
+      kubeconfig: options.kcpKubeconfig,
+      context: options.context,
+      option: '--kcp-kubeconfig',
+    }),
+    garden: KubeClient.forCluster({
+      kubeconfig: options.gardenKubeconfig,
+      context: options.gardenContext,
+      option: '--garden-kubeconfig',
+      contextOption: '--garden-context',
+      // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
+      inCluster: false,
+    }),
     gardenNamespace: gardenNamespaceOf(project),
     ...rotation,
   };
@@ -84,9 +104,12 @@ function rotationOf(options: BackfillOptions): { expirationSeconds: number; mini
 }
 
 function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {
+  const log = logLine(io);
+  const shoot = outcome.observation?.series.shoot;
+  const fields = { runtime: outcome.runtime, ...(shoot && { shoot }) };
   const line = outcomeLine(outcome);
-  if (line) io.stdout(`${line}\n`);
-  for (const error of outcome.errors) io.stderr(`${outcome.runtime}: ${error}\n`);
+  if (line) log(line, fields);
+  for (const error of outcome.errors) log(`${outcome.runtime}: ${error}`, fields, 'warn');
 }
 
 async function once(options: BackfillOptions, io: CliIo): Promise<number> {
@@ -94,7 +117,7 @@ async function once(options: BackfillOptions, io: CliIo): Promise<number> {
   const report = await backfillPass(context, options.kcpNamespace);
   for (const warning of report.warnings ?? []) io.stderr(`${warning}\n`);
   for (const outcome of report.outcomes) reportOutcome(outcome, io);
-  io.stdout(`${passSummary(report)}\n`);
+  logLine(io)(passSummary(report));
   return exitCodeOf(report);
 }
 
@@ -107,10 +130,17 @@ async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
   const intervalMs = intervalMsOf(options.interval);
   const context = await contextOf(options);
   const registry = new Registry();
-  const metrics = backfillerMetrics(registry, (await readLandscape(options.landscape)).name);
-  const metricsServer = await metricsServerOf(options, io, registry);
+  const landscape = (await readLandscape(options.landscape)).name;
+  const metrics = backfillerMetrics(registry, landscape);
+  const health = new LoopHealth(intervalMs);
+  const leaderElection = leaderElectionOf(
+    options,
+    { loop: 'backfill', landscape, kcp: () => context.kcp, registry },
+    logLine(io),
+  );
+  const metricsServer = await metricsServerOf(options, io, registry, health);
   try {
-    return await watchWith(options, io, context, intervalMs, metrics);
+    return await watchWith(options, io, context, intervalMs, metrics, { health, leaderElection });
   } finally {
     await metricsServer?.close();
   }
@@ -122,6 +152,7 @@ async function watchWith(
   context: Context,
   intervalMs: number,
   metrics: BackfillerMetrics,
+  service: { health: LoopHealth; leaderElection: LeaderElection | undefined },
 ): Promise<number> {
   const caches = backfillCaches(
     { kcp: informersOn(context.kcp), garden: informersOn(context.garden) },
@@ -147,12 +178,16 @@ async function watchWith(
         const started = performance.now();
         const report = await watcher.fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);
-        io.stdout(`${passSummary(report)}\n`);
+        // A pass that wrote nothing says so at debug: a service logs what happened, not that nothing did.
+        const quiet = report.outcomes.every((o) => !o.statusWritten && o.errors.length === 0);
+        logLine(io)(passSummary(report), {}, quiet ? 'debug' : 'info');
         if (report.outcomes.some((o) => o.unreachable))
           throw new TransportError('KCP or Garden', 'stopped answering during the pass; the next pass carries on');
       },
       intervalMs,
       io,
+      health: service.health,
+      ...(service.leaderElection && { leaderElection: service.leaderElection }),
       // Stopping the informers ends a pass still waiting for a first list (an API that never answered).
       stopping: () => {
         watcher.close();

@@ -1,6 +1,7 @@
 // What every kimops subcommand shares: where output goes (injected, so tests need no subprocess), the
 // exit codes, and how a failure becomes one line on stderr.
 import { ConfigError, ConversionError, TransportError } from '../model/errors.js';
+import type { LogFields, LogLevel } from '../model/log.js';
 import { printable, printableLines, printableOutput } from '../model/printable.js';
 
 export interface CliIo {
@@ -9,6 +10,8 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** Ends long-running commands (generate --watch) like SIGINT does; tests use it instead of signals. */
   signal?: AbortSignal;
+  /** A line with its level and fields, where the command logs records (cli/logging.ts); else plain lines. */
+  log?: (level: LogLevel, message: string, fields?: LogFields) => void;
 }
 
 /**
@@ -32,6 +35,8 @@ export const EXIT = {
   unavailable: 69,
   /** A bug in kimops (sysexits EX_SOFTWARE). */
   internal: 70,
+  /** --leader-elect: this replica lost its Lease and stopped writing; restarted, it waits as a standby (EX_TEMPFAIL). */
+  leaseLost: 75,
 } as const;
 
 /** Prints a failure that escaped a subcommand and says which exit code it means. */

@@ -20,17 +20,27 @@ import type { KubeObject } from '../model/kube-object.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import { printableLines } from '../model/printable.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+import { Registry } from 'prom-client';
+import { DEFAULT_HOST } from '../adapters/loopback.js';
+import { generatorMetrics } from '../generator/metrics.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
+import { leaderElectionOf } from './leader-option.js';
+import { loggingIo, logLine } from './logging.js';
+import type { LeaderOptions, LogOptions } from './service-options.js';
+import { LoopHealth } from './loop-health.js';
+import { metricsServerOf, type MetricsOptions } from './metrics-option.js';
 import { openLandscapeTarget, type ForgeKind } from './landscape-target.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
-export interface GenerateOptions {
+export interface GenerateOptions extends LogOptions, LeaderOptions, Partial<MetricsOptions> {
   landscape: string;
   runtimes?: string;
   kcpKubeconfig?: string;
+  context?: string;
   kcpNamespace: string;
   gardenKubeconfig?: string;
+  gardenContext?: string;
   repo: string;
   forge?: ForgeKind;
   cacheDir?: string;
@@ -42,33 +52,38 @@ export interface GenerateOptions {
   allowMassDeletion?: string;
 }
 
-export async function generate(options: GenerateOptions, io: CliIo): Promise<number> {
+export async function generate(options: GenerateOptions, commandIo: CliIo): Promise<number> {
   const allowMassDeletion = allowMassDeletionOf(options.allowMassDeletion);
   const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
   const settings = conversionSettingsOf(landscape);
-  // Log lines quote Runtime and file names from the input: printed with their control characters escaped.
-  const log = (line: string) => io.stdout(`${printableLines(line)}\n`);
-  const warn = (line: string) => io.stderr(`${line}\n`);
-  const target = await openLandscapeTarget(options, log);
   const watch = options.watch === true;
+  const io = loggingIo(commandIo, options, { component: 'generator', landscape: landscape.name }, watch);
+  const log = logLine(io);
+  const warn = (line: string) => io.stderr(`${line}\n`);
+  // The KCP: where the Runtimes come from unless --runtimes names a folder, and where the Lease lives.
+  const kcp = options.runtimes === undefined || options.leaderElect ? kcpOf(options) : undefined;
+  const target = await openLandscapeTarget(options, log);
   const runtimes: RuntimeSource =
     options.runtimes !== undefined
       ? folderRuntimeSource(options.runtimes, () => io.readStdin())
-      : kcpRuntimeSource(KubeClient.fromKubeconfigOption(options.kcpKubeconfig as string, '--kcp-kubeconfig'), {
-          namespace: options.kcpNamespace,
-          watch,
-          log: warn,
-        });
+      : kcpRuntimeSource(kcp as KubeClient, { namespace: options.kcpNamespace, watch, log: warn });
   const gardenClient =
     options.gardenKubeconfig === undefined
       ? undefined
-      : KubeClient.fromKubeconfigOption(options.gardenKubeconfig, '--garden-kubeconfig');
+      : KubeClient.forCluster({
+          kubeconfig: options.gardenKubeconfig,
+          context: options.gardenContext,
+          option: '--garden-kubeconfig',
+          contextOption: '--garden-context',
+          // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
+          inCluster: false,
+        });
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, warn);
   const validation = await policySource(landscape, { readPolicySet, readKebZones }, gardenClient);
   const memo = new RenderMemo();
 
-  const pass = async (): Promise<number> => {
+  const pass = async (): Promise<{ code: number; result: GenerateResult }> => {
     const { inputs, errors } = await runtimes.read();
     for (const error of errors) io.stderr(`${printableLines(String(error))}\n`);
     const gardenShoots = garden && new Map((await garden.items()).map((shoot) => [shoot.metadata.name, shoot]));
@@ -96,28 +111,83 @@ export async function generate(options: GenerateOptions, io: CliIo): Promise<num
     for (const bug of result.bugs)
       reportFailure(new Error(`rendering runtime ${bug.runtime} (${bug.source}) failed`, { cause: bug.error }), io);
     if (result.deletionRefused) io.stderr(`${result.deletionRefused}\n`);
-    for (const refused of result.refused) io.stderr(`${refused.branch}: the forge refused it: ${refused.message}\n`);
-    log(summary(result));
-    if (result.bugs.length > 0) return EXIT.internal;
-    return errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused
-      ? EXIT.conversionFailed
-      : EXIT.ok;
+    for (const refused of result.refused)
+      log(`${refused.branch}: the forge refused it: ${refused.message}`, { branch: refused.branch }, 'warn');
+    // A pass that changed nothing says so at debug: a service logs what happened, not that nothing did.
+    log(summary(result), {}, changedNothing(result) && errors.length === 0 ? 'debug' : 'info');
+    const code =
+      result.bugs.length > 0
+        ? EXIT.internal
+        : errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused
+          ? EXIT.conversionFailed
+          : EXIT.ok;
+    return { code, result };
   };
 
   try {
-    if (!watch) return await pass();
-    await runUntilStopped({
-      pass,
-      intervalMs,
+    if (!watch) return (await pass()).code;
+    const registry = new Registry();
+    const metrics = generatorMetrics(registry, landscape.name);
+    const health = new LoopHealth(intervalMs);
+    const leaderElection =
+      kcp && leaderElectionOf(options, { loop: 'generate', landscape: landscape.name, kcp: () => kcp, registry }, log);
+    const metricsServer = await metricsServerOf(
+      { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? DEFAULT_HOST },
       io,
-      started: (loop) => runtimes.onChange(() => loop.trigger()),
-      // Stopping the sources at once ends a pass still waiting for a first list (an API that never answered).
-      stopping: () => void Promise.all([runtimes.stop(), garden?.stop()]),
-    });
+      registry,
+      health,
+    );
+    try {
+      await runUntilStopped({
+        pass: async () => {
+          const started = performance.now();
+          const seconds = () => (performance.now() - started) / 1000;
+          try {
+            metrics.passed((await pass()).result, seconds(), Date.now());
+          } catch (error) {
+            metrics.failed(seconds());
+            throw error;
+          }
+        },
+        intervalMs,
+        io,
+        started: (loop) => runtimes.onChange(() => loop.trigger()),
+        // Stopping the sources at once ends a pass still waiting for a first list (an API that never answered).
+        stopping: () => void Promise.all([runtimes.stop(), garden?.stop()]),
+        ...(leaderElection && { leaderElection }),
+        health,
+      });
+    } finally {
+      await metricsServer?.close();
+    }
     return EXIT.ok;
   } finally {
     await Promise.all([runtimes.stop(), garden?.stop()]);
   }
+}
+
+/** The KCP as kubectl finds a cluster (--kcp-kubeconfig, KUBECONFIG, the pod); with neither it nor --runtimes, say both. */
+function kcpOf(options: GenerateOptions): KubeClient {
+  try {
+    return KubeClient.forCluster({
+      kubeconfig: options.kcpKubeconfig,
+      context: options.context,
+      option: '--kcp-kubeconfig',
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || options.kcpKubeconfig !== undefined || options.runtimes !== undefined)
+      throw error;
+    throw new ConfigError('--runtimes', '', `no Runtime source: pass --runtimes <dir>, or the KCP: ${error.detail}`);
+  }
+}
+
+/** Nothing proposed, merged, closed or refused, no failure: every PR still waits as it did. */
+function changedNothing(result: GenerateResult): boolean {
+  return (
+    result.proposed.every((p) => p.unchanged) &&
+    result.closed.length + result.failures.length + result.bugs.length + result.refused.length === 0 &&
+    !result.deletionRefused
+  );
 }
 
 /** The Garden's Shoots of the landscape's project; never triggers a pass (their status changes constantly). */

@@ -45,6 +45,7 @@ describe('kimops --help', () => {
       'cli/environment.ts',
       'cli/kimops.ts',
       'cli/options.ts',
+      'cli/service-options.ts',
     ]);
     const components = modules.filter((module) => /^(generator|applier|backfiller)\//.test(module));
     expect(components).toEqual([]);

@@ -1,10 +1,12 @@
-// `--metrics-port` / `--metrics-host` of the watching commands (apply, backfill): the scrape endpoint, or none.
+// `--metrics-port` / `--metrics-host` of the watching commands (generate, apply, backfill): the scrape endpoint
+// with the loop's /healthz and /readyz, or none.
 import type { Registry } from 'prom-client';
 import { kimopsVersion } from '../adapters/files/package-version.js';
 import { registerBuildInfo } from '../adapters/metrics/build-info.js';
-import { startMetricsServer, type MetricsServer } from '../adapters/metrics/server.js';
+import { startMetricsServer, type MetricsServer, type Probes } from '../adapters/metrics/server.js';
 import { ConfigError } from '../model/errors.js';
 import type { CliIo } from './cli-io.js';
+import { logLine } from './logging.js';
 
 export interface MetricsOptions {
   metricsPort?: string;
@@ -16,6 +18,7 @@ export async function metricsServerOf(
   options: MetricsOptions,
   io: CliIo,
   registry: Registry,
+  probes?: Probes,
 ): Promise<MetricsServer | undefined> {
   if (options.metricsPort === undefined) return undefined;
   const port = Number(options.metricsPort);
@@ -23,8 +26,8 @@ export async function metricsServerOf(
     throw new ConfigError('--metrics-port', '', `${options.metricsPort} is not a port (0-65535)`);
   registerBuildInfo(registry, kimopsVersion());
   try {
-    const server = await startMetricsServer({ port, host: options.metricsHost, registry });
-    io.stderr(`metrics at ${server.url}\n`);
+    const server = await startMetricsServer({ port, host: options.metricsHost, registry, ...(probes && { probes }) });
+    logLine(io)(`metrics at ${server.url}`);
     return server;
   } catch (error) {
     throw new ConfigError(

@@ -1,8 +1,13 @@
 // What the long-running commands (generate, apply and backfill --watch) share: a pass on every interval
 // (and on demand), failures reported and retried with backoff (generator/watch.ts), and an end on
-// SIGINT/SIGTERM — or the caller's signal in tests — after the running pass.
+// SIGINT/SIGTERM — or the caller's signal in tests — after the running pass. With --leader-elect the passes
+// run only while this replica holds the loop's Lease: it waits as a standby until then, releases the Lease
+// when it stops, and exits at once when it loses it, so that a replica without the Lease writes nothing.
 import { watchLoop, type WatchLoop } from '../generator/watch.js';
-import { reportFailure, type CliIo } from './cli-io.js';
+import { EXIT, reportFailure, type CliIo } from './cli-io.js';
+import type { LeaderElection } from './leader-option.js';
+import { logLine } from './logging.js';
+import type { LoopHealth } from './loop-health.js';
 
 export interface UntilStoppedOptions {
   pass: () => Promise<unknown>;
@@ -12,9 +17,16 @@ export interface UntilStoppedOptions {
   started?: (loop: WatchLoop) => void;
   /** Called at once on SIGINT/SIGTERM: stop what a running pass may be waiting for. */
   stopping?: () => void;
+  /** Hold this Lease while passes run (--leader-elect). */
+  leaderElection?: LeaderElection;
+  /** What /healthz and /readyz answer (--metrics-port). */
+  health?: LoopHealth;
+  /** Ends the process when the Lease is lost; tests pass their own. */
+  exit?: (code: number) => void;
 }
 
-export async function runUntilStopped({ pass, intervalMs, io, started, stopping }: UntilStoppedOptions): Promise<void> {
+export async function runUntilStopped(options: UntilStoppedOptions): Promise<void> {
+  const { pass, intervalMs, io, started, stopping, leaderElection, health } = options;
   const controller = new AbortController();
   const stop = () => {
     controller.abort();
@@ -24,20 +36,64 @@ export async function runUntilStopped({ pass, intervalMs, io, started, stopping 
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const loop = watchLoop({
-      pass: async () => void (await pass()),
-      intervalMs,
-      signal: controller.signal,
-      onFailure: (error, retryInMs) => {
-        if (controller.signal.aborted) return; // the pass ended because we stop
-        reportFailure(error, io);
-        io.stderr(`the next pass starts in ${Math.round(retryInMs / 1000)} s\n`);
-      },
-    });
-    started?.(loop);
-    await loop.done;
+    const leadership = leaderElection && (await lead(leaderElection, controller.signal, options));
+    if (controller.signal.aborted) return;
+    health?.running();
+    try {
+      const loop = watchLoop({
+        pass: async () => {
+          try {
+            await pass();
+          } finally {
+            health?.passEnded();
+          }
+        },
+        intervalMs,
+        signal: controller.signal,
+        onFailure: (error, retryInMs) => {
+          if (controller.signal.aborted) return; // the pass ended because we stop
+          reportFailure(error, io);
+          io.stderr(`the next pass starts in ${Math.round(retryInMs / 1000)} s\n`);
+        },
+      });
+      started?.(loop);
+      await loop.done;
+    } finally {
+      // The running pass has finished: a standby may take over at once instead of after the Lease expires.
+      await leadership?.release();
+    }
   } finally {
+    health?.stopped();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+  }
+}
+
+/** Waits as a standby until the Lease is ours (undefined when stopped first), then watches for its loss. */
+async function lead(
+  election: LeaderElection,
+  signal: AbortSignal,
+  { io, health, exit = (code) => process.exit(code) }: UntilStoppedOptions,
+) {
+  health?.standby();
+  logLine(io)(`waiting for the Lease ${election.lease} as a standby`);
+  try {
+    const leadership = await election.acquire(signal);
+    leadership.signal.addEventListener(
+      'abort',
+      () => {
+        if (signal.aborted) return; // released because we stop
+        io.stderr(
+          `error: lost the Lease ${election.lease}: exiting now so that this replica writes nothing more; it starts again as a standby\n`,
+        );
+        exit(EXIT.leaseLost);
+      },
+      { once: true },
+    );
+    logLine(io)(`holding the Lease ${election.lease}: this replica runs the passes`);
+    return leadership;
+  } catch (error) {
+    if (signal.aborted) return undefined;
+    throw error;
   }
 }

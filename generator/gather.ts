@@ -10,6 +10,7 @@ import { selectRenders } from './render-selection.js';
 import type { ValidationSource } from './validate/checks.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
+import type { LogLine } from '../model/log.js';
 
 /** What gathering needs of a pass's input (generate.ts's GenerateInput has it). */
 export interface GatherInput {
@@ -20,7 +21,7 @@ export interface GatherInput {
   gardenShoots?: ReadonlyMap<string, Shoot>;
   validation?: ValidationSource;
   allowMassDeletion?: number;
-  log: (line: string) => void;
+  log: LogLine;
 }
 
 /** What the plan decides on: the Runtimes to render and their renders, main's folders they need, the policies. */

@@ -27,6 +27,7 @@ import {
 import type { RenderBug, RenderFailure, RuntimeInput } from './render-runtimes.js';
 import { RenderMemo } from './render-memo.js';
 import type { ValidationSource } from './validate/checks.js';
+import type { LogLine } from '../model/log.js';
 
 /** A rejected push starts the pass over from a fresh fetch; past this many, the pass ends and the next one tries. */
 const MAX_PASS_ATTEMPTS = 3;
@@ -51,7 +52,7 @@ export interface GenerateInput {
   /** Overrides kimops.yaml's commit author (tests pin the timestamp). */
   author?: Signature;
   /** Progress, one line each. */
-  log: (line: string) => void;
+  log: LogLine;
   /** Deletions a human confirmed beyond the mass-deletion guard. */
   allowMassDeletion?: number;
 }

@@ -7,6 +7,7 @@ import { VALIDATE_CONTEXT, MAIN_BRANCH, SHOOTS_FOLDER } from '../model/contract.
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
 import { ConfigError, TransportError } from '../model/errors.js';
+import type { LogFields, LogLine } from '../model/log.js';
 import type { BranchSync } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
 import { classLine } from './propose/merge-gate.js';
@@ -33,7 +34,7 @@ export interface BranchContext {
   sync: BranchSync;
   config: KimopsConfig;
   author: Signature;
-  log: (line: string) => void;
+  log: LogLine;
 }
 
 export interface BranchProposal {
@@ -52,6 +53,8 @@ export interface BranchOutcome {
   action: MergeAction | 'merge-refused' | 'left-to-human';
   /** The merge commit on main, when this pass merged the PR. */
   mergeCommit?: string;
+  /** The PR was open as it is already and still waits: nothing of it changed in this pass. */
+  unchanged?: true;
 }
 
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
@@ -69,11 +72,15 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const folders = proposals.map((p) => `${SHOOTS_FOLDER}/${p.shoot}`);
   const prClass = pullRequestClass(proposals, proposal.rollout !== undefined);
   const what = `${label(prClass)} ${proposal.rollout ? `rollout ${proposal.rollout.name} (${proposals.length} shoots)` : proposals.map((p) => p.shoot).join(', ')}`;
+  const about = (number: number): LogFields => ({ ...subjectOf(proposals), pr: number, branch });
 
   const open = unwrap(await forge.findOpenPullRequest(branch), forge);
   if (open !== undefined && !wroteByKimops(open)) {
     // Rewriting the branch would throw away someone's commit: they and the reviewers settle it first.
-    context.log(`${what}: #${open.number} left as is: its head ${open.headSha.slice(0, 12)} is not what kimops wrote`);
+    context.log(
+      `${what}: #${open.number} left as is: its head ${open.headSha.slice(0, 12)} is not what kimops wrote`,
+      about(open.number),
+    );
     return { pr: open.number, url: open.url, action: 'left-to-human' };
   }
   if (open !== undefined) await sync.have(branch, open.headSha);
@@ -126,11 +133,20 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
   const verb = open ? (upToDate ? 'unchanged' : 'updated') : 'opened';
   if (decision.action !== 'auto-merge') {
-    context.log(`${what}: #${number} ${verb}, ${decision.action}: ${decision.reason}`);
-    return { pr: number, url, action: decision.action };
+    // A PR still waiting as it was is news once, not on every pass.
+    context.log(
+      `${what}: #${number} ${verb}, ${decision.action}: ${decision.reason}`,
+      about(number),
+      verb === 'unchanged' ? 'debug' : 'info',
+    );
+    return { pr: number, url, action: decision.action, ...(verb === 'unchanged' && { unchanged: true as const }) };
   }
   const merged = await forge.mergePullRequest(number, { sha: head, method: 'merge' });
-  context.log(`${what}: #${number} ${verb}, ${merged.ok ? 'merged' : `not merged: ${merged.failure.message}`}`);
+  context.log(
+    `${what}: #${number} ${verb}, ${merged.ok ? 'merged' : `not merged: ${merged.failure.message}`}`,
+    about(number),
+    merged.ok ? 'info' : 'warn',
+  );
   return merged.ok
     ? { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha }
     : { pr: number, url, action: 'merge-refused' };
@@ -150,6 +166,7 @@ export async function closeStalePullRequests(
       result.leftOpen.push(pr.number);
       context.log(
         `#${pr.number} ${pr.branch}: no change left, but its head ${pr.headSha.slice(0, 12)} is not what kimops wrote; left open for whoever pushed it`,
+        { pr: pr.number, branch: pr.branch },
       );
       continue;
     }
@@ -163,11 +180,18 @@ export async function closeStalePullRequests(
       );
     } catch (error) {
       if (!(error instanceof ForgeRefusal)) throw error;
-      context.log(`#${pr.number} ${pr.branch}: could not be closed: ${error.message}; the next pass tries again`);
+      context.log(
+        `#${pr.number} ${pr.branch}: could not be closed: ${error.message}; the next pass tries again`,
+        { pr: pr.number, branch: pr.branch },
+        'warn',
+      );
       continue;
     }
     result.closed.push(pr.number);
-    context.log(`#${pr.number} ${pr.branch}: closed, its change is on main already or no longer wanted`);
+    context.log(`#${pr.number} ${pr.branch}: closed, its change is on main already or no longer wanted`, {
+      pr: pr.number,
+      branch: pr.branch,
+    });
   }
   return result;
 }
@@ -234,4 +258,11 @@ function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
     );
   if (kind === 'transport' || kind === 'rate-limited') throw new TransportError(forge.label, `${kind}: ${message}`);
   throw new ForgeRefusal(forge.label, `${kind}: ${message}`);
+}
+
+/** The Shoot and Runtime a PR is about, when it is about one (a rollout's PR names neither). */
+function subjectOf(proposals: readonly ShootProposal[]): LogFields {
+  const [only, ...others] = proposals;
+  if (!only || others.length > 0) return {};
+  return { shoot: only.shoot, runtime: `${only.runtime.namespace}/${only.runtime.name}` };
 }

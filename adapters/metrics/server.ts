@@ -1,5 +1,7 @@
 // The Prometheus scrape endpoint of a long-running kimops command (`--metrics-port`): GET /metrics answers
-// the registry's text exposition; anything else is a 404 (405 for another method on /metrics). Plain
+// the registry's text exposition; /healthz and /readyz answer the loop's probes (200 or 503 with one line
+// saying why), for the kubelet's liveness and readiness checks; anything else is a 404 (405 for another
+// method). Plain
 // HTTP on a loopback address by default, like the webhook receiver: expose it through the usual
 // ServiceMonitor/ingress. The metrics themselves are defined next to what they measure (applier/metrics.ts).
 import { createServer } from 'node:http';
@@ -8,6 +10,18 @@ import type { Registry } from 'prom-client';
 import { DEFAULT_HOST } from '../loopback.js';
 
 const METRICS_PATH = '/metrics';
+
+export interface ProbeResult {
+  ok: boolean;
+  /** One line for whoever reads the probe (`kubectl describe pod` shows it on failure). */
+  message: string;
+}
+
+/** What /healthz (live) and /readyz (ready) answer; without it both are 404. */
+export interface Probes {
+  live(): ProbeResult;
+  ready(): ProbeResult;
+}
 
 export interface MetricsServer {
   url: string;
@@ -18,19 +32,29 @@ export async function startMetricsServer({
   port,
   host = DEFAULT_HOST,
   registry,
+  probes,
 }: {
   port: number;
   host?: string;
   registry: Registry;
+  probes?: Probes;
 }): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
-    if (path !== METRICS_PATH) {
+    const probe = probes && (path === '/healthz' ? probes.live : path === '/readyz' ? probes.ready : undefined);
+    if (path !== METRICS_PATH && !probe) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: metrics are at ${METRICS_PATH}\n`);
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' }).end('use GET\n');
+      return;
+    }
+    if (probe) {
+      const result = probe.call(probes);
+      response
+        .writeHead(result.ok ? 200 : 503, { 'content-type': 'text/plain' })
+        .end(request.method === 'HEAD' ? undefined : `${result.ok ? 'ok' : 'not ok'}: ${result.message}\n`);
       return;
     }
     registry.metrics().then(

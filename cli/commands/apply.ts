@@ -5,6 +5,7 @@ import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { GIT_TOKEN_ENV, WEBHOOK_SECRET_ENV } from '../environment.js';
+import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
 import type { ApplyOptions } from '../apply.js';
 
@@ -40,12 +41,18 @@ Examples:
   kimops apply --landscape dev --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --once`;
 
 export function registerApply(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  const declared = program
     .command('apply')
     .description("sync the landscape repo's main to the Shoots in the Garden")
     .addOption(landscapeOption().makeOptionMandatory())
     .addOption(repoOption())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
+    .addOption(gardenContextOption())
+    .option(
+      '--kcp-kubeconfig <file>',
+      "with --leader-elect: the KCP cluster holding the Lease (default: KUBECONFIG, else the pod's ServiceAccount)",
+    )
+    .addOption(contextOption())
     .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
     .addOption(new Option('--once', 'one sync, then exit').conflicts('watch'))
     .option('--watch', 'sync every --interval until stopped')
@@ -65,21 +72,21 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       'with --webhook-port: the address to listen on (TLS is terminated in front of it)',
       DEFAULT_HOST,
     )
-    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics on this port')
+    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics, and /healthz and /readyz')
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
     .option(
       '--plan-cache <file>',
       'where the plan of unchanged Shoots is kept between runs (default: ~/.cache/kimops/plans/<hash>.json; safe to delete)',
     )
-    .option('--no-plan-cache', 'plan every Shoot in full at start, keep nothing on disk')
+    .option('--no-plan-cache', 'plan every Shoot in full at start, keep nothing on disk');
+  withServiceOptions(declared)
     .addHelpText('after', HELP)
     .action(async (options: ApplyOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
       if (!options.watch) {
         if (options.webhookPort !== undefined)
           command.error('error: --webhook-port needs --watch', { exitCode: EXIT.usage });
-        if (options.metricsPort !== undefined)
-          command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+        requireWatchFor(options, command);
         const { applyOnce } = await import('../apply.js');
         setExitCode(await applyOnce(options, io));
         return;

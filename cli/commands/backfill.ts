@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { EXIT, type CliIo } from '../cli-io.js';
+import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption } from '../options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { BackfillOptions } from '../backfill.js';
@@ -33,19 +34,24 @@ Example:
   kimops backfill --landscape dev --kcp-kubeconfig kcp.yaml --garden-kubeconfig garden.yaml --once`;
 
 export function registerBackfill(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  const declared = program
     .command('backfill')
     .description("write the Runtimes' status, finalizer and kubeconfig Secret from their Shoots")
     .addOption(landscapeOption().makeOptionMandatory())
-    .addOption(new Option('--kcp-kubeconfig <file>', 'the KCP cluster with the Runtimes').makeOptionMandatory())
+    .option(
+      '--kcp-kubeconfig <file>',
+      "the KCP cluster with the Runtimes (default: KUBECONFIG, else the pod's ServiceAccount)",
+    )
+    .addOption(contextOption())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden with the Shoots').makeOptionMandatory())
+    .addOption(gardenContextOption())
     .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
     .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
     .option('--watch', 'keep running: on every Runtime and Shoot change, and a full pass every --interval')
     .option('--interval <seconds>', 'with --watch: a full pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
     .option(
       '--metrics-port <port>',
-      "with --watch: serve Prometheus metrics at /metrics on this port (KIM's infrastructure_manager_im_runtime_state among them)",
+      "with --watch: serve Prometheus metrics at /metrics (KIM's infrastructure_manager_im_runtime_state among them), and /healthz and /readyz",
     )
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST)
     .option(
@@ -57,12 +63,12 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
       '--minimal-rotation-time <ratio>',
       "rotate after this share of the expiration (KIM's --minimal-rotation-time)",
       '0.6',
-    )
+    );
+  withServiceOptions(declared)
     .addHelpText('after', HELP)
     .action(async (options: BackfillOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
-      if (options.once && options.metricsPort !== undefined)
-        command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+      requireWatchFor(options, command);
       const { backfill } = await import('../backfill.js');
       setExitCode(await backfill(options, io));
     });

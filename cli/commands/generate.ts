@@ -5,7 +5,9 @@ import { Option, type Command } from 'commander';
 import { GITHUB_API } from '../../adapters/forge/github-api.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV } from '../environment.js';
+import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { GenerateOptions } from '../generate.js';
 
@@ -48,7 +50,7 @@ Examples:
     --repo https://github.com/acme/landscape-prod.git --watch`;
 
 export function registerGenerate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  const declared = program
     .command('generate')
     .description('propose the rendered Shoots as pull requests on the landscape repo')
     .addOption(landscapeOption().makeOptionMandatory())
@@ -57,9 +59,14 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
         'kcpKubeconfig',
       ),
     )
-    .option('--kcp-kubeconfig <file>', 'read the Runtimes from this KCP cluster')
+    .option(
+      '--kcp-kubeconfig <file>',
+      "the KCP cluster to read the Runtimes from (default: KUBECONFIG, else the pod's ServiceAccount)",
+    )
+    .addOption(contextOption())
     .option('--kcp-namespace <name>', 'the namespace of the Runtimes', DEFAULT_KCP_NAMESPACE)
     .option('--garden-kubeconfig <file>', 'read live Shoots from this Garden (read only) for update-mode renders')
+    .addOption(gardenContextOption())
     .addOption(repoOption())
     .addOption(
       new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices([
@@ -74,11 +81,13 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
     .option('--watch', 'keep running: a pass on every Runtime change and every --interval')
     .option('--interval <seconds>', 'with --watch: a pass at least this often', String(DEFAULT_INTERVAL_SECONDS))
     .option('--allow-mass-deletion <n>', 'confirm up to n deletions beyond kimops.yaml massDeletion')
+    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics, and /healthz and /readyz')
+    .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST);
+  withServiceOptions(declared)
     .addHelpText('after', HELP)
     .action(async (options: GenerateOptions, command: Command) => {
       if (!options.once && !options.watch) command.error('error: pass --once or --watch', { exitCode: EXIT.usage });
-      if (!options.runtimes && !options.kcpKubeconfig)
-        command.error('error: pass --runtimes <dir> or --kcp-kubeconfig <file>', { exitCode: EXIT.usage });
+      requireWatchFor(options, command);
       const { generate } = await import('../generate.js');
       setExitCode(await generate(options, io));
     });

@@ -47,10 +47,12 @@ export interface KebLifecycleOptions {
   identities?: PipelineIdentities;
   /** Default: the commands in this process (test/helpers/cli.ts). */
   start?: StartPipeline;
+  /** The KCP namespace of the Runtimes. Default: a new one; the deployment test passes the one its Roles grant. */
+  kcpNamespace?: string;
 }
 
 /** The plane's two admin kubeconfigs for every loop. */
-export function adminIdentities(env: Testenv): PipelineIdentities {
+function adminIdentities(env: Testenv): PipelineIdentities {
   const kcp = join(env.stateDir, 'kcp.kubeconfig');
   const garden = join(env.stateDir, 'garden.kubeconfig');
   return { generator: { kcp, garden }, applier: { garden }, backfiller: { kcp, garden } };
@@ -100,7 +102,7 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
   const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
   const gitdir = join(dir.path, 'landscape.git');
   expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
-  const namespace = await createTestNamespace(env.kcp, 'kcp-keb-');
+  const namespace = options.kcpNamespace ?? (await createTestNamespace(env.kcp, 'kcp-keb-'));
   const shoot = `k${randomBytes(4).toString('hex')}`;
   const example = exampleRuntime('aws.yaml', shoot);
   example.metadata = { ...example.metadata, namespace, name: `rt-${shoot}` };
@@ -169,7 +171,7 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
   );
   /** KIM's runtime-state series of this Runtime, as the backfiller serves it (`state="…",…} 1`). */
   const stateSeries = async (metric = 'infrastructure_manager_im_runtime_state'): Promise<string[]> => {
-    const url = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1];
+    const url = /metrics at (\S+)/.exec(processes[2]?.stdout ?? '')?.[1];
     if (!url) return [];
     const text = await (await fetch(url)).text();
     return text
@@ -253,7 +255,7 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
     const scaled = await getShoot(env.garden, project.namespace, shoot);
     expect(scaled?.spec.provider.workers[0]?.maximum).toBe(25);
     // The change's stages, measured for the create and this update: its PR, merged, applied, Ready.
-    const metricsUrl = /metrics at (\S+)/.exec(processes[2]?.stderr ?? '')?.[1] ?? '';
+    const metricsUrl = /metrics at (\S+)/.exec(processes[2]?.stdout ?? '')?.[1] ?? '';
     const stageCounts = (await (await fetch(metricsUrl)).text())
       .split('\n')
       .filter((line) => line.startsWith('kimops_backfiller_stage_seconds_count{'));

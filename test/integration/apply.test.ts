@@ -230,7 +230,14 @@ describe('kimops apply --watch', () => {
       controller.abort();
       const result = await watching;
       expect(result.code).toBe(0);
-      expect(result.stderr).toBe(`metrics at http://127.0.0.1:${metricsPort}/metrics\n`);
+      // --watch logs records: time, level, component, landscape, message.
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^\\S+Z INFO  applier landscape=\\S+ metrics at http://127\\.0\\.0\\.1:${metricsPort}/metrics$`,
+          'm',
+        ),
+      );
       await deleteShoot(env.garden, project.namespace, AWS);
       await eventually(`${AWS} to be gone`, async () =>
         (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
@@ -302,8 +309,8 @@ describe('kimops apply --watch', () => {
       vi.unstubAllEnvs();
       const result = await watching;
       expect(result.code).toBe(0);
-      expect(result.stderr).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
-      expect(result.stderr).toContain('webhook 202 push d1: push to refs/heads/main');
+      expect(result.stdout).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
+      expect(result.stdout).toContain('webhook 202 push d1: push to refs/heads/main');
       await deleteShoot(env.garden, project.namespace, AWS);
       await eventually(`${AWS} to be gone`, async () =>
         (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,

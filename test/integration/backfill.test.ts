@@ -396,7 +396,8 @@ describe('kimops backfill --watch', () => {
     expect(eventsBefore.map((e) => e.reason).filter((reason) => !KIM_REASONS.has(reason ?? ''))).toEqual([]);
 
     const controller = new AbortController();
-    const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);
+    // A pass that writes nothing logs its summary at debug.
+    const running = startKimops([...args, '--watch', '--interval', '3600', '--log-level', 'debug'], controller.signal);
     try {
       await eventually(
         'the first pass',

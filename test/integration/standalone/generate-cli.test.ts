@@ -255,7 +255,11 @@ describe('kimops generate --once', () => {
   it.each([
     ['neither --once nor --watch', [], 'pass --once or --watch'],
     ['both --once and --watch', ['--once', '--watch'], "option '--once' cannot be used with option '--watch'"],
-    ['no Runtime source', ['--once', '--no-runtimes'], 'pass --runtimes <dir> or --kcp-kubeconfig <file>'],
+    [
+      'no Runtime source',
+      ['--once', '--no-runtimes'],
+      '--runtimes: no Runtime source: pass --runtimes <dir>, or the KCP: no kubeconfig: pass --kcp-kubeconfig <file>',
+    ],
     [
       'both Runtime sources',
       ['--once', '--kcp-kubeconfig', 'kcp.yaml'],

@@ -1,0 +1,65 @@
+// The flags of kimops running as a service (generate, apply and backfill): logs, leader election, the clusters'
+// contexts, and the checks that tie them to --watch. Declarations only, light like options.ts: `kimops --help`
+// loads them; what they do is in logging.ts, leader-option.ts and adapters/kube/kubeconfig-source.ts.
+import { Option, type Command } from 'commander';
+import { DEFAULT_KCP_NAMESPACE } from '../model/contract.js';
+import { LOG_LEVELS, type LogLevel } from '../model/log.js';
+import { EXIT } from './cli-io.js';
+
+const LOG_FORMATS = ['plain', 'text', 'json'] as const;
+
+export interface LogOptions {
+  logFormat?: (typeof LOG_FORMATS)[number];
+  logLevel?: LogLevel;
+}
+
+export interface LeaderOptions {
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+}
+
+/** `command` with --log-format, --log-level, --leader-elect and --leader-election-namespace. */
+export function withServiceOptions(command: Command): Command {
+  for (const option of serviceOptionList()) command.addOption(option);
+  return command;
+}
+
+function serviceOptionList(): Option[] {
+  return [
+    new Option(
+      '--log-format <format>',
+      'plain lines, or records with time, level, component and landscape (default: text with --watch, plain with --once)',
+    ).choices(LOG_FORMATS),
+    new Option('--log-level <level>', 'leave out lines below this level (default: info; plain: every line)').choices(
+      LOG_LEVELS,
+    ),
+    new Option(
+      '--leader-elect',
+      "with --watch: run passes only while holding the loop's Lease on the KCP (for more than one replica)",
+    ),
+    new Option(
+      '--leader-election-namespace <name>',
+      `with --leader-elect: where the Lease lives (default: the pod's namespace, else ${DEFAULT_KCP_NAMESPACE})`,
+    ),
+  ];
+}
+
+/** --context: the KCP kubeconfig's context to use, as kubectl's --context. */
+export function contextOption(): Option {
+  return new Option('--context <name>', "the KCP kubeconfig's context to use (default: its current-context)");
+}
+
+/** --garden-context: the Garden kubeconfig's context to use. */
+export function gardenContextOption(): Option {
+  return new Option('--garden-context <name>', "the Garden kubeconfig's context to use (default: its current-context)");
+}
+
+/** Refuses the service flags without --watch: a single pass needs no Lease, probes or metrics. */
+export function requireWatchFor(
+  options: LeaderOptions & { watch?: boolean; metricsPort?: string },
+  command: Command,
+): void {
+  if (options.watch) return;
+  if (options.leaderElect) command.error('error: --leader-elect needs --watch', { exitCode: EXIT.usage });
+  if (options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+}
