@@ -22,7 +22,7 @@ export default defineConfig({
           name: 'unit',
           env,
           include: [
-            '{generator,applier,backfiller,model,rules,adapters,cli,policies,scripts}/**/*.test.ts',
+            '{generator,applier,backfiller,model,rules,adapters,cli,policies,scripts,deploy}/**/*.test.ts',
             'test/helpers/**/*.test.ts',
           ],
           // A guard against a hung test, not a budget: a unit test is meant to take under ~2 s, but two runs

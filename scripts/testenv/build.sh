@@ -4,8 +4,11 @@
 #   kube-apiserver  k8s.io/kubernetes/cmd/kube-apiserver (wrapper module kube-apiserver/)
 #   kimops-plane    our plane/main.go, which runs gardener-apiserver in-process
 #                   via github.com/gardener/gardener/test/envtest (module plane/)
+#   kimops-kustomize our kustomize/main.go: `kustomize build` through
+#                   sigs.k8s.io/kustomize/api's krusty (module kustomize/), for
+#                   the deploy/ tests
 # into ${KIMOPS_TESTENV_CACHE:-~/.cache/kimops/testenv}/<key>/bin, where <key>
-# hashes the wrapper go.mod/go.sum files, plane/main.go and the Go version.
+# hashes the wrapper go.mod/go.sum files, our *.go files and the Go version.
 # A complete directory is reused as is; nothing is ever written into the repo.
 #
 # Usage: build.sh              build what is missing (idempotent)

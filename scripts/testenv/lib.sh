@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Shared settings for the kimops test control plane scripts (sourced, not run).
 #
-#   build.sh  builds etcd, kube-apiserver and kimops-plane into the cache
+#   build.sh  builds etcd, kube-apiserver, kimops-plane and kimops-kustomize into the cache
 #   up.sh     starts the plane in the background and writes kubeconfigs
 #   down.sh   stops it and removes its state directory
 #   smoke.sh  checks a running plane end to end
@@ -21,11 +21,14 @@ STATE_DIR="${KIMOPS_TESTENV_STATE:-/tmp/kimops-testenv}"
 STATE_DIR="${STATE_DIR%/}"
 
 # The binaries the plane needs, as "<name> <wrapper module dir> <package>".
-# kimops-plane is our own main package (plane/main.go), hence ".".
+# kimops-plane is our own main package (plane/main.go), hence ".". kimops-kustomize
+# (kustomize/main.go) is no part of the plane: the deploy/ tests render the
+# kustomizations with it, so that no machine needs kubectl or a kustomize binary.
 COMPONENTS=(
   "etcd etcd go.etcd.io/etcd/server/v3"
   "kube-apiserver kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver"
   "kimops-plane plane ."
+  "kimops-kustomize kustomize ."
 )
 
 # Files whose content decides the cache key: a change to any pinned version
@@ -35,6 +38,7 @@ HASHED_FILES=(
   etcd/go.mod etcd/go.sum
   kube-apiserver/go.mod kube-apiserver/go.sum
   plane/go.mod plane/go.sum 'plane/*.go'
+  kustomize/go.mod kustomize/go.sum 'kustomize/*.go'
 )
 # Bump when the build recipe (flags) changes in a way that matters.
 RECIPE_VERSION=1

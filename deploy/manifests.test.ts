@@ -1,0 +1,172 @@
+// The rules deploy/ must keep, read straight from its YAML (no kustomize, no cluster: the integration test
+// test/integration/deploy.test.ts applies the built overlays to the real API). Every container hardened and
+// sized, every identity without a default token, the overlays' landscape copies equal to the shipped ones.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { packagePath } from '../model/package-root.js';
+
+interface Container {
+  name: string;
+  args?: string[];
+  ports?: { name?: string; containerPort: number }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    runAsNonRoot?: boolean;
+    privileged?: boolean;
+    capabilities?: { drop?: string[]; add?: string[] };
+  };
+  livenessProbe?: { httpGet?: { path: string; port: string | number } };
+  readinessProbe?: { httpGet?: { path: string; port: string | number } };
+}
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  automountServiceAccountToken?: boolean;
+  rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+  spec?: {
+    template?: {
+      spec: {
+        serviceAccountName?: string;
+        hostNetwork?: boolean;
+        hostPID?: boolean;
+        securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type?: string } };
+        containers: Container[];
+        initContainers?: Container[];
+      };
+    };
+  };
+}
+
+const DEPLOY = packagePath('deploy');
+
+function readManifests(folder: string): Manifest[] {
+  const kustomization = parse(readFileSync(join(DEPLOY, folder, 'kustomization.yaml'), 'utf8')) as {
+    resources: string[];
+  };
+  return kustomization.resources
+    .filter((file) => file.endsWith('.yaml'))
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(DEPLOY, folder, file), 'utf8')).map((d) => d.toJSON() as Manifest),
+    )
+    .filter((manifest) => manifest !== null);
+}
+
+const base = readManifests('base');
+const deployments = base.filter((m) => m.kind === 'Deployment');
+const mebibytes = (quantity: string | undefined) => {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity ?? '');
+  if (!match) throw new Error(`memory ${quantity} is not in Mi or Gi`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+};
+
+describe('deploy/base', () => {
+  it('has the three loops, each with its own ServiceAccount that mounts no token by default', () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+      'kimops-applier',
+      'kimops-backfiller',
+      'kimops-generator',
+    ]);
+    const accounts = base.filter((m) => m.kind === 'ServiceAccount');
+    for (const deployment of deployments) {
+      const account = deployment.spec?.template?.spec.serviceAccountName;
+      expect(account).toBe(deployment.metadata.name);
+      expect(accounts.find((a) => a.metadata.name === account)?.automountServiceAccountToken).toBe(false);
+    }
+  });
+
+  it.each(deployments.map((d) => [d.metadata.name, d] as const))(
+    '%s: non-root, seccomp RuntimeDefault, read-only, no capabilities, resources set',
+    (_name, deployment) => {
+      const pod = deployment.spec?.template?.spec;
+      if (!pod) throw new Error('no pod template');
+      expect(pod.securityContext?.runAsNonRoot).toBe(true);
+      expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
+      expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
+      expect(pod.hostNetwork ?? false).toBe(false);
+      expect(pod.hostPID ?? false).toBe(false);
+      for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        const security = container.securityContext;
+        expect(security?.runAsNonRoot, container.name).toBe(true);
+        expect(security?.readOnlyRootFilesystem, container.name).toBe(true);
+        expect(security?.allowPrivilegeEscalation, container.name).toBe(false);
+        expect(security?.privileged ?? false, container.name).toBe(false);
+        expect(security?.capabilities?.drop, container.name).toEqual(['ALL']);
+        expect(security?.capabilities?.add ?? [], container.name).toEqual([]);
+        const { requests, limits } = container.resources ?? {};
+        expect(requests?.cpu, container.name).toBeDefined();
+        // docs/performance.md's peaks at 10,000 objects are 354-565 MiB: the limit must be above them.
+        expect(mebibytes(requests?.memory), container.name).toBeGreaterThanOrEqual(512);
+        expect(mebibytes(limits?.memory), container.name).toBeGreaterThan(mebibytes(requests?.memory));
+      }
+    },
+  );
+
+  it.each(deployments.map((d) => [d.metadata.name, d] as const))(
+    '%s: leader election, JSON logs, metrics and probes on port 8080, credentials from files',
+    (_name, deployment) => {
+      const [container] = deployment.spec?.template?.spec.containers ?? [];
+      const args = container?.args ?? [];
+      const after = (flag: string) => args[args.indexOf(flag) + 1];
+      expect(args).toEqual(expect.arrayContaining(['--watch', '--leader-elect']));
+      expect(after('--log-format')).toBe('json');
+      expect(after('--metrics-port')).toBe('8080');
+      expect(after('--metrics-host')).toBe('0.0.0.0');
+      expect(after('--garden-kubeconfig')).toBe('/etc/kimops/garden/kubeconfig');
+      expect(after('--landscape')).toBe('/etc/kimops/landscape/landscape.yaml');
+      expect(args).not.toContain('--kcp-kubeconfig');
+      expect(container?.ports).toEqual([{ name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
+      expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+      expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    },
+  );
+
+  it('grants each Lease Role get and update on its own Lease only', () => {
+    const roles = base.filter((m) => m.kind === 'Role' && m.metadata.name.endsWith('-lease'));
+    expect(roles.map((r) => r.rules?.[0]?.resourceNames)).toEqual([
+      ['kimops-generate-LANDSCAPE'],
+      ['kimops-apply-LANDSCAPE'],
+      ['kimops-backfill-LANDSCAPE'],
+    ]);
+    for (const role of roles) {
+      expect(role.metadata.namespace).toBe('kimops-system');
+      expect(role.rules?.map((r) => r.verbs)).toEqual([['get', 'update'], ['create']]);
+    }
+  });
+
+  it('keeps every RBAC rule to named resources and verbs (no wildcards) in namespaces it names', () => {
+    const rbac = [...base, ...readManifests('garden')].filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole');
+    for (const role of rbac)
+      for (const rule of role.rules ?? []) {
+        expect([...rule.resources, ...rule.verbs, ...rule.apiGroups], role.metadata.name).not.toContain('*');
+        expect(rule.verbs, role.metadata.name).not.toContain('escalate');
+      }
+    expect(base.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toEqual([]);
+  });
+});
+
+describe('deploy/overlays', () => {
+  const overlays = readdirSync(join(DEPLOY, 'overlays'));
+
+  it('are dev, stage and prod', () => {
+    expect(overlays.sort()).toEqual(['dev', 'prod', 'stage']);
+  });
+
+  it.each(overlays)('%s: its landscape.yaml is landscapes/%s/landscape.yaml, its settings name it', (landscape) => {
+    const copy = readFileSync(join(DEPLOY, 'overlays', landscape, 'landscape.yaml'), 'utf8');
+    expect(copy).toBe(readFileSync(packagePath('landscapes', landscape, 'landscape.yaml'), 'utf8'));
+    expect((parse(copy) as { name: string }).name).toBe(landscape);
+    const kustomization = parse(readFileSync(join(DEPLOY, 'overlays', landscape, 'kustomization.yaml'), 'utf8')) as {
+      configMapGenerator: { name: string; literals?: string[] }[];
+      replicas: { name: string; count: number }[];
+    };
+    const settings = kustomization.configMapGenerator.find((g) => g.name === 'kimops-settings');
+    expect(settings?.literals).toContain(`landscape=${landscape}`);
+    expect(settings?.literals?.find((l) => l.startsWith('repo='))).toMatch(/^repo=https:\/\//);
+    expect(kustomization.replicas.map((r) => r.count)).toEqual([2, 2, 2]);
+  });
+});
