@@ -1,0 +1,150 @@
+// The package as a user gets it: `npm pack` on a copy of the tree (prepack builds dist/ afresh there, leaving the
+// checkout's own dist/ alone), the tarball installed into an empty prefix from the npm registry as
+// `npm install <tarball>` does, and the installed `kimops` run as processes: --version, the demo, and the KEB
+// end-to-end scenario (test/e2e/keb-lifecycle.ts) with generate, apply and backfill as three processes of the
+// installed binary. The install takes 30-60 s. docs/release.md.
+import { execFile, spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { constants, tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CliRun, RunningKimops } from '../helpers/cli.js';
+import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { useTestProject } from '../helpers/projects.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+import { connect, planeAsShootCluster } from '../helpers/testenv.js';
+import { kebLifecycle, type StartPipeline } from '../e2e/keb-lifecycle.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Not copied for packing: installed, built or packed output, and the history. */
+const NOT_COPIED = new Set(['.git', 'node_modules', 'dist', 'coverage', 'out']);
+/** The children run on the Node running the tests (npm's and the bin's `#!/usr/bin/env node` included). */
+const CHILD_ENV = {
+  ...process.env,
+  PATH: [dirname(process.execPath), process.env.PATH].join(delimiter),
+  NODE_OPTIONS: '',
+};
+const run = promisify(execFile);
+
+const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+let work = '';
+let tarball = '';
+let bin = '';
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'kimops-package-'));
+  const tree = join(work, 'tree');
+  await cp(ROOT, tree, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source)) });
+  await symlink(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  await mkdir(join(work, 'pack'));
+  await run('npm', ['pack', '--pack-destination', join(work, 'pack')], { cwd: tree, env: CHILD_ENV });
+  tarball = join(work, 'pack', `kimops-${version}.tgz`);
+  const prefix = join(work, 'prefix');
+  await mkdir(prefix);
+  await run('npm', ['install', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: prefix,
+    env: CHILD_ENV,
+  });
+  bin = join(prefix, 'node_modules', '.bin', 'kimops');
+}, 300_000);
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** The installed kimops as a child process: its output while it runs, SIGTERM when `signal` fires. */
+function startInstalled(argv: string[], signal: AbortSignal): RunningKimops {
+  const child = spawn(bin, argv, { cwd: work, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk));
+  let kill: NodeJS.Timeout | undefined;
+  const stop = () => {
+    child.kill('SIGTERM');
+    // A watcher stops after its running pass; one that does not within 30 s fails the test rather than hanging it.
+    kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  };
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, killedBy) => {
+      signal.removeEventListener('abort', stop);
+      clearTimeout(kill);
+      resolve({ code: code ?? 128 + (killedBy ? constants.signals[killedBy] : 0), stdout, stderr });
+    });
+  });
+  return {
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    done,
+  };
+}
+
+const startPipeline: StartPipeline = (commands, signal) => commands.map((argv) => startInstalled(argv, signal));
+
+describe('the package (npm pack, npm install <tarball>)', () => {
+  it('holds the compiled kimops and the files it reads at runtime, and no TypeScript, tests or tooling', async () => {
+    const files = (await run('tar', ['-tzf', tarball])).stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.replace(/^package\//, ''));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'CHANGELOG.md',
+        'cli/kimops-bin.js',
+        'dist/cli/kimops.js',
+        'dist/generator/generate.js',
+        'landscapes/dev/landscape.yaml',
+        'landscapes/keb-regions.json',
+        'policies/default/ssh-access-disabled.yaml',
+        'repo-template/.github/workflows/validate.yml',
+        'repo-template/shoots/.gitkeep',
+        'crds/runtime.yaml',
+        'examples/runtimes/keb/aws.yaml',
+        'model/schemas/shoot-openapi-v1beta1.json',
+      ]),
+    );
+    expect(files.filter((file) => /\.ts$|\.test\.js$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /^(test|scripts|docs|deploy|node_modules|\.github|\.ci)\//.test(file))).toEqual([]);
+  });
+
+  it('runs the compiled kimops: --version and the demo', async () => {
+    // The installed bin finds no TypeScript beside it, so it runs dist/ and never loads tsx.
+    const installed = join(dirname(dirname(bin)), 'kimops');
+    await expect(stat(join(installed, 'cli', 'kimops.ts'))).rejects.toThrow();
+    await expect(stat(join(installed, 'dist', 'cli', 'kimops.js'))).resolves.toBeDefined();
+
+    expect((await run(bin, ['--version'], { cwd: work, env: CHILD_ENV })).stdout).toBe(`${version}\n`);
+    const demo = await run(bin, ['demo', '--dir', join(work, 'demo')], { cwd: work, env: CHILD_ENV });
+    expect(demo.stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked)');
+    expect(demo.stdout).toMatch(/`spec\.provider\.workers\[cpu-worker-0\]\.maximum` 20 → 25/);
+  }, 60_000);
+
+  describe('KEB against the installed generate, apply and backfill, three processes', () => {
+    const env = connect(inject('testenvStateDir'));
+    const project = useTestProject(env, 'stage');
+    const dir = useTempDir('package-keb');
+    const simulator = new GardenletSimulator({
+      garden: env.garden,
+      intervalMs: 20,
+      progressSteps: [50],
+      runtimeCluster: planeAsShootCluster(env),
+    });
+    beforeAll(() => simulator.start());
+    afterAll(() => simulator.stop());
+
+    it(
+      'create → Ready with the kubeconfig Secret; update → Pending within 4 s → Ready; failures; delete → gone',
+      () => kebLifecycle({ env, project, dir, simulator, start: startPipeline }),
+      240_000,
+    );
+  });
+});
