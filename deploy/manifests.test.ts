@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { packagePath } from '../model/package-root.js';
+import { kimops } from '../test/helpers/cli.js';
 
 interface Container {
   name: string;
@@ -65,6 +66,23 @@ const mebibytes = (quantity: string | undefined) => {
 };
 
 describe('deploy/base', () => {
+  it('passes each loop only flags its command has, and the image of this version', async () => {
+    const version = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+    const images = (
+      parse(readFileSync(join(DEPLOY, 'base', 'kustomization.yaml'), 'utf8')) as {
+        images: { name: string; newTag: string }[];
+      }
+    ).images;
+    expect(images).toEqual([expect.objectContaining({ name: 'kimops', newTag: version })]);
+    for (const deployment of deployments) {
+      const [command, ...args] = deployment.spec?.template?.spec.containers[0]?.args ?? [];
+      const help = (await kimops([command ?? '', '--help'])).stdout;
+      const flags = args.filter((arg) => arg.startsWith('--'));
+      expect(flags.length).toBeGreaterThan(0);
+      for (const flag of flags) expect(help, `${deployment.metadata.name}: ${flag}`).toContain(`${flag} `);
+    }
+  });
+
   it('has the three loops, each with its own ServiceAccount that mounts no token by default', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
       'kimops-applier',
