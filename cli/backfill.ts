@@ -161,22 +161,26 @@ async function watchWith(
   );
   const { runtimes, shoots, applyReports, gardenerClusters, secrets } = caches;
   releaseDeletedRuntimes(runtimes, metrics);
-  const watcher = backfillWatcher(
-    context,
-    { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace },
-    (outcome) => {
-      recordOutcome(metrics, outcome);
-      reportOutcome(outcome, io);
-    },
-  );
+  // Made on the first pass, so only once this replica leads: its events reconcile (and write) at once. A standby
+  // keeps the caches warm and writes nothing.
+  let watcher: ReturnType<typeof backfillWatcher> | undefined;
+  const leading = () =>
+    (watcher ??= backfillWatcher(
+      context,
+      { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace },
+      (outcome) => {
+        recordOutcome(metrics, outcome);
+        reportOutcome(outcome, io);
+      },
+    ));
   caches.start();
   try {
     await runUntilStopped({
-      // The first pass waits for both caches; the events of their first lists already queued every Runtime.
+      // The first pass waits for both caches, then reconciles every Runtime; events reconcile theirs from then on.
       pass: async () => {
         await Promise.all([runtimes.synced(), shoots.synced()]);
         const started = performance.now();
-        const report = await watcher.fullPass();
+        const report = await leading().fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);
         // A pass that wrote nothing says so at debug: a service logs what happened, not that nothing did.
         const quiet = report.outcomes.every((o) => !o.statusWritten && o.errors.length === 0);
@@ -190,12 +194,12 @@ async function watchWith(
       ...(service.leaderElection && { leaderElection: service.leaderElection }),
       // Stopping the informers ends a pass still waiting for a first list (an API that never answered).
       stopping: () => {
-        watcher.close();
+        watcher?.close();
         void caches.stop();
       },
     });
   } finally {
-    watcher.close();
+    watcher?.close();
     await caches.stop();
   }
   return EXIT.ok;

@@ -1,4 +1,7 @@
-// Runs the kimops command in-process, as a user would type it, and captures what it prints.
+// Runs the kimops command in-process, as a user would type it, and captures what it prints; or as a process of
+// its own, where a test needs one (a kill -9, the installed package).
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { main } from '../../cli/kimops.js';
 
 export interface CliRun {
@@ -39,6 +42,54 @@ export function startKimops(argv: string[], signal: AbortSignal): RunningKimops 
     signal,
   }).then((code) => ({ code, stdout, stderr }));
   return {
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    done,
+  };
+}
+
+/** A command in a child process: RunningKimops, and its pid for signals of the test's own (kill -9). */
+export interface RunningProcess extends RunningKimops {
+  readonly pid: number;
+}
+
+/**
+ * `file argv…` as a child process, its output readable while it runs; SIGTERM when `signal` fires (a watcher
+ * ends after its running pass), SIGKILL 30 s later, so a watcher that does not stop fails the test instead of
+ * hanging it. `done` settles with the exit code, or 128 + the signal's number when a signal ended it.
+ */
+export function startProcess(
+  file: string,
+  argv: string[],
+  signal: AbortSignal,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): RunningProcess {
+  const child = spawn(file, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk));
+  let kill: NodeJS.Timeout | undefined;
+  const stop = () => {
+    child.kill('SIGTERM');
+    kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  };
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, killedBy) => {
+      signal.removeEventListener('abort', stop);
+      clearTimeout(kill);
+      resolve({ code: code ?? 128 + (killedBy ? constants.signals[killedBy] : 0), stdout, stderr });
+    });
+  });
+  return {
+    pid: child.pid ?? 0,
     get stdout() {
       return stdout;
     },

@@ -15,6 +15,8 @@ import { stringify } from 'yaml';
 
 export interface ProxiedRequest {
   method: string;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
   /** The request target as the client sent it: path and query, e.g. `/api/v1/namespaces?limit=500`. */
   path: string;
   /**
@@ -108,6 +110,7 @@ export async function startGardenProxy(options: { kubeconfig: string; dir: strin
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
+    const at = Date.now();
     let recorded = false;
     /** The client sent its whole body: the Garden may act on the request now. */
     let bodyComplete = false;
@@ -116,7 +119,7 @@ export async function startGardenProxy(options: { kubeconfig: string; dir: strin
     const record = (status: number) => {
       if (recorded) return;
       recorded = true;
-      requests.push({ method, path, status });
+      requests.push({ method, at, path, status });
       inFlight.delete(forward);
       finish();
     };

@@ -34,12 +34,19 @@ describe('the Garden proxy', () => {
     expect(listed.ok).toBe(true);
     if (!listed.ok) return;
     expect(listed.body.items.map((n) => n.metadata.name)).toContain('garden');
-    expect(proxy.requests).toEqual([{ method: 'GET', path: '/api/v1/namespaces', status: 200 }]);
+    expect(proxy.requests).toEqual([
+      { method: 'GET', at: expect.any(Number), path: '/api/v1/namespaces', status: 200 },
+    ]);
 
     // The Garden's own errors pass through unchanged.
     const missing = await client.get({ ...NAMESPACES, name: 'no-such-namespace' });
     expect(missing).toMatchObject({ ok: false, status: 404, error: { reason: 'NotFound' } });
-    expect(proxy.requests.at(-1)).toEqual({ method: 'GET', path: '/api/v1/namespaces/no-such-namespace', status: 404 });
+    expect(proxy.requests.at(-1)).toEqual({
+      method: 'GET',
+      at: expect.any(Number),
+      path: '/api/v1/namespaces/no-such-namespace',
+      status: 404,
+    });
 
     // A watch streams events as they happen and is recorded when it ends.
     proxy.reset();
@@ -93,6 +100,11 @@ describe('the Garden proxy', () => {
     await proxy.start();
     expect((await client.list(NAMESPACES)).ok).toBe(true);
     expect(proxy.requests.length).toBe(recorded + 1);
-    expect(proxy.requests.at(-1)).toEqual({ method: 'GET', path: '/api/v1/namespaces', status: 200 });
+    expect(proxy.requests.at(-1)).toEqual({
+      method: 'GET',
+      at: expect.any(Number),
+      path: '/api/v1/namespaces',
+      status: 200,
+    });
   });
 });

@@ -3,14 +3,14 @@
 // `npm install <tarball>` does, and the installed `kimops` run as processes: --version, the demo, and the KEB
 // end-to-end scenario (test/e2e/keb-lifecycle.ts) with generate, apply and backfill as three processes of the
 // installed binary. The install takes 30-60 s. docs/release.md.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
-import { constants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CliRun, RunningKimops } from '../helpers/cli.js';
+import { startProcess } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { useTestProject } from '../helpers/projects.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -52,41 +52,9 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-/** The installed kimops as a child process: its output while it runs, SIGTERM when `signal` fires. */
-function startInstalled(argv: string[], signal: AbortSignal): RunningKimops {
-  const child = spawn(bin, argv, { cwd: work, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk));
-  let kill: NodeJS.Timeout | undefined;
-  const stop = () => {
-    child.kill('SIGTERM');
-    // A watcher stops after its running pass; one that does not within 30 s fails the test rather than hanging it.
-    kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  };
-  if (signal.aborted) stop();
-  else signal.addEventListener('abort', stop, { once: true });
-  const done = new Promise<CliRun>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, killedBy) => {
-      signal.removeEventListener('abort', stop);
-      clearTimeout(kill);
-      resolve({ code: code ?? 128 + (killedBy ? constants.signals[killedBy] : 0), stdout, stderr });
-    });
-  });
-  return {
-    get stdout() {
-      return stdout;
-    },
-    get stderr() {
-      return stderr;
-    },
-    done,
-  };
-}
-
-const startPipeline: StartPipeline = (commands, signal) => commands.map((argv) => startInstalled(argv, signal));
+/** The installed kimops as three processes. */
+const startPipeline: StartPipeline = (commands, signal) =>
+  commands.map((argv) => startProcess(bin, argv, signal, { cwd: work, env: CHILD_ENV }));
 
 describe('the package (npm pack, npm install <tarball>)', () => {
   it('holds the compiled kimops and the files it reads at runtime, and no TypeScript, tests or tooling', async () => {
