@@ -15,7 +15,7 @@ import { MSG_RETRYABLE_RECONCILE } from '../../backfiller/status.js';
 import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
-import { kimops, startKimops, type RunningKimops } from '../helpers/cli.js';
+import { kimops, startKimops, type CliRun, type RunningKimops } from '../helpers/cli.js';
 import type { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { createTestNamespace, landscapeForProject, type TestProject } from '../helpers/projects.js';
 import { exampleRuntime, getShoot } from '../helpers/shoots.js';
@@ -49,6 +49,8 @@ export interface KebLifecycleOptions {
   start?: StartPipeline;
   /** The KCP namespace of the Runtimes. Default: a new one; the deployment test passes the one its Roles grant. */
   kcpNamespace?: string;
+  /** Appended to each of the three command lines (a log format, a log level). */
+  extraArgs?: string[];
 }
 
 /** The plane's two admin kubeconfigs for every loop. */
@@ -97,7 +99,8 @@ function pipelineArguments({
  * update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete →
  * Terminating → gone. KEB's own calls use the plane's admin identity.
  */
-export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> {
+/** Returns what the three commands printed and their exit codes (generate, apply, backfill). */
+export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun[]> {
   const { env, project, dir, simulator } = options;
   const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
   const gitdir = join(dir.path, 'landscape.git');
@@ -166,12 +169,14 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
   expect(createdUnconvertible.ok ? 'created' : describeFailure(createdUnconvertible)).toBe('created');
   const controller = new AbortController();
   const processes = (options.start ?? startInProcess)(
-    pipelineArguments({ landscape, gitdir, namespace, identities: options.identities ?? adminIdentities(env) }),
+    pipelineArguments({ landscape, gitdir, namespace, identities: options.identities ?? adminIdentities(env) }).map(
+      (argv) => [...argv, ...(options.extraArgs ?? [])],
+    ),
     controller.signal,
   );
   /** KIM's runtime-state series of this Runtime, as the backfiller serves it (`state="…",…} 1`). */
   const stateSeries = async (metric = 'infrastructure_manager_im_runtime_state'): Promise<string[]> => {
-    const url = /metrics at (\S+)/.exec(processes[2]?.stdout ?? '')?.[1];
+    const url = /metrics at (http:\/\/[^\s"]+)/.exec(processes[2]?.stdout ?? '')?.[1];
     if (!url) return [];
     const text = await (await fetch(url)).text();
     return text
@@ -255,7 +260,7 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
     const scaled = await getShoot(env.garden, project.namespace, shoot);
     expect(scaled?.spec.provider.workers[0]?.maximum).toBe(25);
     // The change's stages, measured for the create and this update: its PR, merged, applied, Ready.
-    const metricsUrl = /metrics at (\S+)/.exec(processes[2]?.stdout ?? '')?.[1] ?? '';
+    const metricsUrl = /metrics at (http:\/\/[^\s"]+)/.exec(processes[2]?.stdout ?? '')?.[1] ?? '';
     const stageCounts = (await (await fetch(metricsUrl)).text())
       .split('\n')
       .filter((line) => line.startsWith('kimops_backfiller_stage_seconds_count{'));
@@ -346,5 +351,6 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<void> 
   }
   const results = await Promise.all(processes.map((p) => p.done));
   expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+  return results;
   expect(simulator.problems).toEqual([]);
 }

@@ -207,6 +207,9 @@ describe('kimops apply --watch when the Garden goes away', () => {
         '--watch',
         '--interval',
         '1',
+        // Every sync's summary as a plain line: the test counts them.
+        '--log-format',
+        'plain',
       ],
       controller.signal,
     );

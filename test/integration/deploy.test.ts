@@ -102,6 +102,9 @@ async function placeGarden(namespace: string): Promise<KubeObject[]> {
 
 /** The tokens' kubeconfigs and the garden copy, made once for all tests (useTempDir's folder is per test). */
 let setupDir = '';
+/** The ServiceAccounts' tokens: no log line may hold one. */
+const tokens: string[] = [];
+const remember = (token: string) => (tokens.push(token), token);
 let stage: Placed;
 let identities: PipelineIdentities;
 const kcpAs = {} as Record<Identity, KubeClient>;
@@ -121,12 +124,12 @@ beforeAll(async () => {
     const kcp = tokenKubeconfig(
       join(setupDir, `${identity}.kcp.kubeconfig`),
       join(env.stateDir, 'kcp.kubeconfig'),
-      await serviceAccountToken(env.kcp, stage.kimops, name),
+      remember(await serviceAccountToken(env.kcp, stage.kimops, name)),
     );
     const gardenConfig = tokenKubeconfig(
       join(setupDir, `${identity}.garden.kubeconfig`),
       join(env.stateDir, 'garden.kubeconfig'),
-      await serviceAccountToken(env.garden, project.namespace, name),
+      remember(await serviceAccountToken(env.garden, project.namespace, name)),
     );
     files[identity] = { kcp, garden: gardenConfig };
     kcpAs[identity] = KubeClient.fromKubeconfigFile(kcp);
@@ -249,9 +252,31 @@ describe('deploy/ on the real API', () => {
     }
   });
 
-  it(
-    'the KEB scenario passes with the ServiceAccounts of the manifests',
-    () => kebLifecycle({ env, project, dir, simulator, identities, kcpNamespace: stage.kcp }),
-    240_000,
-  );
+  it('the KEB scenario passes with the ServiceAccounts of the manifests; their JSON logs hold no credential', async () => {
+    const outputs = await kebLifecycle({
+      env,
+      project,
+      dir,
+      simulator,
+      identities,
+      kcpNamespace: stage.kcp,
+      extraArgs: ['--log-format', 'json', '--log-level', 'debug'],
+    });
+    const lines = outputs.flatMap((o) => `${o.stdout}${o.stderr}`.split('\n')).filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(20);
+    for (const line of lines)
+      expect(JSON.parse(line), line).toMatchObject({
+        time: expect.any(String),
+        level: expect.stringMatching(/^(debug|info|warn|error)$/),
+        component: expect.stringMatching(/^(generator|applier|backfiller)$/),
+        landscape: 'stage',
+      });
+    const text = lines.join('\n');
+    expect(tokens).toHaveLength(6);
+    for (const token of tokens) expect(text.includes(token), 'a ServiceAccount token in a log line').toBe(false);
+    // Nor any part of a kubeconfig (the backfiller writes the customers' kubeconfig Secrets).
+    expect(text).not.toMatch(/client-key-data|client-certificate-data|BEGIN [A-Z ]*(KEY|CERTIFICATE)|eyJ[\w-]{10,}\./);
+    // The Runtime's lines name it.
+    expect(text).toMatch(/"runtime":"[^"]+\/rt-/);
+  }, 240_000);
 });
