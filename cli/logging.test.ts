@@ -38,11 +38,11 @@ describe('loggingIo', () => {
     logged.stderr('error: the Garden stopped answering\n');
     logged.stderr('a Shoot cache relisted\n');
     expect(out.stdout).toMatch(
-      /^\S+Z INFO  backfiller landscape=dev runtime=kcp-system\/r1 shoot=c-1 kcp-system\/r1: Ready\n$/,
+      /^\S+Z INFO {2}backfiller landscape=dev runtime=kcp-system\/r1 shoot=c-1 kcp-system\/r1: Ready\n$/,
     );
     expect(out.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(/ ERROR backfiller landscape=dev error: the Garden stopped answering$/),
-      expect.stringMatching(/ WARN  backfiller landscape=dev a Shoot cache relisted$/),
+      expect.stringMatching(/ WARN {2}backfiller landscape=dev a Shoot cache relisted$/),
     ]);
   });
 
