@@ -76,6 +76,16 @@ describe('generatorMetrics', () => {
     expect(text).not.toContain('kimops_generator_open_pull_requests{');
   });
 
+  it("takes a PR's age from the forge where it says when the PR was opened: a restart does not reset it", async () => {
+    const registry = new Registry();
+    const metrics = generatorMetrics(registry, 'dev');
+    const opened = { ...outcome(5, 'await-review', 'update'), openedAt: new Date(1 * HOUR).toISOString() };
+    metrics.passed(result([opened]), 1, 26 * HOUR);
+    expect(await registry.metrics()).toContain(
+      'kimops_generator_oldest_open_pull_request_seconds{landscape="dev"} 90000',
+    );
+  });
+
   it('reports conversion failures, the queue for later passes, and failed passes', async () => {
     const registry = new Registry();
     const metrics = generatorMetrics(registry, 'dev');

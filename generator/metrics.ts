@@ -70,7 +70,7 @@ export function generatorMetrics(registry: Registry, landscape: string): Generat
   });
   const oldest = new Gauge({
     name: 'kimops_generator_oldest_open_pull_request_seconds',
-    help: 'How long the oldest PR left open has been open, as far as this process saw it (0 when none)',
+    help: 'How long the oldest PR left open has been open (0 when none)',
     labelNames: ['landscape'],
     registers,
   });
@@ -80,9 +80,9 @@ export function generatorMetrics(registry: Registry, landscape: string): Generat
     labelNames: ['landscape'],
     registers,
   });
-  // When each open PR was first seen open by this process: the forge's own creation time is not part of
-  // what a pass reads, so after a restart the ages start again from the first pass (an underestimate).
-  const firstSeen = new Map<number, number>();
+  // When each open PR was opened: the forge's time, or — for a PR the forge gives none (a local record from
+  // before kimops recorded it) — when this process first saw it open, an underestimate after a restart.
+  const openedAt = new Map<number, number>();
 
   return {
     passed(result, seconds, nowMs) {
@@ -98,12 +98,14 @@ export function generatorMetrics(registry: Registry, landscape: string): Generat
         const state = OPEN_STATE[outcome.action];
         // A rollout's PR carries many Shoots: counted once, with its first Shoot's class.
         if (state && !openNow.has(outcome.pr)) openNow.set(outcome.pr, { state, class: outcome.class });
+        const forgeTime = outcome.openedAt === undefined ? NaN : Date.parse(outcome.openedAt);
+        if (state && !Number.isNaN(forgeTime)) openedAt.set(outcome.pr, forgeTime);
       }
       for (const { state, class: changeClass } of openNow.values()) open.inc({ landscape, state, class: changeClass });
-      for (const pr of firstSeen.keys()) if (!openNow.has(pr)) firstSeen.delete(pr);
-      for (const pr of openNow.keys()) if (!firstSeen.has(pr)) firstSeen.set(pr, nowMs);
+      for (const pr of openedAt.keys()) if (!openNow.has(pr)) openedAt.delete(pr);
+      for (const pr of openNow.keys()) if (!openedAt.has(pr)) openedAt.set(pr, nowMs);
       let earliest = nowMs;
-      for (const seen of firstSeen.values()) earliest = Math.min(earliest, seen);
+      for (const opened of openedAt.values()) earliest = Math.min(earliest, opened);
       oldest.set({ landscape }, (nowMs - earliest) / 1000);
     },
     failed(seconds) {

@@ -55,6 +55,8 @@ export interface BranchOutcome {
   mergeCommit?: string;
   /** The PR was open as it is already and still waits: nothing of it changed in this pass. */
   unchanged?: true;
+  /** When the PR was opened, as the forge says (RFC 3339), where it says. */
+  openedAt?: string;
 }
 
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
@@ -81,7 +83,12 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
       `${what}: #${open.number} left as is: its head ${open.headSha.slice(0, 12)} is not what kimops wrote`,
       about(open.number),
     );
-    return { pr: open.number, url: open.url, action: 'left-to-human' };
+    return {
+      pr: open.number,
+      url: open.url,
+      action: 'left-to-human',
+      ...(open.createdAt !== undefined && { openedAt: open.createdAt }),
+    };
   }
   if (open !== undefined) await sync.have(branch, open.headSha);
 
@@ -124,7 +131,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   // The class is recorded with its head: `kimops pr merge` decides on it, and a later pass may change it.
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}${classLine(head, prClass)}`;
   const labels = [`kimops:${prClass.class}`];
-  const { number, url } =
+  const { number, url, createdAt } =
     open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN_BRANCH, title: pr.title, body, labels }), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body))
     unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
@@ -139,7 +146,13 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
       about(number),
       verb === 'unchanged' ? 'debug' : 'info',
     );
-    return { pr: number, url, action: decision.action, ...(verb === 'unchanged' && { unchanged: true as const }) };
+    return {
+      pr: number,
+      url,
+      action: decision.action,
+      ...(verb === 'unchanged' && { unchanged: true as const }),
+      ...(createdAt !== undefined && { openedAt: createdAt }),
+    };
   }
   const merged = await forge.mergePullRequest(number, { sha: head, method: 'merge' });
   context.log(

@@ -17,6 +17,8 @@ export interface PullRequest {
   /** The commit the merge made on the base branch; set only once merged. */
   mergeCommitSha?: string;
   labels: string[];
+  /** When it was opened (RFC 3339); absent for local records written before kimops recorded it. */
+  createdAt?: string;
 }
 
 export interface Approval {

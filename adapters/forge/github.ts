@@ -387,6 +387,7 @@ function pullRequestOf(data: PullData): PullRequest {
     // GitHub also fills merge_commit_sha for an open PR (its test merge); only a merged PR's is the merge.
     ...(data.merged_at !== null && data.merge_commit_sha ? { mergeCommitSha: data.merge_commit_sha } : {}),
     labels: data.labels.map((label) => label.name),
+    createdAt: data.created_at,
   };
 }
 

@@ -72,6 +72,9 @@ describe('local forge', () => {
       merged: false,
       labels: ['kimops/create'],
     });
+    // When it was opened, kept with the record: the generator's PR-age metric outlives a restart.
+    expect(Math.abs(Date.parse(opened.createdAt ?? '') - Date.now())).toBeLessThan(60_000);
+    expect(value(await forge.findOpenPullRequest(branch))?.createdAt).toBe(opened.createdAt);
     expect(value(await forge.findOpenPullRequest(branch))?.number).toBe(1);
     expect(await forge.openPullRequest({ branch, base: 'main', title: 'again', body: '' })).toMatchObject({
       ok: false,
@@ -239,6 +242,11 @@ describe('local forge', () => {
     await expect(forge.approve(1, 'alice')).rejects.toThrow(
       'pulls/1.json: labels: not a list of strings; the record was edited or damaged',
     );
+    const record = { number: 1, branch: 'kimops/dev/shoot-a', base: 'main', title: 'a', body: '', state: 'open' };
+    await damage(
+      JSON.stringify({ ...record, labels: [], headSha: 'a'.repeat(40), reviews: [], comments: [], createdAt: 'soon' }),
+    );
+    await expect(forge.approve(1, 'alice')).rejects.toThrow('pulls/1.json: createdAt: not a time');
     await damage(JSON.stringify({ number: 2 }));
     await expect(forge.findOpenPullRequest('kimops/dev/shoot-a')).rejects.toThrow('says number 2, but its file is #1');
   });

@@ -138,6 +138,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
     merged: record.state === 'merged',
     ...(record.mergeCommit === undefined ? {} : { mergeCommitSha: record.mergeCommit }),
     labels: record.labels,
+    ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
   });
 
   const forge: LocalForge = {
@@ -172,6 +173,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
           headSha: head,
           reviews: [],
           comments: [],
+          createdAt: new Date().toISOString(),
         };
         await saveRecord(record, `open from ${request.branch}: ${request.title}`);
         return ok(await pullRequestOf(record));

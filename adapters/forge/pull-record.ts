@@ -34,6 +34,8 @@ export interface PullRecord {
   reviews: { reviewer: string; state: 'approved' | 'changes-requested'; commitSha: string }[];
   comments: PullComment[];
   mergeCommit?: string;
+  /** When it was opened (RFC 3339); records from before kimops 0.2.0 have none. */
+  createdAt?: string;
   /** Set when a human merged past the gate (`kimops pr merge --force --reason`): who and why. */
   forced?: { by: string; reason: string };
 }
@@ -111,6 +113,11 @@ function recordProblem(value: unknown, number: number): string | undefined {
   ) {
     return 'comments: not a list of {id, author, body}';
   }
+  if (
+    value['createdAt'] !== undefined &&
+    !(isString(value['createdAt']) && !Number.isNaN(Date.parse(value['createdAt'])))
+  )
+    return 'createdAt: not a time';
   const forced = value['forced'];
   if (forced !== undefined && !(isJsonObject(forced) && isString(forced['by']) && isString(forced['reason'])))
     return 'forced: not {by, reason}';
