@@ -1,12 +1,12 @@
 // Where a cluster's credentials come from (flag > KUBECONFIG > the Pod's ServiceAccount > a ConfigError), the
 // context, and the files read again when the kubelet swaps them.
-import { mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { ConfigError } from '../../model/errors.js';
 import { podNamespace, resolveCluster, type ClusterEnvironment } from './kubeconfig-source.js';
+import { kubeletWrite } from '../../test/helpers/kubelet-mount.js';
 
 const dir = useTempDir('kubeconfig-source');
 
@@ -31,20 +31,6 @@ ${options.current === null ? '' : `current-context: ${options.current ?? context
 
 function token(source: ReturnType<typeof resolveCluster>): string | undefined {
   return source.current().getCurrentUser()?.token;
-}
-
-/** Writes `files` into `folder` the way the kubelet updates a mounted Secret: a new folder, `..data` swapped to it. */
-let generation = 0;
-async function kubeletWrite(folder: string, files: Record<string, string>): Promise<void> {
-  const stamp = `..2026_${++generation}`;
-  await mkdir(join(folder, stamp), { recursive: true });
-  for (const [name, content] of Object.entries(files)) await writeFile(join(folder, stamp, name), content);
-  const previous = existsSync(join(folder, '..data')) ? await readlink(join(folder, '..data')) : undefined;
-  await symlink(stamp, join(folder, '..data_tmp'));
-  await rename(join(folder, '..data_tmp'), join(folder, '..data'));
-  for (const name of Object.keys(files))
-    if (!existsSync(join(folder, name))) await symlink(join('..data', name), join(folder, name));
-  if (previous !== undefined) await rm(join(folder, previous), { recursive: true });
 }
 
 const inPod = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };

@@ -7,7 +7,7 @@
 // identities; the deployment and package tests run it with the ServiceAccounts' tokens or the installed package.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
@@ -16,11 +16,11 @@ import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import { kimops, startKimops, type CliRun, type RunningKimops } from '../helpers/cli.js';
-import type { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { createTestNamespace, landscapeForProject, type TestProject } from '../helpers/projects.js';
+import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { createTestNamespace, landscapeForProject, useTestProject, type TestProject } from '../helpers/projects.js';
 import { exampleRuntime, getShoot } from '../helpers/shoots.js';
-import type { TempDir } from '../helpers/temp-dir.js';
-import { eventually, type Testenv } from '../helpers/testenv.js';
+import { useTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { connect, eventually, planeAsShootCluster, type Testenv } from '../helpers/testenv.js';
 
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 /** KEB reads a Runtime's status this long after its own change to it. */
@@ -51,6 +51,26 @@ export interface KebLifecycleOptions {
   kcpNamespace?: string;
   /** Appended to each of the three command lines (a log format, a log level). */
   extraArgs?: string[];
+}
+
+/**
+ * What the scenario runs on, set up by the calling test file's hooks: the plane, a Project for the stage
+ * landscape, a folder per test named after `prefix`, and the gardenlet simulator (playing Gardener, its Shoots'
+ * clusters on the plane's kube-apiserver). Call it at the top of a test file or describe block.
+ */
+export function useKebPlane(prefix: string): Pick<KebLifecycleOptions, 'env' | 'project' | 'dir' | 'simulator'> {
+  const env = connect(inject('testenvStateDir'));
+  const project = useTestProject(env, 'stage');
+  const dir = useTempDir(prefix);
+  const simulator = new GardenletSimulator({
+    garden: env.garden,
+    intervalMs: 20,
+    progressSteps: [50],
+    runtimeCluster: planeAsShootCluster(env),
+  });
+  beforeAll(() => simulator.start());
+  afterAll(() => simulator.stop());
+  return { env, project, dir, simulator };
 }
 
 /** The plane's two admin kubeconfigs for every loop. */

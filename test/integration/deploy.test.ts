@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient } from '../../adapters/kube/kube-client.js';
 import { packagePath } from '../../model/package-root.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { describeFailure } from '../../model/kube-result.js';
-import { kebLifecycle, type PipelineIdentities } from '../e2e/keb-lifecycle.js';
+import { kebLifecycle, useKebPlane, type PipelineIdentities } from '../e2e/keb-lifecycle.js';
 import {
   applyAll,
   kustomizeBuild,
@@ -24,20 +24,11 @@ import {
   serviceAccountToken,
   tokenKubeconfig,
 } from '../helpers/deploy.js';
-import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { createTestNamespace, useTestProject } from '../helpers/projects.js';
-import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
+import { createTestNamespace } from '../helpers/projects.js';
+import { eventually } from '../helpers/testenv.js';
 
-const env = connect(inject('testenvStateDir'));
-const project = useTestProject(env, 'stage');
-const dir = useTempDir('deploy');
-const simulator = new GardenletSimulator({
-  garden: env.garden,
-  intervalMs: 20,
-  progressSteps: [50],
-  runtimeCluster: planeAsShootCluster(env),
-});
+const plane = useKebPlane('deploy');
+const { env, project } = plane;
 
 const LOOPS = { generator: 'generate', applier: 'apply', backfiller: 'backfill' } as const;
 type Identity = keyof typeof LOOPS;
@@ -140,11 +131,9 @@ beforeAll(async () => {
     applier: { garden: files.applier.garden },
     backfiller: files.backfiller,
   };
-  simulator.start();
 }, 120_000);
 afterAll(() => {
   rmSync(setupDir, { recursive: true, force: true });
-  simulator.stop();
   for (const client of [...Object.values(kcpAs), ...Object.values(gardenAs)]) client.close();
 });
 
@@ -254,10 +243,7 @@ describe('deploy/ on the real API', () => {
 
   it('the KEB scenario passes with the ServiceAccounts of the manifests; their JSON logs hold no credential', async () => {
     const outputs = await kebLifecycle({
-      env,
-      project,
-      dir,
-      simulator,
+      ...plane,
       identities,
       kcpNamespace: stage.kcp,
       extraArgs: ['--log-format', 'json', '--log-level', 'debug'],

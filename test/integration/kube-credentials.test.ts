@@ -3,8 +3,7 @@
 // A client resolved from them works; when the token is rotated — the new one mounted, the old one then really
 // revoked by deleting its ServiceAccount — the same client and a running informer keep working without a
 // restart and without a single failed attempt.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,6 +14,7 @@ import { podNamespace } from '../../adapters/kube/kubeconfig-source.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { createTestNamespace } from '../helpers/projects.js';
 import { connect, eventually } from '../helpers/testenv.js';
+import { kubeletWrite } from '../helpers/kubelet-mount.js';
 
 const env = connect(inject('testenvStateDir'));
 const admin = env.kcp;
@@ -32,20 +32,6 @@ function plane(): { host: string; port: string; ca: string; server: string } {
     ca: Buffer.from(cluster?.caData ?? '', 'base64').toString('utf8'),
     server: url.origin,
   };
-}
-
-/** Writes `files` into `folder` as the kubelet's AtomicWriter does: a new folder, then `..data` swapped to it. */
-let generation = 0;
-async function kubeletWrite(folder: string, files: Record<string, string>): Promise<void> {
-  const stamp = `..2026_12_01_${++generation}`;
-  await mkdir(join(folder, stamp), { recursive: true });
-  for (const [name, content] of Object.entries(files)) await writeFile(join(folder, stamp, name), content);
-  const previous = existsSync(join(folder, '..data')) ? await readlink(join(folder, '..data')) : undefined;
-  await symlink(stamp, join(folder, '..data_tmp'));
-  await rename(join(folder, '..data_tmp'), join(folder, '..data'));
-  for (const name of Object.keys(files))
-    if (!existsSync(join(folder, name))) await symlink(join('..data', name), join(folder, name));
-  if (previous !== undefined) await rm(join(folder, previous), { recursive: true });
 }
 
 async function must<T>(what: string, result: Promise<{ ok: boolean; status: number; body?: T }>): Promise<T> {

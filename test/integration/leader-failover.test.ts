@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { localForge } from '../../adapters/forge/local.js';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
 import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
@@ -18,23 +18,12 @@ import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import { kimops, startProcess, type RunningProcess } from '../helpers/cli.js';
 import { startGardenProxy, type GardenProxy } from '../helpers/garden-proxy.js';
-import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
+import { createTestNamespace, landscapeForProject } from '../helpers/projects.js';
 import { exampleRuntime, getShoot } from '../helpers/shoots.js';
-import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
+import { eventually } from '../helpers/testenv.js';
+import { useKebPlane } from '../e2e/keb-lifecycle.js';
 
-const env = connect(inject('testenvStateDir'));
-const project = useTestProject(env, 'stage');
-const dir = useTempDir('failover');
-const simulator = new GardenletSimulator({
-  garden: env.garden,
-  intervalMs: 20,
-  progressSteps: [50],
-  runtimeCluster: planeAsShootCluster(env),
-});
-beforeAll(() => simulator.start());
-afterAll(() => simulator.stop());
+const { env, project, dir, simulator } = useKebPlane('failover');
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'cli', 'kimops-bin.js');

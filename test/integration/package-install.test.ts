@@ -9,13 +9,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess } from '../helpers/cli.js';
-import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { useTestProject } from '../helpers/projects.js';
-import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, planeAsShootCluster } from '../helpers/testenv.js';
-import { kebLifecycle, type StartPipeline } from '../e2e/keb-lifecycle.js';
+import { kebLifecycle, useKebPlane, type StartPipeline } from '../e2e/keb-lifecycle.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Not copied for packing: installed, built or packed output, and the history. */
@@ -97,21 +93,11 @@ describe('the package (npm pack, npm install <tarball>)', () => {
   }, 60_000);
 
   describe('KEB against the installed generate, apply and backfill, three processes', () => {
-    const env = connect(inject('testenvStateDir'));
-    const project = useTestProject(env, 'stage');
-    const dir = useTempDir('package-keb');
-    const simulator = new GardenletSimulator({
-      garden: env.garden,
-      intervalMs: 20,
-      progressSteps: [50],
-      runtimeCluster: planeAsShootCluster(env),
-    });
-    beforeAll(() => simulator.start());
-    afterAll(() => simulator.stop());
+    const plane = useKebPlane('package-keb');
 
     it(
       'create → Ready with the kubeconfig Secret; update → Pending within 4 s → Ready; failures; delete → gone',
-      () => kebLifecycle({ env, project, dir, simulator, start: startPipeline }),
+      () => kebLifecycle({ ...plane, start: startPipeline }),
       240_000,
     );
   });
