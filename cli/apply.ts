@@ -23,12 +23,13 @@ import type { WatchLoop } from '../generator/watch.js';
 import { COMPANION_OF_LABEL, gardenNamespaceOf, MAIN_BRANCH, APPLY_REPORT_NAME } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
+import type { Landscape } from '../model/landscape.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { collectGarbage } from './collect-garbage.js';
 import { WEBHOOK_SECRET_ENV } from './environment.js';
 import { openLandscapeRepo } from './landscape-target.js';
 import { leaderElectionOf } from './leader-option.js';
-import { loggingIo, logLine } from './logging.js';
+import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
@@ -61,15 +62,20 @@ export interface ApplyOptions extends LogOptions, LeaderOptions {
 /** One sync of main's newest commit. */
 export async function applyOnce(options: ApplyOptions, commandIo: CliIo): Promise<number> {
   const landscape = await readLandscape(options.landscape);
-  return run(options, loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, false));
+  const io = loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, false);
+  return reportingFailures(io, () => run(options, io));
 }
 
 /** Syncs every --interval (and on a verified push) until stopped. */
 export async function applyWatching(options: ApplyOptions, commandIo: CliIo): Promise<number> {
-  // What no later sync can fix is refused now, not retried forever.
-  const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
   const io = loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, true);
+  return reportingFailures(io, () => watchWith(options, io, landscape));
+}
+
+async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape): Promise<number> {
+  // What no later sync can fix is refused now, not retried forever.
+  const intervalMs = intervalMsOf(options.interval);
   const gardenConnection = clusterConnection(gardenOptions(options));
   // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
   let loop: WatchLoop | undefined;

@@ -19,7 +19,7 @@ import { ConfigError, TransportError } from '../model/errors.js';
 import { parseGoDuration } from '../model/go-time.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { leaderElectionOf, type LeaderElection } from './leader-option.js';
-import { loggingIo, logLine } from './logging.js';
+import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
@@ -48,7 +48,7 @@ export async function backfill(options: BackfillOptions, commandIo: CliIo): Prom
   const landscape = await readLandscape(options.landscape);
   const labels = { component: 'backfiller', landscape: landscape.name };
   const io = loggingIo(commandIo, options, labels, options.watch === true);
-  return options.watch ? await watch(options, io) : await once(options, io);
+  return reportingFailures(io, () => (options.watch ? watch(options, io) : once(options, io)));
 }
 
 /** The clients and the Garden namespace; refuses (ConfigError) when that namespace does not exist in the Garden. */

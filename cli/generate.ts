@@ -17,7 +17,7 @@ import { policySource } from '../generator/validate/policy-source.js';
 import { gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
+import { conversionSettingsOf, type ConversionSettings, type Landscape } from '../model/landscape.js';
 import { printableLines } from '../model/printable.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { Registry } from 'prom-client';
@@ -25,7 +25,7 @@ import { DEFAULT_HOST } from '../adapters/loopback.js';
 import { generatorMetrics } from '../generator/metrics.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { leaderElectionOf } from './leader-option.js';
-import { loggingIo, logLine } from './logging.js';
+import { loggingIo, logLine, reportingFailures } from './logging.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf, type MetricsOptions } from './metrics-option.js';
@@ -53,12 +53,17 @@ export interface GenerateOptions extends LogOptions, LeaderOptions, Partial<Metr
 }
 
 export async function generate(options: GenerateOptions, commandIo: CliIo): Promise<number> {
-  const allowMassDeletion = allowMassDeletionOf(options.allowMassDeletion);
-  const intervalMs = intervalMsOf(options.interval);
   const landscape = await readLandscape(options.landscape);
-  const settings = conversionSettingsOf(landscape);
   const watch = options.watch === true;
   const io = loggingIo(commandIo, options, { component: 'generator', landscape: landscape.name }, watch);
+  return reportingFailures(io, () => generateWith(options, io, landscape));
+}
+
+async function generateWith(options: GenerateOptions, io: CliIo, landscape: Landscape): Promise<number> {
+  const allowMassDeletion = allowMassDeletionOf(options.allowMassDeletion);
+  const intervalMs = intervalMsOf(options.interval);
+  const settings = conversionSettingsOf(landscape);
+  const watch = options.watch === true;
   const log = logLine(io);
   const warn = (line: string) => io.stderr(`${line}\n`);
   // The KCP: where the Runtimes come from unless --runtimes names a folder, and where the Lease lives.

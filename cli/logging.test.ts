@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CliIo } from './cli-io.js';
-import { loggingIo, logLine } from './logging.js';
+import { ConfigError } from '../model/errors.js';
+import { loggingIo, logLine, reportingFailures } from './logging.js';
 
 function sink() {
   const out = { stdout: '', stderr: '' };
@@ -77,5 +78,20 @@ describe('loggingIo', () => {
       expect(out.stdout + out.stderr).not.toMatch(/opaque-token-value-1|opaque-webhook-secret|opaque-file-token/);
       expect(out.stdout + out.stderr).toContain('[redacted]');
     }
+  });
+
+  it('reports a failure that escapes a command as an error record, with its exit code', async () => {
+    const { io, out } = sink();
+    const logged = loggingIo(io, { logFormat: 'json' }, labels, true);
+    const code = await reportingFailures(logged, async () => {
+      throw new ConfigError('--garden-kubeconfig', '', 'garden.yaml does not exist');
+    });
+    expect(code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(JSON.parse(out.stderr)).toMatchObject({
+      level: 'error',
+      component: 'backfiller',
+      msg: 'error: --garden-kubeconfig: garden.yaml does not exist',
+    });
   });
 });

@@ -6,7 +6,7 @@ import { redactCredentials } from '../adapters/log/redact.js';
 import { structuredLog } from '../adapters/log/structured-log.js';
 import type { LogFields, LogLevel, LogLine } from '../model/log.js';
 import { printableLines } from '../model/printable.js';
-import type { CliIo } from './cli-io.js';
+import { reportFailure, type CliIo } from './cli-io.js';
 import { readFileSync, statSync } from 'node:fs';
 import {
   GIT_TOKEN_ENV,
@@ -95,6 +95,15 @@ function plainIo(io: CliIo, level: LogLevel): CliIo {
       else io.stdout(line);
     },
   };
+}
+
+/** `run`'s exit code, or the one of the failure that escaped it, reported through `io` (a record, redacted). */
+export async function reportingFailures(io: CliIo, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    return reportFailure(error, io);
+  }
 }
 
 /** A loop's lines at `level` (unless a line says otherwise), with their fields where `io` keeps them. */
