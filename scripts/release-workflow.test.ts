@@ -61,6 +61,12 @@ describe('the release workflow', () => {
     });
   });
 
+  it("pins CI's actions the same way", async () => {
+    const uses = (await read('.github/workflows/ci.yml')).split('\n').filter((line) => /^\s*-?\s*uses:/.test(line));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const line of uses) expect(line).toMatch(/uses: [\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+(\.\d+){0,2}$/);
+  });
+
   it('sets up the Node kimops targets, as CI and the image do', async () => {
     const { steps, workflow } = await releaseWorkflow();
     const major = await targetNodeMajor();
