@@ -191,6 +191,8 @@ async function watchWith(
       intervalMs,
       io,
       health: service.health,
+      // Reconciles the watcher started on events finish before the Lease is handed over.
+      drain: async () => watcher?.idle(),
       ...(service.leaderElection && { leaderElection: service.leaderElection }),
       // Stopping the informers ends a pass still waiting for a first list (an API that never answered).
       stopping: () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Leadership } from '../adapters/kube/leader-election.js';
+import { LeadershipEnded, type Leadership } from '../adapters/kube/leader-election.js';
 import type { CliIo } from './cli-io.js';
 import type { LeaderElection } from './leader-option.js';
 import { LoopHealth } from './loop-health.js';
@@ -12,10 +12,11 @@ function fakeElection() {
   const events: string[] = [];
   const leadership: Leadership = {
     signal: held.signal,
+    takenFrom: 'created',
     isLeader: () => !held.signal.aborted,
     release: async () => {
       events.push('released');
-      held.abort(new Error('released'));
+      held.abort(new LeadershipEnded('kcp-system/kimops-apply-dev', 'released', 'released'));
     },
   };
   const election: LeaderElection = {
@@ -30,7 +31,7 @@ function fakeElection() {
     election,
     events,
     grant: () => grant?.(),
-    lose: () => held.abort(new Error('lost')),
+    lose: () => held.abort(new LeadershipEnded('kcp-system/kimops-apply-dev', 'lost', 'renewals failed')),
   };
 }
 
@@ -100,6 +101,51 @@ describe('runUntilStopped with --leader-elect', () => {
     expect(exits).toEqual([75]);
     expect(lines.join('')).toContain('error: lost the Lease kcp-system/kimops-apply-dev: exiting now');
     await done;
+  });
+
+  it('exits with 75 when the Lease is lost during the last pass after SIGTERM, and drains before releasing', async () => {
+    const stop = new AbortController();
+    const { io, lines } = testIo(stop.signal);
+    const fake = fakeElection();
+    const exits: number[] = [];
+    let passes = 0;
+    const done = runUntilStopped({
+      pass: async () => {
+        if (++passes === 2) {
+          stop.abort(); // SIGTERM arrives while the pass runs, and the Lease is lost before it ends
+          fake.lose();
+        }
+      },
+      intervalMs: 1,
+      io,
+      leaderElection: fake.election,
+      drain: async () => void fake.events.push('drained'),
+      exit: (code) => void exits.push(code),
+    });
+    fake.grant();
+    await done;
+    expect(exits).toEqual([75]);
+    expect(lines.join('')).toContain('error: lost the Lease');
+    expect(fake.events).toEqual(['drained', 'released']);
+  });
+
+  it('drains what runs outside the passes before it releases the Lease', async () => {
+    const stop = new AbortController();
+    const { io } = testIo(stop.signal);
+    const fake = fakeElection();
+    const done = runUntilStopped({
+      pass: async () => void stop.abort(),
+      intervalMs: 60_000,
+      io,
+      leaderElection: fake.election,
+      drain: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        fake.events.push('drained');
+      },
+    });
+    fake.grant();
+    await done;
+    expect(fake.events).toEqual(['drained', 'released']);
   });
 
   it('stops while waiting as a standby without running a pass', async () => {

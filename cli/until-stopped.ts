@@ -3,6 +3,7 @@
 // SIGINT/SIGTERM — or the caller's signal in tests — after the running pass. With --leader-elect the passes
 // run only while this replica holds the loop's Lease: it waits as a standby until then, releases the Lease
 // when it stops, and exits at once when it loses it, so that a replica without the Lease writes nothing.
+import { LeadershipEnded } from '../adapters/kube/leader-election.js';
 import { watchLoop, type WatchLoop } from '../generator/watch.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import type { LeaderElection } from './leader-option.js';
@@ -17,6 +18,8 @@ export interface UntilStoppedOptions {
   started?: (loop: WatchLoop) => void;
   /** Called at once on SIGINT/SIGTERM: stop what a running pass may be waiting for. */
   stopping?: () => void;
+  /** Resolves once work started outside the passes has finished: awaited after the last pass, before the release. */
+  drain?: () => Promise<void>;
   /** Hold this Lease while passes run (--leader-elect). */
   leaderElection?: LeaderElection;
   /** What /healthz and /readyz answer (--metrics-port). */
@@ -26,7 +29,7 @@ export interface UntilStoppedOptions {
 }
 
 export async function runUntilStopped(options: UntilStoppedOptions): Promise<void> {
-  const { pass, intervalMs, io, started, stopping, leaderElection, health } = options;
+  const { pass, intervalMs, io, started, stopping, drain, leaderElection, health } = options;
   const controller = new AbortController();
   const stop = () => {
     controller.abort();
@@ -42,6 +45,7 @@ export async function runUntilStopped(options: UntilStoppedOptions): Promise<voi
     try {
       const loop = watchLoop({
         pass: async () => {
+          health?.passStarted();
           try {
             await pass();
           } finally {
@@ -58,6 +62,8 @@ export async function runUntilStopped(options: UntilStoppedOptions): Promise<voi
       });
       started?.(loop);
       await loop.done;
+      // What writes outside the passes (the backfiller's event-driven reconciles) ends too, before the Lease goes.
+      await drain?.();
     } finally {
       // The running pass has finished: a standby may take over at once instead of after the Lease expires.
       await leadership?.release();
@@ -82,7 +88,9 @@ async function lead(
     leadership.signal.addEventListener(
       'abort',
       () => {
-        if (signal.aborted) return; // released because we stop
+        // Released because we stop: nothing to do. Lost — even while the last pass runs after SIGTERM — is fatal.
+        const ended = leadership.signal.reason as unknown;
+        if (ended instanceof LeadershipEnded && ended.reason === 'released') return;
         io.stderr(
           `error: lost the Lease ${election.lease}: exiting now so that this replica writes nothing more; it starts again as a standby\n`,
         );

@@ -160,11 +160,12 @@ describe('two replicas of each loop with --leader-elect', () => {
       await eventually('the Runtime gone', async () => ((await get()) ? undefined : true), 90_000);
       expect(await getShoot(env.garden, project.namespace, shoot)).toBeUndefined();
 
-      // Nobody wrote without the Lease: the killed leaders only before the kill, the standbys only once leading.
+      // Nobody wrote without the Lease: each process only once it led. (A killed leader's last requests may reach
+      // its proxy, in this busy process, after the kill: arrival times say nothing about the end of leadership; a
+      // leader that loses its Lease exiting at once is cli/until-stopped.test.ts's.)
       for (const replica of all) {
         const since = leadingSince(replica) ?? Infinity;
-        const until = first.includes(replica) ? killedAt : Infinity;
-        const outside = writesOf(replica).filter((w) => w.at < since || w.at > until);
+        const outside = writesOf(replica).filter((w) => w.at < since);
         expect(outside, `${replica.name}'s writes without the Lease`).toEqual([]);
       }
       // Every backfiller and applier leader wrote (the generators write to git, not through the proxies).
