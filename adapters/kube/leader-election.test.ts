@@ -232,6 +232,7 @@ describe('acquireLeadership', () => {
     const leadership = await acquireLeadership(options('a').options, new AbortController().signal);
     expect(clock.now()).toBe(START);
     expect(leadership.isLeader()).toBe(true);
+    expect(leadership.takenFrom).toBe('created');
     expect(leadership.signal.aborted).toBe(false);
     expect(store.get()?.spec).toEqual({
       holderIdentity: 'a',
@@ -311,6 +312,7 @@ describe('acquireLeadership', () => {
       expect(lostAt).toBe(lastRenewal + 10_000);
       expect(leader.isLeader()).toBe(false);
       expect(store.get()?.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+      expect(b.state.leadership?.takenFrom).toBe('expired');
       expect(writesBy(store, 'a').every((w) => w.at <= lastRenewal + 2_000)).toBe(true);
       await b.state.leadership?.release();
     },
@@ -486,6 +488,7 @@ describe('release', () => {
     const tookOver = await clock.until(() => b.state.leadership !== undefined, 60_000);
     expect(tookOver - released).toBeLessThanOrEqual(2_000);
     expect(store.get()?.spec).toMatchObject({ holderIdentity: 'b', leaseDurationSeconds: 15, leaseTransitions: 1 });
+    expect(b.state.leadership?.takenFrom).toBe('released');
     // Released once: a second call writes nothing more.
     const writes = writesBy(store, 'a').length;
     await a.release();

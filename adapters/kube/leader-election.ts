@@ -87,6 +87,8 @@ export class LeadershipEnded extends Error {
 export interface Leadership {
   /** Aborted the moment leadership is lost or released, with a `LeadershipEnded`; pass it to the leader's work. */
   readonly signal: AbortSignal;
+  /** What the Lease held when this process took it. */
+  readonly takenFrom: TakenFrom;
   /** False once the signal aborted, and already once renewDeadline passed since the last renewal. */
   isLeader(): boolean;
   /**
@@ -128,7 +130,7 @@ export async function acquireLeadership(options: LeaderElectionOptions, signal: 
       elector.log(
         `lease ${elector.lease}: acquired by ${elector.identity} (transitions ${attempt.lease.spec?.leaseTransitions ?? 0})`,
       );
-      return elector.lead(attempt.startedAt);
+      return elector.lead(attempt.startedAt, attempt.takenFrom);
     }
     if (attempt.kind === 'held')
       logOnce(`lease ${elector.lease}: held by ${attempt.holder}; waiting for it to expire or be released`);
@@ -138,8 +140,14 @@ export async function acquireLeadership(options: LeaderElectionOptions, signal: 
   }
 }
 
+/**
+ * What the Lease held when we took it: none yet (created), nobody (released by its last holder, or ours already),
+ * or another holder's record that expired — a leader that died or could not renew: worth an alert.
+ */
+export type TakenFrom = 'created' | 'released' | 'expired';
+
 type Attempt =
-  | { kind: 'ok'; lease: Lease; startedAt: number }
+  | { kind: 'ok'; lease: Lease; startedAt: number; takenFrom: TakenFrom }
   | { kind: 'held'; holder: string }
   | { kind: 'lost'; holder: string }
   | Failed;
@@ -258,7 +266,7 @@ class Elector {
         spec: this.record(undefined, now),
       };
       const created = await this.send('POST', this.path(false), signal, lease);
-      return this.written(created, 'create', startedAt);
+      return this.written(created, 'create', startedAt, 'created');
     }
     const old = got.body;
     this.observe(old.spec);
@@ -270,13 +278,14 @@ class Elector {
     }
     const lease: Lease = { ...old, spec: { ...old.spec, ...this.record(old.spec, now) } };
     const replaced = await this.send('PUT', this.path(), signal, lease);
-    return this.written(replaced, 'update', startedAt);
+    const takenFrom = holder === '' || holder === this.identity ? 'released' : 'expired';
+    return this.written(replaced, 'update', startedAt, takenFrom);
   }
 
-  private written(result: KubeResult<Lease>, verb: string, startedAt: number): Attempt {
+  private written(result: KubeResult<Lease>, verb: string, startedAt: number, takenFrom: TakenFrom): Attempt {
     if (!result.ok) return this.failure(verb, result);
     this.observe(result.body.spec);
-    return { kind: 'ok', lease: result.body, startedAt };
+    return { kind: 'ok', lease: result.body, startedAt, takenFrom };
   }
 
   /** Our record: a renewal keeps acquireTime and leaseTransitions, a change of holder counts one transition. */
@@ -317,7 +326,7 @@ class Elector {
   }
 
   /** Leadership from an acquisition that started at `acquiredAt`: renewals every retryPeriod until lost or released. */
-  lead(acquiredAt: number): Leadership {
+  lead(acquiredAt: number, takenFrom: TakenFrom): Leadership {
     const ended = new AbortController();
     const stop = new AbortController();
     let lastSuccess = acquiredAt;
@@ -367,6 +376,7 @@ class Elector {
     let released: Promise<void> | undefined;
     return {
       signal: ended.signal,
+      takenFrom,
       isLeader,
       release: () =>
         (released ??= (async () => {
@@ -389,8 +399,11 @@ function microTime(ms: number): string {
   return `${new Date(wholeMs).toISOString().slice(0, 19)}.${String(micros).padStart(6, '0')}Z`;
 }
 
+// Monotonic, like Go's time.Now() for comparisons: the wall time at start plus the monotonic time since. A clock
+// step (NTP, an operator) can then neither stretch a leader's renew deadline nor shorten a standby's wait; the
+// Lease's MicroTimes stay within the drift since start of the wall clock, and nothing compares them across clocks.
 const realClock: LeaseClock = {
-  now: () => Date.now(),
+  now: () => performance.timeOrigin + performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
