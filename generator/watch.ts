@@ -8,7 +8,7 @@ import { backoffDelayMs, type BackoffPolicy } from '../model/backoff.js';
 const DEFAULT_DEBOUNCE_MS = 1_000;
 /** First wait after a failed pass; doubled per failure in a row up to the maximum. */
 const FAILURE_BACKOFF_MS = 5_000;
-const MAX_FAILURE_BACKOFF_MS = 5 * 60_000;
+export const MAX_FAILURE_BACKOFF_MS = 5 * 60_000;
 
 export interface WatchLoopOptions {
   /** One generator pass; a rejection is a failed pass. */
