@@ -57,6 +57,7 @@ export function leaderElectionOf(
         },
         signal,
       );
+      metrics.acquired(leadership.takenFrom);
       metrics.leading(true);
       metrics.renewed(Date.now());
       leadership.signal.addEventListener('abort', () => metrics.leading(false), { once: true });
