@@ -51,15 +51,15 @@ afterEach(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const kubeconfig = (token: string) =>
+const kubeconfig = (token: string, context = 'g') =>
   dir.write(
     'garden.kubeconfig',
     `apiVersion: v1
 kind: Config
 clusters: [{name: g, cluster: {server: "http://127.0.0.1:${(server.address() as AddressInfo).port}", insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {token: ${token}}}]
-contexts: [{name: g, context: {cluster: g, user: u}}]
-current-context: g
+contexts: [{name: ${context}, context: {cluster: g, user: u}}]
+current-context: ${context}
 `,
   );
 
@@ -110,22 +110,27 @@ describe('GardenCaches', () => {
     expect((await caches.live(NAMESPACE, 'kimops')).shoots()).toHaveLength(1);
   });
 
-  it('starts over for another field manager and for a rotated kubeconfig, with its new credentials', async () => {
+  it('starts over for another field manager and another cluster, not for a rotated token', async () => {
     const path = await kubeconfig('one');
     caches = new GardenCaches(kubeconfigFile(path, '--garden-kubeconfig'), () => {});
     await caches.live(NAMESPACE, 'kimops');
     const asKim = await caches.live(NAMESPACE, 'kim');
     expect(asKim.shoots()[0]?.metadata.managedFields).toEqual([compacted[1]]);
     expect(lists).toHaveLength(4);
+    // The kubelet renewed the token: the same cluster, nothing to list again (the client takes the new token).
     await kubeconfig('two');
+    await caches.live(NAMESPACE, 'kim');
+    expect(lists).toHaveLength(4);
+    // Another context: another cluster as far as kimops can tell, so the caches start over with its credentials.
+    await kubeconfig('three', 'g2');
     await caches.live(NAMESPACE, 'kim');
     expect(lists.map((l) => l.authorization)).toEqual([
       'Bearer one',
       'Bearer one',
       'Bearer one',
       'Bearer one',
-      'Bearer two',
-      'Bearer two',
+      'Bearer three',
+      'Bearer three',
     ]);
   });
 });

@@ -287,7 +287,7 @@ async function sync(
     result.notAttempted === 0;
   const log = logLine(io, quiet ? 'debug' : 'info');
   for (const [line, shoot] of resultLines(result)) log(line, shoot === undefined ? {} : { shoot });
-  io.stdout(reportTail(report, true));
+  for (const line of reportTail(report, true).trimEnd().split('\n')) log(line);
   const applyReport = report.applyReport;
   if (applyReport?.outcome === 'written')
     io.stdout(

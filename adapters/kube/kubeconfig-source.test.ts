@@ -94,6 +94,13 @@ describe('resolveCluster: where the credentials come from', () => {
     );
   });
 
+  it('refuses an empty flag instead of falling through to KUBECONFIG, which may name another cluster', async () => {
+    const other = await dir.write('kcp.yaml', kubeconfig({ token: 'kcp' }));
+    expect(() =>
+      resolveCluster({ kubeconfig: '', option: '--garden-kubeconfig' }, { env: { KUBECONFIG: other } }),
+    ).toThrow(new ConfigError('--garden-kubeconfig', '', 'is empty; pass the path of a kubeconfig file'));
+  });
+
   it('merges KUBECONFIG as kubectl does: missing files skipped, the first definition and current-context win', async () => {
     const a = await dir.write('a/config', kubeconfig({ context: 'shared', token: 'from-a', caFile: 'ca.crt' }));
     const b = await dir.write(
@@ -214,8 +221,12 @@ describe('resolveCluster: rotation', () => {
     expect(token(source)).toBe('one'); // not looked at yet: the hot path compares a clock only
     now += 1;
     expect(token(source)).toBe('two');
-    expect(source.identity()).not.toBe(before);
+    // The same cluster: caches keyed on it keep what they hold; another server is another cluster.
+    expect(source.identity()).toBe(before);
     expect(source.refresh()).toBe(false); // nothing changed since
+    await kubeletWrite(mount, { kubeconfig: kubeconfig({ token: 'two', server: 'https://other.example:443' }) });
+    expect(source.refresh()).toBe(true);
+    expect(source.identity()).not.toBe(before);
   });
 
   it('keeps the last good credentials while the file does not parse, and says why', async () => {

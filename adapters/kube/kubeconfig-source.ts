@@ -66,9 +66,9 @@ export interface CredentialSource {
   /** Looks at the files now (after a 401, or once per sync); true when the config changed. */
   refresh(): boolean;
   /**
-   * What the credentials connect to, for a cache that must start over when that changes: a kubeconfig's
-   * content and context, or the in-cluster server and CA (not the token, which rotates hourly and which the
-   * client picks up by itself).
+   * What the credentials connect to, for a cache that must start over when that changes: a kubeconfig's selected
+   * context and its cluster's server and CA, or the in-cluster server and CA — never the credentials (tokens
+   * rotate, hourly for a ServiceAccount, and the client picks them up by itself).
    */
   identity(): string;
   /** Why the last look at the files could not be used (the last good config is kept), if it could not. */
@@ -95,7 +95,10 @@ export function resolveCluster(options: ClusterOptions, environment: ClusterEnvi
   const env = environment.env ?? process.env;
   const contextOption = options.contextOption ?? '--context';
   const timing = { checkEveryMs: environment.checkEveryMs ?? CHECK_EVERY_MS, now: environment.now ?? Date.now };
-  if (options.kubeconfig !== undefined && options.kubeconfig !== '') {
+  // An empty flag (an unset variable in a script) must not fall through to KUBECONFIG: that may be another cluster.
+  if (options.kubeconfig === '')
+    throw new ConfigError(options.option, '', 'is empty; pass the path of a kubeconfig file');
+  if (options.kubeconfig !== undefined) {
     const path = options.kubeconfig;
     if (!existsSync(path))
       throw new ConfigError(options.option, '', `${path} does not exist; pass the path of a kubeconfig file`);
@@ -302,7 +305,18 @@ function kubeconfigOf(
     contexts: [...contexts.values()],
     currentContext: selected,
   });
-  return { config, identity: JSON.stringify([present, selected]) };
+  // The cluster, not the credentials: a rotated token (a TokenRequest Secret renewed hourly) must not make the
+  // applier's caches list 10,000 Shoots again; another server, CA or context does.
+  const cluster = clusters.get(chosen.cluster) as Cluster;
+  return {
+    config,
+    identity: JSON.stringify([
+      selected,
+      cluster.server,
+      cluster.caData ?? cluster.caFile ?? null,
+      cluster.skipTLSVerify,
+    ]),
+  };
 }
 
 /** The Pod's ServiceAccount as a config: the token (trimmed) as a bearer token, the CA when mounted. */

@@ -29,7 +29,7 @@ const PATTERNS: readonly [RegExp, string][] = [
 export function redactCredentials(text: string, secrets: readonly string[] = []): string {
   let out = text;
   // The known values first: a token of an unknown shape is still cut.
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join(REDACTED);
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }
