@@ -455,6 +455,18 @@ current-context: test
     kube.close();
   });
 
+  it('retries a 401 whose successor token another request already read, not only one it reads itself', async () => {
+    const path = await kubeconfigWithToken('one');
+    const kube = KubeClient.forCluster({ kubeconfig: path, option: '--garden-kubeconfig' }, environment);
+    valid = 'two';
+    await kubeconfigWithToken('two');
+    // Both leave with the old token; the first 401 back reads the new file, the second finds nothing new to read.
+    const [a, b] = await Promise.all([kube.get(shoot), kube.get(shoot)]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer one', 'Bearer one', 'Bearer two', 'Bearer two']);
+    kube.close();
+  });
+
   it('does not retry a 401 when the file did not change, and says why a changed file could not be used', async () => {
     const path = await kubeconfigWithToken('one');
     const kube = KubeClient.forCluster({ kubeconfig: path, option: '--garden-kubeconfig' }, environment);

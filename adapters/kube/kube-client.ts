@@ -189,13 +189,22 @@ export class KubeClient {
    * did nothing. A refusal that stays is returned with why the files could not be used, if they could not.
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<KubeResult<T>> {
+    const used = this.source.current();
     const first = await this.requestOnce<T>(method, path, options);
     if (first.ok || first.status !== 401) return first;
-    if (this.source.refresh()) return this.requestOnce<T>(method, path, options);
+    if (this.renewedSince(used)) return this.requestOnce<T>(method, path, options);
     const problem = this.source.problem();
     return problem === undefined
       ? first
       : { ...first, error: { ...first.error, message: `${first.error.message ?? 'Unauthorized'} (${problem})` } };
+  }
+
+  /**
+   * The credentials changed since a request read `used`: the files changed now, or a concurrent request's 401 (an
+   * informer's watch, say) already read them — then this request's refusal is the old token's, not the new one's.
+   */
+  private renewedSince(used: KubeConfig): boolean {
+    return this.source.refresh() || this.source.current() !== used;
   }
 
   private async requestOnce<T>(method: string, path: string, options: RequestOptions): Promise<KubeResult<T>> {
@@ -317,9 +326,10 @@ export class KubeClient {
     onEvent: (event: WatchEvent<T>) => void,
     signal?: AbortSignal,
   ): Promise<WatchEnd> {
+    const used = this.source.current();
     const first = await this.watchOnce(ref, options, onEvent, signal);
     if (first.reason !== 'failed' || first.status !== 401) return first;
-    if (this.source.refresh()) return this.watchOnce(ref, options, onEvent, signal);
+    if (this.renewedSince(used)) return this.watchOnce(ref, options, onEvent, signal);
     const problem = this.source.problem();
     return problem === undefined ? first : { ...first, message: `${first.message} (${problem})` };
   }
