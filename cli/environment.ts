@@ -31,6 +31,11 @@ export const GITHUB_TOKEN_SOURCES = [
   { file: GIT_TOKEN_FILE_ENV },
   { variable: GITHUB_TOKEN_ENV[1] },
 ] as const;
+/** A token source as a help text names it: the variable, or the variable naming a file. */
+export function sourcesText(sources: readonly ({ file: string } | { variable: string })[]): string {
+  return sources.map((source) => ('file' in source ? `the file in ${source.file}` : source.variable)).join(', ');
+}
+
 /** A GitHub App; its private key file is read again when replaced, like the token files. */
 export const GITHUB_APP_ENV = {
   id: 'KIMOPS_GITHUB_APP_ID',

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../../model/contract.js';
 import { EXIT, type CliIo } from '../cli-io.js';
-import { GIT_TOKEN_ENV, WEBHOOK_SECRET_ENV } from '../environment.js';
+import { GIT_TOKEN_SOURCES, sourcesText, WEBHOOK_SECRET_ENV } from '../environment.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
 import type { ApplyOptions } from '../apply.js';
@@ -19,7 +19,7 @@ removed it (a later sync cleans them up if it has not yet). kimops.yaml's massDe
 commit that deletes too many Shoots at once: then nothing is written.
 
 --repo is a local bare repository (made by kimops init) or the https URL of a remote one (main is
-fetched into --cache-dir; a token for git comes from ${GIT_TOKEN_ENV.join(' or ')}).
+fetched into --cache-dir; a token for git comes from the first set of ${sourcesText(GIT_TOKEN_SOURCES)}).
 
 --dry-run prints the plan (per Shoot: the action and the field paths that change) and writes nothing.
 --watch syncs every --interval seconds (each sync works on main's newest commit and writes nothing when

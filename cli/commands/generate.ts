@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import { GITHUB_API } from '../../adapters/forge/github-api.js';
 import { EXIT, type CliIo } from '../cli-io.js';
-import { GIT_TOKEN_ENV, GITHUB_APP_ENV, GITHUB_TOKEN_ENV } from '../environment.js';
+import { GIT_TOKEN_SOURCES, GITHUB_APP_ENV, GITHUB_TOKEN_SOURCES, sourcesText } from '../environment.js';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
@@ -32,7 +32,8 @@ from the live Shoots in garden-<project> (read only), and what only Gardener cha
 
 --repo is a local bare repository (the local forge: review with kimops pr) or the https URL of a
 remote one (the GitHub forge; main is fetched into --cache-dir, branches are pushed). Credentials come
-from the environment: ${GIT_TOKEN_ENV.join(' or ')} for git, ${GITHUB_TOKEN_ENV.join(' or ')} for the GitHub API, or a
+from the environment, first set wins: for git ${sourcesText(GIT_TOKEN_SOURCES)}; for the GitHub API
+${sourcesText(GITHUB_TOKEN_SOURCES)}; or a
 GitHub App (${Object.values(GITHUB_APP_ENV).join(', ')}) whose installation token serves both.
 
 --once runs one pass and exits. --watch runs a pass on every Runtime change and at least every
