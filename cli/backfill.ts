@@ -17,6 +17,7 @@ import { recordOutcome, releaseDeletedRuntimes } from '../backfiller/outcome-met
 import { gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import { parseGoDuration } from '../model/go-time.js';
+import type { Landscape } from '../model/landscape.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { leaderElectionOf, type LeaderElection } from './leader-option.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
@@ -48,13 +49,12 @@ export async function backfill(options: BackfillOptions, commandIo: CliIo): Prom
   const landscape = await readLandscape(options.landscape);
   const labels = { component: 'backfiller', landscape: landscape.name };
   const io = loggingIo(commandIo, options, labels, options.watch === true);
-  return reportingFailures(io, () => (options.watch ? watch(options, io) : once(options, io)));
+  return reportingFailures(io, () => (options.watch ? watch(options, io, landscape) : once(options, io, landscape)));
 }
 
 /** The clients and the Garden namespace; refuses (ConfigError) when that namespace does not exist in the Garden. */
-async function contextOf(options: BackfillOptions): Promise<Context> {
+async function contextOf(options: BackfillOptions, landscape: Landscape): Promise<Context> {
   const rotation = rotationOf(options);
-  const landscape = await readLandscape(options.landscape);
   const project = landscape.gardener.project;
   const context = {
     kcp: KubeClient.forCluster({
@@ -112,8 +112,8 @@ function reportOutcome(outcome: RuntimeOutcome, io: CliIo): void {
   for (const error of outcome.errors) log(`${outcome.runtime}: ${error}`, fields, 'warn');
 }
 
-async function once(options: BackfillOptions, io: CliIo): Promise<number> {
-  const context = await contextOf(options);
+async function once(options: BackfillOptions, io: CliIo, landscape: Landscape): Promise<number> {
+  const context = await contextOf(options, landscape);
   const report = await backfillPass(context, options.kcpNamespace);
   for (const warning of report.warnings ?? []) io.stderr(`${warning}\n`);
   for (const outcome of report.outcomes) reportOutcome(outcome, io);
@@ -126,16 +126,15 @@ function exitCodeOf(report: PassReport): number {
   return report.outcomes.some((o) => o.errors.length > 0) ? EXIT.conversionFailed : EXIT.ok;
 }
 
-async function watch(options: BackfillOptions, io: CliIo): Promise<number> {
+async function watch(options: BackfillOptions, io: CliIo, landscape: Landscape): Promise<number> {
   const intervalMs = intervalMsOf(options.interval);
-  const context = await contextOf(options);
+  const context = await contextOf(options, landscape);
   const registry = new Registry();
-  const landscape = (await readLandscape(options.landscape)).name;
-  const metrics = backfillerMetrics(registry, landscape);
+  const metrics = backfillerMetrics(registry, landscape.name);
   const health = new LoopHealth(intervalMs);
   const leaderElection = leaderElectionOf(
     options,
-    { loop: 'backfill', landscape, kcp: () => context.kcp, registry },
+    { loop: 'backfill', landscape: landscape.name, kcp: () => context.kcp, registry },
     logLine(io),
   );
   const metricsServer = await metricsServerOf(options, io, registry, health);

@@ -2,26 +2,26 @@
 // record with time, level, component and landscape (adapters/log/structured-log.ts) — the default of --watch,
 // where kimops runs as a service; `plain` prints the lines alone, the default of --once, whose output is a report
 // read in a terminal or a CI log. Whatever the format, no credential reaches a line (adapters/log/redact.ts).
+import { readFileSync, statSync } from 'node:fs';
 import { redactCredentials } from '../adapters/log/redact.js';
 import { structuredLog } from '../adapters/log/structured-log.js';
 import type { LogFields, LogLevel, LogLine } from '../model/log.js';
 import { printableLines } from '../model/printable.js';
 import { reportFailure, type CliIo } from './cli-io.js';
-import { readFileSync, statSync } from 'node:fs';
-import {
-  GIT_TOKEN_ENV,
-  GIT_TOKEN_SOURCES,
-  GITHUB_TOKEN_ENV,
-  GITHUB_TOKEN_SOURCES,
-  WEBHOOK_SECRET_ENV,
-} from './environment.js';
+import { GIT_TOKEN_SOURCES, GITHUB_TOKEN_SOURCES, WEBHOOK_SECRET_ENV } from './environment.js';
 import type { LogOptions } from './service-options.js';
 
 /** The credential values kimops holds (tokens from the environment and its files): cut out of every line whatever their shape. */
 function credentialValues(): string[] {
-  const values = [GIT_TOKEN_ENV, GITHUB_TOKEN_ENV, [WEBHOOK_SECRET_ENV]].flat().map((name) => process.env[name] ?? '');
-  for (const source of [...GIT_TOKEN_SOURCES, ...GITHUB_TOKEN_SOURCES])
-    if ('file' in source) values.push(fileContent(process.env[source.file]));
+  // The git and the API token lists name the same four sources in other orders: each is read once.
+  const sources = new Set<string>();
+  const values = [process.env[WEBHOOK_SECRET_ENV] ?? ''];
+  for (const source of [...GIT_TOKEN_SOURCES, ...GITHUB_TOKEN_SOURCES]) {
+    const name = 'file' in source ? source.file : source.variable;
+    if (sources.has(name)) continue;
+    sources.add(name);
+    values.push('file' in source ? fileContent(process.env[name]) : (process.env[name] ?? ''));
+  }
   return values.map((value) => value.trim()).filter((value) => value !== '');
 }
 
