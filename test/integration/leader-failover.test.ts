@@ -40,7 +40,7 @@ type LiveRuntime = Runtime & { metadata: Runtime['metadata'] & { generation?: nu
 interface Replica {
   loop: Loop;
   name: string;
-  process: RunningProcess;
+  child: RunningProcess;
   proxies: GardenProxy[];
 }
 
@@ -52,7 +52,7 @@ afterEach(async () => {
 
 /** When the replica's log says it took the Lease (its JSON records' time), if it did. */
 function leadingSince(replica: Replica): number | undefined {
-  for (const line of replica.process.stdout.split('\n')) {
+  for (const line of replica.child.stdout.split('\n')) {
     if (!line.includes('holding the Lease')) continue;
     return Date.parse((JSON.parse(line) as { time: string }).time);
   }
@@ -89,11 +89,11 @@ describe('two replicas of each loop with --leader-elect', () => {
         backfill: ['--kcp-namespace', namespace, '--interval', '3600'],
       };
       const argv = [BIN, loop, '--landscape', landscape, ...clusters, ...args[loop], ...service];
-      const process = startProcess(globalThis.process.execPath, argv, stop.signal, {
+      const child = startProcess(process.execPath, argv, stop.signal, {
         cwd: ROOT,
-        env: { ...globalThis.process.env, NODE_OPTIONS: '' },
+        env: { ...process.env, NODE_OPTIONS: '' },
       });
-      return { loop, name, process, proxies: [kcp, garden] };
+      return { loop, name, child, proxies: [kcp, garden] };
     };
 
     // The first replica of each loop starts alone and leads; the second waits as its standby.
@@ -104,7 +104,7 @@ describe('two replicas of each loop with --leader-elect', () => {
     for (const replica of second)
       await eventually(
         `${replica.name} waiting as a standby`,
-        async () => (replica.process.stdout.includes('as a standby') ? true : undefined),
+        async () => (replica.child.stdout.includes('as a standby') ? true : undefined),
         30_000,
       );
     const all = [...first, ...second];
@@ -143,8 +143,8 @@ describe('two replicas of each loop with --leader-elect', () => {
       if (!patched.ok) throw new Error(describeFailure(patched));
       const generation = Number((patched.body as unknown as LiveRuntime).metadata.generation);
       const killedAt = Date.now();
-      for (const replica of first) process.kill(replica.process.pid, 'SIGKILL');
-      expect((await Promise.all(first.map((r) => r.process.done))).map((r) => r.code)).toEqual([137, 137, 137]);
+      for (const replica of first) process.kill(replica.child.pid, 'SIGKILL');
+      expect((await Promise.all(first.map((r) => r.child.done))).map((r) => r.code)).toEqual([137, 137, 137]);
 
       await ready(generation);
       expect((await getShoot(env.garden, project.namespace, shoot))?.spec.provider.workers[0]?.maximum).toBe(25);
@@ -184,7 +184,7 @@ describe('two replicas of each loop with --leader-elect', () => {
       expect(new Set(pulls).size).toBe(pulls.length);
     } catch (error) {
       const tails = all.map(
-        (r) => `--- ${r.name} stdout:\n${r.process.stdout.slice(-3000)}\n--- stderr:\n${r.process.stderr.slice(-2000)}`,
+        (r) => `--- ${r.name} stdout:\n${r.child.stdout.slice(-3000)}\n--- stderr:\n${r.child.stderr.slice(-2000)}`,
       );
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tails.join('\n')}`, {
         cause: error,
@@ -194,7 +194,7 @@ describe('two replicas of each loop with --leader-elect', () => {
     }
 
     // SIGTERM: each new leader finishes its pass, releases its Lease and exits 0.
-    expect((await Promise.all(second.map((r) => r.process.done))).map((r) => r.code)).toEqual([0, 0, 0]);
+    expect((await Promise.all(second.map((r) => r.child.done))).map((r) => r.code)).toEqual([0, 0, 0]);
     for (const loop of LOOPS) {
       const lease = await env.kcp.request<{ spec?: { holderIdentity?: string } }>(
         'GET',
