@@ -5,6 +5,7 @@ import { VALIDATE_CONTEXT } from '../model/contract.js';
 import { localForge } from '../adapters/forge/local.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { classLine, type RecordedClass } from '../generator/propose/merge-gate.js';
+import { wroteLine } from '../generator/propose/written-heads.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimops } from '../test/helpers/cli.js';
 
@@ -47,7 +48,7 @@ async function prepared() {
           branch,
           base: 'main',
           title,
-          body: `${body}${classLine(sha, { class: recorded, disruptive: false })}`,
+          body: `${body}${wroteLine(sha)}${classLine(sha, { class: recorded, disruptive: false })}`,
         })
       ).ok
     )
@@ -90,7 +91,11 @@ describe('kimops pr', () => {
     const merged = await kimops(['pr', 'merge', '1', '--repo', gitdir, '--as', 'alice']);
     expect(merged).toMatchObject({ code: 0, stderr: '' });
     const mergeCommit = git(gitdir, 'rev-parse', 'main');
-    expect(merged.stdout).toBe(`merged #1 (kimops/dev/shoot-a) into main: ${mergeCommit}\n`);
+    // The branch kimops wrote goes with the merge; the record keeps the head it merged.
+    expect(merged.stdout).toBe(
+      `merged #1 (kimops/dev/shoot-a) into main: ${mergeCommit}\ndeleted branch kimops/dev/shoot-a\n`,
+    );
+    expect(git(gitdir, 'branch', '--list', 'kimops/dev/*')).toBe('kimops/dev/clash');
     expect(git(gitdir, 'log', '-1', '--format=%an|%s', 'main')).toBe(
       'alice|Merge pull request #1 from kimops/dev/shoot-a',
     );
@@ -140,7 +145,10 @@ describe('kimops pr', () => {
     await record(1, { class: 'immutable', disruptive: false });
     await refused(1, '#1 not merged, blocked: Gardener would reject this change');
     await record(1, { class: 'update', disruptive: true });
-    await refused(1, '#1 not merged, await-review: update-disruptive: needs 1 approval, has 0');
+    await refused(
+      1,
+      '#1 not merged, await-review: waits for 1 approval by CODEOWNERS (mergePolicy.update-disruptive), has 0',
+    );
     await record(1, undefined);
     await refused(1, 'kimops recorded no change class for its head');
     // A class decided for an earlier head says nothing about this one (a later pass may have found it immutable).
@@ -188,6 +196,16 @@ describe('kimops pr', () => {
     });
     expect((await kimops(['pr', 'show', '1', '--repo', gitdir])).stdout).toContain(
       'merged past the gate by bob: incident 42: restore quickly',
+    );
+  });
+
+  it('waits for a required check nothing posts to a local repository, and says so with the fix', async () => {
+    const { gitdir, commit } = await prepared();
+    await commit('main', { 'kimops.yaml': `${CONFIG}requiredChecks: [kimops/validate, validate]\n` });
+    const result = await kimops(['pr', 'merge', '1', '--repo', gitdir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      '#1 not merged, await-checks: auto-merge per mergePolicy.create, but waits for required check: validate (never reported: only kimops posts statuses to a local repository; remove it from requiredChecks in kimops.yaml',
     );
   });
 

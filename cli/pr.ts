@@ -9,6 +9,7 @@ import type { PullRecord } from '../adapters/forge/pull-record.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { mergePullRequest } from '../generator/merge-pull-request.js';
 import { ConfigError } from '../model/errors.js';
+import type { LogLine } from '../model/log.js';
 import { printable, printableOutput } from '../model/printable.js';
 import { EXIT, type CliIo } from './cli-io.js';
 
@@ -171,7 +172,11 @@ async function merge(
     );
   if (!options.force && reason !== undefined) throw new ConfigError('--reason', '', 'only goes with --force');
   const force = options.force && reason ? { by: options.as, reason } : undefined;
-  const result = await mergePullRequest(forge, repo, { number, ...(force && { force }) });
+  // The merge stands when its branch cannot be deleted: said as a warning, not as a failure.
+  const log: LogLine = (line, _fields, level) => {
+    if (level === 'warn') io.stderr(`warning: ${printable(line)}\n`);
+  };
+  const result = await mergePullRequest(forge, repo, { number, log, ...(force && { force }) });
   if (result.outcome === 'failed') return failed(result.failure, io);
   if (result.outcome === 'refused') {
     io.stderr(
@@ -182,6 +187,7 @@ async function merge(
   io.stdout(
     `merged #${number} (${result.record.branch}) into ${result.record.base}: ${result.sha}${force ? ` past the gate, by ${force.by}: ${printable(force.reason)}` : ''}\n`,
   );
+  if (result.branchDeleted) io.stdout(`deleted branch ${printable(result.record.branch)}\n`);
   return EXIT.ok;
 }
 

@@ -13,11 +13,12 @@ export interface GeneratorMetrics {
   failed(seconds: number): void;
 }
 
-/** What an open PR waits for: a reviewer, or a fix (a failed check, a refused merge). */
-type OpenState = 'awaiting-review' | 'blocked';
+/** What an open PR waits for: a reviewer, the required checks (CI), or a fix (a failed check, a refused merge). */
+type OpenState = 'awaiting-review' | 'awaiting-checks' | 'blocked';
 
 const OPEN_STATE: Partial<Record<ShootOutcome['action'], OpenState>> = {
   'await-review': 'awaiting-review',
+  'await-checks': 'awaiting-checks',
   'left-to-human': 'awaiting-review',
   blocked: 'blocked',
   'merge-refused': 'blocked',

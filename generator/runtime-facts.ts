@@ -25,6 +25,8 @@ const RUNTIME_CLASSES: ReadonlySet<ShootOutcome['class']> = new Set(['create', '
 const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
   'auto-merge': 'merged',
   'await-review': 'waiting-for-review',
+  // Open, its merge due once CI reports: not waiting for a person.
+  'await-checks': 'open',
   blocked: 'blocked',
   'merge-refused': 'open',
   'left-to-human': 'open',

@@ -10,6 +10,7 @@ import {
   DEFAULT_ROLLOUT_WAVE_SIZE,
   landscapeRepoConfig,
   parseKimopsConfig,
+  withRequiredChecks,
 } from './kimops-config.js';
 
 const minimal = `apiVersion: kimops.kyma-project.io/v1alpha1
@@ -39,6 +40,7 @@ describe('parseKimopsConfig', () => {
       policySet: 'default',
       drift: 'report',
       mergePolicy: DEFAULT_MERGE_POLICY,
+      requiredChecks: ['kimops/validate'],
       massDeletion: DEFAULT_MASS_DELETION,
       deprovisioning: { batchSize: DEFAULT_DEPROVISIONING_BATCH_SIZE },
       rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
@@ -53,6 +55,27 @@ describe('parseKimopsConfig', () => {
       .replace('{{project}}', 'kyma-dev');
     expect(parseKimopsConfig(template)).toEqual(parseKimopsConfig(minimal));
     expect(template).toContain('deprovisioning:\n  batchSize: 10\n');
+  });
+
+  it('reads requiredChecks, and refuses duplicates and blank names', () => {
+    expect(parseKimopsConfig(`${minimal}requiredChecks: [kimops/validate, validate]\n`).requiredChecks).toEqual([
+      'kimops/validate',
+      'validate',
+    ]);
+    expect(parseKimopsConfig(`${minimal}requiredChecks: []\n`).requiredChecks).toEqual([]);
+    expect(problem(`${minimal}requiredChecks: [validate, validate]\n`)).toMatch(/requiredChecks: .*duplicate/);
+    expect(problem(`${minimal}requiredChecks: [' validate']\n`)).toMatch(/requiredChecks\.0: must match pattern/);
+    expect(problem(`${minimal}requiredChecks: validate\n`)).toMatch(/requiredChecks: must be array/);
+  });
+
+  it('withRequiredChecks sets the one-line list in place, keeping the comments, or appends it', () => {
+    const template = `${minimal}# the checks\nrequiredChecks: [kimops/validate]\ndrift: report\n`;
+    const set = withRequiredChecks(template, ['kimops/validate', 'validate']);
+    expect(set).toBe(`${minimal}# the checks\nrequiredChecks: ["kimops/validate", "validate"]\ndrift: report\n`);
+    expect(parseKimopsConfig(withRequiredChecks(minimal, ['validate'])).requiredChecks).toEqual(['validate']);
+    expect(() => withRequiredChecks(`${minimal}requiredChecks:\n  - kimops/validate\n`, ['validate'])).toThrow(
+      /write it on one line/,
+    );
   });
 
   it('overrides the classes and limits the file names, keeping the other defaults', () => {

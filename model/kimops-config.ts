@@ -2,6 +2,7 @@
 // the repo holds, and how kimops merges, guards and corrects what it proposes there. Pure: the
 // caller reads the file and passes its text.
 import { Ajv } from 'ajv';
+import { VALIDATE_CONTEXT } from './contract.js';
 import { ConfigError } from './errors.js';
 import { parseGoDuration } from './go-time.js';
 import { parseYaml11 } from './yaml-input.js';
@@ -43,6 +44,11 @@ export interface KimopsConfig {
   /** What the applier does when the live Shoot differs from git. */
   drift: 'correct' | 'report' | 'adopt';
   mergePolicy: Record<PolicyClass, ClassPolicy>;
+  /**
+   * The checks every merge by kimops waits for on the PR's head, by name: commit status contexts or check run
+   * names (a workflow job's). Green means success; kimops merges nothing while one is pending, missing or failed.
+   */
+  requiredChecks: string[];
   massDeletion: MassDeletionGuard;
   /** Deletions KEB asked for (the Runtime carries a deletionTimestamp): proposed this many per pass, outside the mass-deletion guard. */
   deprovisioning: { batchSize: number };
@@ -102,6 +108,9 @@ export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = 
   'metadata-only': { mode: 'auto-merge' },
 };
 
+/** kimops's own status; a repo on GitHub adds its validate workflow's check (`kimops init` writes both). */
+const DEFAULT_REQUIRED_CHECKS: readonly string[] = [VALIDATE_CONTEXT];
+
 /**
  * KEB deprovisions one Runtime at a time (trial expiry in bursts of a few); a render that would delete
  * dozens at once is far more likely a broken Runtime source than real deprovisioning, as in Argo CD's
@@ -155,6 +164,12 @@ const SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(POLICY_CLASSES.map((c) => [c, CLASS_POLICY])),
+    },
+    // GitHub caps a status context at 255 characters; a check run's name at 100 characters is stricter.
+    requiredChecks: {
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 255, pattern: '^\\S(.*\\S)?$' },
     },
     massDeletion: {
       type: 'object',
@@ -301,12 +316,28 @@ export function parseKimopsConfig(text: string, source = KIMOPS_YAML): KimopsCon
     policySet: raw.policySet ?? 'default',
     drift: raw.drift ?? 'report',
     mergePolicy,
+    requiredChecks: raw.requiredChecks ?? [...DEFAULT_REQUIRED_CHECKS],
     massDeletion: { ...DEFAULT_MASS_DELETION, ...raw.massDeletion },
     deprovisioning: { batchSize: raw.deprovisioning?.batchSize ?? DEFAULT_DEPROVISIONING_BATCH_SIZE },
     rollout: { waveSize: raw.rollout?.waveSize ?? DEFAULT_ROLLOUT_WAVE_SIZE },
     commit: { author: raw.commit?.author ?? { ...DEFAULT_COMMIT_AUTHOR } },
     apply: applySettingsOf(raw.apply, source),
   };
+}
+
+/**
+ * kimops.yaml's text with `requiredChecks` set to `checks`: the template's one-line `requiredChecks: [...]`
+ * replaced (comments and layout kept), or the key appended when the text has none.
+ */
+export function withRequiredChecks(text: string, checks: readonly string[]): string {
+  const line = `requiredChecks: [${checks.map((check) => JSON.stringify(check)).join(', ')}]`;
+  const oneLine = /^requiredChecks:[ \t]*\[[^\n\]]*\][ \t]*$/m;
+  // The block form (one check per line) is not rewritten: refused rather than left half-changed.
+  if (/^requiredChecks:/m.test(text) && !oneLine.test(text))
+    throw new ConfigError(KIMOPS_YAML, 'requiredChecks', 'could not be set: write it on one line, as [a, b]');
+  const next = oneLine.test(text) ? text.replace(oneLine, line) : `${text.replace(/\n*$/, '\n')}${line}\n`;
+  parseKimopsConfig(next);
+  return next;
 }
 
 function applySettingsOf(raw: RawConfig['apply'], source: string): ApplySettings {

@@ -2,7 +2,7 @@
 // and the components they reference, into the committed fixture the GitHub test server validates
 // against. The full description is 13 MB in a 385 MiB package, so it is never a dependency:
 //
-//   npm install --no-save @octokit/openapi@23.0.2   (or install it elsewhere and pass its generated file)
+//   npm install --prefix /tmp/octo @octokit/openapi@23.0.2   (outside the checkout; pass its generated file)
 //   npx tsx scripts/github-openapi-subset.ts [path/to/api.github.com.json]
 //
 // Re-run it when the adapter calls a new operation (add its operationId below).
@@ -26,6 +26,17 @@ const OPERATIONS = [
   'issues/update-comment',
   'issues/add-labels',
   'repos/create-commit-status',
+  'repos/get-combined-status-for-ref',
+  'checks/list-for-ref',
+  'repos/list-pull-requests-associated-with-commit',
+  'git/list-matching-refs',
+  'git/delete-ref',
+  'issues/set-labels',
+  'users/get-authenticated',
+  'repos/get-repo-rulesets',
+  'repos/create-repo-ruleset',
+  'repos/update-repo-ruleset',
+  'repos/update-branch-protection',
 ];
 
 const OUTPUT = fileURLToPath(new URL('../test/fixtures/github/openapi-subset.json', import.meta.url));

@@ -1,5 +1,5 @@
-// The forge as the generator needs it: pull requests on one landscape repo, their reviews, a commit
-// status and one sticky comment per concern. Implementations: `github.ts` (GitHub and GitHub Enterprise).
+// The forge as the generator needs it: pull requests on one landscape repo, their reviews, labels, the checks
+// on a commit (statuses and check runs), a commit status and one sticky comment per concern, and the branches. Implementations: `github.ts` (GitHub and GitHub Enterprise).
 // Expected failures are values (`ForgeResult`), so the pipeline decides what a 404 or a moved head means.
 // `retrying.ts` wraps any Forge with retries of transient failures that never repeat a side effect.
 
@@ -29,6 +29,20 @@ export interface Approval {
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 export type StatusState = 'pending' | 'success' | 'failure' | 'error';
+
+/**
+ * One check on a commit as a merge gate reads it: a commit status (by its context) or a check run (by its
+ * name), normalised to three states. GitHub counts a check run that ended neutral or skipped as passing, and
+ * one that was cancelled, timed out or wants an action as failing; a status in `error` fails too.
+ */
+export interface CommitCheck {
+  name: string;
+  source: 'status' | 'check-run';
+  state: 'pending' | 'success' | 'failure';
+  /** The status's description or the check run's conclusion, for a reason a reviewer reads. */
+  description: string;
+  url?: string;
+}
 
 export type ForgeFailure =
   | { kind: 'not-found'; message: string }
@@ -86,6 +100,26 @@ export interface Forge {
     body: string,
   ): Promise<ForgeResult<{ id: number; created: boolean }>>;
   listOpenPullRequests(filter?: { labelPrefix?: string }): Promise<ForgeResult<PullRequest[]>>;
+  /** The merged pull requests whose merge commit is `sha` (none for a commit pushed to the base directly). */
+  pullRequestsOfCommit(sha: string): Promise<ForgeResult<PullRequest[]>>;
+  /** Every status (the latest per context) and check run (the latest per name) on commit `sha`. */
+  checksOf(sha: string): Promise<ForgeResult<CommitCheck[]>>;
+  /**
+   * Deletes `branch`; with `ifHeadIs`, only while it still points there (else `head-moved`: someone pushed
+   * to it since). `deleted: false` when the branch did not exist.
+   */
+  deleteBranch(branch: string, options?: { ifHeadIs?: string }): Promise<ForgeResult<{ deleted: boolean }>>;
+  /** Replaces the PR's labels with `labels`; returns the labels it now has. */
+  setLabels(number: number, labels: string[]): Promise<ForgeResult<string[]>>;
+  /** The branches whose names start with `prefix`, with their heads. */
+  listBranches(prefix: string): Promise<ForgeResult<{ name: string; sha: string }[]>>;
+  /** The newest closed or merged PR from `branch`, if any: whose branch a leftover is. */
+  lastClosedPullRequest(branch: string): Promise<ForgeResult<PullRequest | undefined>>;
+  /**
+   * Who reports checks on this forge's commits: `ci` (GitHub: workflows, apps, anyone with statuses access), or
+   * `kimops` only (the local forge), where a required check kimops does not post never arrives.
+   */
+  readonly checkReporters: 'ci' | 'kimops';
 }
 
 /** Hidden in the rendered comment; lets kimops find its own comment again after a restart. */

@@ -168,6 +168,86 @@ describe('GitHub forge', () => {
     ]);
   }, 30_000);
 
+  it('reads the checks on a commit: the latest status per context and check run per name, normalised', async () => {
+    const github = await forge();
+    const head = await server.pushBranch('landscape-dev', 'kimops/dev/checks', {
+      'shoots/c/shoot.yaml': 'kind: Shoot\n',
+    });
+    expect(value(await github.checksOf(head))).toEqual([]);
+    for (const [state, description] of [
+      ['pending', 'validating'],
+      ['error', 'validator crashed'],
+    ] as const)
+      value(await github.setCommitStatus(head, { context: VALIDATE_CONTEXT, state, description }));
+    value(await github.setCommitStatus(head, { context: 'lint', state: 'success', description: 'ok' }));
+    server.addCheckRun('landscape-dev', head, 'validate', 'completed', 'failure');
+    // A re-run: only the newest run of a name counts, as GitHub's filter=latest answers.
+    server.addCheckRun('landscape-dev', head, 'validate', 'in_progress');
+    server.addCheckRun('landscape-dev', head, 'docs', 'completed', 'skipped');
+    server.addCheckRun('landscape-dev', head, 'e2e', 'completed', 'timed_out');
+    const checks = value(await github.checksOf(head));
+    expect(checks.map(({ name, source, state, description }) => [name, source, state, description])).toEqual([
+      ['lint', 'status', 'success', 'ok'],
+      [VALIDATE_CONTEXT, 'status', 'failure', 'validator crashed'],
+      ['e2e', 'check-run', 'failure', 'timed_out'],
+      ['docs', 'check-run', 'success', 'skipped'],
+      ['validate', 'check-run', 'pending', 'in progress'],
+    ]);
+    expect(checks[2]?.url).toMatch(/\/runs\/\d+$/);
+    // Past one page of each: every status and run is read.
+    const many = await server.pushBranch('landscape-dev', 'kimops/dev/many', { 'many.txt': 'x\n' });
+    for (let i = 0; i < 105; i++) server.addCheckRun('landscape-dev', many, `job-${i}`, 'completed', 'success');
+    for (let i = 0; i < 102; i++)
+      value(await github.setCommitStatus(many, { context: `ctx-${i}`, state: 'success', description: '' }));
+    const counted = value(await github.checksOf(many));
+    expect([
+      counted.filter((c) => c.source === 'status').length,
+      counted.filter((c) => c.source === 'check-run').length,
+    ]).toEqual([102, 105]);
+  });
+
+  it('finds the merged pull request of a merge commit, sets labels, lists and deletes branches with a head guard', async () => {
+    const github = await forge();
+    const branch = 'kimops/dev/shoot-m';
+    const head = await server.pushBranch('landscape-dev', branch, { 'shoots/m/shoot.yaml': 'kind: Shoot\n' });
+    const pr = value(
+      await github.openPullRequest({ branch, base: 'main', title: 'm', body: '', labels: ['kimops:update'] }),
+    );
+    expect(value(await github.setLabels(pr.number, ['kimops:update-disruptive', 'kimops:update-disruptive']))).toEqual([
+      'kimops:update-disruptive',
+    ]);
+    expect(value(await github.getPullRequest(pr.number)).labels).toEqual(['kimops:update-disruptive']);
+    // Open: the head is on the branch, no merge commit yet.
+    expect(value(await github.pullRequestsOfCommit(head))).toEqual([]);
+    const merge = value(await github.mergePullRequest(pr.number, { sha: head, method: 'merge' })).sha;
+    expect(value(await github.pullRequestsOfCommit(merge))).toEqual([
+      expect.objectContaining({ number: pr.number, merged: true, mergeCommitSha: merge }),
+    ]);
+    expect(value(await github.lastClosedPullRequest(branch))).toMatchObject({ number: pr.number, headSha: head });
+    expect(value(await github.lastClosedPullRequest('kimops/dev/never'))).toBeUndefined();
+
+    const listed = value(await github.listBranches('kimops/dev/shoot-'));
+    expect(listed).toContainEqual({ name: branch, sha: head });
+    expect(listed.every((b) => b.name.startsWith('kimops/dev/shoot-'))).toBe(true);
+    const moved = await github.deleteBranch(branch, { ifHeadIs: merge });
+    expect(moved).toMatchObject({ ok: false, failure: { kind: 'head-moved' } });
+    expect(value(await github.deleteBranch(branch, { ifHeadIs: head }))).toEqual({ deleted: true });
+    expect(await server.hasBranch('landscape-dev', branch)).toBe(false);
+    // Gone already (GitHub's own delete-on-merge, or a retry): no failure, nothing deleted.
+    expect(value(await github.deleteBranch(branch))).toEqual({ deleted: false });
+    expect(value(await github.deleteBranch(branch, { ifHeadIs: head }))).toEqual({ deleted: false });
+  });
+
+  it('names the fix when the token may not read check runs', async () => {
+    const github = await forge();
+    const head = await server.pushBranch('landscape-dev', 'kimops/dev/no-checks', { 'n.txt': 'n\n' });
+    // The status read passes; the check-run read is refused as a fine-grained token's is.
+    server.failNext(1, { status: 403, message: 'Resource not accessible by personal access token' }, 1);
+    const refused = await github.checksOf(head);
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+    expect(!refused.ok && refused.failure.message).toContain('fine-grained tokens cannot be granted it');
+  });
+
   it('turns a primary rate limit into a typed result with the wait', async () => {
     const github = await forge();
     server.failNext(1, 'rate-limit');

@@ -1,5 +1,6 @@
-// The Forge on GitHub and GitHub Enterprise, through octokit. Commit statuses rather than checks,
-// because the Checks API refuses personal access tokens. Sticky comments carry a hidden HTML marker.
+// The Forge on GitHub and GitHub Enterprise, through octokit. kimops writes commit statuses rather than check
+// runs, because the Checks API lets only GitHub Apps write; it reads both, as a merge waits for every required
+// check whichever API reported it. Sticky comments carry a hidden HTML marker.
 // Credentials may come from files a running kimops sees replaced (a mounted Secret): a token file is read
 // again every SECRET_CHECK_EVERY_MS and after a 401 (the request then sent once more), an App's private key
 // file before each call once that long has passed (a new key: a new App client, a new installation token).
@@ -8,6 +9,7 @@ import { App, Octokit, RequestError } from 'octokit';
 import {
   stickyTag,
   type Approval,
+  type CommitCheck,
   type Forge,
   type ForgeFailure,
   type ForgeResult,
@@ -118,6 +120,16 @@ export async function githubForge(options: GitHubForgeOptions): Promise<Forge> {
   );
 }
 
+/** An octokit client with the forge's settings (timeouts, throttling, credentials), for calls beside the Forge. */
+export async function githubClient(options: GitHubForgeOptions): Promise<Client> {
+  return (await githubClients(options))();
+}
+
+/** A failed octokit call as a ForgeFailure naming `label` and the fix, as the forge's own calls fail. */
+export function githubFailure(label: string, error: unknown): ForgeFailure {
+  return failureOf(label, error, false);
+}
+
 /**
  * Where git gets a token when kimops runs as a GitHub App: the installation's token, which octokit
  * caches and renews before its hour runs out. A personal access token serves git as it is.
@@ -143,23 +155,23 @@ export async function githubGitToken(options: GitHubForgeOptions): Promise<strin
 async function githubClients(options: GitHubForgeOptions): Promise<() => Promise<Client>> {
   const auth = options.auth;
   if ('token' in auth) {
-    const client = await githubClient(options, auth);
+    const client = await newClient(options, auth);
     return () => Promise.resolve(client);
   }
   const keyFile = auth.privateKey;
   if (typeof keyFile === 'string') {
-    const client = await githubClient(options, { ...auth, privateKey: keyFile });
+    const client = await newClient(options, { ...auth, privateKey: keyFile });
     return () => Promise.resolve(client);
   }
-  let current = { key: keyFile.value(), client: await githubClient(options, { ...auth, privateKey: keyFile.value() }) };
+  let current = { key: keyFile.value(), client: await newClient(options, { ...auth, privateKey: keyFile.value() }) };
   return async () => {
     const key = keyFile.value();
-    if (key !== current.key) current = { key, client: await githubClient(options, { ...auth, privateKey: key }) };
+    if (key !== current.key) current = { key, client: await newClient(options, { ...auth, privateKey: key }) };
     return current.client;
   };
 }
 
-async function githubClient(
+async function newClient(
   options: GitHubForgeOptions,
   auth: { token: string | SecretFile } | { appId: number | string; privateKey: string; installationId: number },
 ): Promise<Client> {
@@ -194,6 +206,7 @@ async function githubClient(
 }
 
 class GitHubForge implements Forge {
+  readonly checkReporters = 'ci';
   /** The client of the call in progress, as `clients` hands it out (a new one after an App key rotation). */
   private octokit!: Client;
 
@@ -371,6 +384,140 @@ class GitHubForge implements Forge {
         : pulls.filter((pull) => pull.labels.some((label) => label.startsWith(prefix)));
     });
   }
+
+  pullRequestsOfCommit(sha: string) {
+    return this.call(async () => {
+      const pulls = await this.octokit.paginate(this.octokit.rest.repos.listPullRequestsAssociatedWithCommit, {
+        ...this.where,
+        commit_sha: sha,
+        per_page: 100,
+      });
+      // GitHub also lists open PRs whose branch holds the commit, and merged ones that only contain it.
+      return pulls.map(pullRequestOf).filter((pull) => pull.merged && pull.mergeCommitSha === sha);
+    });
+  }
+
+  async checksOf(sha: string): Promise<ForgeResult<CommitCheck[]>> {
+    const statuses = await this.call(async () => {
+      const all: CommitCheck[] = [];
+      // The combined status holds the latest status per context, a page at a time (no link header to follow).
+      for (let page = 1; ; page++) {
+        const { data } = await this.octokit.rest.repos.getCombinedStatusForRef({
+          ...this.where,
+          ref: sha,
+          per_page: 100,
+          page,
+        });
+        all.push(...data.statuses.map(statusCheckOf));
+        if (data.statuses.length < 100 || all.length >= data.total_count) return all;
+      }
+    });
+    if (!statuses.ok) return statuses;
+    const runs = await this.call(async () =>
+      (
+        await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+          ...this.where,
+          ref: sha,
+          filter: 'latest',
+          per_page: 100,
+        })
+      ).map(checkRunOf),
+    );
+    if (!runs.ok && runs.failure.kind === 'unauthorized')
+      return {
+        ok: false,
+        failure: {
+          kind: 'unauthorized',
+          message: `${runs.failure.message} (reading check runs needs a GitHub App with checks: read or a classic token with repo scope; fine-grained tokens cannot be granted it)`,
+        },
+      };
+    return runs.ok ? { ok: true, value: [...statuses.value, ...runs.value] } : runs;
+  }
+
+  async deleteBranch(branch: string, options: { ifHeadIs?: string } = {}): Promise<ForgeResult<{ deleted: boolean }>> {
+    // GitHub's ref deletion has no precondition: the head is compared just before, a window of one round trip.
+    if (options.ifHeadIs !== undefined) {
+      const head = await this.branchHead(branch);
+      if (!head.ok) return head;
+      if (head.value === undefined) return { ok: true, value: { deleted: false } };
+      if (head.value !== options.ifHeadIs)
+        return {
+          ok: false,
+          failure: {
+            kind: 'head-moved',
+            message: `${this.label}: ${branch} is at ${head.value.slice(0, 12)}, not ${options.ifHeadIs.slice(0, 12)}; someone pushed to it, so it is left in place`,
+          },
+        };
+    }
+    const result = await this.call(() => this.octokit.rest.git.deleteRef({ ...this.where, ref: `heads/${branch}` }));
+    if (result.ok) return { ok: true, value: { deleted: true } };
+    // GitHub answers 422 "Reference does not exist" for a branch already gone (e.g. deleted on merge by GitHub).
+    return result.failure.kind === 'invalid' && /does not exist/i.test(result.failure.message)
+      ? { ok: true, value: { deleted: false } }
+      : result;
+  }
+
+  listBranches(prefix: string) {
+    return this.call(async () =>
+      (await this.octokit.paginate(this.octokit.rest.git.listMatchingRefs, { ...this.where, ref: `heads/${prefix}` }))
+        .filter((ref) => ref.object.type === 'commit')
+        .map((ref) => ({ name: ref.ref.replace(/^refs\/heads\//, ''), sha: ref.object.sha })),
+    );
+  }
+
+  lastClosedPullRequest(branch: string) {
+    return this.call(async () => {
+      const { data } = await this.octokit.rest.pulls.list({
+        ...this.where,
+        state: 'closed',
+        head: `${this.owner}:${branch}`,
+        sort: 'created',
+        direction: 'desc',
+        per_page: 1,
+      });
+      return data[0] === undefined ? undefined : pullRequestOf(data[0]);
+    });
+  }
+
+  setLabels(number: number, labels: string[]) {
+    return this.call(async () =>
+      (await this.octokit.rest.issues.setLabels({ ...this.where, issue_number: number, labels })).data.map(
+        (label) => label.name,
+      ),
+    );
+  }
+}
+
+type StatusData = Awaited<ReturnType<Client['rest']['repos']['getCombinedStatusForRef']>>['data']['statuses'][number];
+type CheckRunData = Awaited<ReturnType<Client['rest']['checks']['listForRef']>>['data']['check_runs'][number];
+
+function statusCheckOf(status: StatusData): CommitCheck {
+  return {
+    name: status.context,
+    source: 'status',
+    state: status.state === 'success' ? 'success' : status.state === 'pending' ? 'pending' : 'failure',
+    description: status.description ?? status.state,
+    ...(status.target_url ? { url: status.target_url } : {}),
+  };
+}
+
+/** GitHub's rule for required checks: success, neutral and skipped pass; every other conclusion fails. */
+const PASSING_CONCLUSIONS = new Set(['success', 'neutral', 'skipped']);
+
+function checkRunOf(run: CheckRunData): CommitCheck {
+  const state =
+    run.status !== 'completed' || run.conclusion === null
+      ? 'pending'
+      : PASSING_CONCLUSIONS.has(run.conclusion)
+        ? 'success'
+        : 'failure';
+  return {
+    name: run.name,
+    source: 'check-run',
+    state,
+    description: run.status === 'completed' ? (run.conclusion ?? 'completed') : run.status.replace('_', ' '),
+    ...(run.html_url ? { url: run.html_url } : {}),
+  };
 }
 
 function pullRequestOf(data: PullData): PullRequest {

@@ -182,6 +182,61 @@ describe('local forge', () => {
     git(gitdir, 'fsck', '--strict');
   }, 30_000);
 
+  it("reads checks, finds a merge commit's PR, sets labels, lists and deletes branches under the ref lock", async () => {
+    const { gitdir, repo, push } = await landscape();
+    const forge = localForge(repo);
+    expect(forge.checkReporters).toBe('kimops');
+    const branch = 'kimops/dev/shoot-b';
+    const head = await push(branch, { 'shoots/b/shoot.yaml': 'kind: Shoot\n' });
+    const other = await push('kimops/dev/shoot-c', { 'shoots/c/shoot.yaml': 'kind: Shoot\n' });
+    const pr = value(
+      await forge.openPullRequest({ branch, base: 'main', title: 'b', body: '', labels: ['kimops:create'] }),
+    );
+
+    expect(value(await forge.checksOf(head))).toEqual([]);
+    value(await forge.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'error', description: 'crashed' }));
+    value(await forge.setCommitStatus(head, { context: 'other', state: 'pending', description: 'x', targetUrl: 'u' }));
+    expect(value(await forge.checksOf(head))).toEqual([
+      { name: VALIDATE_CONTEXT, source: 'status', state: 'failure', description: 'crashed' },
+      { name: 'other', source: 'status', state: 'pending', description: 'x', url: 'u' },
+    ]);
+
+    expect(value(await forge.setLabels(pr.number, ['kimops:rollout', 'kimops:rollout']))).toEqual(['kimops:rollout']);
+    expect(value(await forge.getPullRequest(pr.number)).labels).toEqual(['kimops:rollout']);
+    expect((await forge.setLabels(99, [])).ok).toBe(false);
+
+    expect(value(await forge.listBranches('kimops/dev/'))).toEqual([
+      { name: branch, sha: head },
+      { name: 'kimops/dev/shoot-c', sha: other },
+    ]);
+    expect(value(await forge.lastClosedPullRequest(branch))).toBeUndefined();
+    const merge = value(await forge.mergePullRequest(pr.number, { sha: head, method: 'merge' })).sha;
+    expect(value(await forge.pullRequestsOfCommit(merge))).toEqual([
+      expect.objectContaining({ number: pr.number, merged: true, mergeCommitSha: merge }),
+    ]);
+    expect(value(await forge.pullRequestsOfCommit(other))).toEqual([]);
+    expect(value(await forge.lastClosedPullRequest(branch))).toMatchObject({ number: pr.number, headSha: head });
+
+    // The head guard: a branch someone moved is left in place.
+    expect(await forge.deleteBranch(branch, { ifHeadIs: other })).toMatchObject({
+      ok: false,
+      failure: { kind: 'head-moved' },
+    });
+    expect(value(await forge.deleteBranch(branch, { ifHeadIs: head }))).toEqual({ deleted: true });
+    expect(value(await forge.deleteBranch(branch))).toEqual({ deleted: false });
+    // A packed ref (after git gc) goes too, and does not come back from packed-refs.
+    git(gitdir, 'pack-refs', '--all');
+    expect(existsSync(join(gitdir, 'refs/heads/kimops/dev/shoot-c'))).toBe(false);
+    expect(value(await forge.listBranches('kimops/dev/'))).toEqual([{ name: 'kimops/dev/shoot-c', sha: other }]);
+    expect(value(await forge.deleteBranch('kimops/dev/shoot-c', { ifHeadIs: other }))).toEqual({ deleted: true });
+    expect(git(gitdir, 'for-each-ref', '--format=%(refname)', 'refs/heads/kimops/dev/')).toBe('');
+    // The deleted branch's own commit is dangling now, as after `git branch -D`; nothing is broken.
+    expect(git(gitdir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    // main and the records are never deleted.
+    expect(await forge.deleteBranch('main')).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+    expect(await forge.deleteBranch(PULLS_BRANCH)).toMatchObject({ ok: false, failure: { kind: 'invalid' } });
+  });
+
   it('merges with a two-parent merge commit when main moved, and refuses a conflicting merge', async () => {
     const { gitdir, repo, push } = await landscape();
     const forge = localForge(repo);

@@ -8,11 +8,12 @@
 // head reached its base by any way counts as merged. Every change of a record reads, decides and writes
 // under the repo's lock (LandscapeRepo.withLock), so two `kimops pr` commands or a generator pass beside
 // them never lose each other's update (docs/reliability.md).
-import { ConfigError } from '../../model/errors.js';
+import { ConfigError, RefMoved } from '../../model/errors.js';
 import type { LandscapeRepo, Signature } from '../git/landscape-repo.js';
 import { MAIN_BRANCH } from '../../model/contract.js';
 import { isSignatureText } from '../git/objects.js';
-import type { Approval, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest } from './forge.js';
+import { deleteRef, listRefs } from '../git/refs.js';
+import type { Approval, CommitCheck, Forge, ForgeFailure, ForgeResult, MergeMethod, PullRequest } from './forge.js';
 import { stickyTag } from './forge.js';
 import { parsePullRecord, parseStatuses, type CommitStatus, type PullRecord } from './pull-record.js';
 
@@ -143,6 +144,7 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
 
   const forge: LocalForge = {
     label,
+    checkReporters: 'kimops',
     defaultBranch: async () => ok(MAIN_BRANCH),
     branchHead: async (branch) => ok(await repo.resolve(`refs/heads/${branch}`)),
     getPullRequest: (number) => withRecord(number, async (record) => ok(await pullRequestOf(record))),
@@ -333,10 +335,62 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         prefix === undefined ? open : open.filter((record) => record.labels.some((l) => l.startsWith(prefix)));
       return ok(await Promise.all(matching.map(pullRequestOf)));
     },
+    pullRequestsOfCommit: async (sha) =>
+      ok(
+        await Promise.all(
+          (await records())
+            .filter((record) => record.state === 'merged' && record.mergeCommit === sha)
+            .map(pullRequestOf),
+        ),
+      ),
+    // Only statuses: nothing posts check runs to a repo on disk.
+    checksOf: async (sha) => ok((await statusesOf(sha)).map(statusCheckOf)),
+    deleteBranch: (branch, options = {}) =>
+      exclusive(`delete ${branch}`, async () => {
+        if (branch === MAIN_BRANCH || branch === PULLS_BRANCH)
+          return fail('invalid', `${branch} is kimops's own branch and is never deleted`);
+        try {
+          return ok({ deleted: await deleteRef(repo.gitdir, `refs/heads/${branch}`, options.ifHeadIs) });
+        } catch (error) {
+          if (!(error instanceof RefMoved)) throw error;
+          return fail('head-moved', `${branch} moved since it was read (${error.message}); it is left in place`);
+        }
+      }),
+    setLabels: (number, labels) =>
+      exclusive(`label #${number}`, () =>
+        withRecord(number, async (record) => {
+          const next = [...new Set(labels)];
+          if (next.join('\n') !== record.labels.join('\n'))
+            await saveRecord({ ...record, labels: next }, `labels ${next.join(', ') || '(none)'}`);
+          return ok(next);
+        }),
+      ),
+    listBranches: async (prefix) =>
+      ok(
+        (await listRefs(repo.gitdir, `refs/heads/${prefix}`)).map(({ ref, oid }) => ({
+          name: ref.slice('refs/heads/'.length),
+          sha: oid,
+        })),
+      ),
+    lastClosedPullRequest: async (branch) => {
+      const closed = (await records()).filter((record) => record.state !== 'open' && record.branch === branch);
+      const newest = closed.at(-1);
+      return ok(newest === undefined ? undefined : await pullRequestOf(newest));
+    },
     pullRecord: (number) => withRecord(number, async (record) => ok(record)),
     pullRecords: async () => ok(await records()),
   };
   return forge;
+}
+
+function statusCheckOf(status: CommitStatus): CommitCheck {
+  return {
+    name: status.context,
+    source: 'status',
+    state: status.state === 'error' ? 'failure' : status.state,
+    description: status.description,
+    ...(status.targetUrl === undefined ? {} : { url: status.targetUrl }),
+  };
 }
 
 function nextId(record: PullRecord): number {

@@ -31,6 +31,7 @@ function scripted(scripts: Partial<Record<keyof Omit<Forge, 'label'>, ForgeResul
   const forge = new Proxy({ label: 'fake forge' } as Forge, {
     get(target, property) {
       if (property === 'label') return target.label;
+      if (property === 'checkReporters') return 'ci';
       return async (...args: unknown[]) => {
         calls.push(`${String(property)}(${args.map((a) => JSON.stringify(a)).join(', ')})`);
         const answer = scripts[property as keyof typeof scripts]?.shift();
@@ -163,6 +164,40 @@ describe('withRetries', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('retries the reads and the label write, and passes on who reports checks', async () => {
+    const { forge, calls } = scripted({
+      checksOf: [fail(transport), ok([])],
+      pullRequestsOfCommit: [fail(transport), ok([])],
+      listBranches: [fail(transport), ok([])],
+      lastClosedPullRequest: [fail(transport), ok(undefined)],
+      setLabels: [fail(transport), ok(['kimops:create'])],
+    });
+    const retrying = withRetries(forge, recorder().options);
+    expect(retrying.checkReporters).toBe('ci');
+    expect(await retrying.checksOf('a'.repeat(40))).toEqual(ok([]));
+    expect(await retrying.pullRequestsOfCommit('a'.repeat(40))).toEqual(ok([]));
+    expect(await retrying.listBranches('kimops/dev/')).toEqual(ok([]));
+    expect(await retrying.lastClosedPullRequest('kimops/dev/a')).toEqual(ok(undefined));
+    expect(await retrying.setLabels(7, ['kimops:create'])).toEqual(ok(['kimops:create']));
+    expect(calls).toHaveLength(10);
+  });
+
+  it('takes a branch gone after a lost deleteBranch as deleted by it, and deletes again when it is still there', async () => {
+    const lost = scripted({ deleteBranch: [fail(transport)], branchHead: [ok(undefined)] });
+    expect(await withRetries(lost.forge, recorder().options).deleteBranch('kimops/dev/a', { ifHeadIs: 'a' })).toEqual(
+      ok({ deleted: true }),
+    );
+    expect(lost.calls).toEqual(['deleteBranch("kimops/dev/a", {"ifHeadIs":"a"})', 'branchHead("kimops/dev/a")']);
+    const still = scripted({
+      deleteBranch: [fail(transport), ok({ deleted: true })],
+      branchHead: [ok('a'.repeat(40))],
+    });
+    expect(await withRetries(still.forge, recorder().options).deleteBranch('kimops/dev/a')).toEqual(
+      ok({ deleted: true }),
+    );
+    expect(still.calls).toHaveLength(3);
+  });
+
   it('closes with its comment as a sticky one, so a retried close never posts it twice', async () => {
     const closed = pull({ state: 'closed' });
     const { forge, calls } = scripted({
@@ -251,6 +286,22 @@ describe('withRetries through the GitHub forge', () => {
       ok: true,
       value: { merged: true, mergeCommitSha: main, state: 'closed' },
     });
+  });
+
+  it('deletes a branch once when the answer to the deletion is lost', async () => {
+    const branch = 'kimops/dev/retry-delete';
+    const head = await server.pushBranch(REPO, branch, { 'shoots/d/shoot.yaml': 'kind: Shoot\n' });
+    const forge = withRetries(await github(), recorder().options);
+    // The head guard's read is answered; the deletion done and its answer lost.
+    server.failNext(1, { status: 502, afterEffect: true }, 1);
+    const before = server.requests.length;
+    expect(await forge.deleteBranch(branch, { ifHeadIs: head })).toEqual({ ok: true, value: { deleted: true } });
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual([
+      'GET 200',
+      'DELETE 502',
+      'GET 404',
+    ]);
+    expect(await server.hasBranch(REPO, branch)).toBe(false);
   });
 
   it('closes with one sticky comment when the answer to the comment is lost', async () => {

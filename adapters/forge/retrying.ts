@@ -124,6 +124,7 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
 
   return {
     label: forge.label,
+    checkReporters: forge.checkReporters,
     defaultBranch: () => retrying('defaultBranch', () => forge.defaultBranch()),
     branchHead: (branch) => retrying('branchHead', () => forge.branchHead(branch)),
     getPullRequest: (number) => retrying('getPullRequest', () => forge.getPullRequest(number)),
@@ -149,5 +150,22 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
     upsertStickyComment: (number, marker, body) =>
       retrying('upsertStickyComment', () => forge.upsertStickyComment(number, marker, body)),
     listOpenPullRequests: (filter) => retrying('listOpenPullRequests', () => forge.listOpenPullRequests(filter)),
+    pullRequestsOfCommit: (sha) => retrying('pullRequestsOfCommit', () => forge.pullRequestsOfCommit(sha)),
+    checksOf: (sha) => retrying('checksOf', () => forge.checksOf(sha)),
+    // A try whose answer was lost may have deleted the branch: gone now means deleted by that try.
+    deleteBranch: (branch, deleteOptions) =>
+      retrying(
+        'deleteBranch',
+        () => forge.deleteBranch(branch, deleteOptions),
+        async (): Promise<ForgeResult<{ deleted: boolean } | undefined>> => {
+          const head = await forge.branchHead(branch);
+          if (!head.ok) return head;
+          return { ok: true, value: head.value === undefined ? { deleted: true } : undefined };
+        },
+      ),
+    // Setting the same labels again is harmless.
+    setLabels: (number, labels) => retrying('setLabels', () => forge.setLabels(number, labels)),
+    listBranches: (prefix) => retrying('listBranches', () => forge.listBranches(prefix)),
+    lastClosedPullRequest: (branch) => retrying('lastClosedPullRequest', () => forge.lastClosedPullRequest(branch)),
   };
 }

@@ -2,8 +2,8 @@
 // the git CLI takes, so a `git push` into the same bare repository and kimops never interleave), compared
 // against the value the caller expects, then renamed into place. A ref is never truncated, and an update
 // based on a stale read fails instead of overwriting someone else's.
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, TransportError, RefMoved } from '../../model/errors.js';
 import { holdsRepoLock } from './repo-lock.js';
@@ -68,6 +68,80 @@ export async function updateRef(
     await handle.writeFile(`${value}\n`);
     await handle.close();
     await rename(lock, path);
+    renamed = true;
+  } finally {
+    await handle.close().catch(() => undefined);
+    if (!renamed) await rm(lock, { force: true });
+  }
+}
+
+/**
+ * The refs under `prefix` (`refs/heads/kimops/`: any ref whose full name starts with it), loose or packed, a
+ * loose one winning as in git; sorted by name. Ref locks and damaged files are skipped, not taken for refs.
+ */
+export async function listRefs(gitdir: string, prefix: string): Promise<{ ref: string; oid: string }[]> {
+  const found = new Map<string, string>();
+  const packed = await readFile(join(gitdir, 'packed-refs'), 'utf8').catch(() => '');
+  for (const line of packed.split('\n')) {
+    const [oid, name] = line.split(' ');
+    if (name?.startsWith(prefix) && oid !== undefined && OID.test(oid)) found.set(name, oid);
+  }
+  // The folder that holds the prefix's refs: `refs/heads/kimops/` lists refs/heads/kimops, `refs/heads/ki` refs/heads.
+  const folder = prefix.slice(0, prefix.lastIndexOf('/'));
+  const files = await readdir(join(gitdir, folder), { recursive: true, withFileTypes: true }).catch(() => []);
+  for (const entry of files) {
+    if (!entry.isFile() || entry.name.endsWith('.lock')) continue;
+    const ref = relative(gitdir, join(entry.parentPath, entry.name)).split(sep).join('/');
+    if (!ref.startsWith(prefix)) continue;
+    const oid = (await readFile(join(gitdir, ref), 'utf8').catch(() => '')).trim();
+    if (OID.test(oid)) found.set(ref, oid);
+  }
+  return [...found].map(([ref, oid]) => ({ ref, oid })).sort((a, b) => a.ref.localeCompare(b.ref));
+}
+
+/**
+ * Deletes `ref` if it still names `expected` (any value when `expected` is undefined), as `git update-ref -d`
+ * does: under `<ref>.lock`, the packed entry (if any) rewritten away under `packed-refs.lock`, then the loose
+ * file removed. Throws RefMoved when the ref names another commit; false when it did not exist.
+ */
+export async function deleteRef(gitdir: string, ref: string, expected?: string): Promise<boolean> {
+  if (!ref.startsWith('refs/') || ref.split('/').some((s) => s === '' || s === '.' || s === '..') || ref.includes('\0'))
+    throw new Error(`deleteRef: ${JSON.stringify(ref)} is no ref name`);
+  const path = join(gitdir, ref);
+  const lock = `${path}.lock`;
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await takeRefLock(gitdir, lock);
+  try {
+    await handle.close();
+    const actual = await readRef(gitdir, ref);
+    if (actual === undefined) return false;
+    if (expected !== undefined && actual !== expected) throw new RefMoved(ref, expected, actual);
+    // The packed entry goes first: removing the loose file alone would bring an older packed value back.
+    await dropPackedRef(gitdir, ref);
+    await rm(path, { force: true });
+    return true;
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** Rewrites packed-refs without `ref` (and its peeled `^` line), renamed into place under git's lock. */
+async function dropPackedRef(gitdir: string, ref: string): Promise<void> {
+  const packedPath = join(gitdir, 'packed-refs');
+  const packed = await readFile(packedPath, 'utf8').catch(() => undefined);
+  if (packed === undefined || !packed.split('\n').some((line) => line.split(' ')[1] === ref)) return;
+  const lock = `${packedPath}.lock`;
+  const handle = await takeRefLock(gitdir, lock);
+  let renamed = false;
+  try {
+    // Read again under the lock: another writer may have repacked meanwhile.
+    const lines = (await readFile(packedPath, 'utf8')).split('\n');
+    const kept = lines.filter(
+      (line, i) => line.split(' ')[1] !== ref && !(line.startsWith('^') && lines[i - 1]?.split(' ')[1] === ref),
+    );
+    await handle.writeFile(kept.join('\n'));
+    await handle.close();
+    await rename(lock, packedPath);
     renamed = true;
   } finally {
     await handle.close().catch(() => undefined);

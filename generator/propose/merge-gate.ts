@@ -1,13 +1,13 @@
 // The gate a pull request passes to be merged, read back from what the forge holds: the change class
 // the generator recorded for the head (in the PR body, beside the heads it wrote), the approvals on that
-// head and its kimops/validate status. `kimops pr merge` applies it, so a human's merge obeys the same
-// decision as the auto-merge. The class is recorded per head, not as a label: a later pass may turn an
-// open update into an immutable change, and labels are set once, when the PR is opened.
+// head, its kimops/validate status and every check kimops.yaml requires. `kimops pr merge` applies it, so a
+// human's merge obeys the same decision as the auto-merge. The class is recorded per head, not as a label: a
+// later pass may turn an open update into an immutable change.
 import type { StatusState } from '../../adapters/forge/forge.js';
 import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
-import { decideMerge, type MergeDecision } from './merge-policy.js';
+import { decideMerge, withRequiredChecks, type MergeDecision, type RequiredChecksInput } from './merge-policy.js';
 
 const CLASSES: readonly ChangeClassName[] = [
   'create',
@@ -44,12 +44,14 @@ export interface GateInput {
   recorded: RecordedClass | undefined;
   /** Approvals given on that head. */
   approvals: number;
-  /** The head's kimops/validate status, if one was posted. */
+  /** The head's kimops/validate status, if one was posted: kimops's own checks of the head. */
   validation: { state: StatusState; description: string } | undefined;
   policy: KimopsConfig['mergePolicy'];
+  /** kimops.yaml's requiredChecks and what the forge reports on the head. */
+  checks: RequiredChecksInput;
 }
 
-export function mergeGate({ recorded, approvals, validation, policy }: GateInput): MergeDecision {
+export function mergeGate({ recorded, approvals, validation, policy, checks }: GateInput): MergeDecision {
   if (recorded === undefined) {
     return {
       action: 'blocked',
@@ -69,5 +71,5 @@ export function mergeGate({ recorded, approvals, validation, policy }: GateInput
           passed: validation.state === 'success',
           messages: [],
         };
-  return decideMerge({ ...recorded, checks: [check], approvals, policy });
+  return withRequiredChecks(decideMerge({ ...recorded, checks: [check], approvals, policy }), checks);
 }

@@ -1,5 +1,7 @@
-// What happens to a proposed PR under the landscape's kimops.yaml: merged at once, waiting for
-// reviewers, or blocked. (Whether deletions may be proposed at all is rules/mass-deletion.ts.)
+// What happens to a proposed PR under the landscape's kimops.yaml: merged at once, waiting for reviewers
+// or for the required checks, or blocked. Each reason names what the PR waits for or why it cannot merge, so
+// the PR body and the log say it in words. (Whether deletions may be proposed at all is rules/mass-deletion.ts.)
+import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import type { ClassPolicy, KimopsConfig, PolicyClass } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
 
@@ -13,7 +15,8 @@ export interface CheckResult {
   warning?: boolean;
 }
 
-export type MergeAction = 'auto-merge' | 'await-review' | 'blocked';
+/** await-checks: the policy lets it merge, but a required check on its head is pending or not reported yet. */
+export type MergeAction = 'auto-merge' | 'await-review' | 'await-checks' | 'blocked';
 
 export interface MergeDecision {
   action: MergeAction;
@@ -33,8 +36,7 @@ export function decideMerge({ class: changeClass, disruptive, checks, approvals,
   if (changeClass === 'immutable') {
     return {
       action: 'blocked',
-      reason:
-        'Gardener would reject this change (see the reasons above); change the Runtime back or recreate the cluster',
+      reason: 'Gardener would reject this change; change the Runtime back or recreate the cluster',
     };
   }
   const failed = checks.filter((check) => !check.passed).map((check) => check.name);
@@ -46,22 +48,95 @@ export function decideMerge({ class: changeClass, disruptive, checks, approvals,
     return decideByPolicy(
       { mode: 'review', approvals: Math.max(1, approvalsOf(policy.delete)) },
       approvals,
-      'delete no Runtime asked for',
+      'a delete no Runtime asked for',
     );
   }
   const policyClass: PolicyClass = changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
-  return decideByPolicy(policy[policyClass], approvals, policyClass);
+  return decideByPolicy(policy[policyClass], approvals, `mergePolicy.${policyClass}`);
 }
 
-function decideByPolicy(policy: ClassPolicy, approvals: number, what: string): MergeDecision {
-  if (policy.mode === 'auto-merge')
-    return { action: 'auto-merge', reason: `${what}: auto-merge when checks pass (kimops.yaml mergePolicy)` };
+function decideByPolicy(policy: ClassPolicy, approvals: number, rule: string): MergeDecision {
+  if (policy.mode === 'auto-merge') return { action: 'auto-merge', reason: `auto-merge per ${rule}` };
+  const wanted = `${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'} by CODEOWNERS`;
   if (approvals >= policy.approvals)
-    return { action: 'auto-merge', reason: `${what}: ${approvals} of ${policy.approvals} required approvals` };
-  return {
-    action: 'await-review',
-    reason: `${what}: needs ${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'}, has ${approvals}`,
-  };
+    return { action: 'auto-merge', reason: `approved: ${approvals} of ${wanted} (${rule})` };
+  return { action: 'await-review', reason: `waits for ${wanted} (${rule}), has ${approvals}` };
 }
 
 const approvalsOf = (policy: ClassPolicy) => (policy.mode === 'review' ? policy.approvals : 0);
+
+/** A check on the head as the forge reports it (adapters/forge's CommitCheck). */
+export interface ReportedCheck {
+  name: string;
+  state: 'pending' | 'success' | 'failure';
+  description: string;
+}
+
+export interface RequiredChecksInput {
+  /** kimops.yaml's requiredChecks. */
+  required: readonly string[];
+  /** Every status and check run on the head. */
+  reported: readonly ReportedCheck[];
+  /**
+   * Why a required check that is not reported never will be, for a forge nothing but kimops posts to (the local
+   * one); undefined where CI may still report it.
+   */
+  unreportable?: (name: string) => string | undefined;
+}
+
+/**
+ * The required checks' verdict on a head the merge policy lets merge: undefined when every one is green; else
+ * blocked by a failed one, or waiting for a pending or missing one, each named with its state. A name reported
+ * more than once (a status and a check run) counts by its worst report, as GitHub's branch rules do.
+ */
+export function requiredChecksDecision({
+  required,
+  reported,
+  unreportable,
+}: RequiredChecksInput): MergeDecision | undefined {
+  const failed: string[] = [];
+  const waiting: string[] = [];
+  for (const name of required) {
+    const reports = reported.filter((check) => check.name === name);
+    const failure = reports.find((check) => check.state === 'failure');
+    const pending = reports.find((check) => check.state === 'pending');
+    if (failure) failed.push(`${name} (${failure.description})`);
+    else if (pending) waiting.push(`${name} (${pending.description})`);
+    else if (reports.length === 0) {
+      const never = unreportable?.(name);
+      waiting.push(never === undefined ? `${name} (not reported yet)` : `${name} (${never})`);
+    }
+  }
+  if (failed.length > 0)
+    return {
+      action: 'blocked',
+      reason: `required ${plural(failed.length, 'check')} failed: ${failed.join(', ')}; fix the cause and run ${failed.length === 1 ? 'it' : 'them'} again`,
+    };
+  if (waiting.length > 0)
+    return {
+      action: 'await-checks',
+      reason: `waits for required ${plural(waiting.length, 'check')}: ${waiting.join(', ')}`,
+    };
+  return undefined;
+}
+
+/**
+ * `unreportable` for a forge only kimops posts to (the local one): kimops's own status arrives, nothing else
+ * ever does, and the reason says so with the fix instead of leaving the PR to wait in silence.
+ */
+export function onlyKimopsReports(name: string): string | undefined {
+  return name === VALIDATE_CONTEXT
+    ? undefined
+    : `never reported: only kimops posts statuses to a local repository; remove it from requiredChecks in kimops.yaml, or merge with kimops pr merge --force --reason`;
+}
+
+/** The decision once the required checks are known: the policy's own, unless a required check holds it back. */
+export function withRequiredChecks(policy: MergeDecision, checks: RequiredChecksInput): MergeDecision {
+  if (policy.action !== 'auto-merge') return policy;
+  const held = requiredChecksDecision(checks);
+  if (held !== undefined) return { action: held.action, reason: `${policy.reason}, but ${held.reason}` };
+  const green = checks.required.length > 0 ? `; required checks green: ${checks.required.join(', ')}` : '';
+  return { action: 'auto-merge', reason: `${policy.reason}${green}` };
+}
+
+const plural = (count: number, word: string) => (count === 1 ? word : `${word}s`);

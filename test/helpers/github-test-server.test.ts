@@ -117,6 +117,54 @@ describe('GitHubTestServer', () => {
     expect((await call('GET', `/repos/acme/${REPO}/pulls?head=page-1`)).body.length).toBeGreaterThan(1);
   });
 
+  it('answers statuses, check runs and refs as GitHub does: the combined state, filter=latest, prefix matching', async () => {
+    const head = await server.pushBranch(REPO, 'kimops/dev/refs-a', { 'r/a': 'a' });
+    await server.pushBranch(REPO, 'kimops/dev-rollout/x', { 'r/x': 'x' });
+    const status = (state: string, context: string) =>
+      call('POST', `/repos/acme/${REPO}/statuses/${head}`, { state, context });
+    const combined = async () => (await call('GET', `/repos/acme/${REPO}/commits/${head}/status`)).body;
+    expect(await combined()).toMatchObject({ state: 'pending', total_count: 0, statuses: [] });
+    await status('success', 'a');
+    await status('pending', 'b');
+    expect(await combined()).toMatchObject({ state: 'pending', total_count: 2 });
+    await status('success', 'b');
+    expect(await combined()).toMatchObject({ state: 'success' });
+    await status('error', 'a');
+    expect(await combined()).toMatchObject({ state: 'failure', total_count: 2 });
+
+    server.addCheckRun(REPO, head, 'validate', 'completed', 'failure');
+    server.addCheckRun(REPO, head, 'validate', 'queued');
+    const runs = async (query: string) =>
+      (
+        (await call('GET', `/repos/acme/${REPO}/commits/${head}/check-runs${query}`)).body as unknown as {
+          check_runs: { status: string }[];
+        }
+      ).check_runs.map((run) => run.status);
+    expect(await runs('')).toEqual(['queued']);
+    expect(await runs('?filter=all')).toEqual(['queued', 'completed']);
+
+    // Any ref that starts with the text, not only whole segments (kimops/dev/ leaves kimops/dev-rollout/ out).
+    const refs = async (prefix: string) =>
+      ((await call('GET', `/repos/acme/${REPO}/git/matching-refs/${prefix}`)).body as { ref: string }[]).map(
+        (ref) => ref.ref,
+      );
+    expect(await refs('heads/kimops/dev/')).toEqual(['refs/heads/kimops/dev/refs-a']);
+    expect(await refs('heads/kimops/dev')).toEqual(['refs/heads/kimops/dev-rollout/x', 'refs/heads/kimops/dev/refs-a']);
+    const deleted = await fetch(`${server.url}/repos/acme/${REPO}/git/refs/heads/kimops/dev/refs-a`, {
+      method: 'DELETE',
+      headers: { authorization: `token ${server.token}` },
+    });
+    expect([deleted.status, await deleted.text()]).toEqual([204, '']);
+    expect(await call('DELETE', `/repos/acme/${REPO}/git/refs/heads/kimops/dev/refs-a`)).toMatchObject({
+      status: 422,
+      body: { message: 'Reference does not exist' },
+    });
+  });
+
+  it('answers /user with the user a token acts as', async () => {
+    expect((await call('GET', '/user')).body).toMatchObject({ login: 'kimops-bot', type: 'User' });
+  });
+
   it('injects faults for the next requests', async () => {
     server.failNext(1, 'rate-limit');
     server.failNext(1, { status: 503 });

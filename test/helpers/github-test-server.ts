@@ -62,6 +62,8 @@ export class GitHubContract {
       instance.addFormat('int64', { type: 'number', validate: Number.isInteger });
       // GitHub's own format: `owner/name`.
       instance.addFormat('repo.nwo', /^[^/]+\/[^/]+$/);
+      // OpenAPI's hint which branch of a oneOf applies (the authenticated user's): the oneOf still decides.
+      instance.addKeyword('discriminator');
     }
     const components = spec.components as { [kind: string]: Obj | undefined };
     const definitions = toJsonSchema(components.schemas ?? {}) as Obj;
@@ -162,8 +164,12 @@ export class GitHubContract {
   checkResponse(operationId: string, status: number, body: Json | undefined): string[] {
     const operation = this.operations.find((op) => op.id === operationId);
     if (operation === undefined) return [`${operationId}: not in the OpenAPI subset`];
+    const documented = operation.responses.get(status);
+    // An error GitHub documents without a body (git/delete-ref's 422) still comes with its message, as every error does.
     const expected =
-      operation.responses.get(status) ?? (ANY_OPERATION_ERRORS.has(status) ? this.basicError : undefined);
+      documented === 'empty' && status >= 400
+        ? this.basicError
+        : (documented ?? (ANY_OPERATION_ERRORS.has(status) ? this.basicError : undefined));
     const problems =
       expected === undefined
         ? [`status ${status} is not documented`]
@@ -253,13 +259,38 @@ interface Repo {
     user: string;
     createdAt: string;
   }[];
+  /** Check runs, newest last; `filter=latest` answers the newest per name. */
+  checkRuns: CheckRun[];
+  rulesets: Map<number, Ruleset>;
+  /** Classic branch protection, by branch: the request as given. */
+  protections: Map<string, Obj>;
+}
+
+interface CheckRun {
+  id: number;
+  sha: string;
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: 'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped' | 'timed_out' | 'action_required' | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+
+/** A repository ruleset as created or updated: the request's fields, with its id and times. */
+interface Ruleset {
+  id: number;
+  fields: Obj;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /**
- * A 5xx instead of the answer, or a 403 primary rate limit. `afterEffect`: the request is carried out
- * first and only its answer is lost, as when GitHub acts and a proxy then fails — what retries must survive.
+ * A 5xx instead of the answer, a 403 primary rate limit, or a 403 refusal (a token without the permission).
+ * `afterEffect`: the request is carried out first and only its answer is lost, as when GitHub acts and a proxy
+ * then fails — what retries must survive.
  */
-export type Fault = { status: 500 | 502 | 503; afterEffect?: boolean } | 'rate-limit';
+export type Fault =
+  { status: 500 | 502 | 503; afterEffect?: boolean } | 'rate-limit' | { status: 403; message: string };
 
 class HttpError extends Error {
   constructor(
@@ -276,6 +307,17 @@ export interface GitHubTestServerOptions {
   owner?: string;
 }
 
+/**
+ * How the server answers the branch-rule APIs: 404 for rulesets is an older GitHub Enterprise Server (no such
+ * API), 403 a plan without them ("Upgrade to GitHub Pro"), which classic branch protection answers alike.
+ */
+export interface BranchRuleRefusals {
+  rulesets?: 403 | 404;
+  protection?: 403;
+  /** GitHub Enterprise Server knows no `User` bypass actor: a ruleset naming one is refused (422). */
+  userBypass?: 422;
+}
+
 export class GitHubTestServer {
   /** A personal access token the server accepts, acting as `kimops-bot`. */
   readonly token = `ghp_${randomBytes(12).toString('hex')}`;
@@ -288,6 +330,8 @@ export class GitHubTestServer {
   private readonly repos = new Map<string, Repo>();
   private readonly tokens = new Map<string, string>();
   private readonly apps = new Map<string, { publicKey: string; installationId: number }>();
+  /** What the branch-rule APIs refuse; nothing unless a test sets it. */
+  refuse: BranchRuleRefusals = {};
   /** Per coming request: its fault, or undefined to answer it normally. */
   private faults: (Fault | undefined)[] = [];
   private nextId = 1000;
@@ -342,8 +386,23 @@ export class GitHubTestServer {
       comments: [],
       reviews: [],
       statuses: [],
+      checkRuns: [],
+      rulesets: new Map(),
+      protections: new Map(),
     });
     return this.pushBranch(name, defaultBranch, files, { from: null });
+  }
+
+  /** A bare repository without any commit, as GitHub creates one without README, license or .gitignore. */
+  async createEmptyRepo(name: string, defaultBranch = 'main'): Promise<void> {
+    await this.createRepo(name, {}, defaultBranch);
+    const repo = this.repo(name);
+    await git(['--git-dir', repo.gitDir, 'update-ref', '-d', `refs/heads/${defaultBranch}`]);
+  }
+
+  /** The folder holding the bare repositories (`<name>.git`), for a git server that serves them. */
+  get gitRoot(): string {
+    return this.root;
   }
 
   /**
@@ -413,6 +472,40 @@ export class GitHubTestServer {
     return this.repo(repoName).comments.filter((comment) => comment.issue === number);
   }
 
+  /** A check run on `sha`, as a workflow job reports it (GitHub Actions names it after the job). */
+  addCheckRun(
+    repoName: string,
+    sha: string,
+    name: string,
+    status: CheckRun['status'],
+    conclusion: CheckRun['conclusion'] = null,
+  ): void {
+    this.repo(repoName).checkRuns.push({
+      id: this.id(),
+      sha,
+      name,
+      status,
+      conclusion: status === 'completed' ? conclusion : null,
+      startedAt: now(),
+      completedAt: status === 'completed' ? now() : null,
+    });
+  }
+
+  /** The repository's rulesets as created or updated: each request's fields, with its id. */
+  rulesets(repoName: string): ({ id: number } & Obj)[] {
+    return [...this.repo(repoName).rulesets.values()].map((ruleset) => ({ id: ruleset.id, ...ruleset.fields }));
+  }
+
+  /** The classic branch protection of `branch` as last set, or undefined. */
+  protection(repoName: string, branch: string): Obj | undefined {
+    return this.repo(repoName).protections.get(branch);
+  }
+
+  /** Whether `branch` exists. */
+  async hasBranch(repoName: string, branch: string): Promise<boolean> {
+    return (await revParse(this.repo(repoName).gitDir, `refs/heads/${branch}`)) !== undefined;
+  }
+
   /** The next `count` requests, after `skip` answered normally, fail with `fault` (a 5xx, or a 403 primary rate limit). */
   failNext(count: number, fault: Fault, skip = 0): void {
     this.faults.push(...Array.from({ length: skip }, () => undefined), ...Array.from({ length: count }, () => fault));
@@ -452,6 +545,7 @@ export class GitHubTestServer {
           { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
         );
       }
+      if (fault && 'message' in fault) throw new HttpError(fault.status, fault.message);
       if (fault && fault.afterEffect !== true) throw new HttpError(fault.status, 'Server Error');
       const problems = this.contract.checkRequest(
         matched.operation,
@@ -541,7 +635,7 @@ export class GitHubTestServer {
     url: URL,
     body: Obj,
     user: string,
-  ): Promise<[number, Json, Record<string, string>?]> {
+  ): Promise<[number, Json | undefined, Record<string, string>?]> {
     if (operationId === 'apps/create-installation-access-token') {
       if (this.apps.get(user)?.installationId !== Number(params.installation_id)) throw new HttpError(404, 'Not Found');
       const token = `ghs_${randomBytes(12).toString('hex')}`;
@@ -555,6 +649,11 @@ export class GitHubTestServer {
           repository_selection: 'all',
         },
       ];
+    }
+    if (operationId === 'users/get-authenticated') {
+      // An installation token acts as the App, which has no user: GitHub answers 403.
+      if (user.endsWith('[bot]')) throw new HttpError(403, 'Resource not accessible by integration');
+      return [200, this.authenticatedUserJson(user)];
     }
     if (params.owner !== this.owner) throw new HttpError(404, 'Not Found');
     const repo = this.repos.get(params.repo ?? '');
@@ -652,6 +751,70 @@ export class GitHubTestServer {
         };
         repo.statuses.push(status);
         return [201, this.statusJson(repo, status)];
+      }
+      case 'repos/get-combined-status-for-ref':
+        return [200, await this.combinedStatusJson(repo, params.ref ?? '', url)];
+      case 'checks/list-for-ref':
+        return this.checkRunsPage(repo, await this.commitOf(repo, params.ref ?? ''), url);
+      case 'repos/list-pull-requests-associated-with-commit': {
+        const sha = await this.commitOf(repo, params.commit_sha ?? '');
+        const pulls: Pull[] = [];
+        for (const pull of [...repo.pulls.values()].sort((a, b) => b.number - a.number))
+          if (pull.mergeCommitSha === sha || (await this.headSha(repo, pull)) === sha) pulls.push(pull);
+        return this.page(url, await Promise.all(pulls.map((pull) => this.pullJson(repo, pull, false))));
+      }
+      case 'git/list-matching-refs': {
+        // GitHub matches any ref that starts with the given text (git's own patterns match whole segments).
+        const listed = await git(['--git-dir', repo.gitDir, 'for-each-ref', '--format=%(refname) %(objectname)']);
+        const refs = listed
+          .split('\n')
+          .map((line) => line.split(' '))
+          .filter(([ref]) => ref?.startsWith(`refs/${params.ref}`));
+        return [200, refs.map(([ref = '', sha = '']) => this.refJson(repo, ref, sha))];
+      }
+      case 'git/delete-ref': {
+        const ref = `refs/${params.ref}`;
+        // GitHub's answer for a ref already gone: a 422 with this message and no error list.
+        if ((await revParse(repo.gitDir, ref)) === undefined) throw new HttpError(422, 'Reference does not exist');
+        await git(['--git-dir', repo.gitDir, 'update-ref', '-d', ref]);
+        return [204, undefined];
+      }
+      case 'issues/set-labels': {
+        const pull = this.pull(repo, number);
+        const given = (Array.isArray(body) ? body : (body.labels as Json[] | undefined)) ?? [];
+        pull.labels = [
+          ...new Set(given.map((label) => (typeof label === 'string' ? label : ((label as Obj).name as string)))),
+        ];
+        return [200, pull.labels.map((name) => this.labelJson(repo, name))];
+      }
+      case 'repos/get-repo-rulesets':
+        this.refuseRulesets();
+        return this.page(
+          url,
+          [...repo.rulesets.values()].map((ruleset) => this.rulesetJson(repo, ruleset, false)),
+        );
+      case 'repos/create-repo-ruleset': {
+        this.refuseRulesets(body);
+        if ([...repo.rulesets.values()].some((ruleset) => ruleset.fields.name === body.name))
+          throw validationFailed('Name must be unique', 'Ruleset', 'name');
+        const ruleset: Ruleset = { id: this.id(), fields: body, createdAt: now(), updatedAt: now() };
+        repo.rulesets.set(ruleset.id, ruleset);
+        return [201, this.rulesetJson(repo, ruleset, true)];
+      }
+      case 'repos/update-repo-ruleset': {
+        this.refuseRulesets(body);
+        const ruleset = repo.rulesets.get(Number(params.ruleset_id));
+        if (ruleset === undefined) throw new HttpError(404, 'Not Found');
+        Object.assign(ruleset, { fields: { ...ruleset.fields, ...body }, updatedAt: now() });
+        return [200, this.rulesetJson(repo, ruleset, true)];
+      }
+      case 'repos/update-branch-protection': {
+        if (this.refuse.protection === 403)
+          throw new HttpError(403, 'Upgrade to GitHub Pro or make this repository public to enable this feature.');
+        if ((await revParse(repo.gitDir, `refs/heads/${params.branch}`)) === undefined)
+          throw new HttpError(404, 'Branch not found');
+        repo.protections.set(params.branch ?? '', body);
+        return [200, this.protectionJson(repo, params.branch ?? '', body)];
       }
       default:
         throw this.violation(`${operationId}: in the subset but not implemented by the test server`);
@@ -1001,6 +1164,187 @@ export class GitHubTestServer {
       created_at: status.createdAt,
       updated_at: status.createdAt,
       creator: this.userJson(status.user),
+    };
+  }
+
+  /** The commit a ref names (a sha, a branch or a tag); 422 as GitHub answers an unknown one. */
+  private async commitOf(repo: Repo, ref: string): Promise<string> {
+    const sha = (await revParse(repo.gitDir, `${ref}^{commit}`)) ?? (await revParse(repo.gitDir, `refs/heads/${ref}`));
+    if (sha === undefined) throw validationFailed(`No commit found for SHA: ${ref}`, 'Commit', 'sha');
+    return sha;
+  }
+
+  /** The latest status per context, newest first, and their combined state (pending when there are none). */
+  private async combinedStatusJson(repo: Repo, ref: string, url: URL): Promise<Obj> {
+    const sha = await this.commitOf(repo, ref);
+    const latest = new Map<string, Repo['statuses'][number]>();
+    for (const status of repo.statuses.filter((s) => s.sha === sha)) latest.set(status.context, status);
+    const statuses = [...latest.values()].reverse();
+    const states = statuses.map((status) => status.state);
+    // GitHub's rule: any failure or error fails, else any pending (or no status at all) is pending.
+    const state = states.some((s) => s === 'failure' || s === 'error')
+      ? 'failure'
+      : states.length === 0 || states.includes('pending')
+        ? 'pending'
+        : 'success';
+    const perPage = Number(url.searchParams.get('per_page') ?? 30);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    return {
+      state,
+      statuses: statuses.slice((page - 1) * perPage, page * perPage).map((status) => this.statusJson(repo, status)),
+      sha,
+      total_count: statuses.length,
+      repository: this.repositoryJson(repo),
+      commit_url: `${this.repoApi(repo)}/commits/${sha}`,
+      url: `${this.repoApi(repo)}/commits/${sha}/status`,
+    };
+  }
+
+  private checkRunsPage(repo: Repo, sha: string, url: URL): [number, Json, Record<string, string>] {
+    const all = repo.checkRuns.filter((run) => run.sha === sha);
+    const name = url.searchParams.get('check_name');
+    const newest = new Map<string, CheckRun>();
+    for (const run of all) newest.set(run.name, run);
+    const runs = (url.searchParams.get('filter') === 'all' ? all : [...newest.values()])
+      .filter((run) => name === null || run.name === name)
+      .reverse();
+    const [status, page, headers] = this.page(
+      url,
+      runs.map((run) => this.checkRunJson(repo, run)),
+    );
+    return [status, { total_count: runs.length, check_runs: page }, headers];
+  }
+
+  private checkRunJson(repo: Repo, run: CheckRun): Obj {
+    const api = `${this.repoApi(repo)}/check-runs/${run.id}`;
+    const html = `${this.url}/${this.owner}/${repo.name}/runs/${run.id}`;
+    return {
+      id: run.id,
+      head_sha: run.sha,
+      node_id: nodeId('CR', run.id),
+      external_id: '',
+      url: api,
+      html_url: html,
+      details_url: html,
+      status: run.status,
+      conclusion: run.conclusion,
+      started_at: run.startedAt,
+      completed_at: run.completedAt,
+      output: { title: null, summary: null, text: null, annotations_count: 0, annotations_url: `${api}/annotations` },
+      name: run.name,
+      check_suite: { id: run.id + 1 },
+      app: null,
+      pull_requests: [],
+    };
+  }
+
+  private refJson(repo: Repo, ref: string, sha: string): Obj {
+    return {
+      ref,
+      node_id: nodeId('REF', idOf(ref)),
+      url: `${this.repoApi(repo)}/git/${ref}`,
+      object: { type: 'commit', sha, url: `${this.repoApi(repo)}/git/commits/${sha}` },
+    };
+  }
+
+  private authenticatedUserJson(login: string): Obj {
+    return {
+      ...this.userJson(login),
+      name: null,
+      company: null,
+      blog: null,
+      location: null,
+      email: null,
+      hireable: null,
+      bio: null,
+      public_repos: 0,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      created_at: '2020-01-01T00:00:00Z',
+      updated_at: '2020-01-01T00:00:00Z',
+      private_gists: 0,
+      total_private_repos: 0,
+      owned_private_repos: 0,
+      disk_usage: 0,
+      collaborators: 0,
+      two_factor_authentication: true,
+    };
+  }
+
+  private refuseRulesets(body?: Obj): void {
+    const actors = (body?.bypass_actors as Obj[] | undefined) ?? [];
+    if (this.refuse.userBypass === 422 && actors.some((actor) => actor.actor_type === 'User'))
+      throw validationFailed('Invalid actor_type: User', 'Ruleset', 'bypass_actors');
+    if (this.refuse.rulesets === 404) throw new HttpError(404, 'Not Found');
+    if (this.refuse.rulesets === 403)
+      throw new HttpError(403, 'Upgrade to GitHub Pro or make this repository public to enable this feature.');
+  }
+
+  /** A ruleset as GitHub answers it: the list leaves out conditions, rules and bypass actors. */
+  private rulesetJson(repo: Repo, ruleset: Ruleset, full: boolean): Obj {
+    const api = `${this.repoApi(repo)}/rulesets/${ruleset.id}`;
+    const { name, target, enforcement, bypass_actors, conditions, rules } = ruleset.fields;
+    return {
+      id: ruleset.id,
+      name: name as string,
+      target: (target as string) ?? 'branch',
+      source_type: 'Repository',
+      source: `${this.owner}/${repo.name}`,
+      enforcement: enforcement as string,
+      node_id: nodeId('RRS', ruleset.id),
+      _links: { self: { href: api }, html: { href: `${this.url}/${this.owner}/${repo.name}/rules/${ruleset.id}` } },
+      created_at: ruleset.createdAt,
+      updated_at: ruleset.updatedAt,
+      ...(full
+        ? {
+            bypass_actors: bypass_actors ?? [],
+            current_user_can_bypass: 'always',
+            conditions: conditions ?? null,
+            rules: rules ?? [],
+          }
+        : {}),
+    };
+  }
+
+  private protectionJson(repo: Repo, branch: string, body: Obj): Obj {
+    const api = `${this.repoApi(repo)}/branches/${encodeURIComponent(branch)}/protection`;
+    const checks = body.required_status_checks as Obj | null;
+    const reviews = body.required_pull_request_reviews as Obj | null;
+    const bypass = (reviews?.bypass_pull_request_allowances as Obj | undefined) ?? {};
+    const enabled = (value: Json | undefined) => ({ enabled: value === true });
+    return {
+      url: api,
+      ...(checks === null
+        ? {}
+        : {
+            required_status_checks: {
+              url: `${api}/required_status_checks`,
+              strict: checks.strict === true,
+              contexts: (checks.contexts as Json[]) ?? [],
+              checks: ((checks.contexts as string[]) ?? []).map((context) => ({ context, app_id: null })),
+              contexts_url: `${api}/required_status_checks/contexts`,
+            },
+          }),
+      ...(reviews === null
+        ? {}
+        : {
+            required_pull_request_reviews: {
+              url: `${api}/required_pull_request_reviews`,
+              dismiss_stale_reviews: reviews.dismiss_stale_reviews === true,
+              require_code_owner_reviews: reviews.require_code_owner_reviews === true,
+              required_approving_review_count: (reviews.required_approving_review_count as number) ?? 1,
+              require_last_push_approval: reviews.require_last_push_approval === true,
+              bypass_pull_request_allowances: {
+                users: ((bypass.users as string[]) ?? []).map((login) => this.userJson(login)),
+                teams: [],
+              },
+            },
+          }),
+      enforce_admins: { url: `${api}/enforce_admins`, enabled: body.enforce_admins === true },
+      allow_force_pushes: enabled(body.allow_force_pushes),
+      allow_deletions: enabled(body.allow_deletions),
+      required_linear_history: enabled(body.required_linear_history),
     };
   }
 

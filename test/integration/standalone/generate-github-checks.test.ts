@@ -1,0 +1,130 @@
+// Merges wait for every required check on GitHub (issue 17): the generator against a remote landscape repo
+// (git's own http-backend) and the GitHub test server (real merges, every call checked against GitHub's OpenAPI
+// description), kimops.yaml requiring the validate workflow's check as `kimops init` writes it for GitHub. The
+// workflow is played by the test: it reports its check run on the PR's head. Merged and closed branches go.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLandscape } from '../../../adapters/files/landscape.js';
+import { readRuntimes } from '../../../adapters/files/manifests.js';
+import { githubForge } from '../../../adapters/forge/github.js';
+import { withRetries } from '../../../adapters/forge/retrying.js';
+import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
+import { generate } from '../../../generator/generate.js';
+import { conversionSettingsOf } from '../../../model/landscape.js';
+import { kimops } from '../../helpers/cli.js';
+import { startGitServer, type GitServer } from '../../helpers/git-http-server.js';
+import { GitHubTestServer } from '../../helpers/github-test-server.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
+
+const dir = useTempDir('generate-github-checks');
+const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
+let github: GitHubTestServer;
+let gitServer: GitServer;
+
+beforeAll(async () => {
+  github = await GitHubTestServer.start({ owner: 'acme' });
+  gitServer = await startGitServer({ root: github.gitRoot, token: (token) => github.acceptsToken(token) });
+});
+
+afterAll(async () => {
+  await gitServer.stop();
+  await github.close(); // throws on any contract violation seen during the run
+});
+
+/** A GitHub repository holding what `kimops init` writes for dev on GitHub, and a generator pass over one Runtime. */
+async function landscape(name: string) {
+  const local = `${dir.path}/template.git`;
+  expect((await kimops(['init', '--landscape', 'dev', local])).code).toBe(0);
+  const files = Object.fromEntries(
+    await Promise.all(
+      [...(await (await LandscapeRepo.open(local)).readFiles('main'))].map(
+        async ([path, file]) => [path, await file.read()] as const,
+      ),
+    ),
+  );
+  files['kimops.yaml'] = (files['kimops.yaml'] ?? '').replace(
+    /^requiredChecks: .*$/m,
+    'requiredChecks: [kimops/validate, validate]',
+  );
+  await github.createRepo(name, files);
+  const forge = withRetries(
+    await githubForge({
+      owner: 'acme',
+      repo: name,
+      baseUrl: github.url,
+      auth: { token: github.token },
+      throttle: false,
+      retry: false,
+    }),
+    { sleep: async () => undefined },
+  );
+  const [aws] = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
+  if (!aws) throw new Error('no example Runtime');
+  const settings = conversionSettingsOf(await readLandscape('dev'));
+  const repo = await LandscapeRepo.open(`${dir.path}/cache.git`);
+  const logs: string[] = [];
+  const pass = (runtimes = [aws]) =>
+    generate({
+      landscape: 'dev',
+      settings,
+      runtimes,
+      runtimesComplete: true,
+      repo,
+      remote: { url: `${gitServer.url}/${name}.git`, auth: { token: github.token } },
+      forge,
+      author: { name: 'kimops', email: 'kimops@localhost' },
+      log: (line) => logs.push(line),
+    });
+  return { pass, logs, forge, shoot: aws.runtime.spec.shoot.name };
+}
+
+const merges = (name: string) =>
+  execFileSync('git', ['--git-dir', github.gitDir(name), 'log', '--merges', '--format=%s', 'main'], {
+    encoding: 'utf8',
+  }).trim();
+
+describe('generate on GitHub: merges wait for every required check', () => {
+  it("waits for the workflow's check run, merges once it passed, and deletes the branch", async () => {
+    const name = 'landscape-checks';
+    const { pass, logs, forge, shoot } = await landscape(name);
+    const branch = `kimops/dev/${shoot}`;
+
+    const waiting = await pass();
+    expect(waiting.proposed).toEqual([expect.objectContaining({ shoot, action: 'await-checks' })]);
+    expect(logs.join('\n')).toContain('but waits for required check: validate (not reported yet)');
+    const open = await forge.listOpenPullRequests();
+    const pr = open.ok ? open.value[0] : undefined;
+    if (!pr) throw new Error('no open PR');
+    expect(github.statuses(name, pr.headSha).map((s) => `${s.context} ${s.state}`)).toEqual([
+      'kimops/validate success',
+    ]);
+
+    github.addCheckRun(name, pr.headSha, 'validate', 'in_progress');
+    expect((await pass()).proposed[0]?.action).toBe('await-checks');
+    expect(logs.at(-1)).toContain('validate (in progress)');
+    github.addCheckRun(name, pr.headSha, 'validate', 'completed', 'failure');
+    expect((await pass()).proposed[0]?.action).toBe('blocked');
+    expect(merges(name)).toBe('');
+
+    // Re-run and green: merged by GitHub's merge API, the branch deleted through the refs API.
+    github.addCheckRun(name, pr.headSha, 'validate', 'completed', 'success');
+    const merged = await pass();
+    expect(merged.proposed).toEqual([expect.objectContaining({ shoot, action: 'auto-merge' })]);
+    expect(merges(name)).toBe(`Merge pull request #${pr.number} from acme/${branch}`);
+    expect(await github.hasBranch(name, branch)).toBe(false);
+    // octokit sends the ref as one path segment (heads%2Fkimops%2F…), which GitHub accepts.
+    const deletes = github.requests.filter((r) => r.method === 'DELETE');
+    expect(deletes.map((r) => `${decodeURIComponent(r.path)} ${r.status}`)).toEqual([
+      `/repos/acme/${name}/git/refs/heads/${branch} 204`,
+    ]);
+  });
+
+  it('closes a PR whose change is gone and deletes its branch on GitHub', async () => {
+    const name = 'landscape-closed';
+    const { pass, shoot } = await landscape(name);
+    expect((await pass()).proposed[0]?.action).toBe('await-checks');
+    const gone = await pass([]);
+    expect(gone.closed).toHaveLength(1);
+    expect(await github.hasBranch(name, `kimops/dev/${shoot}`)).toBe(false);
+  });
+});
