@@ -2,7 +2,7 @@
 // open or update its PR with the rendered body, report the commit status and merge per kimops.yaml.
 // Used for a single Shoot's change and for a rollout wave alike. Everything needed to resume is in
 // Git and the forge: the PR body hides the head kimops wrote, so a different head was pushed by a human.
-import type { Forge, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
+import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
 import { VALIDATE_CONTEXT, MAIN_BRANCH, SHOOTS_FOLDER } from '../model/contract.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
@@ -10,18 +10,25 @@ import { ConfigError, TransportError } from '../model/errors.js';
 import type { LogFields, LogLine } from '../model/log.js';
 import type { BranchSync } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
+import { deleteLeftoverBranches, deleteProposalBranch } from './branch-cleanup.js';
 import { classLine } from './propose/merge-gate.js';
-import { decideMerge, type MergeAction } from './propose/merge-policy.js';
-import { GITHUB_BODY_LIMIT, renderPullRequest, type ShootProposal } from './propose/pr-body.js';
+import {
+  decideMerge,
+  onlyKimopsReports,
+  withRequiredChecks,
+  type MergeAction,
+  type MergeDecision,
+} from './propose/merge-policy.js';
+import { wroteByKimops, wroteLine } from './propose/written-heads.js';
+import { labelsToSet } from './propose/labels.js';
+import { GITHUB_BODY_LIMIT, renderPullRequest, rolloutWaveAfter, type ShootProposal } from './propose/pr-body.js';
 import { checksSummary } from './validate/checks.js';
 
 /**
- * Hidden in the PR body: the heads kimops wrote (a head that is none of them was pushed by someone
- * else), and the commit status kimops posted for the head (so a pass that died before posting it posts
- * it on the next one, and one that posted it writes nothing again).
+ * Hidden in the PR body: the heads kimops wrote (propose/written-heads.ts), and the commit status kimops
+ * posted for the head (so a pass that died before posting it posts it on the next one, and one that posted
+ * it writes nothing again).
  */
-const WROTE = /<!-- kimops:wrote ([0-9a-f]{40}) -->/g;
-const wroteLine = (sha: string) => `<!-- kimops:wrote ${sha} -->\n`;
 /** Room in the body for those markers: the status and class lines and two heads while a push is under way. */
 const MARKERS_RESERVE = 400;
 const STATUS = /<!-- kimops:status ([0-9a-f]{40}) (\w+) -->/;
@@ -62,11 +69,15 @@ export interface BranchOutcome {
 export async function proposeBranch(context: BranchContext, proposal: BranchProposal): Promise<BranchOutcome> {
   const { repo, forge, landscape, sync } = context;
   const { branch, proposals } = proposal;
+  // A rollout's wave follows the last closed PR of its branch: the wave before it (merged), or itself (closed).
+  const previous = proposal.rollout ? unwrap(await forge.lastClosedPullRequest(branch), forge) : undefined;
+  const wave = proposal.rollout && rolloutWaveAfter(previous, proposals.length, proposal.rollout.later);
   const pr = renderPullRequest({
     landscape,
     branch,
     proposals,
-    ...(proposal.rollout && { rollout: proposal.rollout }),
+    ...(proposal.rollout && { rollout: { ...proposal.rollout, ...(wave && { wave }) } }),
+    merge: { policy: context.config.mergePolicy, requiredChecks: context.config.requiredChecks },
     maxBodySize: GITHUB_BODY_LIMIT - MARKERS_RESERVE,
   });
   // The full report only where the body had to be shortened: a file on the branch, merged with it.
@@ -130,14 +141,21 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
     );
   // The class is recorded with its head: `kimops pr merge` decides on it, and a later pass may change it.
   const body = `${pr.body}${wroteLine(head)}${statusLine(head, state)}${classLine(head, prClass)}`;
-  const labels = [`kimops:${prClass.class}`];
+  const labels = [pr.label];
   const { number, url, createdAt } =
     open ?? unwrap(await forge.openPullRequest({ branch, base: MAIN_BRANCH, title: pr.title, body, labels }), forge);
+  // The label follows the class when a later pass changes it; a human's own labels stay.
+  const relabel = open && labelsToSet(open.labels, pr.label);
+  if (relabel) unwrap(await forge.setLabels(number, relabel), forge);
   if (open !== undefined && (open.title !== pr.title || open.body !== body))
     unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 
   const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
-  const decision = decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy });
+  const decision = await withChecksOnHead(
+    context,
+    head,
+    decideMerge({ ...prClass, checks, approvals, policy: context.config.mergePolicy }),
+  );
   const verb = open ? (upToDate ? 'unchanged' : 'updated') : 'opened';
   if (decision.action !== 'auto-merge') {
     // A PR still waiting as it was is news once, not on every pass.
@@ -160,9 +178,32 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
     about(number),
     merged.ok ? 'info' : 'warn',
   );
-  return merged.ok
-    ? { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha }
-    : { pr: number, url, action: 'merge-refused' };
+  if (!merged.ok) return { pr: number, url, action: 'merge-refused' };
+  await deleteProposalBranch(context, { number, branch, headSha: head, body }, [branch]);
+  return { pr: number, url, action: 'auto-merge', mergeCommit: merged.value.sha };
+}
+
+/**
+ * The policy's decision held against the checks kimops.yaml requires on `head` (statuses and check runs): a
+ * merge waits while one is pending or missing, and is blocked by a failed one. Checks the forge will not show
+ * (a token that may not read check runs) are a wait, named with the fix; an unreachable forge ends the pass.
+ */
+async function withChecksOnHead(context: BranchContext, head: string, policy: MergeDecision): Promise<MergeDecision> {
+  const { forge, config } = context;
+  if (policy.action !== 'auto-merge' || config.requiredChecks.length === 0) return policy;
+  const reported = await forge.checksOf(head);
+  if (!reported.ok && (reported.failure.kind === 'transport' || reported.failure.kind === 'rate-limited'))
+    unwrap(reported, forge);
+  if (!reported.ok)
+    return {
+      action: 'await-checks',
+      reason: `${policy.reason}, but the required checks of ${head.slice(0, 12)} cannot be read: ${reported.failure.message}`,
+    };
+  return withRequiredChecks(policy, {
+    required: config.requiredChecks,
+    reported: reported.value,
+    ...(forge.checkReporters === 'kimops' && { unreportable: onlyKimopsReports }),
+  });
 }
 
 /** An open kimops PR on a branch not in `keep` is closed, unless someone else pushed to it. */
@@ -173,7 +214,8 @@ export async function closeStalePullRequests(
 ): Promise<{ closed: number[]; leftOpen: number[] }> {
   const { forge } = context;
   const result = { closed: [] as number[], leftOpen: [] as number[] };
-  for (const pr of unwrap(await forge.listOpenPullRequests(), forge)) {
+  const pulls = unwrap(await forge.listOpenPullRequests(), forge);
+  for (const pr of pulls) {
     if (!prefixes.some((prefix) => pr.branch.startsWith(prefix)) || keep.has(pr.branch)) continue;
     if (!wroteByKimops(pr)) {
       result.leftOpen.push(pr.number);
@@ -205,7 +247,11 @@ export async function closeStalePullRequests(
       pr: pr.number,
       branch: pr.branch,
     });
+    await deleteProposalBranch(context, pr, prefixes);
   }
+  // Branches of PRs merged or closed earlier whose deletion failed or never ran (kimops stopped in between).
+  const open = new Set([...keep, ...pulls.filter((pr) => !result.closed.includes(pr.number)).map((pr) => pr.branch)]);
+  await deleteLeftoverBranches(context, prefixes, open);
   return result;
 }
 
@@ -219,10 +265,6 @@ function pullRequestClass(
   if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
   const [only] = proposals;
   return only ? only.classification : { class: 'update', disruptive: false };
-}
-
-function wroteByKimops(pr: PullRequest): boolean {
-  return [...pr.body.matchAll(WROTE)].some((match) => match[1] === pr.headSha);
 }
 
 /** Whether the commit has exactly these files in the proposed folders, and the other files as given. */

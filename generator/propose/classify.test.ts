@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Shoot } from '../../model/shoot.js';
-import { classifyChange } from './classify.js';
+import { classifyChange, isBookkeeping } from './classify.js';
 import { changed, extension, testShoot, worker } from '../../test/helpers/test-shoot.js';
 
 describe('classifyChange', () => {
@@ -293,9 +293,36 @@ describe('classifyChange', () => {
     });
     const result = classifyChange({ before: testShoot(), after });
     expect(result).toMatchObject({ class: 'metadata-only', disruptive: false });
-    expect(result?.reasons[0]).toContain(
+    // The generation KIM records is bookkeeping: in the diff, but no reason of the class.
+    expect(result?.reasons).toEqual(['only metadata changes: metadata.labels.x']);
+    expect(result?.changes.map((c) => c.path)).toContain(
       'metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]',
     );
+  });
+
+  it("names only the fields a reviewer reads, not KIM's generation, among an update's reasons", () => {
+    const after = changed((s) => {
+      s.metadata.annotations = { 'infrastructuremanager.kyma-project.io/runtime-generation': '4' };
+      worker(s, 'a').maximum = 4;
+    });
+    expect(classifyChange({ before: testShoot(), after })?.reasons).toEqual([
+      'no node is replaced: spec.provider.workers[a].maximum',
+    ]);
+  });
+
+  it('says so when a Shoot differs only in its bookkeeping', () => {
+    const after = changed((s) => {
+      s.metadata.annotations = {
+        'infrastructuremanager.kyma-project.io/runtime-generation': '4',
+        'kimops.kyma-project.io/applied-commit': 'abc',
+      };
+    });
+    expect(classifyChange({ before: testShoot(), after })).toMatchObject({
+      class: 'metadata-only',
+      reasons: [
+        'nothing in the cluster changes: the Shoot only records the Runtime generation it was rendered from (3 → 4)',
+      ],
+    });
   });
 
   it('returns the semantic diff with the class, for the PR body', () => {
@@ -305,5 +332,18 @@ describe('classifyChange', () => {
     expect(classifyChange({ before: testShoot(), after })?.changes).toEqual([
       { path: 'spec.provider.workers[a].maximum', kind: 'changed', before: 3, after: 4 },
     ]);
+  });
+});
+
+describe('isBookkeeping', () => {
+  it.each<[string, boolean]>([
+    ['metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]', true],
+    ['metadata.annotations["kimops.kyma-project.io/applied-tree"]', true],
+    ['metadata.labels["kimops.kyma-project.io/managed-by"]', true],
+    ['metadata.annotations["infrastructuremanager.kyma-project.io/runtime-id"]', false],
+    ['metadata.annotations["infrastructuremanager.kyma-project.io/licence-type"]', false],
+    ['spec.kubernetes.version', false],
+  ])('%s: %s', (path, expected) => {
+    expect(isBookkeeping({ path, kind: 'changed', before: '1', after: '2' })).toBe(expected);
   });
 });

@@ -1,5 +1,6 @@
 // The change class of one Shoot change (docs/design.md §1.5), with the reasons a reviewer reads in the PR.
 // Which changes Gardener rejects and which replace nodes is recorded in docs/adr/0004-change-classes.md.
+import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
 import type { Shoot, Worker } from '../../model/shoot.js';
 import { show } from '../../rules/change-text.js';
 import { type FieldChange, sameValue, semanticDiff } from '../../rules/semantic-diff.js';
@@ -54,11 +55,15 @@ export function classifyChange({ before, after, runtimeDeleted }: ClassifyInput)
   }
   const immutable = immutableReasons(before, after);
   if (immutable.length > 0) return { class: 'immutable', disruptive: true, reasons: immutable, changes };
-  if (changes.every((change) => /^metadata\.(labels|annotations)\b/.test(change.path))) {
+  const reviewed = reviewedChanges(changes);
+  if (reviewed.length === 0) {
+    return { class: 'metadata-only', disruptive: false, reasons: [bookkeepingOnlyReason(changes)], changes };
+  }
+  if (reviewed.every((change) => /^metadata\.(labels|annotations)\b/.test(change.path))) {
     return {
       class: 'metadata-only',
       disruptive: false,
-      reasons: [`only metadata changes: ${changes.map((c) => c.path).join(', ')}`],
+      reasons: [`only metadata changes: ${reviewed.map((c) => c.path).join(', ')}`],
       changes,
     };
   }
@@ -67,9 +72,35 @@ export function classifyChange({ before, after, runtimeDeleted }: ClassifyInput)
   return {
     class: 'update',
     disruptive: false,
-    reasons: [`no node is replaced: ${changes.map((c) => c.path).join(', ')}`],
+    reasons: [`no node is replaced: ${reviewed.map((c) => c.path).join(', ')}`],
     changes,
   };
+}
+
+/**
+ * Metadata that records where a Shoot came from, not what Gardener builds: KIM's Runtime generation (how a pass
+ * tells a Runtime's own change from a rollout) and kimops's own `kimops.kyma-project.io/` markers. The generation
+ * changes with every Runtime edit, so a reviewer reading it among the changes and reasons reads noise.
+ */
+const GENERATION_PATH = `metadata.annotations[${JSON.stringify(ANNOTATION_RUNTIME_GENERATION)}]`;
+const KIMOPS_METADATA = ['metadata.annotations["kimops.kyma-project.io/', 'metadata.labels["kimops.kyma-project.io/'];
+
+export function isBookkeeping({ path }: FieldChange): boolean {
+  return path === GENERATION_PATH || KIMOPS_METADATA.some((prefix) => path.startsWith(prefix));
+}
+
+/** The changes a reviewer reads: the diff without the bookkeeping. */
+export function reviewedChanges(changes: readonly FieldChange[]): FieldChange[] {
+  return changes.filter((change) => !isBookkeeping(change));
+}
+
+/** A Shoot that differs only in its bookkeeping is still written (the next pass compares with it), and says so. */
+function bookkeepingOnlyReason(changes: readonly FieldChange[]): string {
+  const generation = changes.find((c) => c.path === GENERATION_PATH);
+  const what = generation
+    ? `the Runtime generation it was rendered from (${show(generation.before)} → ${show(generation.after)})`
+    : "kimops's own annotations";
+  return `nothing in the cluster changes: the Shoot only records ${what}`;
 }
 
 /** Changes gardener-apiserver (ValidateShootSpecUpdate) or the provider extensions' admission reject. */

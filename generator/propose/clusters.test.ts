@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterChanges, waves } from './clusters.js';
+import { clusterChanges, rolloutSubject, waves } from './clusters.js';
 import type { FieldChange } from '../../rules/semantic-diff.js';
 
 const bump: FieldChange = { path: 'spec.kubernetes.version', kind: 'changed', before: '1.32.5', after: '1.33.3' };
@@ -12,7 +12,7 @@ const scale: FieldChange = {
 };
 
 describe('clusterChanges', () => {
-  it('groups Shoots with identical diffs, largest group first, with a count line', () => {
+  it('groups Shoots with identical diffs, largest group first', () => {
     const perShoot = [
       ...Array.from({ length: 1214 }, (_, i) => ({ shoot: `s-${String(i).padStart(4, '0')}`, changes: [bump] })),
       { shoot: 'x-1', changes: [otherBump] },
@@ -20,10 +20,10 @@ describe('clusterChanges', () => {
       { shoot: 'y-1', changes: [bump, scale] },
     ];
     const clusters = clusterChanges(perShoot);
-    expect(clusters.map((c) => c.line)).toEqual([
-      '1,214 shoots: spec.kubernetes.version 1.32.5 → 1.33.3',
-      '2 shoots: spec.kubernetes.version 1.32.4 → 1.33.3',
-      '1 shoot: spec.kubernetes.version 1.32.5 → 1.33.3; spec.provider.workers[cpu-worker-0].maximum 3 → 5',
+    expect(clusters.map((c) => [c.shoots.length, c.changes])).toEqual([
+      [1214, [bump]],
+      [2, [otherBump]],
+      [1, [bump, scale]],
     ]);
     expect(clusters[1]?.shoots).toEqual(['x-1', 'x-2']);
   });
@@ -44,6 +44,63 @@ describe('clusterChanges', () => {
     ];
     expect(clusterChanges(input).map((c) => c.shoots[0])).toEqual(['a', 'b']);
     expect(clusterChanges([...input].reverse())).toEqual(clusterChanges(input));
+  });
+});
+
+describe('rolloutSubject', () => {
+  const of = (...perShoot: FieldChange[][]) =>
+    rolloutSubject(perShoot.map((changes, i) => ({ shoot: `s-${i}`, changes })));
+  const image = (worker: string, before: string): FieldChange => ({
+    path: `spec.provider.workers[${worker}].machine.image.version`,
+    kind: 'changed',
+    before,
+    after: '1877.5.0',
+  });
+
+  it.each<[string, string, FieldChange[][]]>([
+    ['names a Kubernetes bump as people say it', 'kubernetes 1.32.5 → 1.33.3', [[bump], [bump]]],
+    ['leaves out an old value the Shoots do not share', 'kubernetes → 1.33.3', [[bump], [otherBump]]],
+    [
+      'takes a pool of any name for the same field',
+      'machine image 1877.4.0 → 1877.5.0',
+      [[image('cpu-worker-0', '1877.4.0')], [image('"a.b"', '1877.4.0')]],
+    ],
+    [
+      "names what every Shoot changes and counts one Shoot's extra change",
+      'kubernetes 1.32.5 → 1.33.3 and 1 more change',
+      [[bump], [bump, scale]],
+    ],
+    [
+      'names two shared fields at most',
+      'kubernetes 1.32.5 → 1.33.3, provider.workers[*].maximum 3 → 5 and 1 more change',
+      [
+        [bump, scale, { path: 'spec.purpose', kind: 'changed', before: 'evaluation', after: 'production' }],
+        [bump, scale, { path: 'spec.purpose', kind: 'changed', before: 'evaluation', after: 'production' }],
+      ],
+    ],
+    [
+      'says added and removed',
+      'kubernetes.kubeAPIServer.featureGates.G added: true, hibernation removed',
+      [
+        [
+          { path: 'spec.kubernetes.kubeAPIServer.featureGates.G', kind: 'added', after: true },
+          { path: 'spec.hibernation', kind: 'removed', before: { enabled: false } },
+        ],
+      ],
+    ],
+    [
+      'falls back to the field most Shoots change',
+      'kubernetes 1.32.5 → 1.33.3 and 1 more change',
+      [[bump], [bump], [scale]],
+    ],
+    ['names companion files when the manifests are equal', 'companion files', [[], []]],
+  ])('%s', (_what, expected, perShoot) => {
+    expect(of(...perShoot)).toBe(expected);
+  });
+
+  it('shortens long values, as a title is read at a glance', () => {
+    const long: FieldChange = { path: 'spec.x', kind: 'changed', before: 'a', after: 'v'.repeat(100) };
+    expect(of([long])).toBe(`x a → ${'v'.repeat(39)}…`);
   });
 });
 

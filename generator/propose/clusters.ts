@@ -1,7 +1,7 @@
-// Rollouts touch many Shoots the same way; a reviewer reads each distinct diff once, with its count
-// ("1,214 shoots: spec.kubernetes.version 1.32.5 → 1.33.3"), and the rollout is released in waves.
+// Rollouts touch many Shoots the same way; a reviewer reads each distinct diff once, with the Shoots that have
+// it, and the rollout is named after what it changes ("kubernetes 1.33.3 → 1.34.1") and released in waves.
 import { configure } from 'safe-stable-stringify';
-import { describeChange, formatCount } from '../../rules/change-text.js';
+import { show } from '../../rules/change-text.js';
 import type { FieldChange } from '../../rules/semantic-diff.js';
 
 const stableJson = configure({ deterministic: true });
@@ -11,8 +11,6 @@ export interface Cluster {
   shoots: string[];
   /** The diff every one of these Shoots has. */
   changes: FieldChange[];
-  /** `1,214 shoots: spec.kubernetes.version 1.32.5 → 1.33.3` (several changes joined by `; `). */
-  line: string;
 }
 
 /** Groups Shoots whose diffs are identical (same paths, befores and afters); largest group first. */
@@ -33,11 +31,69 @@ export function clusterChanges(perShoot: readonly { shoot: string; changes: Fiel
         byCodeUnit(a.shoots[0] ?? '', b.shoots[0] ?? '') ||
         byCodeUnit(a.key, b.key),
     )
-    .map(({ shoots, changes }) => ({
-      shoots,
-      changes,
-      line: `${formatCount(shoots.length)} ${shoots.length === 1 ? 'shoot' : 'shoots'}: ${changes.length === 0 ? 'no change' : changes.map(describeChange).join('; ')}`,
-    }));
+    .map(({ shoots, changes }) => ({ shoots, changes }));
+}
+
+/** Fields named in a rollout's title as people say them; any other field by its path without `spec.`. */
+const FIELD_NAMES: Record<string, string> = {
+  'spec.kubernetes.version': 'kubernetes',
+  'spec.provider.workers[*].kubernetes.version': 'worker kubernetes',
+  'spec.provider.workers[*].machine.image.version': 'machine image',
+  'spec.provider.workers[*].machine.image.name': 'operating system',
+  'spec.provider.workers[*].machine.type': 'machine type',
+};
+/** A worker's key in a path (`[cpu-worker-0]`, `["a.b"]`): pools are named per Runtime, the change is the same. */
+const WORKER = /^spec\.provider\.workers\[(?:"(?:[^"\\]|\\.)*"|[^\]]*)\]/;
+/** Fields named in a title; the rest are counted. */
+const TITLE_FIELDS = 2;
+/** Longest value shown in a title: GitHub titles end at 256 characters, and a title is read at a glance. */
+const TITLE_VALUE_CHARS = 40;
+
+/**
+ * What a rollout changes, for its title: `kubernetes 1.33.3 → 1.34.1`, up to two fields every Shoot of the wave
+ * changes (else the one most do), the rest counted: `and 3 more changes`. A field whose old value differs between
+ * Shoots reads `kubernetes → 1.34.1`.
+ */
+export function rolloutSubject(perShoot: readonly { shoot: string; changes: readonly FieldChange[] }[]): string {
+  const fields = new Map<string, { shoots: Set<string>; changes: FieldChange[] }>();
+  for (const { shoot, changes } of perShoot) {
+    for (const change of changes) {
+      const key = change.path.replace(WORKER, 'spec.provider.workers[*]');
+      const field = fields.get(key) ?? { shoots: new Set(), changes: [] };
+      field.shoots.add(shoot);
+      field.changes.push(change);
+      fields.set(key, field);
+    }
+  }
+  if (fields.size === 0) return 'companion files';
+  // Map order is first appearance, i.e. document order: the tie-break when as many Shoots share two fields.
+  const ranked = [...fields].sort(([, a], [, b]) => b.shoots.size - a.shoots.size);
+  // Named: what the whole wave changes (one Shoot's extra change is no name for the rollout), else the commonest.
+  const shared = ranked.filter(([, { shoots }]) => shoots.size === perShoot.length);
+  const named = (shared.length > 0 ? shared : ranked.slice(0, 1))
+    .slice(0, TITLE_FIELDS)
+    .map(([key, { changes }]) => fieldSubject(key, changes));
+  const more = ranked.length - named.length;
+  return `${named.join(', ')}${more > 0 ? ` and ${more} more ${more === 1 ? 'change' : 'changes'}` : ''}`;
+}
+
+function fieldSubject(key: string, changes: readonly FieldChange[]): string {
+  const name = FIELD_NAMES[key] ?? key.replace(/^spec\./, '');
+  const kinds = new Set(changes.map((c) => c.kind));
+  const distinct = (values: unknown[]) => new Set(values.map((v) => stableJson(v) ?? ''));
+  const only = (values: unknown[]) => (distinct(values).size === 1 ? value(values[0]) : undefined);
+  if (kinds.size > 1) return `${name} changed`;
+  if (kinds.has('removed')) return `${name} removed`;
+  const after = only(changes.map((c) => c.after));
+  if (kinds.has('added')) return after === undefined ? `${name} added` : `${name} added: ${after}`;
+  const before = only(changes.map((c) => c.before));
+  if (after === undefined) return `${name} changed`;
+  return before === undefined ? `${name} → ${after}` : `${name} ${before} → ${after}`;
+}
+
+function value(raw: unknown): string {
+  const text = show(raw);
+  return text.length > TITLE_VALUE_CHARS ? `${text.slice(0, TITLE_VALUE_CHARS - 1)}…` : text;
 }
 
 /**

@@ -10,7 +10,8 @@ const runtime = (shoot: string, more: Partial<Runtime['metadata']> = {}): Runtim
     metadata: {
       name: `rt-${shoot}`,
       namespace: 'kcp-system',
-      labels: { 'kyma-project.io/runtime-id': `id-${shoot}` },
+      labels: { 'kyma-project.io/runtime-id': `id-${shoot}`, 'kyma-project.io/broker-plan-name': 'aws' },
+      creationTimestamp: '2026-01-10T08:00:00Z',
       ...more,
     },
     spec: { shoot: { name: shoot } },
@@ -34,6 +35,7 @@ const shoots = (plan: ReturnType<typeof planDeletions>) =>
 
 describe('planDeletions', () => {
   it("proposes KEB's deletions in batches by name, the rest in later passes, and names the Runtime being deleted", () => {
+    // The Runtime's plan and timestamps go with it: the PR's summary names the cluster by them.
     const plan = planDeletions(
       input(['c', 'a', 'b'], { runtimes: [runtime('kept'), deleting('c'), deleting('a'), deleting('b')] }),
     );
@@ -41,7 +43,14 @@ describe('planDeletions', () => {
     expect(plan.later).toBe(1);
     expect(plan.withheld).toBeUndefined();
     expect(plan.deletions[0]).toMatchObject({
-      runtime: { namespace: 'kcp-system', name: 'rt-a', generation: 3 },
+      runtime: {
+        namespace: 'kcp-system',
+        name: 'rt-a',
+        generation: 3,
+        plan: 'aws',
+        createdAt: '2026-01-10T08:00:00Z',
+        deletionRequestedAt: '2026-12-01T10:00:00Z',
+      },
       reason: expect.stringContaining(
         'runtime kcp-system/rt-a is being deleted (deletionTimestamp 2026-12-01T10:00:00Z',
       ),

@@ -6,7 +6,7 @@
 // mass-deletion guard. Pure: the caller reads main and the Runtimes.
 import type { KimopsConfig } from '../../model/kimops-config.js';
 import { runtimeRef, type Runtime } from '../../model/runtime.js';
-import { LABEL_RUNTIME_ID } from '../../model/contract.js';
+import { LABEL_BROKER_PLAN_NAME, LABEL_RUNTIME_ID } from '../../model/contract.js';
 import { formatCount } from '../../rules/change-text.js';
 import { deletionsAllowedAtOnce, massDeletionGuard } from '../../rules/mass-deletion.js';
 import type { ShootProposal } from './pr-body.js';
@@ -149,10 +149,19 @@ function inventoryGap({ runtimes, runtimesComplete }: DeletionInput): string | u
 }
 
 function kebDeletion(shoot: string, runtime: Runtime): Deletion {
-  const { namespace = '', name, generation, deletionTimestamp } = runtime.metadata;
+  const { namespace = '', name, generation, deletionTimestamp, creationTimestamp, labels } = runtime.metadata;
+  const plan = labels?.[LABEL_BROKER_PLAN_NAME];
   return {
     shoot,
-    runtime: { namespace, name, ...(typeof generation === 'number' && { generation }) },
+    // What the PR's summary names the cluster by, from the Runtime: it is gone once the Shoot is.
+    runtime: {
+      namespace,
+      name,
+      ...(typeof generation === 'number' && { generation }),
+      ...(plan && { plan }),
+      ...(typeof creationTimestamp === 'string' && { createdAt: creationTimestamp }),
+      ...(typeof deletionTimestamp === 'string' && { deletionRequestedAt: deletionTimestamp }),
+    },
     askedByKeb: true,
     reason: `runtime ${runtimeRef(runtime)} is being deleted (deletionTimestamp ${String(deletionTimestamp)}; KIM's finalizer keeps it until this Shoot is gone): KEB deprovisions it, Gardener deletes the cluster`,
   };

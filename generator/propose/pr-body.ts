@@ -1,17 +1,24 @@
-// The pull request a reviewer reads: what changes, why it has its class, whether it validated, where
-// it came from and how to undo it — for one Shoot or for a rollout wave. Bodies are capped under
-// GitHub's limit by shortening the least important sections; the untruncated text is returned as
-// `fullReport` for the caller to commit on the branch. Same input, same bytes.
+// The pull request a reviewer reads: what happens to it (merged per which policy, waiting for whom, blocked by
+// what), what changes, why it has its class, whether it validated, where it came from and how to undo it — for
+// one Shoot or for a rollout wave. Identical diffs of a wave are shown once, with their Shoots; a create or delete
+// is summarised (Runtime, plan, region, account, age), not listed field by field; kimops's bookkeeping
+// annotations are left out of the changes. Bodies are capped under GitHub's limit by shortening the least
+// important sections; the untruncated text is returned as `fullReport` for the caller to commit on the branch.
+// Same input, same bytes. test/fixtures/pr-bodies/ holds a reviewed body of every class (pr-body.golden.test.ts).
 import { createTwoFilesPatch } from 'diff';
+import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { Shoot } from '../../model/shoot.js';
 import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
 import { withoutServerFields } from '../../rules/landscape-layout.js';
 import { SHOOT_FILE, SHOOTS_FOLDER } from '../../model/contract.js';
-import type { ChangeClass } from './classify.js';
+import { reviewedChanges, type ChangeClass } from './classify.js';
 import { describeChange, formatCount } from '../../rules/change-text.js';
-import { clusterChanges } from './clusters.js';
+import { clusterChanges, rolloutSubject } from './clusters.js';
 import type { FieldChange } from '../../rules/semantic-diff.js';
+import { labelOf, type PullRequestLabel } from './labels.js';
+import { mergeStatement } from './merge-statement.js';
 import type { CheckResult } from './merge-policy.js';
+import { shootSummary, type ProposalRuntime } from './shoot-summary.js';
 
 /** GitHub refuses longer PR bodies and comments (Atlantis splits its plans at the same number). */
 export const GITHUB_BODY_LIMIT = 65_535;
@@ -25,7 +32,7 @@ const REPORTS_FOLDER = '.kimops/reports';
 export interface ShootProposal {
   shoot: string;
   /** `absent`: no Runtime was found for a Shoot deleted from main; `name` is then the runtime id the Shoot records, if any. */
-  runtime: { namespace: string; name: string; generation?: number; absent?: true };
+  runtime: ProposalRuntime;
   classification: ChangeClass;
   before?: Shoot;
   after?: Shoot;
@@ -38,14 +45,48 @@ export interface PullRequestInput {
   branch: string;
   proposals: readonly ShootProposal[];
   /** Present for a rollout PR: one wave of a landscape-wide change, and how many Shoots wait for later waves. */
-  rollout?: { name: string; later: number };
+  rollout?: RolloutWave;
+  /** What decides the merge: kimops.yaml's policy and the checks the branch requires (by name). */
+  merge: { policy: KimopsConfig['mergePolicy']; requiredChecks: readonly string[] };
   /** Body size limit in UTF-8 bytes; GitHub's by default. */
   maxBodySize?: number;
+}
+
+interface RolloutWave {
+  name: string;
+  /** Shoots of the rollout left for the waves after this one. */
+  later: number;
+  /**
+   * This wave's place in the whole rollout (`rolloutWaveAfter`). Without it waves are counted from the Shoots
+   * still to change, and the body says so: this one is wave 1.
+   */
+  wave?: { number: number; of: number };
+}
+
+/** `wave 2/3` in a rollout's title, as `rolloutHeading` writes it. */
+const WAVE_IN_TITLE = /, wave (\d+)\/\d+, /;
+
+/**
+ * Which wave of its rollout a PR is, from the last closed PR of the rollout's branch: none, the first; one that
+ * was merged, the wave after it; one closed unmerged, the same wave again. Later waves hold at most `size`
+ * Shoots each. Undefined when that PR's title names no wave (written by an older kimops).
+ */
+export function rolloutWaveAfter(
+  previous: { title: string; merged: boolean } | undefined,
+  size: number,
+  later: number,
+): { number: number; of: number } | undefined {
+  const before = previous === undefined ? 0 : Number(WAVE_IN_TITLE.exec(previous.title)?.[1] ?? Number.NaN);
+  if (Number.isNaN(before)) return undefined;
+  const number = previous === undefined ? 1 : previous.merged ? before + 1 : before;
+  return { number, of: number + Math.ceil(later / Math.max(1, size)) };
 }
 
 export interface RenderedPullRequest {
   title: string;
   body: string;
+  /** The one label of its class (labels.ts). */
+  label: PullRequestLabel;
   /** The whole report, never truncated: the caller commits it at `reportPath` on the branch. */
   fullReport: string;
   reportPath: string;
@@ -65,32 +106,38 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
   const [first] = proposals;
   if (!first) throw new RangeError('renderPullRequest needs at least one proposal');
   const reportPath = `${REPORTS_FOLDER}/${rollout ? `rollout-${rollout.name}` : first.shoot}.md`;
-  const title = rollout
-    ? `[${landscape}] rollout ${rollout.name}: ${formatCount(proposals.length)} ${proposals.length === 1 ? 'shoot' : 'shoots'}${rollout.later > 0 ? `, ${formatCount(rollout.later)} in later waves` : ''}`
-    : `[${landscape}] ${classLabel(first.classification)}: ${first.shoot}`;
+  const prClass = pullRequestClass(proposals, rollout !== undefined);
+  const heading = rollout ? rolloutHeading(proposals, rollout) : `${classLabel(first.classification)}: ${first.shoot}`;
+  const title = `[${landscape}] ${heading}`;
   const marker = prMarker(landscape, branch);
+  const blocked = prClass.class === 'immutable';
 
-  const heading = essential([
-    `## ${title.slice(landscape.length + 3)}`,
+  const intro = essential([
+    `## ${heading}`,
     '',
-    `Landscape \`${landscape}\`, branch \`${branch}\`.`,
+    `Landscape \`${landscape}\`, branch \`${branch}\`.${rollout ? ` ${waveSentence(proposals.length, rollout)}` : ''}`,
   ]);
+  const merge = essential(mergeLines(input, prClass));
   const summary: Section = {
     essential: !rollout,
     head: ['| shoot | Runtime | class | checks |', '|---|---|---|---|'],
     lines: proposals.map(summaryRow),
     tail: [],
   };
-  const why: Section = {
-    essential: true,
-    head: ['**Why this class**', ''],
-    lines: classReasons(proposals).map((reason) => `- ${reason}`),
-    tail: [],
-  };
+  // A blocked Shoot's reasons are what blocks it: the merge statement lists them already.
+  const why: Section | undefined =
+    blocked && !rollout
+      ? undefined
+      : {
+          essential: true,
+          head: ['**Why this class**', ''],
+          lines: classReasons(proposals).map((r) => `- ${r}`),
+          tail: [],
+        };
   const changes: Section = {
     essential: false,
-    head: ['### Changes', ''],
-    lines: rollout ? clusterLines(proposals) : first.classification.changes.map(changeLine),
+    head: [changesHeading(first, rollout !== undefined), ''],
+    lines: rollout ? clusterLines(proposals) : changeLines(first),
     tail: [],
   };
   const validation: Section = {
@@ -102,16 +149,21 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
   // Document order is also the order in which sections get room when the body is too long: a
   // rollout's clustered changes matter more than its table of a thousand Shoots.
   const sections: Section[] = [
-    heading,
-    ...(rollout ? [why, changes, validation, summary] : [summary, why, changes, validation]),
-    ...proposals.map(yamlDiffSection),
-    essential(['### Rollback', '', ...rollbackLines(proposals)]),
+    intro,
+    merge,
+    ...(rollout ? [why, changes, validation, summary] : [summary, why, changes, validation]).filter(
+      (section): section is Section => section !== undefined,
+    ),
+    ...yamlDiffSections(proposals),
+    // A blocked PR never merges: there is nothing to roll back.
+    ...(blocked ? [] : [essential(['### Rollback', '', ...rollbackLines(proposals)])]),
   ];
 
   const fullReport = `${sections.map((s) => render(s, s.lines.length)).join('\n\n')}\n`;
   const limit = input.maxBodySize ?? GITHUB_BODY_LIMIT;
   const whole = `${marker}\n${fullReport}`;
-  if (size(whole) <= limit) return { title, body: whole, fullReport, reportPath, truncated: false };
+  const label = labelOf(prClass);
+  if (size(whole) <= limit) return { title, body: whole, label, fullReport, reportPath, truncated: false };
 
   const note = `> **This body is shortened to fit GitHub's limit.** The full report is \`${reportPath}\` on branch \`${branch}\`.`;
   // Essential sections get room first (the heading and rollback are a few lines), then the others in order.
@@ -124,20 +176,104 @@ export function renderPullRequest(input: PullRequestInput): RenderedPullRequest 
   }
   const omitted = sections.filter((section) => texts.get(section) === '').length;
   const kept = sections.map((section) => texts.get(section) ?? '').filter((text) => text !== '');
-  // Dropped sections are counted just before the rollback, the last section.
+  // Dropped sections are counted just before the rollback, the last section (at the end when there is none).
   if (omitted > 0)
     kept.splice(
-      -1,
+      blocked ? kept.length : -1,
       0,
       `_${formatCount(omitted)} more ${omitted === 1 ? 'section is' : 'sections are'} only in the full report._`,
     );
   const body = `${marker}\n${note}\n\n${kept.join('\n\n')}\n`;
-  return { title, body, fullReport, reportPath, truncated: true };
+  return { title, body, label, fullReport, reportPath, truncated: true };
 }
 
 /** The hidden first line of a kimops PR body: how a forge adapter finds the PR (or sticky comment) again. */
 export function prMarker(landscape: string, branch: string): string {
   return `<!-- kimops:pr landscape=${landscape} branch=${branch} -->`;
+}
+
+/** The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole. */
+function pullRequestClass(
+  proposals: readonly ShootProposal[],
+  rollout: boolean,
+): Pick<ChangeClass, 'class' | 'disruptive'> {
+  const immutable = proposals.find((p) => p.classification.class === 'immutable');
+  if (immutable) return { class: 'immutable', disruptive: true };
+  if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
+  const { class: name, disruptive } = (proposals[0] as ShootProposal).classification;
+  return { class: name, disruptive };
+}
+
+/** `rollout: kubernetes 1.33.3 → 1.34.1, wave 1/3, 50 shoots`: named after what it changes. */
+function rolloutHeading(proposals: readonly ShootProposal[], rollout: RolloutWave): string {
+  const subject = rolloutSubject(
+    proposals.map(({ shoot, classification }) => ({ shoot, changes: reviewedChanges(classification.changes) })),
+  );
+  const { number, of } = waveOf(proposals.length, rollout);
+  return `rollout: ${subject}, wave ${number}/${of}, ${shootCount(proposals.length)}`;
+}
+
+function waveOf(size: number, { later, wave }: RolloutWave): { number: number; of: number } {
+  // When later waves wait, this one is full: they hold at most as many Shoots each.
+  return wave ?? { number: 1, of: 1 + Math.ceil(later / size) };
+}
+
+function waveSentence(size: number, rollout: RolloutWave): string {
+  const { number, of } = waveOf(size, rollout);
+  const left = of - number;
+  const after =
+    rollout.later === 0
+      ? 'It is the last wave.'
+      : `${formatCount(rollout.later)} more ${rollout.later === 1 ? 'shoot follows' : 'shoots follow'} in ${formatCount(left)} later ${left === 1 ? 'wave' : 'waves'}, the next once this one is merged.`;
+  const counted = rollout.wave ? '' : ' Waves are counted from the Shoots still to change.';
+  return `This wave holds ${shootCount(size)}. ${after}${counted}`;
+}
+
+/** The merge statement, and what stops it now: a failing check blocks any class until it passes. */
+function mergeLines(input: PullRequestInput, prClass: Pick<ChangeClass, 'class' | 'disruptive'>): string[] {
+  const { proposals, merge } = input;
+  const blockedBy = proposals.flatMap(({ shoot, classification }) =>
+    classification.class !== 'immutable'
+      ? []
+      : classification.reasons.map((reason) => (proposals.length === 1 ? reason : `${code(shoot)}: ${reason}`)),
+  );
+  const statement = mergeStatement({
+    ...prClass,
+    policy: merge.policy,
+    requiredChecks: merge.requiredChecks,
+    blockedBy,
+  });
+  const failed = [...new Set(proposals.flatMap(({ checks }) => checks.filter((c) => !c.passed).map((c) => c.name)))];
+  const now =
+    failed.length > 0 && statement.action !== 'blocked'
+      ? [
+          '',
+          `Now: ❌ ${failed.join(', ')} failed (see Validation), so nothing merges until ${failed.length === 1 ? 'it passes' : 'they pass'}.`,
+        ]
+      : [];
+  return [`**Merge:** ${statement.text}`, ...now];
+}
+
+function changesHeading({ classification }: ShootProposal, rollout: boolean): string {
+  if (rollout) return '### Changes';
+  if (classification.class === 'create') return '### The new Shoot';
+  if (classification.class === 'delete') return '### The Shoot that goes';
+  return '### Changes';
+}
+
+/** A create or delete summarised, anything else field by field without the bookkeeping. */
+function changeLines({ shoot, classification, before, after, runtime }: ShootProposal): string[] {
+  if (classification.class === 'create' && after) return shootSummary(after, runtime, 'create');
+  if (classification.class === 'delete' && before)
+    return [
+      ...shootSummary(before, runtime, 'delete'),
+      '',
+      `This PR removes the folder \`${SHOOTS_FOLDER}/${shoot}/\`; main's history keeps its manifest.`,
+    ];
+  const changes = reviewedChanges(classification.changes);
+  return changes.length > 0
+    ? changes.map(changeLine)
+    : [`- nothing in \`${SHOOT_FILE}\` a reviewer needs to read: see Why this class`];
 }
 
 function essential(lines: string[]): Section {
@@ -212,14 +348,19 @@ function changeLine(change: FieldChange): string {
   return `- ${code(change.path)}${describeChange(change).slice(change.path.length)}`;
 }
 
+/** Each distinct diff of a wave once, headed by the Shoots that have it. */
 function clusterLines(proposals: readonly ShootProposal[]): string[] {
   const clusters = clusterChanges(
-    proposals.map(({ shoot, classification }) => ({ shoot, changes: classification.changes })),
+    proposals.map(({ shoot, classification }) => ({ shoot, changes: reviewedChanges(classification.changes) })),
   );
-  return clusters.map((cluster) => `- ${code(cluster.line)}`);
+  return clusters.flatMap(({ shoots, changes }, i) => [
+    ...(i > 0 ? [''] : []),
+    `**${shootCount(shoots.length)}:** ${shoots.map(code).join(', ')}`,
+    ...(changes.length > 0 ? changes.map(changeLine) : [`- nothing in \`${SHOOT_FILE}\`: only companion files change`]),
+  ]);
 }
 
-/** Every check of one Shoot; for a rollout, the failures by Shoot and a count of the rest. */
+/** Every check of one Shoot; for a rollout, the failures and warnings by Shoot and a count of the rest. */
 function validationLines(proposals: readonly ShootProposal[]): string[] {
   if (proposals.length === 1) {
     const { checks } = proposals[0] as ShootProposal;
@@ -235,23 +376,55 @@ function validationLines(proposals: readonly ShootProposal[]): string[] {
     ...(passing > 0
       ? [`- ✅ ${formatCount(passing)} ${passing === 1 ? 'shoot passes' : 'shoots pass'} every check`]
       : []),
-    ...failing.flatMap(({ shoot, checks }) =>
-      checks
-        .filter((check) => !check.passed)
-        .flatMap((check) => [
-          `- ❌ ${code(shoot)} ${check.name}`,
-          ...check.messages.map((message) => `  - ${message}`),
-        ]),
+    // Failures, then warnings: a warning never blocks, but the reviewer decides on it.
+    ...[false, true].flatMap((warnings) =>
+      proposals.flatMap(({ shoot, checks }) =>
+        checks
+          .filter((check) => (warnings ? check.passed && check.warning : !check.passed))
+          .flatMap((check) => [
+            `- ${mark(check)} ${code(shoot)} ${check.name}`,
+            ...check.messages.map((message) => `  - ${message}`),
+          ]),
+      ),
     ),
   ];
 }
 
-function yamlDiffSection({ shoot, before, after }: ShootProposal): Section {
-  const path = `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
+/**
+ * The unified diff of each Shoot's manifest, folded; Shoots whose changed lines are the same share one (the first
+ * Shoot's, with its context). A delete has none: its summary says what goes, and main keeps the manifest.
+ */
+function yamlDiffSections(proposals: readonly ShootProposal[]): Section[] {
+  const groups = new Map<string, { shoot: string; lines: string[]; others: string[] }>();
+  for (const { shoot, before, after } of proposals) {
+    if (!after) continue;
+    const lines = yamlDiffLines(shoot, before, after);
+    // The changed lines alone: context and hunk positions differ between Shoots that change the same way.
+    const key = lines.filter((line) => /^[-+](?!--|\+\+)/.test(line)).join('\n');
+    if (key === '') continue;
+    const group = groups.get(key);
+    if (group) group.others.push(shoot);
+    else groups.set(key, { shoot, lines, others: [] });
+  }
+  return [...groups.values()].map(({ shoot, lines, others }) => ({
+    essential: false,
+    head: [
+      `<details><summary>YAML diff: ${manifestPath(shoot)}${others.length > 0 ? `, the same changed lines in ${formatCount(others.length)} more ${others.length === 1 ? 'shoot' : 'shoots'}` : ''}</summary>`,
+      '',
+      ...(others.length > 0 ? [`The same lines change in ${others.map(code).join(', ')}.`, ''] : []),
+      '```diff',
+    ],
+    lines,
+    tail: ['```', '', '</details>'],
+  }));
+}
+
+function yamlDiffLines(shoot: string, before: Shoot | undefined, after: Shoot): string[] {
+  const path = manifestPath(shoot);
   const yaml = (object: Shoot | undefined) => (object ? toCanonicalYaml(withoutServerFields(object)) : '');
   const patch = createTwoFilesPatch(
     before ? `a/${path}` : '/dev/null',
-    after ? `b/${path}` : '/dev/null',
+    `b/${path}`,
     yaml(before),
     yaml(after),
     '',
@@ -259,17 +432,14 @@ function yamlDiffSection({ shoot, before, after }: ShootProposal): Section {
     { context: 3 },
   );
   // The first line is diff's "====" separator; the ---/+++ headers stay.
-  const lines = patch
+  return patch
     .split('\n')
     .slice(1)
     .filter((line, i, all) => line !== '' || i < all.length - 1);
-  return {
-    essential: false,
-    head: [`<details><summary>YAML diff: ${path}</summary>`, '', '```diff'],
-    lines,
-    tail: ['```', '', '</details>'],
-  };
 }
+
+const manifestPath = (shoot: string) => `${SHOOTS_FOLDER}/${shoot}/${SHOOT_FILE}`;
+const shootCount = (count: number) => `${formatCount(count)} ${count === 1 ? 'shoot' : 'shoots'}`;
 
 function rollbackLines(proposals: readonly ShootProposal[]): string[] {
   const classes = new Set(proposals.map((p) => p.classification.class));
