@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanEntry, SyncPlan } from './plan.js';
+import { APPLIED_TREE_ANNOTATION, OWNERSHIP_LABEL, OWNERSHIP_VALUE } from '../model/contract.js';
+import { withGardenerDefaults } from '../test/helpers/gardener-defaults.js';
+import { testShoot, worker } from '../test/helpers/test-shoot.js';
+import { planSync, type PlanEntry, type SyncPlan } from './plan.js';
 import { driftedShoots, withDrift } from './drift.js';
 
 const entry = (
@@ -50,5 +53,30 @@ describe('drift', () => {
     expect(marked.entries[0]?.reasons[0]).toContain(`drift: ${mode}`);
     expect(marked.entries[0]?.reasons[0]).toContain('spec.provider.workers[a].maximum');
     expect(marked.counts).toMatchObject({ update: 2, drifted: 1 });
+  });
+
+  it("is never what gardener-apiserver defaulted: a Shoot served with its defaults has drifted only where main's fields moved", () => {
+    const main = testShoot();
+    const served = withGardenerDefaults(main);
+    served.metadata.labels = { ...served.metadata.labels, [OWNERSHIP_LABEL]: OWNERSHIP_VALUE };
+    served.metadata.annotations = { ...served.metadata.annotations, [APPLIED_TREE_ANNOTATION]: 't1' };
+    const drifted = (live: typeof served) =>
+      driftedShoots(
+        planSync({
+          desired: {
+            shoots: [{ name: 'c-1', path: 'shoots/c-1/shoot.yaml', shoot: main, companions: [] }],
+            problems: [],
+          },
+          live: [live],
+          liveCompanions: [],
+          commit: 'c1',
+          trees: new Map([['c-1', 't1']]),
+          massDeletion: { maxShoots: 20, maxPercent: 10 },
+        }),
+      );
+    expect(drifted(served)).toEqual(new Set());
+    const edited = structuredClone(served);
+    worker(edited, 'a').maximum = 9;
+    expect(drifted(edited)).toEqual(new Set(['c-1']));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../model/kube-object.js';
 import { testShoot, worker } from '../test/helpers/test-shoot.js';
+import { withGardenerDefaults } from '../test/helpers/gardener-defaults.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { DesiredShoot, DesiredState } from './desired.js';
 import { type PlanInput, planSync, rememberedFolders } from './plan.js';
@@ -93,6 +94,22 @@ describe('planSync', () => {
     const result = plan([want(shoot('a'))], [applied(shoot('a'))]);
     expect(result.entries).toMatchObject([{ shoot: 'a', action: 'unchanged', reasons: [] }]);
     expect(result.counts).toMatchObject({ unchanged: 1, update: 0, create: 0, delete: 0 });
+  });
+
+  it('plans nothing, and sees no drift, for a Shoot as gardener-apiserver serves it after the create (ipFamilies, updateStrategy, … defaulted)', () => {
+    const served = withGardenerDefaults(applied(shoot('a')));
+    const result = plan([want(shoot('a'))], [served]);
+    expect(result.entries).toMatchObject([{ shoot: 'a', action: 'unchanged', reasons: [] }]);
+    // The defaults the live rules keep (rules/live-rules.ts) are the live values, not something main changed.
+    expect(result.entries[0]?.kept ?? []).toEqual([]);
+  });
+
+  it('plans an update for a value main sets that the live Shoot moved away from, beside those defaults', () => {
+    const served = withGardenerDefaults(applied(shoot('a')));
+    worker(served, 'b').maximum = 9;
+    const entry = plan([want(shoot('a'))], [served]).entries[0];
+    expect(entry?.action).toBe('update');
+    expect(entry?.object.changes.map((c) => c.path)).toEqual(['spec.provider.workers[b].maximum']);
   });
 
   it.each<[string, (s: Shoot) => void, string[]]>([

@@ -13,7 +13,8 @@ import {
 } from '../model/contract.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { massDeletionGuard, MASS_DELETION_TRAILER } from '../rules/mass-deletion.js';
-import { type FieldChange, hasUniqueKeys, semanticDiff } from '../rules/semantic-diff.js';
+import { type FieldChange, semanticDiff } from '../rules/semantic-diff.js';
+import { managedPart, type OwnedFields } from '../rules/managed-fields.js';
 import { describeChange } from '../rules/change-text.js';
 import { keepLive, type KeptLive } from '../rules/live-rules.js';
 import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
@@ -405,7 +406,7 @@ function deleteObject(live: KubeObject): ObjectPlan {
 
 /**
  * What a server-side apply of `manifest` as `fieldManager` would change on `live`: the manifest is compared
- * with the live object cut down to the fields the manifest sets, plus the fields `fieldManager` applied
+ * with the live object cut down to the fields the manifest sets (rules/managed-fields.ts, ADR 0009), plus the fields `fieldManager` applied
  * before (managedFields) — those an apply removes when the manifest no longer sets them. Everything else on
  * the live object (status, server-set metadata, Gardener's defaults, other managers' fields) is not kimops's
  * and never makes a write. The applied-commit annotation is left out on both sides.
@@ -413,71 +414,17 @@ function deleteObject(live: KubeObject): ObjectPlan {
 function applyChanges(manifest: KubeObject, live: KubeObject, fieldManager: string): FieldChange[] {
   const wanted = comparable(manifest);
   const owned = ownedFields(live, fieldManager);
-  const projected = project(comparable(live), wanted, owned, '') as KubeObject;
+  const projected = managedPart(comparable(live), wanted, owned) as KubeObject;
   return semanticDiff(projected as unknown as Shoot, wanted as unknown as Shoot);
 }
-
-/**
- * Lists the gardener-apiserver merges by a key under server-side apply (`+patchMergeKey` in Gardener's
- * pkg/apis/core/v1beta1/types_shoot.go). Every other list is atomic: the apply replaces it whole.
- */
-const MERGE_KEYS: Record<string, string> = {
-  'spec.provider.workers': 'name',
-  'spec.tolerations': 'key',
-};
-/**
- * Atomic lists whose items are still matched by a field when cutting the live list down (so Gardener's
- * defaults inside an item are not mistaken for changes); the same keys as rules/semantic-diff.ts.
- */
-const ITEM_KEYS: Record<string, string> = {
-  'spec.extensions': 'type',
-  'spec.resources': 'name',
-  'spec.accessRestrictions': 'name',
-};
-
-/** The live value cut down to what the desired value sets, plus what the field manager owns. */
-function project(live: unknown, wanted: unknown, owned: Owned, pattern: string): unknown {
-  if (isJsonObject(live) && isJsonObject(wanted)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(live)) {
-      const childPattern = pattern ? `${pattern}.${key}` : key;
-      if (key in wanted && wanted[key] !== undefined)
-        out[key] = project(value, wanted[key], owned?.[`f:${key}`] as Owned, childPattern);
-      else if (owned && `f:${key}` in owned) out[key] = value;
-    }
-    return out;
-  }
-  if (Array.isArray(live) && Array.isArray(wanted)) {
-    const mergeKey = MERGE_KEYS[pattern];
-    const itemKey = mergeKey ?? ITEM_KEYS[pattern];
-    if (itemKey === undefined || !hasUniqueKeys(live, itemKey) || !hasUniqueKeys(wanted, itemKey)) {
-      return live.map((item, i) => (i < wanted.length ? project(item, wanted[i], undefined, `${pattern}[]`) : item));
-    }
-    const wantedByKey = new Map(wanted.map((item) => [(item as Record<string, unknown>)[itemKey], item]));
-    const out: unknown[] = [];
-    for (const item of live) {
-      const key = (item as Record<string, unknown>)[itemKey];
-      const match = wantedByKey.get(key);
-      const itemOwned = mergeKey !== undefined ? ownedItem(owned, mergeKey, key) : undefined;
-      if (match !== undefined) out.push(project(item, match, itemOwned, `${pattern}[]`));
-      // An atomic list is replaced whole; a merged list loses only the items this manager applied before.
-      else if (mergeKey === undefined || itemOwned !== undefined) out.push(item);
-    }
-    return out;
-  }
-  return live;
-}
-
-/** A managedFields `fieldsV1` subtree: `f:<field>` for fields, `k:{"name":"a"}` for items of a keyed list. */
-type Owned = Record<string, unknown> | undefined;
 
 /**
  * The union of the fields `fieldManager` applied (operation Apply; Update entries are never removed by an
  * apply). `fieldsV1` as the API serves it, or as its JSON text (how compactShoot keeps it).
  */
-function ownedFields(live: KubeObject, fieldManager: string): Owned {
+function ownedFields(live: KubeObject, fieldManager: string): OwnedFields {
   const entries = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as unknown[]) : [];
-  let merged: Owned;
+  let merged: OwnedFields;
   for (const entry of entries) {
     if (!isJsonObject(entry) || entry.manager !== fieldManager || entry.operation !== 'Apply') continue;
     const fields = fieldsOf(entry.fieldsV1);
@@ -496,25 +443,11 @@ function fieldsOf(fieldsV1: unknown): Record<string, unknown> | undefined {
   }
 }
 
-function mergeFields(a: Owned, b: Record<string, unknown>): Record<string, unknown> {
+function mergeFields(a: OwnedFields, b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(a ?? {}) };
   for (const [key, value] of Object.entries(b))
-    out[key] = isJsonObject(out[key]) && isJsonObject(value) ? mergeFields(out[key] as Owned, value) : value;
+    out[key] = isJsonObject(out[key]) && isJsonObject(value) ? mergeFields(out[key] as OwnedFields, value) : value;
   return out;
-}
-
-function ownedItem(owned: Owned, mergeKey: string, value: unknown): Owned {
-  if (!owned) return undefined;
-  for (const [key, fields] of Object.entries(owned)) {
-    if (!key.startsWith('k:')) continue;
-    try {
-      const item: unknown = JSON.parse(key.slice(2));
-      if (isJsonObject(item) && item[mergeKey] === value) return isJsonObject(fields) ? fields : {};
-    } catch {
-      // Not a key kimops can read: not an item it can claim.
-    }
-  }
-  return undefined;
 }
 
 /** Where a desired Shoot comes from: the commit, and its folder's tree there. */

@@ -1,7 +1,7 @@
 // The decisions of a generator pass, one row each, on an in-memory main: the same steps generate.ts takes
 // (select, render, read main's folders, plan) without a repository or a forge. What the PRs then do on a
 // real repo and forge: generate-deletions.test.ts and test/integration/standalone/generate-*.test.ts.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../model/errors.js';
 import {
@@ -20,6 +20,7 @@ import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { parseYaml11 } from '../model/yaml-input.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
+import { withGardenerDefaults } from '../test/helpers/gardener-defaults.js';
 import { gatherPassInput } from './gather.js';
 import type { MainFolder, MainSnapshot } from './main-snapshot.js';
 import { planPass, type PassPlan } from './plan.js';
@@ -52,6 +53,7 @@ const CONFIG: KimopsConfig = {
   policySet: 'default',
   drift: 'correct',
   mergePolicy: { ...DEFAULT_MERGE_POLICY },
+  requiredChecks: ['kimops/validate'],
   massDeletion: { ...DEFAULT_MASS_DELETION },
   deprovisioning: { batchSize: DEFAULT_DEPROVISIONING_BATCH_SIZE },
   rollout: { waveSize: DEFAULT_ROLLOUT_WAVE_SIZE },
@@ -192,17 +194,32 @@ function rolloutLine(plans: readonly Plan[], later: number): RegExp {
   return new RegExp(`^rollout kimops/dev-rollout/landscape-[0-9a-f]{8}: ${shoots}; ${later} later$`);
 }
 
-/** main's Shoot of `plan` as the Garden holds it after Gardener's maintenance raised its Kubernetes version. */
-function maintained(plan: Plan): Shoot {
-  const live = parseYaml11(
+/** main's Shoot of `plan` as created: what the applier sent the Garden. */
+function created(plan: Plan): Shoot {
+  return parseYaml11(
     seeded([plan])
       .get(shootOf(plan))
       ?.get(`shoots/${shootOf(plan)}/shoot.yaml`) as string,
     'main',
   ) as Shoot;
+}
+
+/** main's Shoot of `plan` as the Garden holds it after Gardener's maintenance raised its Kubernetes version. */
+function maintained(plan: Plan): Shoot {
+  const live = created(plan);
   live.spec.kubernetes.version = '1.33.9';
   return live;
 }
+
+/** Every Shoot of main as gardener-apiserver serves it after its create: with its defaults. */
+const liveWithDefaults = (edit: (plan: Plan, live: Shoot) => void = () => undefined) =>
+  new Map(
+    PLANS.map((plan) => {
+      const live = withGardenerDefaults(created(plan));
+      edit(plan, live);
+      return [shootOf(plan), live];
+    }),
+  );
 
 /** main with `plan`'s shoot.yaml replaced by something that is no Shoot. */
 function brokenMain(plan: Plan): Map<string, Map<string, string>> {
@@ -251,6 +268,32 @@ describe('planPass', () => {
       'what Gardener changed in the live Shoot (a maintenance update): an adopt PR, git follows',
       () => ({ runtimes: all(), gardenShoots: new Map([[shootOf('gcp'), maintained('gcp')]]) }),
       [`adoption ${branch('gcp')}: ${shootOf('gcp')} adopt`],
+    ],
+    [
+      "what gardener-apiserver defaulted on the created Shoots (ipFamilies, a worker's updateStrategy, …): nothing",
+      () => ({ runtimes: all(), gardenShoots: liveWithDefaults() }),
+      [],
+    ],
+    [
+      'a maintenance update on a Shoot with those defaults: an adopt PR for that Shoot only',
+      () => ({
+        runtimes: all(),
+        gardenShoots: liveWithDefaults((plan, live) => {
+          if (plan === 'gcp') live.spec.kubernetes.version = '1.33.9';
+        }),
+      }),
+      [`adoption ${branch('gcp')}: ${shootOf('gcp')} adopt`],
+    ],
+    [
+      'a machine image version Gardener raised: an adopt PR',
+      () => ({
+        runtimes: all(),
+        gardenShoots: liveWithDefaults((plan, live) => {
+          const image = live.spec.provider.workers[0]?.machine.image;
+          if (plan === 'aws' && image) image.version = '1877.99.0';
+        }),
+      }),
+      [`adoption ${branch('aws')}: ${shootOf('aws')} adopt`],
     ],
     [
       'a landscape change on a Shoot Gardener changed too: the rollout, since rendered against main it changes as well',
@@ -330,6 +373,33 @@ describe('planPass', () => {
     );
   });
 
+  it("proposes only the fields main manages: an adoption or a Runtime's change carries no Gardener default", async () => {
+    const plan = planPass(
+      await inputOf({
+        runtimes: all(changed('aws', raiseMaximum)),
+        gardenShoots: liveWithDefaults((p, live) => {
+          if (p === 'gcp') live.spec.kubernetes.version = '1.33.9';
+        }),
+      }),
+    );
+    const changesOf = (p: Plan) =>
+      plan.shoots
+        .find((pr) => pr.branch === branch(p))
+        ?.proposals[0]?.classification.changes.map(
+          (c) => `${c.path}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`,
+        );
+    expect(changesOf('gcp')).toEqual(['spec.kubernetes.version: "1.33.3" → "1.33.9"']);
+    expect(changesOf('aws')).toEqual([
+      'metadata.annotations["infrastructuremanager.kyma-project.io/runtime-generation"]: "1" → "2"',
+      'spec.provider.workers[cpu-worker-0].maximum: 20 → 21',
+    ]);
+    for (const pr of plan.shoots) {
+      const shoot = pr.files.get(`shoots/${pr.proposals[0]?.shoot}/shoot.yaml`) ?? '';
+      expect(shoot).not.toContain('ipFamilies');
+      expect(shoot).not.toContain('updateStrategy');
+    }
+  });
+
   it('keeps the PRs of what it proposes, of failures, of suspended Runtimes and of deletions that wait', async () => {
     const suspended = structuredClone(RUNTIMES.trial);
     suspended.runtime.metadata.annotations = {
@@ -393,5 +463,128 @@ describe('planPass', () => {
     const before = structuredClone({ values, read: main.read, folders: main.folders, config: main.config });
     planPass(input);
     expect({ values, read: main.read, folders: main.folders, config: main.config }).toEqual(before);
+  });
+});
+
+/** KEB's 12 example Runtimes as the files hold them: no metadata.generation, as read from a folder. */
+const EXAMPLES: RuntimeInput[] = readdirSync(new URL('../examples/runtimes/keb/', import.meta.url))
+  .filter((file) => file.endsWith('.yaml'))
+  .sort()
+  .map((file) => {
+    const source = `examples/runtimes/keb/${file}`;
+    return { source, runtime: parseYaml11(read(source), source) as Runtime };
+  });
+
+/** The landscape raised its default Kubernetes version: a change no Runtime asked for. */
+function withKubernetes(version: string): ConversionSettings {
+  const next = structuredClone(SETTINGS);
+  next.config.kubernetes = { ...next.config.kubernetes, defaultVersion: version };
+  return next;
+}
+
+/** The example Runtime of this file, edited as a person edits the file: its generation stays absent. */
+function edited(file: string, edit: (runtime: Runtime) => void): RuntimeInput {
+  const found = EXAMPLES.find((e) => e.source.endsWith(`/${file}`)) as RuntimeInput;
+  const runtime = structuredClone(found.runtime);
+  edit(runtime);
+  return { ...found, runtime };
+}
+
+describe('planPass with Runtimes that carry no generation (read from files)', () => {
+  const main = () => {
+    const { rendered } = renderRuntimes(EXAMPLES, SETTINGS);
+    return new Map(rendered.map((r) => [r.shootName, fileMapOf(r.manifests)]));
+  };
+  const examples = (...replacing: RuntimeInput[]) =>
+    EXAMPLES.map((e) => replacing.find((r) => r.source === e.source) ?? e);
+  const shootsOfPlan = async (scenario: Omit<Scenario, 'main'>) => {
+    const plan = planPass(await inputOf({ ...scenario, main: main() }));
+    return {
+      own: plan.shoots.map(
+        (pr) => `${pr.kind} ${pr.proposals.map((p) => `${p.shoot} ${p.classification.class}`).join()}`,
+      ),
+      rollout: plan.rollout?.proposals.map((p) => p.shoot).sort(),
+      later: plan.rollout?.rollout.later,
+    };
+  };
+  const shootOfFile = (file: string) => edited(file, () => undefined).runtime.spec.shoot.name;
+
+  it('main records their generation as "0"', () => {
+    for (const files of main().values())
+      expect([...files.values()].join()).toContain('infrastructuremanager.kyma-project.io/runtime-generation: "0"');
+  });
+
+  it('a landscape change (Kubernetes 1.33.3 → 1.34.1): one rollout of all 12 Shoots, no PR of their own', async () => {
+    expect(EXAMPLES).toHaveLength(12);
+    expect(await shootsOfPlan({ runtimes: EXAMPLES, settings: withKubernetes('1.34.1') })).toEqual({
+      own: [],
+      rollout: EXAMPLES.map((e) => e.runtime.spec.shoot.name).sort(),
+      later: 0,
+    });
+  });
+
+  it("the same with one Runtime's spec edited: that Shoot gets its own PR, carrying the landscape change too", async () => {
+    const plan = await shootsOfPlan({
+      runtimes: examples(edited('aws.yaml', raiseMaximum)),
+      settings: withKubernetes('1.34.1'),
+    });
+    expect(plan.own).toEqual([`runtime-change ${shootOfFile('aws.yaml')} update`]);
+    expect(plan.rollout).toEqual(
+      EXAMPLES.map((e) => e.runtime.spec.shoot.name)
+        .filter((shoot) => shoot !== shootOfFile('aws.yaml'))
+        .sort(),
+    );
+  });
+
+  it("one Runtime's spec edited, the landscape unchanged: its own PR", async () => {
+    expect(await shootsOfPlan({ runtimes: examples(edited('gcp.yaml', raiseMaximum)) })).toEqual({
+      own: [`runtime-change ${shootOfFile('gcp.yaml')} update`],
+      rollout: undefined,
+      later: undefined,
+    });
+  });
+
+  it('two Runtimes edited differently: a PR each', async () => {
+    const plan = await shootsOfPlan({
+      runtimes: examples(
+        edited('gcp.yaml', raiseMaximum),
+        edited('azure.yaml', (r) => {
+          const [worker] = r.spec.shoot.provider.workers;
+          if (worker) worker.minimum = 4;
+        }),
+      ),
+    });
+    expect(plan.own.sort()).toEqual(
+      [`runtime-change ${shootOfFile('gcp.yaml')} update`, `runtime-change ${shootOfFile('azure.yaml')} update`].sort(),
+    );
+    expect(plan.rollout).toBeUndefined();
+  });
+
+  it("force-patch-reconciliation makes a shared change the Runtime's own", async () => {
+    const forced = edited('trial.yaml', (r) => {
+      r.metadata.annotations = {
+        ...r.metadata.annotations,
+        'operator.kyma-project.io/force-patch-reconciliation': 'true',
+      };
+    });
+    const plan = await shootsOfPlan({ runtimes: examples(forced), settings: withKubernetes('1.34.1') });
+    expect(plan.own).toEqual([`runtime-change ${shootOfFile('trial.yaml')} update`]);
+    expect(plan.rollout).toHaveLength(11);
+  });
+
+  it('what Gardener changed on one live Shoot (a maintenance update): adopted', async () => {
+    const live = new Map(
+      [...main()].map(([shoot, files]) => {
+        const created = parseYaml11(files.get(`shoots/${shoot}/shoot.yaml`) as string, shoot) as Shoot;
+        const served = withGardenerDefaults(created);
+        if (shoot === shootOfFile('azure.yaml')) served.spec.kubernetes.version = '1.33.9';
+        return [shoot, served];
+      }),
+    );
+    expect(await shootsOfPlan({ runtimes: EXAMPLES, gardenShoots: live })).toEqual({
+      own: [`adoption ${shootOfFile('azure.yaml')} adopt`],
+      rollout: undefined,
+      later: undefined,
+    });
   });
 });

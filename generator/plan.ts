@@ -3,12 +3,14 @@
 // Shoots in; the pull requests to open or update, the branches whose PRs stay, the failures, and why deletions
 // wait out. Per rendered Shoot that differs from main: its own PR when its Runtime asked for the change; an
 // adopt PR when only the Garden's live Shoot explains it; otherwise it joins the landscape's rollout, whose
-// first wave is one PR. Shoots no Runtime asks for go only on proof (plan-deletions.ts). generate.ts gathers
-// the inputs and executes the plan.
-import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION } from '../model/contract.js';
+// first wave is one PR. Which of the three is ADR 0005's rule (`originOf`, `sharedChangesJoinTheRollout`).
+// Shoots no Runtime asks for go only on proof (plan-deletions.ts). generate.ts gathers the inputs and executes
+// the plan.
+import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION, SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
+import { semanticDiff } from '../rules/semantic-diff.js';
 import { branchOf, rolloutBranchOf, rolloutName } from './branches.js';
 import { planShootDeletions, type PlannedDeletions } from './plan-deletions.js';
 import { brokenOnMain, mainFolder, requestedShoots, type PassInput, type Planning } from './plan-input.js';
@@ -53,6 +55,16 @@ interface Change {
   kind: ShootPR['kind'] | 'rollout';
 }
 
+/** A change as `changeOf` sees it: `unknown` when its Runtime has no generation to tell (`originOf`). */
+interface Candidate extends Omit<Change, 'kind'> {
+  kind: Change['kind'] | 'unknown';
+  /**
+   * What changed, the Shoot's own name taken out: equal for Shoots a landscape change touched alike. Only
+   * when some Runtime of the pass cannot tell (`unknown`): otherwise nothing compares them.
+   */
+  signature?: string;
+}
+
 export function planPass(input: PassInput): PassPlan {
   const { landscape, selection, renders } = input;
   const planning: Planning = { input, failures: [...selection.failures], keep: new Set() };
@@ -65,7 +77,14 @@ export function planPass(input: PassInput): PassPlan {
   planning.failures.push(...renders.failures);
   keepShoots(shootsOf(selection.toRender, [...renders.failures, ...renders.bugs]));
 
-  const changes = renders.changed.flatMap((change) => changeOf(planning, change) ?? []);
+  // Only when a Runtime without a generation cannot tell are the changes compared with each other (ADR 0005).
+  const undecided = renders.changed.some(({ entry, rendered }) => {
+    const before = mainFolder(input.main, rendered.shootName)?.shoot;
+    return before !== undefined && originOf(entry.runtime, before) === 'unknown';
+  });
+  const changes = sharedChangesJoinTheRollout(
+    renders.changed.flatMap((change) => changeOf(planning, change, undecided) ?? []),
+  );
   const shoots = changes.flatMap(({ kind, proposal, files }): ShootPR[] =>
     kind === 'rollout' ? [] : [{ kind, branch: branchOf(landscape, proposal.shoot), proposals: [proposal], files }],
   );
@@ -92,7 +111,11 @@ export function planPass(input: PassInput): PassPlan {
   };
 }
 
-function changeOf(planning: Planning, { entry, rendered: r, files }: RenderedChange): Change | undefined {
+function changeOf(
+  planning: Planning,
+  { entry, rendered: r, files }: RenderedChange,
+  undecided: boolean,
+): Candidate | undefined {
   const { input } = planning;
   const runtime = entry.runtime;
   const folder = mainFolder(input.main, r.shootName);
@@ -105,19 +128,25 @@ function changeOf(planning: Planning, { entry, rendered: r, files }: RenderedCha
   const after = r.manifests.at(-1)?.object as Shoot;
   // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
   let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
-  let kind: Change['kind'] =
-    before !== undefined && notAskedForByRuntime(runtime, before) ? 'rollout' : 'runtime-change';
-  if (kind === 'rollout' && input.gardenShoots?.has(r.shootName) && before && rendersLikeMain(input, runtime, before)) {
-    // Rendered against main the Shoot would not change: the difference is Gardener's own (a maintenance update).
-    classification = {
-      ...classification,
-      class: 'adopt',
-      reasons: [
-        'the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it',
-        ...classification.reasons,
-      ],
-    };
-    kind = 'adoption';
+  let kind: Candidate['kind'] = before === undefined ? 'runtime-change' : originOf(runtime, before);
+  let signature: string | undefined;
+  if (kind !== 'runtime-change' && before) {
+    // Rendered against main's Shoot, not the Garden's: what the Runtime and the landscape change, without Gardener.
+    const again = input.gardenShoots?.has(r.shootName) ? renderAgainst(input, runtime, before) : undefined;
+    if (again && input.main.holds(again.shootName, again.files)) {
+      // Rendered against main the Shoot would not change: the difference is Gardener's own (a maintenance update).
+      classification = {
+        ...classification,
+        class: 'adopt',
+        reasons: [
+          'the live Shoot in the Garden differs from main (Gardener changed it, e.g. a maintenance update): git follows it',
+          ...classification.reasons,
+        ],
+      };
+      kind = 'adoption';
+    } else if (undecided) {
+      signature = signatureOf(r.shootName, before, again?.shoot ?? after, again?.files ?? files, beforeFiles);
+    }
   }
   const [namespace = '', name = ''] = r.runtime.split('/');
   const generation = runtime.metadata.generation;
@@ -130,7 +159,7 @@ function changeOf(planning: Planning, { entry, rendered: r, files }: RenderedCha
     checks: checkProposedShoot(input.validation, r.shootName, files, beforeFiles),
     ...(before && { before }),
   };
-  return { proposal, files, kind };
+  return { proposal, files, kind, ...(signature !== undefined && { signature }) };
 }
 
 /**
@@ -163,24 +192,73 @@ function rolloutWave(planning: Planning, changes: readonly Change[]): RolloutPR 
 }
 
 /**
- * KIM's applied-generation marker: the Shoot on main records the Runtime generation it was rendered
- * from. Equal generations mean the Runtime did not ask for this change (unless forced); an unknown
- * generation (a Runtime from a file without one) counts as asked for.
+ * Whether the Runtime asked for its Shoot's change, by KIM's applied-generation marker: main's Shoot records the
+ * Runtime generation it was rendered from (`runtime-generation`, "0" for a Runtime without one). The Runtime's
+ * own change (`runtime-change`) when forced (`force-patch-reconciliation`), or when its generation is not the one
+ * recorded; the landscape's (`rollout`) when it is. A Runtime without a generation whose Shoot records "0" cannot
+ * say (`unknown`): a Runtime read from a file, edited or not.
  */
-function notAskedForByRuntime(runtime: Runtime, before: Shoot): boolean {
+function originOf(runtime: Runtime, before: Shoot): Candidate['kind'] {
+  if (annotated(runtime, ANNOTATION_FORCE_PATCH)) return 'runtime-change';
+  const recorded = before.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION];
   const generation = runtime.metadata.generation;
-  if (typeof generation !== 'number' || annotated(runtime, ANNOTATION_FORCE_PATCH)) return false;
-  return before.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION] === String(generation);
+  if (typeof generation === 'number') return recorded === String(generation) ? 'rollout' : 'runtime-change';
+  return recorded === '0' ? 'unknown' : 'runtime-change';
 }
 
-/** Whether the Runtime rendered against main's Shoot (not the Garden's) gives main's files. */
-function rendersLikeMain(input: PassInput, runtime: Runtime, before: Shoot): boolean {
+/**
+ * A change whose Runtime cannot say joins the rollout when another Shoot of the pass, not changed by its own
+ * Runtime, changes the same way (the same fields from the same values to the same values, the same companion
+ * files, up to the Shoot's name): what a landscape change does to many Shoots alike. A change no other Shoot
+ * shares is its Runtime's own (an edited Runtime file). ADR 0005.
+ */
+function sharedChangesJoinTheRollout(candidates: readonly Candidate[]): Change[] {
+  const count = new Map<string, number>();
+  for (const { kind, signature } of candidates)
+    if (signature !== undefined && (kind === 'rollout' || kind === 'unknown'))
+      count.set(signature, (count.get(signature) ?? 0) + 1);
+  return candidates.map(({ proposal, files, kind, signature }): Change => {
+    if (kind !== 'unknown') return { proposal, files, kind };
+    const shared = (count.get(signature ?? '') ?? 0) > 1;
+    return { proposal, files, kind: shared ? 'rollout' : 'runtime-change' };
+  });
+}
+
+/** What changed from main's Shoot folder to the render, as text in which the Shoot's own name reads `<shoot>`. */
+function signatureOf(
+  shoot: string,
+  before: Shoot,
+  after: Shoot,
+  files: ReadonlyMap<string, string>,
+  beforeFiles: ReadonlyMap<string, string> | undefined,
+): string {
+  const folder = `${SHOOTS_FOLDER}/${shoot}/`;
+  const companions = [...new Set([...files.keys(), ...(beforeFiles?.keys() ?? [])])]
+    .filter((path) => path !== `${folder}${SHOOT_FILE}` && files.get(path) !== beforeFiles?.get(path))
+    .sort()
+    .map((path) => [path.slice(folder.length), files.get(path) ?? null]);
+  return JSON.stringify([semanticDiff(before, after), companions])
+    .split(shoot)
+    .join('<shoot>');
+}
+
+/** The Runtime rendered against main's Shoot (not the Garden's): its Shoot and files. */
+function renderAgainst(
+  input: PassInput,
+  runtime: Runtime,
+  before: Shoot,
+): { shootName: string; shoot: Shoot; files: Map<string, string> } | undefined {
   const [again] = renderRuntimes(
     [{ source: 'main', runtime }],
     input.settings,
     new Map([[before.metadata.name, before]]),
   ).rendered;
-  return again !== undefined && input.main.holds(again.shootName, fileMapOf(again.manifests));
+  if (!again) return undefined;
+  return {
+    shootName: again.shootName,
+    shoot: again.manifests.at(-1)?.object as Shoot,
+    files: fileMapOf(again.manifests),
+  };
 }
 
 function companionsOnly(files: Map<string, string>, before: ReadonlyMap<string, string> | undefined): ChangeClass {

@@ -1,13 +1,17 @@
 // The renders a pass plans with. Each selected Runtime is rendered against the Garden's live Shoot where there
-// is one, else in create mode; a Shoot whose create-mode render differs from main is rendered again against
-// main's copy. Update mode on its own output gives that output back (property-tested in convert/), so main's
-// Shoot is parsed only for those. In batches, keeping only the renders main does not hold: a 10,000-Shoot pass
-// holds the changed Shoots only. Reads main through the snapshot, writes nothing.
+// is one, else in create mode. A Shoot whose render main does not hold and whose folder main has is rendered
+// again: against main's copy when the Garden has none, else against the part of the live Shoot main manages
+// (rules/managed-fields.ts), so that what gardener-apiserver defaulted (`ipFamilies`, a worker's `updateStrategy`)
+// never reaches Git while a value main states and Gardener changed (a maintenance version) does (ADR 0009).
+// Update mode on its own output gives that output back (property-tested in convert/), so main's Shoot is parsed
+// only for those. In batches, keeping only the renders main does not hold: a 10,000-Shoot pass holds the changed
+// Shoots only. Reads main through the snapshot, writes nothing.
 import type { ConfigError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
+import { managedShoot } from '../rules/managed-fields.js';
 import type { MainSnapshot } from './main-snapshot.js';
 import {
   renderRuntimes,
@@ -70,33 +74,36 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
     }),
   );
   const first = renderRuntimes(batch, settings, gardenLive);
-  const isFinal = (r: RenderedRuntime) => gardenLive.has(r.shootName) || !main.folders.has(r.shootName);
-  const againstMain: RuntimeInput[] = [];
-  for (const r of first.rendered.filter((r) => !isFinal(r))) {
+  const again: RuntimeInput[] = [];
+  for (const r of first.rendered) {
     const files = fileMapOf(r.manifests);
     if (main.holds(r.shootName, files)) renders.inMain.push({ runtime: r.runtime, shoot: r.shootName });
-    else againstMain.push(entryOf(r));
+    else if (!main.folders.has(r.shootName)) renders.changed.push({ entry: entryOf(r), rendered: r, files });
+    else again.push(entryOf(r));
   }
-  const mainLive = new Map<string, Shoot>();
+  const live = new Map<string, Shoot>();
   const readable: RuntimeInput[] = [];
-  for (const entry of againstMain) {
+  for (const entry of again) {
     const name = entry.runtime.spec.shoot.name;
     const shoot = await main.shoot(name);
     const error = main.broken.get(name);
-    // Rendered as a create it would overwrite the file a human has to restore: the plan reports it instead.
+    // Proposed over it, the render would overwrite the file a human has to restore: the plan reports it instead.
     if (error) {
       renders.brokenOnMain.push({ entry, error });
       continue;
     }
     readable.push(entry);
-    if (shoot) mainLive.set(shoot.metadata.name, shoot);
+    const garden = gardenLive.get(name);
+    // Not the whole live Shoot: what the API server defaulted is no difference to main (ADR 0009).
+    if (garden) live.set(name, shoot ? managedShoot(garden, shoot) : garden);
+    else if (shoot) live.set(name, shoot);
   }
-  const second = renderRuntimes(readable, settings, mainLive);
+  const second = renderRuntimes(readable, settings, live);
   for (const { failures, bugs } of [first, second]) {
     renders.failures.push(...failures);
     renders.bugs.push(...bugs);
   }
-  for (const r of [...first.rendered.filter(isFinal), ...second.rendered]) keep(r, fileMapOf(r.manifests));
+  for (const r of second.rendered) keep(r, fileMapOf(r.manifests));
 }
 
 const sourceKey = (source: string, runtime: string) => `${source}\0${runtime}`;
