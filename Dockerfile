@@ -16,12 +16,12 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 # `npm pack` runs prepack, which builds dist/ afresh. The package is unpacked where it will run and given the
-# production dependencies of package-lock.json (the tarball holds no lock file: `npm install <tarball>` would
-# resolve the transitive ones anew). No install scripts: kimops needs none at runtime.
+# production dependencies its npm-shrinkwrap.json pins (a copy of package-lock.json; `npm install <tarball>` would
+# ignore it and resolve the transitive ones anew, `npm ci` in the unpacked folder does not). No install scripts:
+# kimops needs none at runtime.
 RUN mkdir -p /tmp/pack /opt/kimops \
  && npm pack --pack-destination /tmp/pack \
  && tar -xzf /tmp/pack/kimops-*.tgz -C /opt/kimops --strip-components=1 --no-same-owner \
- && cp package-lock.json /opt/kimops/ \
  && cd /opt/kimops \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && node dist/cli/kimops.js --version

@@ -2,8 +2,8 @@
 // adapters/files/runtime-folder.ts; a KCP: adapters/kube/kcp-runtimes.ts) and the live Shoots, wired to the pass
 // (generator/generate.ts) and the loop (until-stopped.ts); what a pass learned goes back onto the Runtimes
 // (generator/runtime-source.ts). Its options: commands/generate.ts.
+import { isDeepStrictEqual } from 'node:util';
 import { readKebZones } from '../adapters/files/keb-zones.js';
-import { readLandscape } from '../adapters/files/landscape.js';
 import { readPolicySet } from '../adapters/files/policies.js';
 import { folderRuntimeSource } from '../adapters/files/runtime-folder.js';
 import { kcpRuntimeSource } from '../adapters/kube/kcp-runtimes.js';
@@ -25,16 +25,18 @@ import { DEFAULT_HOST } from '../adapters/loopback.js';
 import { generatorMetrics } from '../generator/metrics.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { leaderElectionOf } from './leader-option.js';
+import type { LogLine } from '../model/log.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf, type MetricsOptions } from './metrics-option.js';
-import { openLandscapeTarget, type ForgeKind } from './landscape-target.js';
+import { landscapeOnMain, openLandscapeTarget, type ForgeKind, type LandscapeTarget } from './landscape-target.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
 export interface GenerateOptions extends LogOptions, LeaderOptions, Partial<MetricsOptions> {
-  landscape: string;
+  /** Absent: the landscape.yaml on the repo's main. */
+  landscape?: string;
   runtimes?: string;
   kcpKubeconfig?: string;
   context?: string;
@@ -53,22 +55,32 @@ export interface GenerateOptions extends LogOptions, LeaderOptions, Partial<Metr
 }
 
 export async function generate(options: GenerateOptions, commandIo: CliIo): Promise<number> {
-  const landscape = await readLandscape(options.landscape);
   const watch = options.watch === true;
+  // The forge's retries are logged like the passes' lines once the landscape, a label of every line, is known.
+  let log: LogLine = logLine(commandIo);
+  const target = await openLandscapeTarget(options, (line) => log(line));
+  const landscape = await landscapeOnMain(options.landscape, target, options.repo, (line) =>
+    commandIo.stderr(`${line}\n`),
+  );
   const io = loggingIo(commandIo, options, { component: 'generator', landscape: landscape.name }, watch);
-  return reportingFailures(io, () => generateWith(options, io, landscape));
+  log = logLine(io);
+  return reportingFailures(io, () => generateWith(options, io, landscape, target));
 }
 
-async function generateWith(options: GenerateOptions, io: CliIo, landscape: Landscape): Promise<number> {
+async function generateWith(
+  options: GenerateOptions,
+  io: CliIo,
+  landscape: Landscape,
+  target: LandscapeTarget,
+): Promise<number> {
   const allowMassDeletion = allowMassDeletionOf(options.allowMassDeletion);
   const intervalMs = intervalMsOf(options.interval);
-  const settings = conversionSettingsOf(landscape);
+  let settings = conversionSettingsOf(landscape);
   const watch = options.watch === true;
   const log = logLine(io);
   const warn = (line: string) => io.stderr(`${line}\n`);
   // The KCP: where the Runtimes come from unless --runtimes names a folder, and where the Lease lives.
   const kcp = options.runtimes === undefined || options.leaderElect ? kcpOf(options) : undefined;
-  const target = await openLandscapeTarget(options, log);
   const runtimes: RuntimeSource =
     options.runtimes !== undefined
       ? folderRuntimeSource(options.runtimes, () => io.readStdin())
@@ -85,10 +97,32 @@ async function generateWith(options: GenerateOptions, io: CliIo, landscape: Land
           inCluster: false,
         });
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, warn);
-  const validation = await policySource(landscape, { readPolicySet, readKebZones }, gardenClient);
+  let validation = await policySource(landscape, { readPolicySet, readKebZones }, gardenClient);
   const memo = new RenderMemo();
+  // Without --landscape the landscape is the repo's: one merged to main since the last pass is this pass's (the
+  // first pass has the one read at the start).
+  let current: Landscape | undefined;
+  const followMain = async () => {
+    if (current === undefined) {
+      current = landscape;
+      return;
+    }
+    const onMain = await landscapeOnMain(undefined, target, options.repo, warn);
+    if (isDeepStrictEqual(onMain, current)) return;
+    if (onMain.name !== landscape.name)
+      throw new ConfigError(
+        'landscape.yaml',
+        'name',
+        `on main is now ${onMain.name}, not ${landscape.name}: a landscape repo keeps its landscape; change it back`,
+      );
+    current = onMain;
+    settings = conversionSettingsOf(current);
+    validation = await policySource(current, { readPolicySet, readKebZones }, gardenClient);
+    log(`landscape.yaml on main changed: this pass renders with it`);
+  };
 
   const pass = async (): Promise<{ code: number; result: GenerateResult }> => {
+    if (options.landscape === undefined) await followMain();
     const { inputs, errors } = await runtimes.read();
     for (const error of errors) io.stderr(`${printableLines(String(error))}\n`);
     const gardenShoots = garden && new Map((await garden.items()).map((shoot) => [shoot.metadata.name, shoot]));
@@ -215,7 +249,7 @@ function gardenSource(
 function summary(result: GenerateResult): string {
   const count = (action: string) => result.proposed.filter((p) => p.action === action).length;
   return [
-    `${result.proposed.length} proposed (${count('auto-merge')} merged, ${count('await-review') + count('left-to-human')} awaiting review, ${count('blocked') + count('merge-refused')} blocked)`,
+    `${result.proposed.length} proposed (${count('auto-merge')} merged, ${count('await-review') + count('left-to-human')} awaiting review, ${count('await-checks') > 0 ? `${count('await-checks')} awaiting checks, ` : ''}${count('blocked') + count('merge-refused')} blocked)`,
     `${result.unchanged} unchanged`,
     `${result.closed.length} closed`,
     ...(result.leftOpen.length > 0 ? [`${result.leftOpen.length} left open`] : []),

@@ -1,9 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parse } from 'yaml';
+import { kimopsVersion } from '../adapters/files/package-version.js';
 import { readTemplate } from '../adapters/files/template.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { parseKimopsConfig } from '../model/kimops-config.js';
@@ -20,18 +23,60 @@ const git = (gitdir: string, ...args: string[]) =>
 const devLandscape = () => readFile(new URL('../landscapes/dev/landscape.yaml', import.meta.url), 'utf8');
 
 const TEMPLATE_FILES = ['.github/workflows/validate.yml', 'CODEOWNERS', 'README.md', 'kimops.yaml', 'shoots/.gitkeep'];
+/** What init commits: the template and the landscape file. */
+const REPO_FILES = [...TEMPLATE_FILES.slice(0, 4), 'landscape.yaml', ...TEMPLATE_FILES.slice(4)];
+
+/** A stand-in for a release's kimops-<version>.tgz: a gzipped tar holding package/package.json, as npm pack makes it. */
+async function releaseTarball(manifest: Record<string, unknown> = { name: 'kimops', version: kimopsVersion() }) {
+  const folder = join(dir.path, `release-${String(manifest.version)}`);
+  await mkdir(join(folder, 'package'), { recursive: true });
+  await writeFile(join(folder, 'package', 'package.json'), JSON.stringify(manifest));
+  await writeFile(join(folder, 'package', 'README.md'), 'kimops\n');
+  const file = join(dir.path, `kimops-${String(manifest.version)}.tgz`);
+  execFileSync('tar', ['-czf', file, '-C', folder, 'package']);
+  return {
+    file,
+    sha512: createHash('sha512')
+      .update(await readFile(file))
+      .digest('hex'),
+  };
+}
+
+/** The options a repo needs so that init has nothing to note. */
+async function pinned(): Promise<string[]> {
+  return ['--release-tarball', (await releaseTarball()).file, '--reviewers', '@acme/kcp-sre'];
+}
+
+interface WorkflowFile {
+  env: Record<string, string>;
+}
 
 describe('kimops init', () => {
   it('creates a bare repo with one commit on main holding the template, landscape and project filled in', async () => {
     const target = join(dir.path, 'dev.git');
-    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', target]);
+    const release = await releaseTarball();
+    const { code, stdout, stderr } = await kimops([
+      'init',
+      '--landscape',
+      'dev',
+      '--release-tarball',
+      release.file,
+      '--reviewers',
+      '@acme/kcp-sre, @acme/dev-owners',
+      target,
+    ]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain(`created landscape repo ${target} (bare) for landscape dev, Gardener project kyma-dev`);
     expect(stdout).toContain(`git clone ${target}`);
+    const version = kimopsVersion();
+    const url = `https://github.com/kyma-project/kimops/releases/download/v${version}/kimops-${version}.tgz`;
+    expect(stdout).toContain(
+      `its validate workflow installs kimops ${version} from ${url}, checked against its sha512`,
+    );
 
     expect(git(target, 'rev-parse', '--is-bare-repository').trim()).toBe('true');
-    expect(git(target, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+    expect(git(target, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(REPO_FILES);
     expect(git(target, 'rev-list', '--count', 'main').trim()).toBe('1');
     expect(git(target, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', 'main').trim()).toBe(
       'kimops <kimops@localhost>|kimops <kimops@localhost>',
@@ -50,10 +95,119 @@ describe('kimops init', () => {
     expect(readme).toContain('# Landscape repo: dev');
     expect(readme).not.toMatch(/\{\{(landscape|project)\}\}/);
     // GitHub Actions' own expressions are not placeholders of the template.
-    expect(git(target, 'show', 'main:.github/workflows/validate.yml')).toContain(
-      '--base origin/${{ github.base_ref }} --output github',
+    const workflow = git(target, 'show', 'main:.github/workflows/validate.yml');
+    expect(workflow).toContain('BASE_REF: ${{ github.base_ref }}');
+    expect(workflow).not.toMatch(/\{\{[a-zA-Z]+\}\}/);
+    expect((parse(workflow) as WorkflowFile).env).toEqual({
+      KIMOPS_VERSION: version,
+      KIMOPS_TARBALL_URL: url,
+      KIMOPS_TARBALL_SHA512: release.sha512,
+    });
+    const codeowners = git(target, 'show', 'main:CODEOWNERS');
+    expect(codeowners.split('\n').filter((line) => line !== '' && !line.startsWith('#'))).toEqual([
+      '* @acme/kcp-sre @acme/dev-owners',
+    ]);
+    expect(codeowners).toContain('landscape dev');
+    // The landscape file as shipped, byte for byte (comments kept), for generate, apply and validate to read.
+    expect(git(target, 'show', 'main:landscape.yaml')).toBe(await devLandscape());
+  });
+
+  it('without a release or reviewers: a workflow that fails saying what to pin, a CODEOWNERS naming nobody, and notes', async () => {
+    const target = join(dir.path, 'dev.git');
+    const { code, stderr } = await kimops(['init', '--landscape', 'dev', target]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(
+      'note: .github/workflows/validate.yml names no kimops release and fails until it does: set KIMOPS_VERSION, KIMOPS_TARBALL_URL and KIMOPS_TARBALL_SHA512',
     );
-    expect(git(target, 'show', 'main:CODEOWNERS')).toContain('* @kyma-project/kcp-sre');
+    expect(stderr).toContain('note: CODEOWNERS names no reviewers: add "* @<org>/<team>" to it');
+    const workflow = git(target, 'show', 'main:.github/workflows/validate.yml');
+    expect((parse(workflow) as WorkflowFile).env).toEqual({
+      KIMOPS_VERSION: '',
+      KIMOPS_TARBALL_URL: '',
+      KIMOPS_TARBALL_SHA512: '',
+    });
+    expect(workflow).toContain('::error file=.github/workflows/validate.yml::no kimops release is pinned');
+    // No owner at all: every line is a comment; nobody's team is made up.
+    const codeowners = git(target, 'show', 'main:CODEOWNERS').trim().split('\n');
+    expect(codeowners.filter((line) => !line.startsWith('#'))).toEqual([]);
+    expect(codeowners).toContain('#   * @<org>/<team>');
+  });
+
+  it('downloads the release from --release-url, and notes a release of another version than this kimops', async () => {
+    const target = join(dir.path, 'dev.git');
+    const release = await releaseTarball({ name: 'kimops', version: '9.8.7-rc.1' });
+    const { code, stderr } = await kimops([
+      'init',
+      '--landscape',
+      'dev',
+      '--release-tarball',
+      release.file,
+      '--release-url',
+      'https://artifacts.example.com/kimops/9.8.7-rc.1/kimops-9.8.7-rc.1.tgz',
+      '--reviewers',
+      '@acme/kcp-sre',
+      target,
+    ]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(
+      `note: the validate workflow installs kimops 9.8.7-rc.1, this is kimops ${kimopsVersion()}: the repo's checks may differ from the generator's; pass the release tarball of the version the generator runs\n`,
+    );
+    expect((parse(git(target, 'show', 'main:.github/workflows/validate.yml')) as WorkflowFile).env).toEqual({
+      KIMOPS_VERSION: '9.8.7-rc.1',
+      KIMOPS_TARBALL_URL: 'https://artifacts.example.com/kimops/9.8.7-rc.1/kimops-9.8.7-rc.1.tgz',
+      KIMOPS_TARBALL_SHA512: release.sha512,
+    });
+  });
+
+  it.each([
+    [
+      'a --release-url without the tarball',
+      async () => ['--release-url', 'https://example.com/kimops.tgz'],
+      /^error: --release-url: needs --release-tarball: the checksum the workflow checks is taken from the tarball/,
+    ],
+    [
+      'a --release-url that is no http(s) URL',
+      async () => ['--release-tarball', (await releaseTarball()).file, '--release-url', 'file:///srv/kimops.tgz'],
+      /^error: --release-url: file:\/\/\/srv\/kimops.tgz is not an http\(s\) URL; pass the https URL/,
+    ],
+    [
+      'a --release-url with credentials',
+      async () => [
+        '--release-tarball',
+        (await releaseTarball()).file,
+        '--release-url',
+        'https://u:p@example.com/k.tgz',
+      ],
+      /holds credentials, which would be committed to the repo/,
+    ],
+    [
+      'a tarball of another package',
+      async () => ['--release-tarball', (await releaseTarball({ name: 'kimops-evil', version: '1.0.0' })).file],
+      /^error: --release-tarball: .*kimops-1\.0\.0\.tgz is the package "kimops-evil", not kimops; pass the kimops-<version>\.tgz of a kimops release/,
+    ],
+    [
+      'a file that is no tarball',
+      async () => ['--release-tarball', await dir.write('kimops.tgz', 'not gzip')],
+      /^error: --release-tarball: .*kimops\.tgz is not a gzip-compressed tar file/,
+    ],
+    [
+      'a missing tarball',
+      async () => ['--release-tarball', join(dir.path, 'nowhere.tgz')],
+      /^error: --release-tarball: .*nowhere\.tgz not found/,
+    ],
+    [
+      'a reviewer that is no team, user or address',
+      async () => ['--reviewers', '@acme/kcp-sre,kcp sre'],
+      /^error: --reviewers: "kcp sre" is not a GitHub team \(@org\/team\), user \(@name\) or e-mail address; pass e\.g\. --reviewers @acme\/landscape-owners/,
+    ],
+    ['no reviewer at all', async () => ['--reviewers', ' , '], /^error: --reviewers: " , " is not a GitHub team/],
+  ])('%s exits 2 and creates nothing', async (_, options, message) => {
+    const target = join(dir.path, 'repo.git');
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', ...(await options()), target]);
+    expect(stderr).toMatch(message);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(existsSync(target)).toBe(false);
   });
 
   it('ships every file of repo-template/ (and only those)', async () => {
@@ -83,18 +237,18 @@ describe('kimops init', () => {
     const bare = join(dir.path, 'bare.git');
     await LandscapeRepo.open(bare);
     expect((await kimops(['init', '--landscape', 'dev', bare])).code).toBe(0);
-    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(REPO_FILES);
   });
 
   it('notes when an existing bare repo names another default branch', async () => {
     const bare = join(dir.path, 'master.git');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=master', bare]);
-    const { code, stderr } = await kimops(['init', '--landscape', 'dev', bare]);
+    const { code, stderr } = await kimops(['init', '--landscape', 'dev', ...(await pinned()), bare]);
     expect(code).toBe(0);
     expect(stderr).toBe(
       `note: HEAD of ${bare} is "ref: refs/heads/master", not main; for clones to check out main run:\n  git --git-dir ${bare} symbolic-ref HEAD refs/heads/main\n`,
     );
-    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(TEMPLATE_FILES);
+    expect(git(bare, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n')).toEqual(REPO_FILES);
   });
 
   it('refuses a repo that already has commits on main, and leaves it as it was', async () => {
@@ -196,14 +350,14 @@ describe('kimops init <url>', () => {
   });
 
   it('pushes the initial commit to an empty remote; git clones it and finds kimops.yaml; the token is never printed', async () => {
-    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', url]);
+    const { code, stdout, stderr } = await kimops(['init', '--landscape', 'dev', ...(await pinned()), url]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain(`created landscape repo ${url} for landscape dev, Gardener project kyma-dev`);
     expect(stdout).toContain(`git clone ${url}`);
     expect(stdout).not.toContain(TOKEN);
     const pushed = git(remoteGitdir(), 'rev-parse', 'main').trim();
-    expect(stdout).toContain(`commit ${pushed} on main with 5 files:`);
+    expect(stdout).toContain(`commit ${pushed} on main with 6 files:`);
 
     const clone = join(dir.path, 'clone');
     // Asynchronously: the git server runs in this process and must keep answering while git clones.
@@ -215,7 +369,7 @@ describe('kimops init <url>', () => {
     ]);
     const inClone = (...args: string[]) => execFileSync('git', ['-C', clone, ...args], { encoding: 'utf8' }).trim();
     expect(inClone('rev-parse', 'HEAD')).toBe(pushed);
-    expect(inClone('ls-files').split('\n')).toEqual(TEMPLATE_FILES);
+    expect(inClone('ls-files').split('\n')).toEqual(REPO_FILES);
     expect(parseKimopsConfig(await readFile(join(clone, 'kimops.yaml'), 'utf8'))).toMatchObject({
       landscape: 'dev',
       gardener: { project: 'kyma-dev' },

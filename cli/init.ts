@@ -1,10 +1,13 @@
-// `kimops init`, run: the template read (adapters/files/template.ts) and filled for the landscape, the target
-// checked (adapters/git/new-repo.ts), the commit made (adapters/git/landscape-repo.ts) and, for a URL, pushed
-// (adapters/git/remote.ts). Its options: commands/init.ts.
+// `kimops init`, run: the template read (adapters/files/template.ts) and filled for the landscape, the kimops
+// release its workflow installs (adapters/files/release-tarball.ts) and the reviewers (init-values.ts); the
+// landscape's own landscape.yaml beside it; the target checked (adapters/git/new-repo.ts), the commit made
+// (adapters/git/landscape-repo.ts) and, for a URL, pushed (adapters/git/remote.ts). Its options: commands/init.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readLandscape } from '../adapters/files/landscape.js';
+import { LANDSCAPE_FILE, readLandscapeFile } from '../adapters/files/landscape.js';
+import { kimopsVersion } from '../adapters/files/package-version.js';
+import { readReleaseTarball } from '../adapters/files/release-tarball.js';
 import { fillPlaceholders, readTemplate } from '../adapters/files/template.js';
 import { outputFolder, writeProblemReason } from '../adapters/files/write-files.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
@@ -16,10 +19,23 @@ import type { Landscape } from '../model/landscape.js';
 import { DEFAULT_COMMIT_AUTHOR, KIMOPS_YAML, parseKimopsConfig } from '../model/kimops-config.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { GIT_TOKEN_ENV } from './environment.js';
+import {
+  githubTargetOf,
+  requireWorkflowCheck,
+  setUpInitBranchRules,
+  type GitHubInitOptions,
+} from './init-branch-rules.js';
+import { codeownersRule, initNotes, reviewersOf, workflowValues } from './init-values.js';
 import { gitAuthFromEnv, isHttpUrl, refuseOtherUrls } from './landscape-target.js';
 
-export interface InitOptions {
+export interface InitOptions extends GitHubInitOptions {
   landscape: string;
+  /** The kimops-<version>.tgz the validate workflow installs, checked against its sha512. */
+  releaseTarball?: string;
+  /** Where the workflow downloads it (default: kimops's GitHub release of its version). */
+  releaseUrl?: string;
+  /** `@org/team[,…]` for CODEOWNERS. */
+  reviewers?: string;
 }
 
 const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOKEN_ENV[1]}); set one that may write the repository's contents`;
@@ -27,9 +43,27 @@ const AUTH_HINT = `kimops reads the token from ${GIT_TOKEN_ENV[0]} (or ${GIT_TOK
 export async function init(target: string, options: InitOptions, io: CliIo): Promise<number> {
   refuseOtherUrls(target, '<url>');
   const remote = isHttpUrl(target);
-  const landscape = await readLandscape(options.landscape);
-  const files = await templateFiles(landscape);
-  return remote ? initRemote(target, landscape, files, io) : initLocal(target, landscape, files, io);
+  const { landscape, text } = await readLandscapeFile(options.landscape);
+  const reviewers = reviewersOf(options.reviewers);
+  const release = options.releaseTarball === undefined ? undefined : await readReleaseTarball(options.releaseTarball);
+  const workflow = workflowValues(release, options.releaseUrl);
+  const files = await templateFiles(landscape, {
+    ...workflow.values,
+    codeowners: codeownersRule(reviewers, landscape.name),
+  });
+  // The landscape as given, comments and all: generate, apply and validate read it from the repo.
+  files.set(LANDSCAPE_FILE, text);
+  // On GitHub, merges wait for the validate workflow's check too, and main gets branch rules once pushed.
+  const github = remote ? githubTargetOf(target, options) : undefined;
+  if (github) requireWorkflowCheck(files);
+  const code = remote ? await initRemote(target, landscape, files, io) : await initLocal(target, landscape, files, io);
+  if (github && code === EXIT.ok && options.branchRules !== false) await setUpInitBranchRules(github, files, io);
+  if (release && workflow.url)
+    io.stdout(
+      `\nits validate workflow installs kimops ${release.version} from ${workflow.url}, checked against its sha512\n`,
+    );
+  for (const note of initNotes({ release, reviewers, runningVersion: kimopsVersion() })) io.stderr(`${note}\n`);
+  return code;
 }
 
 async function initLocal(dir: string, landscape: Landscape, files: Map<string, string>, io: CliIo): Promise<number> {
@@ -85,8 +119,9 @@ async function initRemote(url: string, landscape: Landscape, files: Map<string, 
   }
 }
 
-async function templateFiles(landscape: Landscape): Promise<Map<string, string>> {
-  const values = { landscape: landscape.name, project: landscape.gardener.project };
+/** The template filled with the landscape's name and project and the `more` values (workflow, CODEOWNERS). */
+async function templateFiles(landscape: Landscape, more: Record<string, string>): Promise<Map<string, string>> {
+  const values = { landscape: landscape.name, project: landscape.gardener.project, ...more };
   const template = await readTemplate();
   const files = new Map([...template].map(([path, text]) => [path, fillPlaceholders(text, values)]));
   // A landscape whose name or project kimops.yaml cannot hold is refused before anything is written.

@@ -1,11 +1,14 @@
 // Where a landscape repo is and how kimops reaches it, shared by the commands that take --repo:
 // a local bare repository (the embedded `local` forge keeps its PRs in it), or the http(s) URL of
 // a remote one, fetched into a cache folder and reviewed on GitHub. Credentials come from the
-// environment only (environment.ts).
+// environment only (environment.ts). And the landscape such a command runs for: --landscape, or the
+// landscape.yaml the repo holds on main (kimops init commits it), which must name the same landscape.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { LANDSCAPE_FILE, readLandscape } from '../adapters/files/landscape.js';
 import type { Forge } from '../adapters/forge/forge.js';
 import { githubForge, githubGitToken, secretFile, type GitHubAuth, type SecretFile } from '../adapters/forge/github.js';
 import { GITHUB_API } from '../adapters/forge/github-api.js';
@@ -14,8 +17,11 @@ import { withRetries } from '../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { redacted, type RemoteAuth } from '../adapters/git/remote.js';
 import { ConfigError } from '../model/errors.js';
+import { MAIN_BRANCH } from '../model/contract.js';
+import type { Landscape } from '../model/landscape.js';
+import { parseLandscape } from '../model/landscape-parse.js';
 import { GIT_TOKEN_SOURCES, GITHUB_APP_ENV, GITHUB_TOKEN_ENV, GITHUB_TOKEN_SOURCES } from './environment.js';
-import type { LandscapeRemote } from '../generator/branch-sync.js';
+import { branchSync, type LandscapeRemote } from '../generator/branch-sync.js';
 
 export type ForgeKind = 'local' | 'github';
 
@@ -118,6 +124,73 @@ export async function openLandscapeTarget(
   return { repo, remote: { url: target.url, auth }, forge };
 }
 
+/** The landscape.yaml a landscape repo holds (its text, undefined when there is none) and where it was read. */
+export interface RepoLandscapeFile {
+  text: string | undefined;
+  /** The repo as the user named it, for messages. */
+  repo: string;
+  /** Which landscape.yaml of it, for messages: `landscape.yaml on main`. */
+  where: string;
+}
+
+/**
+ * The landscape a command on a landscape repo runs for: the one --landscape names (`given`), else the repo's
+ * own landscape.yaml. When both are there they must name the same landscape; when their content differs the
+ * given one is used and `note` says so. Neither: a ConfigError with both ways out.
+ */
+export async function chooseLandscape(
+  given: string | undefined,
+  inRepo: RepoLandscapeFile,
+  note: (line: string) => void,
+): Promise<Landscape> {
+  const source = `${inRepo.where} of ${inRepo.repo}`;
+  const own = inRepo.text === undefined ? undefined : parseLandscape(inRepo.text, source);
+  if (given === undefined) {
+    if (own) return own;
+    throw new ConfigError(
+      '--landscape',
+      '',
+      `is needed: ${inRepo.repo} has no ${inRepo.where}; pass --landscape <name|dir>, or commit the landscape's ${LANDSCAPE_FILE} to the repo's root (kimops init does)`,
+    );
+  }
+  const chosen = await readLandscape(given);
+  if (!own) return chosen;
+  if (chosen.name !== own.name)
+    throw new ConfigError(
+      '--landscape',
+      '',
+      `${inRepo.repo} holds landscape ${own.name}, not ${chosen.name}; pass the matching landscape or repo, or leave out --landscape to use the repo's ${inRepo.where}`,
+    );
+  if (!isDeepStrictEqual(chosen, own))
+    note(
+      `note: --landscape ${given} differs from ${source}; using --landscape — commit it to the repo to make it the landscape's`,
+    );
+  return chosen;
+}
+
+/**
+ * chooseLandscape with the landscape.yaml on main of the repo `repo` and `remote` name (fetched first when
+ * remote); `label` is the repo as the user named it.
+ */
+export async function landscapeOnMain(
+  given: string | undefined,
+  target: { repo: LandscapeRepo; remote?: LandscapeRemote },
+  label: string,
+  note: (line: string) => void,
+): Promise<Landscape> {
+  const sync = branchSync(target.repo, target.remote);
+  await sync.refresh();
+  const commit = await target.repo.resolve(sync.baseRef);
+  if (commit === undefined && given === undefined)
+    throw new ConfigError(
+      '--repo',
+      '',
+      `${redacted(label)} has no ${MAIN_BRANCH} branch; create the landscape repo with kimops init`,
+    );
+  const text = commit === undefined ? undefined : await target.repo.readFile(commit, LANDSCAPE_FILE);
+  return chooseLandscape(given, { text, repo: redacted(label), where: `${LANDSCAPE_FILE} on ${MAIN_BRANCH}` }, note);
+}
+
 /** A private clone per remote, under the user's cache; nothing in it is state: it can be deleted any time. */
 function defaultCacheDir(url: string): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
@@ -125,7 +198,7 @@ function defaultCacheDir(url: string): string {
 }
 
 /** `owner/name` from --github-repo, else the URL's last two path segments (https://github.com/acme/landscape-dev.git). */
-function githubRepoOf(url: string, given: string | undefined): { owner: string; repo: string } {
+export function githubRepoOf(url: string, given: string | undefined): { owner: string; repo: string } {
   const [owner, repo] = (
     given ??
     new URL(url).pathname
@@ -145,7 +218,7 @@ function githubRepoOf(url: string, given: string | undefined): { owner: string; 
   return { owner, repo };
 }
 
-function githubAuthFromEnv(): GitHubAuth {
+export function githubAuthFromEnv(): GitHubAuth {
   const appId = process.env[GITHUB_APP_ENV.id];
   if (appId) {
     const keyFile = process.env[GITHUB_APP_ENV.privateKeyFile];

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { conversionSettingsOf } from '../model/landscape.js';
@@ -35,6 +35,9 @@ beforeAll(async () => {
   ).toBe(0);
 });
 afterAll(() => rm(origin.dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 /** A checkout of the landscape repo, as a workflow makes it. */
 async function checkout(): Promise<string> {
@@ -73,12 +76,28 @@ describe('kimops validate', () => {
       /1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/,
     );
 
+    // As the workflow runs it: annotations, and a table in the job summary the runner names.
+    const summary = await dir.write('summary.md', '### an earlier step\n');
+    vi.stubEnv('GITHUB_STEP_SUMMARY', summary);
     const github = await kimops(['validate', work, '--base', 'origin/main', '--output', 'github']);
     expect(github.code).toBe(1);
     expect(github.stdout).toContain(
       '::error file=shoots/c-56a4813/shoot.yaml,title=kimops kubernetes-no-downgrade::Kubernetes 1.32.5 is lower',
     );
     expect(github.stdout).toContain('::error file=notes.md,line=2,title=kimops credentials (private-key)::');
+    const table = await readFile(summary, 'utf8');
+    expect(table).toMatch(/^### an earlier step\n### kimops validate\n\n1 Shoots checked changed against origin\/main/);
+    expect(table).toContain('| Shoot | operation | result | findings |');
+    expect(table).toContain(
+      '| `c-56a4813` | update | ❌ denied (2) | ✗ **kubernetes-no-downgrade** (shoot.yaml): Kubernetes 1.32.5 is lower than the live 1.33.3',
+    );
+    expect(table).toContain('<br>✗ **kubernetes-version-minimum** (shoot.yaml): Kubernetes 1.32.5 is below');
+    expect(table).toContain(
+      '| `notes.md` | – | ❌ denied (1) | ✗ **credentials (private-key)** (notes.md:2): a PEM private key',
+    );
+    // Text output writes no summary.
+    await kimops(['validate', work, '--base', 'origin/main']);
+    expect(await readFile(summary, 'utf8')).toBe(table);
   });
 
   it('checks loose Shoot files as creates with --landscape', async () => {
@@ -174,5 +193,81 @@ describe('kimops validate --base', () => {
     expect(result.stdout).toContain('kubernetes-no-downgrade');
     // Without a base the checkout's own kimops.yaml is all there is, and its unknown set is refused.
     expect((await kimops(['validate', work])).stderr).toContain('no policy set "lenient" ships with kimops');
+  });
+});
+
+describe('kimops validate and the landscape in the repo', () => {
+  /** A clone of a repo `kimops init` made for a landscape that ships nowhere: myprod. */
+  async function customCheckout(): Promise<string> {
+    const dev = await readFile(new URL('../landscapes/dev/landscape.yaml', import.meta.url), 'utf8');
+    const folder = join(dir.path, 'myprod');
+    await dir.write(
+      'myprod/landscape.yaml',
+      dev.replace('name: dev', 'name: myprod').replace('project: kyma-dev', 'project: myprod'),
+    );
+    const gitdir = join(dir.path, 'myprod.git');
+    expect((await kimops(['init', '--landscape', folder, gitdir])).code).toBe(0);
+    const work = join(dir.path, 'myprod-work');
+    execFileSync('git', ['clone', '--quiet', gitdir, work]);
+    return work;
+  }
+
+  it('checks a landscape that ships nowhere with the landscape.yaml its repo holds', async () => {
+    const work = await customCheckout();
+    const result = await kimops(['validate', work]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('0 Shoots checked: 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+  });
+
+  it("refuses a --landscape that is not the repo's landscape, naming both and the fix", async () => {
+    const work = await customCheckout();
+    const result = await kimops(['validate', work, '--landscape', 'dev']);
+    expect(result.code).toBe(2);
+    const message = `--landscape: ${work} holds landscape myprod, not dev; pass the matching landscape or repo, or leave out --landscape to use the repo's landscape.yaml`;
+    expect(result.stderr).toBe(`error: ${message}\n`);
+    // In a workflow also as an annotation and in the job summary, where the reviewer looks.
+    const summary = await dir.write('summary.md', '');
+    vi.stubEnv('GITHUB_STEP_SUMMARY', summary);
+    const github = await kimops(['validate', work, '--landscape', 'dev', '--output', 'github']);
+    expect(github.code).toBe(2);
+    expect(github.stdout).toBe(`::error title=kimops validate::${message}\n`);
+    expect(await readFile(summary, 'utf8')).toBe(`### kimops validate\n\n❌ could not run: ${message}\n`);
+  });
+
+  it("judges a pull request's landscape.yaml as a file of the change, checking with the base's", async () => {
+    const work = await checkout();
+    await edit(join(work, 'landscape.yaml'), (text) => text.replace('name: dev', 'name: dev2'));
+    const renamed = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(renamed.stderr).toBe('');
+    expect(renamed.code).toBe(1);
+    expect(renamed.stdout).toContain('✗ landscape.yaml: landscape: names landscape dev2, but kimops.yaml names dev');
+
+    await edit(join(work, 'landscape.yaml'), () => 'name: [unclosed\n');
+    const broken = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^✗ landscape.yaml: landscape: landscape.yaml: /m);
+    // A pull request that deletes it is checked with the base's, and denied.
+    await rm(join(work, 'landscape.yaml'));
+    const deleted = await kimops(['validate', work, '--base', 'origin/main']);
+    expect(deleted.code).toBe(1);
+    expect(deleted.stdout).toContain(
+      '✗ landscape.yaml: landscape: is deleted, but generate and apply read the landscape from it: keep it',
+    );
+    await writeFile(join(work, 'landscape.yaml'), 'name: [unclosed\n');
+    // Without a base the checkout's own file is all there is: refused as the configuration error it is.
+    const alone = await kimops(['validate', work]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain(`landscape.yaml of ${work}`);
+  });
+
+  it('refuses a landscape.yaml that names another landscape than kimops.yaml', async () => {
+    const work = await customCheckout();
+    await edit(join(work, 'kimops.yaml'), (text) => text.replace('landscape: "myprod"', 'landscape: "other"'));
+    const result = await kimops(['validate', work]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: landscape.yaml of ${work}: name: is myprod, but kimops.yaml names landscape other: make them the same\n`,
+    );
   });
 });

@@ -20,3 +20,11 @@ export const PACKAGE_ROOT = packageRoot();
 export function packagePath(...segments: string[]): string {
   return join(PACKAGE_ROOT, ...segments);
 }
+
+/**
+ * Whether kimops runs from a checkout (its TypeScript sources beside the executable, as cli/kimops-bin.js decides):
+ * there the command a user types is `npx kimops`, in the installed package `kimops`.
+ */
+export function runsFromCheckout(): boolean {
+  return existsSync(packagePath('cli', 'kimops.ts'));
+}

@@ -8,6 +8,7 @@ import { parseLandscape } from '../../model/landscape-parse.js';
 import { isDirectory, readTextFile } from './read-text.js';
 import { packagePath } from '../../model/package-root.js';
 
+/** The landscape file's name: in a landscape folder, and at the root of a landscape repo (kimops init commits it). */
 export const LANDSCAPE_FILE = 'landscape.yaml';
 
 /** Found from this module's location, not the working directory, so `kimops` works from anywhere. */
@@ -23,9 +24,14 @@ const OPTION = '--landscape';
  * path → that folder's landscape.yaml, or that file. Throws ConfigError naming the file and the fix.
  */
 export async function readLandscape(nameOrPath: string): Promise<Landscape> {
+  return (await readLandscapeFile(nameOrPath)).landscape;
+}
+
+/** readLandscape, with the file's text as written (comments kept): what `kimops init` commits to the repo. */
+export async function readLandscapeFile(nameOrPath: string): Promise<{ landscape: Landscape; text: string }> {
   const { file, expectedName } = await locateLandscape(nameOrPath);
   const text = await readTextFile(file, (reason) => new ConfigError(OPTION, '', `${file} ${reason}`));
-  return parseLandscape(text, file, expectedName);
+  return { landscape: parseLandscape(text, file, expectedName), text };
 }
 
 async function locateLandscape(nameOrPath: string): Promise<{ file: string; expectedName?: string }> {

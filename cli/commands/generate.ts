@@ -30,6 +30,9 @@ Runtimes come from --runtimes (a folder of YAML) or --kcp-kubeconfig (the Runtim
 --kcp-namespace, listed or, with --watch, watched). With --garden-kubeconfig, update-mode renders start
 from the live Shoots in garden-<project> (read only), and what only Gardener changed is adopted.
 
+--landscape defaults to the landscape.yaml on the repo's main (kimops init commits it); when both are
+there they must name the same landscape, and the --landscape given is used.
+
 --repo is a local bare repository (the local forge: review with kimops pr) or the https URL of a
 remote one (the GitHub forge; main is fetched into --cache-dir, branches are pushed). Credentials come
 from the environment, first set wins: for git ${sourcesText(GIT_TOKEN_SOURCES)}; for the GitHub API
@@ -54,7 +57,7 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
   const declared = program
     .command('generate')
     .description('propose the rendered Shoots as pull requests on the landscape repo')
-    .addOption(landscapeOption().makeOptionMandatory())
+    .addOption(landscapeOption())
     .addOption(
       new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').conflicts(
         'kcpKubeconfig',

@@ -9,8 +9,10 @@ const HELP = `
 <repo-dir>: a checkout of a landscape repo (it has kimops.yaml). Its Shoot folders are checked — with
 --base only those that changed against that git ref (e.g. origin/main), each with its operation
 (create, update against the base's Shoot, delete) — against the Shoot schema and the policy set
-kimops.yaml names, with the landscape kimops.yaml names (the base's kimops.yaml when --base is given,
-so a pull request cannot pick its own rules). Files are scanned for credentials: with --base those the
+kimops.yaml names, with the landscape in the repo's landscape.yaml (the base's kimops.yaml and
+landscape.yaml when --base is given, so a pull request cannot pick its own rules; a landscape.yaml the
+change edits is checked as a file of it; a repo without landscape.yaml uses the shipped landscape
+kimops.yaml names). Files are scanned for credentials: with --base those the
 change added or changed (and every file of a changed Shoot's folder), so a pull request is judged on
 what it changes; without --base every file, which is how to find a credential already on main (run it on
 main, e.g. on each push to main or on a schedule).
@@ -19,7 +21,9 @@ Shoot checked as a create; needs --landscape. Input that holds no Shoot at all i
 
 --garden-kubeconfig: also a server-side dry-run (apply, dryRun=All) of each created or updated Shoot and
 its companions in garden-<project>, reported beside the policies; nothing is written.
---output github: GitHub workflow annotations (::error / ::warning with file and line) and a summary.
+--output github: GitHub workflow annotations (::error / ::warning with file and line) and a summary; where
+$GITHUB_STEP_SUMMARY names a file (as in a workflow), a Markdown table of the Shoots is appended to it
+(Shoot, operation, result, findings). A check that cannot run is an ::error annotation too.
 
 Exit codes: 0 nothing denied (warnings allowed); 1 something denied (a file that cannot be read as YAML
 included); 2 usage or configuration error, or files that hold no Shoot (a Runtime, an empty file or
@@ -37,7 +41,7 @@ export function registerValidate(program: Command, io: CliIo, setExitCode: (code
     )
     .argument('[paths...]', 'a landscape repo checkout, or Shoot files', ['.'])
     .option('--base <ref>', 'with a repo: check only the Shoots that changed against this git ref')
-    .option('--landscape <name|dir>', "the landscape (default: the repo's kimops.yaml)")
+    .option('--landscape <name|dir>', "the landscape (default: the repo's landscape.yaml, else kimops.yaml's)")
     .option('--policy-set <name>', "the policy set (default: the repo's kimops.yaml, else default)")
     .addOption(
       new Option('--output <format>', 'text, or GitHub workflow annotations')
