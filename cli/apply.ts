@@ -1,10 +1,10 @@
 // `kimops apply`, run: main's newest commit of the landscape repo, the Garden (listed, or watching: the caches
 // of applier/garden-caches.ts) and the plan cache (applier/sync-with-plan-cache.ts) wired to one sync
-// (applier/sync-commit.ts), once or in the loop with the webhook and the metrics; the outcome rendered.
-// Its options: commands/apply.ts.
+// (applier/sync-commit.ts), once or in the loop with the webhook, the watch of a local repo's main
+// (main-ref-watch.ts) and the metrics; the outcome rendered, and with --forge reported back to the forge beside
+// the sync (report-back-option.ts). Its options: commands/apply.ts.
 import { resolve } from 'node:path';
 import { Registry } from 'prom-client';
-import { readLandscape } from '../adapters/files/landscape.js';
 import { defaultPlanCachePath, readPlanCache, writePlanCache } from '../adapters/files/plan-cache.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { clusterConnection } from '../adapters/kube/informer-factory.js';
@@ -14,6 +14,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/
 import { configAtCommit } from '../applier/commit-config.js';
 import { GardenCaches } from '../applier/garden-caches.js';
 import { applierMetrics } from '../applier/metrics.js';
+import type { ReportBack } from '../applier/report-back-writer.js';
 import type { PlanAction, SyncPlan } from '../applier/plan.js';
 import { syncMemo, type SyncMemo, type SyncReport } from '../applier/sync-commit.js';
 import { syncWithPlanCache, type PlanCacheState } from '../applier/sync-with-plan-cache.js';
@@ -27,17 +28,20 @@ import type { Landscape } from '../model/landscape.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { collectGarbage } from './collect-garbage.js';
 import { WEBHOOK_SECRET_ENV } from './environment.js';
-import { openLandscapeRepo } from './landscape-target.js';
+import { landscapeOnMain, openLandscapeRepo } from './landscape-target.js';
 import { leaderElectionOf } from './leader-option.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
+import { mainRefWatchOf } from './main-ref-watch.js';
+import { reportBackOf, type ReportForgeOptions } from './report-back-option.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
-export interface ApplyOptions extends LogOptions, LeaderOptions {
-  landscape: string;
+export interface ApplyOptions extends LogOptions, LeaderOptions, ReportForgeOptions {
+  /** Absent: the landscape.yaml on the repo's main. */
+  landscape?: string;
   repo: string;
   gardenKubeconfig: string;
   gardenContext?: string;
@@ -61,14 +65,22 @@ export interface ApplyOptions extends LogOptions, LeaderOptions {
 
 /** One sync of main's newest commit. */
 export async function applyOnce(options: ApplyOptions, commandIo: CliIo): Promise<number> {
-  const landscape = await readLandscape(options.landscape);
+  const landscape = await landscapeOf(options, commandIo);
   const io = loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, false);
-  return reportingFailures(io, () => run(options, io));
+  return reportingFailures(io, async () => {
+    const reportBack = await reportBackOf(options, io);
+    try {
+      return await run(options, io, landscape, undefined, undefined, reportBack);
+    } finally {
+      // This sync's report goes out before the command exits; a forge that fails is only logged.
+      await reportBack?.idle();
+    }
+  });
 }
 
 /** Syncs every --interval (and on a verified push) until stopped. */
 export async function applyWatching(options: ApplyOptions, commandIo: CliIo): Promise<number> {
-  const landscape = await readLandscape(options.landscape);
+  const landscape = await landscapeOf(options, commandIo);
   const io = loggingIo(commandIo, options, { component: 'applier', landscape: landscape.name }, true);
   return reportingFailures(io, () => watchWith(options, io, landscape));
 }
@@ -99,6 +111,8 @@ async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape)
     },
     logLine(io),
   );
+  // Built first: a forge that refuses the credentials is a configuration error before anything listens.
+  const reportBack = await reportBackOf(options, io);
   const metricsServer = await metricsServerOf(options, io, registry, health);
   const webhook = await webhookOf(options, io, () => loop?.trigger()).catch(async (error: unknown) => {
     await metricsServer?.close();
@@ -107,6 +121,8 @@ async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape)
   // The Shoots and companions, kept by WATCH: a sync lists nothing.
   const caches = new GardenCaches(gardenConnection, (line) => io.stderr(`${line}\n`));
   const watching: Watching = { memo, caches, planCache: {} };
+  // A local repo's main moving (a merge) starts a sync at once, as a verified push does for a remote one.
+  const mainWatch = await mainRefWatchOf(options.repo, io, () => loop?.trigger());
   try {
     // A sync cut short by an unreachable Garden is a failed pass: the loop backs off before the next.
     const pass = async () => {
@@ -114,7 +130,7 @@ async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape)
       const seconds = () => (performance.now() - started) / 1000;
       let code: number;
       try {
-        code = await run(options, io, (report) => metrics.synced(report, seconds()), watching);
+        code = await run(options, io, landscape, (report) => metrics.synced(report, seconds()), watching, reportBack);
       } catch (error) {
         metrics.failed(seconds());
         throw error;
@@ -132,11 +148,16 @@ async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape)
       io,
       started: (l) => (loop = l),
       stopping: () => void caches.stop(),
+      // The last sync's report goes out before the Lease is handed over (bounded: a forge that hangs is left).
+      drain: () => reportDrained(reportBack),
+      // A merge burst (a generator pass merging PR after PR) shares one sync, which starts a moment after the last.
+      debounceMs: MERGE_DEBOUNCE_MS,
       health,
       ...(leaderElection && { leaderElection }),
     });
   } finally {
     await caches.stop();
+    mainWatch?.close();
     await webhook?.close();
     await metricsServer?.close();
   }
@@ -182,6 +203,18 @@ async function webhookOf(options: ApplyOptions, io: CliIo, onPush: () => void): 
   }
 }
 
+/** Until the report back is written, at most REPORT_DRAIN_MS: a forge that hangs never holds up a stop. */
+async function reportDrained(reportBack: ReportBack | undefined): Promise<void> {
+  if (!reportBack) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([reportBack.idle(), new Promise<void>((done) => (timer = setTimeout(done, REPORT_DRAIN_MS)))]);
+  clearTimeout(timer);
+}
+
+const REPORT_DRAIN_MS = 10_000;
+/** The wait after a push or a move of main before the sync starts: the generator's next merge is ms away. */
+const MERGE_DEBOUNCE_MS = 100;
+
 /** What a watching applier keeps from one sync to the next. */
 interface Watching {
   memo: SyncMemo;
@@ -189,14 +222,22 @@ interface Watching {
   planCache: PlanCacheState;
 }
 
+/** --landscape, else the landscape.yaml on the repo's main (fetched); both: the same landscape. */
+async function landscapeOf(options: ApplyOptions, io: CliIo): Promise<Landscape> {
+  return landscapeOnMain(options.landscape, await openLandscapeRepo(options), options.repo, (line) =>
+    io.stderr(`${line}\n`),
+  );
+}
+
 async function run(
   options: ApplyOptions,
   io: CliIo,
+  landscape: Landscape,
   reported: (report: SyncReport) => void = () => {},
   watching?: Watching,
+  reportBack?: ReportBack,
 ): Promise<number> {
   const allowMassDeletion = allowMassDeletionOf(options.allowMassDeletion);
-  const landscape = await readLandscape(options.landscape);
   const project = landscape.gardener.project;
   const namespace = gardenNamespaceOf(project);
   // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
@@ -205,7 +246,7 @@ async function run(
     return await sync(
       options,
       io,
-      { garden, namespace, project, landscape: landscape.name, allowMassDeletion },
+      { garden, namespace, project, landscape: landscape.name, allowMassDeletion, reportBack },
       reported,
       watching,
     );
@@ -221,6 +262,8 @@ interface SyncTarget {
   project: string;
   landscape: string;
   allowMassDeletion: number | undefined;
+  /** --forge: where the sync's outcome is reported (the kimops/apply status, the PR's comment). */
+  reportBack: ReportBack | undefined;
 }
 
 /** One sync of main's newest commit to `target`. */
@@ -231,13 +274,16 @@ async function sync(
   reported: (report: SyncReport) => void,
   watching: Watching | undefined,
 ): Promise<number> {
-  const { garden, namespace, project, landscape, allowMassDeletion } = target;
+  const { garden, namespace, project, landscape, allowMassDeletion, reportBack } = target;
   const { repo, ref } = await openMain(options);
   const { commit, config } = await configAtCommit(repo, await repo.resolve(ref), {
     repo: options.repo,
     landscape,
     project,
   });
+  const reportedTo = { namespace, server: garden.server };
+  // Never awaited: the forge hears of the sync beside it, never in its way.
+  reportBack?.syncStarting(commit, reportedTo);
   const fieldManager = config.apply.fieldManager;
   const planCachePath =
     options.planCache === false
@@ -267,6 +313,7 @@ async function sync(
     },
   );
   reported(report);
+  if (report.result) reportBack?.synced(commit, { entries: report.plan.entries, result: report.result }, reportedTo);
   const { plan, result } = report;
   for (const problem of plan.problems) io.stderr(`${problem.error.message}\n`);
   for (const stuck of report.stuckDeletions) io.stderr(`${stuck}\n`);

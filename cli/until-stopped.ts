@@ -13,6 +13,8 @@ import type { LoopHealth } from './loop-health.js';
 export interface UntilStoppedOptions {
   pass: () => Promise<unknown>;
   intervalMs: number;
+  /** The wait after a trigger before the pass starts (a burst of triggers shares it); the watch loop's default when absent. */
+  debounceMs?: number;
   io: CliIo;
   /** Called once the loop runs: wire event sources to `loop.trigger()`. */
   started?: (loop: WatchLoop) => void;
@@ -29,7 +31,7 @@ export interface UntilStoppedOptions {
 }
 
 export async function runUntilStopped(options: UntilStoppedOptions): Promise<void> {
-  const { pass, intervalMs, io, started, stopping, drain, leaderElection, health } = options;
+  const { pass, intervalMs, debounceMs, io, started, stopping, drain, leaderElection, health } = options;
   const controller = new AbortController();
   const stop = () => {
     controller.abort();
@@ -53,6 +55,7 @@ export async function runUntilStopped(options: UntilStoppedOptions): Promise<voi
           }
         },
         intervalMs,
+        ...(debounceMs !== undefined && { debounceMs }),
         signal: controller.signal,
         onFailure: (error, retryInMs) => {
           if (controller.signal.aborted) return; // the pass ended because we stop

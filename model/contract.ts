@@ -102,6 +102,10 @@ export const SHOOTS_FOLDER = 'shoots';
 export const SHOOT_FILE = 'shoot.yaml';
 /** The commit status context kimops reports its validation under (the landscape repo's CI uses the same). */
 export const VALIDATE_CONTEXT = 'kimops/validate';
+/** The commit status the applier sets on each merge commit it syncs (pending → success/failure). */
+export const APPLY_STATUS_CONTEXT = 'kimops/apply';
+/** The marker of the applier's one comment per PR (adapters/forge/forge.ts stickyTag), found again after a restart. */
+export const APPLY_COMMENT_MARKER = 'apply';
 
 // ---------------------------------------------------------------------------------------------------------
 // Policies exported as ValidatingAdmissionPolicies
