@@ -10,14 +10,21 @@ import { kimops } from '../test/helpers/cli.js';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { githubTargetOf, requireWorkflowCheck, WORKFLOW_CHECK } from './init-branch-rules.js';
+import { releaseTarball } from '../test/helpers/release-tarball.js';
+import { useTempDir } from '../test/helpers/temp-dir.js';
+import { kimopsVersion } from '../adapters/files/package-version.js';
+
+const tmp = useTempDir('init-branch-rules');
 
 describe('kimops init <url> on GitHub', () => {
   let github: GitHubTestServer;
   let git: GitServer;
   let repoNumber = 0;
   let name = '';
+  let release = '';
 
   beforeAll(async () => {
+    release = (await releaseTarball(tmp.path, { name: 'kimops', version: kimopsVersion() })).file;
     github = await GitHubTestServer.start({ owner: 'acme' });
     git = await startGitServer({ root: github.gitRoot, token: (token) => github.acceptsToken(token) });
   });
@@ -41,13 +48,14 @@ describe('kimops init <url> on GitHub', () => {
       'init',
       '--landscape',
       'dev',
+      ...(extra.includes('--no-release') ? [] : ['--release-tarball', release]),
       '--reviewers',
       '@acme/kcp-sre',
       '--github-api-url',
       github.url,
       '--github-repo',
       `acme/${name}`,
-      ...extra,
+      ...extra.filter((arg) => arg !== '--no-release'),
       `${git.url}/${name}.git`,
     ]);
   const kimopsYaml = () =>
@@ -64,6 +72,14 @@ describe('kimops init <url> on GitHub', () => {
     );
     expect(stderr).not.toContain('warning');
     expect(github.rulesets(name).map((ruleset) => ruleset.name)).toEqual(['kimops: main', 'kimops: review']);
+  });
+
+  it("requires the workflow's check only once the workflow names a release it can install", async () => {
+    const { code, stderr } = await init('--no-release');
+    expect(code).toBe(0);
+    expect(kimopsYaml().requiredChecks).toEqual(['kimops/validate']);
+    expect(stderr).toContain('note: merges do not wait for the workflow\'s check "validate" until it runs');
+    expect(github.rulesets(name).find((ruleset) => ruleset.name === 'kimops: main')).toBeDefined();
   });
 
   it('creates the repository and warns with the fix when GitHub refuses the rules', async () => {

@@ -95,13 +95,20 @@ export function initNotes(facts: {
   release: ReleaseFacts | undefined;
   reviewers: readonly string[] | undefined;
   runningVersion: string;
+  /** A GitHub repository, whose merges would wait for the workflow's check once it runs. */
+  github?: boolean;
 }): string[] {
   const notes: string[] = [];
-  if (facts.release === undefined)
+  if (facts.release === undefined) {
     notes.push(
       "note: .github/workflows/validate.yml names no kimops release and fails until it does: set KIMOPS_VERSION, KIMOPS_TARBALL_URL and KIMOPS_TARBALL_SHA512 in it (a kimops release's notes give them), or create the repo with --release-tarball kimops-<version>.tgz",
     );
-  else if (facts.release.version !== facts.runningVersion)
+    // A required check that cannot pass would hold every PR: it is required only once the workflow can run.
+    if (facts.github === true)
+      notes.push(
+        'note: merges do not wait for the workflow\'s check "validate" until it runs: once the workflow names a release, add "validate" to requiredChecks in kimops.yaml and to the required checks of the ruleset "kimops: main" (docs/github.md)',
+      );
+  } else if (facts.release.version !== facts.runningVersion)
     notes.push(
       `note: the validate workflow installs kimops ${facts.release.version}, this is kimops ${facts.runningVersion}: the repo's checks may differ from the generator's; pass the release tarball of the version the generator runs`,
     );

@@ -1,5 +1,4 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { parseKimopsConfig } from '../model/kimops-config.js';
 import { type GitServer, startGitServer } from '../test/helpers/git-http-server.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimops } from '../test/helpers/cli.js';
+import { releaseTarball as releaseTarballIn } from '../test/helpers/release-tarball.js';
 
 const dir = useTempDir('init');
 
@@ -26,21 +26,8 @@ const TEMPLATE_FILES = ['.github/workflows/validate.yml', 'CODEOWNERS', 'README.
 /** What init commits: the template and the landscape file. */
 const REPO_FILES = [...TEMPLATE_FILES.slice(0, 4), 'landscape.yaml', ...TEMPLATE_FILES.slice(4)];
 
-/** A stand-in for a release's kimops-<version>.tgz: a gzipped tar holding package/package.json, as npm pack makes it. */
-async function releaseTarball(manifest: Record<string, unknown> = { name: 'kimops', version: kimopsVersion() }) {
-  const folder = join(dir.path, `release-${String(manifest.version)}`);
-  await mkdir(join(folder, 'package'), { recursive: true });
-  await writeFile(join(folder, 'package', 'package.json'), JSON.stringify(manifest));
-  await writeFile(join(folder, 'package', 'README.md'), 'kimops\n');
-  const file = join(dir.path, `kimops-${String(manifest.version)}.tgz`);
-  execFileSync('tar', ['-czf', file, '-C', folder, 'package']);
-  return {
-    file,
-    sha512: createHash('sha512')
-      .update(await readFile(file))
-      .digest('hex'),
-  };
-}
+const releaseTarball = (manifest: Record<string, unknown> = { name: 'kimops', version: kimopsVersion() }) =>
+  releaseTarballIn(dir.path, manifest);
 
 /** The options a repo needs so that init has nothing to note. */
 async function pinned(): Promise<string[]> {

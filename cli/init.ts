@@ -53,16 +53,18 @@ export async function init(target: string, options: InitOptions, io: CliIo): Pro
   });
   // The landscape as given, comments and all: generate, apply and validate read it from the repo.
   files.set(LANDSCAPE_FILE, text);
-  // On GitHub, merges wait for the validate workflow's check too, and main gets branch rules once pushed.
+  // On GitHub, merges wait for the validate workflow's check too (once it names a release it can install), and
+  // main gets branch rules once pushed.
   const github = remote ? githubTargetOf(target, options) : undefined;
-  if (github) requireWorkflowCheck(files);
+  if (github && release) requireWorkflowCheck(files);
   const code = remote ? await initRemote(target, landscape, files, io) : await initLocal(target, landscape, files, io);
   if (github && code === EXIT.ok && options.branchRules !== false) await setUpInitBranchRules(github, files, io);
   if (release && workflow.url)
     io.stdout(
       `\nits validate workflow installs kimops ${release.version} from ${workflow.url}, checked against its sha512\n`,
     );
-  for (const note of initNotes({ release, reviewers, runningVersion: kimopsVersion() })) io.stderr(`${note}\n`);
+  for (const note of initNotes({ release, reviewers, runningVersion: kimopsVersion(), github: github !== undefined }))
+    io.stderr(`${note}\n`);
   return code;
 }
 
