@@ -1,6 +1,7 @@
 // The report's writes against a forge that records every call: pending when a sync starts, then the comment and
 // the final status; nothing on a no-op sync or after a restart that finds the report shown; a budget per round,
-// the rest at the next sync; a failing forge retried at the next sync.
+// the rest at the next sync; a failing forge retried at the next sync. A settled report is final: a restart never
+// rewrites it, whatever the Garden or main say by then, and finishes only what is still pending.
 import { describe, expect, it } from 'vitest';
 import type { CommitCheck, ForgeFailure, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
 import { APPLIED_TREE_ANNOTATION } from '../model/contract.js';
@@ -11,7 +12,7 @@ import type { PlanEntry } from './plan.js';
 import { ReportBack, type ReportForge, type ReportRepo, type SyncFacts } from './report-back-writer.js';
 import type { ApplyStatus } from './report-back.js';
 
-const GARDEN = { namespace: 'garden-x', server: 'https://api.garden.example' };
+const GARDEN = { namespace: 'garden-x', landscape: 'prod' };
 const sha = (n: number) => n.toString(16).padStart(40, '0');
 
 /** A forge in memory: statuses per commit, sticky comments per PR, each call recorded. */
@@ -76,12 +77,12 @@ function repoOf(commits: Commit[]): ReportRepo {
   };
 }
 
-function liveShoot(tree: string, state: string): Shoot {
+function liveShoot(tree: string, state: string, type = 'Create'): Shoot {
   const shoot = testShoot();
   shoot.metadata = { ...shoot.metadata, generation: 1, annotations: { [APPLIED_TREE_ANNOTATION]: tree } };
   shoot.status = {
     observedGeneration: 1,
-    lastOperation: { type: 'Create', state, lastUpdateTime: '2026-12-01T10:04:00Z' },
+    lastOperation: { type, state, lastUpdateTime: '2026-12-01T10:04:00Z' },
   };
   return shoot;
 }
@@ -176,6 +177,103 @@ describe('ReportBack', () => {
     expect(forge.statuses.get(init)).toEqual([
       { state: 'success', description: 'applied to garden-x; no Shoot changed' },
     ]);
+  });
+
+  it('a restart after the report settled writes nothing, though Gardener reconciles the Shoot again', async () => {
+    const forge = new FakeForge({ [merge]: 7 });
+    const first = reporter(forge, repoOf(main)).report;
+    first.syncStarting(merge, GARDEN);
+    first.synced(merge, outcome(merge, { s1: liveShoot('t1', 'Succeeded') }), GARDEN);
+    await first.idle();
+    const comment = forge.comments.get(7);
+    const calls = forge.calls.length;
+
+    const restarted = reporter(forge, repoOf(main)).report;
+    restarted.syncStarting(merge, GARDEN);
+    restarted.synced(merge, outcome(merge, { s1: liveShoot('t1', 'Processing', 'Reconcile') }), GARDEN);
+    restarted.synced(merge, outcome(merge, { s1: liveShoot('t1', 'Processing', 'Reconcile') }), GARDEN);
+    await restarted.idle();
+    // The window's statuses are read once each; nothing is written.
+    expect(forge.calls.slice(calls)).toEqual([`checks ${merge}`, `checks ${init}`]);
+    expect(forge.comments.get(7)).toBe(comment);
+  });
+
+  it('a restart after a later commit changed the same Shoot leaves the earlier PR as it was', async () => {
+    const second = sha(3);
+    const history: Commit[] = [...main, { sha: second, trees: { s1: 't2' } }];
+    const forge = new FakeForge({ [merge]: 7, [second]: 8 });
+    const first = reporter(forge, repoOf(history)).report;
+    first.syncStarting(merge, GARDEN);
+    first.synced(merge, outcome(merge, { s1: liveShoot('t1', 'Succeeded') }), GARDEN);
+    await first.idle();
+    const comment = forge.comments.get(7);
+    expect(comment).toContain('| `s1` | yes | Create Succeeded | 2026-12-01T10:04:00Z |');
+    const statuses = forge.statuses.get(merge);
+    const calls = forge.calls.length;
+
+    // A rollout or failover: the new process's first sync is of the later commit.
+    const restarted = reporter(forge, repoOf(history)).report;
+    restarted.syncStarting(second, GARDEN);
+    restarted.synced(second, outcome(second, { s1: 'written' }), GARDEN);
+    await restarted.idle();
+    expect(forge.comments.get(7)).toBe(comment);
+    expect(forge.statuses.get(merge)).toEqual(statuses);
+    expect(forge.calls.slice(calls).filter((c) => c.endsWith(merge) || c.includes('#7'))).toEqual([`checks ${merge}`]);
+    // The later commit is reported as usual.
+    expect(forge.statuses.get(second)?.at(-1)).toEqual({
+      state: 'pending',
+      description: 'applied to garden-x; waiting for Gardener to reconcile Shoot s1',
+    });
+    expect(forge.comments.get(8)).toContain('### kimops is applying this change');
+  });
+
+  it('a restart finishes a report left pending', async () => {
+    const forge = new FakeForge({ [merge]: 7 });
+    const first = reporter(forge, repoOf(main)).report;
+    first.syncStarting(merge, GARDEN);
+    first.synced(merge, outcome(merge, { s1: 'written' }), GARDEN);
+    await first.idle();
+    expect(forge.statuses.get(merge)?.at(-1)?.state).toBe('pending');
+
+    const restarted = reporter(forge, repoOf(main)).report;
+    restarted.syncStarting(merge, GARDEN);
+    restarted.synced(merge, outcome(merge, { s1: liveShoot('t1', 'Succeeded') }), GARDEN);
+    await restarted.idle();
+    expect(forge.statuses.get(merge)?.at(-1)).toEqual({
+      state: 'success',
+      description: 'applied to garden-x; Shoot s1 reconciled (Create Succeeded)',
+    });
+    expect(forge.comments.get(7)).toContain('| `s1` | yes | Create Succeeded | 2026-12-01T10:04:00Z |');
+    expect(forge.comments.get(7)).toContain('Garden `garden-x` (landscape `prod`)');
+  });
+
+  it('keeps a Shoot Ready in a report still pending for another Shoot, through a later Reconcile', async () => {
+    const history: Commit[] = [
+      { sha: init, trees: {} },
+      { sha: merge, trees: { s1: 't1', s2: 't2' } },
+    ];
+    const forge = new FakeForge({ [merge]: 7 });
+    const { report } = reporter(forge, repoOf(history));
+    report.syncStarting(merge, GARDEN);
+    report.synced(
+      merge,
+      outcome(merge, { s1: liveShoot('t1', 'Succeeded'), s2: liveShoot('t2', 'Processing') }),
+      GARDEN,
+    );
+    await report.idle();
+    expect(forge.statuses.get(merge)?.at(-1)?.state).toBe('pending');
+
+    report.synced(
+      merge,
+      outcome(merge, { s1: liveShoot('t1', 'Processing', 'Reconcile'), s2: liveShoot('t2', 'Succeeded') }),
+      GARDEN,
+    );
+    await report.idle();
+    expect(forge.statuses.get(merge)?.at(-1)).toEqual({
+      state: 'success',
+      description: 'garden-x: 2 Shoots: 2 reconciled',
+    });
+    expect(forge.comments.get(7)).toContain('| `s1` | yes | Create Succeeded | 2026-12-01T10:04:00Z |');
   });
 
   it('reports every commit a sync brings, a later change of the same Shoot superseding the earlier', async () => {

@@ -1,13 +1,16 @@
 // Writes the applier's report (report-back.ts) to the forge: the `kimops/apply` status of each commit of main a
 // sync brought, and the sticky comment on the pull request that merged it, kept up to date as Gardener
-// progresses until every Shoot of the commit has settled. Beside the sync, never in its way: the CLI tells it
+// progresses until the commit's status settles (success or failure). Beside the sync, never in its way: the CLI tells it
 // when a sync starts and what it did, and the forge calls run afterwards, one at a time, in a chain of their own
 // (a sync never waits for the forge, and a forge that fails only delays the report: it is logged and tried again
 // after the next sync). Writes only what the forge does not show yet: what this process wrote is remembered, and
 // what it has not seen is read first (the latest status of the context), so neither a no-op sync nor a restart
-// writes anything twice. Each round makes at most `maxCalls` forge calls, newest commits first; the rest waits
-// for the next sync, by which time only the newest state of each is left to write (coalesced).
-import type { CommitCheck, ForgeResult, PullRequest } from '../adapters/forge/forge.js';
+// writes anything twice. A report that settled (success or failure shown) is never written again: a restarted
+// applier follows only the commits whose status is missing or pending, so a Shoot changed again by a later commit
+// or reconciled again by Gardener never rewrites an older PR's facts. Each round makes at most `maxCalls` forge
+// calls, newest commits first; the rest waits for the next sync, by which time only the newest state of each is
+// left to write (coalesced).
+import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
 import type { LogLine } from '../model/log.js';
 import type { PlanEntry } from './plan.js';
 import type { SyncResult } from './sync.js';
@@ -20,24 +23,15 @@ import {
   type ApplyStatus,
   type CommitChange,
   type GardenTarget,
+  type ShootProgress,
   type SyncOutcome,
 } from './report-back.js';
 
-/** What reporting needs of the forge: a Forge (adapters/forge/forge.ts) has it. */
-export interface ReportForge {
-  readonly label: string;
-  checksOf(sha: string): Promise<ForgeResult<CommitCheck[]>>;
-  pullRequestsOfCommit(sha: string): Promise<ForgeResult<PullRequest[]>>;
-  setCommitStatus(
-    sha: string,
-    status: { context: string; state: ApplyStatus['state']; description: string },
-  ): Promise<ForgeResult<void>>;
-  upsertStickyComment(
-    number: number,
-    marker: string,
-    body: string,
-  ): Promise<ForgeResult<{ id: number; created: boolean }>>;
-}
+/** What reporting needs of the forge. */
+export type ReportForge = Pick<
+  Forge,
+  'label' | 'checksOf' | 'pullRequestsOfCommit' | 'setCommitStatus' | 'upsertStickyComment'
+>;
 
 /** What reporting reads of the landscape repo. */
 export interface ReportRepo {
@@ -60,7 +54,10 @@ export interface ReportBackOptions {
  * GitHub's secondary rate limit allows, even when merges bring a sync every few seconds (each brings its own few).
  */
 const MAX_CALLS_PER_ROUND = 30;
-/** A restarted applier looks this far back on main for reports to finish (it reads each one's status once). */
+/**
+ * A restarted applier looks this far back on main for reports to finish: it reads each one's status once and
+ * follows only those showing none or `pending`.
+ */
 const FIRST_WINDOW = 10;
 /** Commits one sync may bring that are reported; a larger burst's older commits get no report. */
 const MAX_NEW_COMMITS = 100;
@@ -73,6 +70,13 @@ const MAX_REMEMBERED = 1_000;
 export interface SyncFacts {
   entries: readonly PlanEntry[];
   result: SyncResult;
+}
+
+/** A commit followed until its report settles. */
+interface Followed {
+  change: CommitChange;
+  /** Its Shoots' lines that settled in an earlier report (Ready, …): said again as they were. */
+  kept: ReadonlyMap<string, ShootProgress>;
 }
 
 /** What a commit should show; `ifNone`: only when it shows no status at all (the pending of a starting sync). */
@@ -89,8 +93,8 @@ export class ReportBack {
   private readonly maxCalls: number;
   /** main's commit the last sync started from: the next sync reports the commits after it. */
   private lastHead: string | undefined;
-  /** Commits whose report has not settled, oldest first. */
-  private readonly open = new Map<string, CommitChange>();
+  /** Commits whose report has not settled, oldest first, with the Shoot lines that have (kept as they are). */
+  private readonly open = new Map<string, Followed>();
   /** What each commit should show that it may not show yet. */
   private readonly wanted = new Map<string, Wanted>();
   /** The status each commit shows on the forge (null: none), as read or written. */
@@ -127,10 +131,11 @@ export class ReportBack {
         entries: new Map(outcome.entries.map((entry) => [entry.shoot, entry])),
         result: outcome.result,
       };
-      for (const [sha, change] of this.open) {
-        const report = commitReport(change, facts, garden);
+      for (const [sha, followed] of this.open) {
+        const report = commitReport(followed.change, facts, garden, followed.kept);
         this.want(sha, { status: report.status, comment: report.comment });
         if (report.settled) this.open.delete(sha);
+        else followed.kept = report.settledShoots;
       }
     });
     this.round();
@@ -188,7 +193,7 @@ export class ReportBack {
         parent === undefined ? new Map() : await this.repo.shootTrees(parent),
         await this.repo.shootTrees(sha),
       );
-      this.open.set(sha, { sha, shoots });
+      this.open.set(sha, { change: { sha, shoots }, kept: new Map() });
     }
     for (const sha of this.open.keys()) {
       if (this.open.size <= MAX_OPEN) break;
@@ -233,13 +238,19 @@ export class ReportBack {
     const short = sha.slice(0, 12);
     let shown = this.shown.get(sha);
     if (shown === undefined) {
-      const checks = await call(`read the statuses of ${short}`, () => this.forge.checksOf(sha));
+      // Statuses only (no check run is wanted): a token that may not read check runs still reports.
+      const checks = await call(`read the statuses of ${short}`, () => this.forge.checksOf(sha, { checkRunsFor: [] }));
       if (checks === STOP || checks === SKIP) return failed(checks);
       const status = checks.find((c) => c.source === 'status' && c.name === APPLY_STATUS_CONTEXT);
       shown = status ? { state: status.state, description: status.description } : null;
       remember(this.shown, sha, shown);
     }
     if (wanted.ifNone && shown !== null) return;
+    if (shown !== null && shown.state !== 'pending') {
+      // Settled (by this process, an earlier one or another replica): final, whatever the facts say now.
+      this.open.delete(sha);
+      return;
+    }
     const statusDone = statusShown(shown ?? undefined, wanted.status);
     // The comment is written before the status: a status that already shows this report, read from a forge this
     // process has not written to (a restart, another replica), means the comment shows it too.

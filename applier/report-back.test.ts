@@ -1,5 +1,6 @@
 // The report's text as a function of the facts: per Shoot where it stands after a sync, per commit the status and
-// the comment. The golden comment below is what a PR author reads.
+// the comment. The golden comment below is what a PR author reads. A report only moves forward: settled lines are
+// kept, a failure is final, and what only a later sync can resolve stays pending.
 import { describe, expect, it } from 'vitest';
 import { APPLIED_TREE_ANNOTATION } from '../model/contract.js';
 import type { Shoot } from '../model/shoot.js';
@@ -11,11 +12,12 @@ import {
   shootProgress,
   startedStatus,
   statusShown,
+  type ShootProgress,
   type SyncOutcome,
 } from './report-back.js';
 import type { SyncResult } from './sync.js';
 
-const GARDEN = { namespace: 'garden-x', server: 'https://api.garden.example' };
+const GARDEN = { namespace: 'garden-x', landscape: 'prod' };
 const SHA = 'c'.repeat(40);
 const APPLIED_AT = '2026-12-01T10:00:03Z';
 
@@ -81,6 +83,11 @@ function outcome(trees: Record<string, string>, entries: PlanEntry[], syncResult
 
 const succeeded = { type: 'Create', state: 'Succeeded', lastUpdateTime: '2026-12-01T10:04:00Z' };
 
+/** A sync whose write of Shoot `s` failed with HTTP `status` (0: the Garden did not answer). */
+function failedWrite(status: number, message: string): SyncResult {
+  return result({ failed: [{ shoot: 's', action: 'create', lines: [message], status }] });
+}
+
 describe('changedShoots', () => {
   it('names the folders a commit added, changed or removed, sorted, with their new tree', () => {
     const parent = new Map([
@@ -102,29 +109,55 @@ describe('changedShoots', () => {
 });
 
 describe('shootProgress', () => {
-  it.each<[string, string | undefined, SyncOutcome, ReturnType<typeof shootProgress>]>([
+  it.each<[string, string | undefined, SyncOutcome, ShootProgress]>([
     ['a later commit changed the folder', 't1', outcome({ s: 't2' }, [entry('s', 'update')]), { state: 'superseded' }],
     [
-      'the mass-deletion guard refused the commit',
+      'the mass-deletion guard refused the commit (a later allow lets a later sync apply it)',
       't1',
       outcome({ s: 't1' }, [entry('s', 'create')], result({ refused: 'too many' })),
-      { state: 'not-applied', message: 'refused by the mass-deletion guard' },
+      { state: 'waiting', message: 'held by the mass-deletion guard' },
     ],
     [
-      'the Garden refused the write',
+      'the Garden refused the manifest',
+      't1',
+      outcome({ s: 't1' }, [entry('s', 'create')], failedWrite(422, 'spec.region: Required value')),
+      { state: 'not-applied', message: 'spec.region: Required value' },
+    ],
+    [
+      'an admission plugin refused the Shoot',
+      't1',
+      outcome({ s: 't1' }, [entry('s', 'create')], failedWrite(403, 'admission webhook denied the request')),
+      { state: 'not-applied', message: 'admission webhook denied the request' },
+    ],
+    [
+      'RBAC refused the write: fixed outside the repo, the next sync tries again',
       't1',
       outcome(
         { s: 't1' },
         [entry('s', 'create')],
-        result({ failed: [{ shoot: 's', action: 'create', lines: ['spec.region: Required value'] }] }),
+        failedWrite(403, 'user "kimops" cannot patch resource "shoots" in the namespace'),
       ),
-      { state: 'not-applied', message: 'spec.region: Required value' },
+      { state: 'waiting', message: 'user "kimops" cannot patch resource "shoots" in the namespace' },
     ],
+    ...[0, 409, 429, 503].map((status): [string, string, SyncOutcome, ShootProgress] => [
+      `a write that failed with ${status}: the next sync tries again`,
+      't1',
+      outcome({ s: 't1' }, [entry('s', 'update')], failedWrite(status, 'try again')),
+      { state: 'waiting', message: 'try again' },
+    ]),
     [
       'held back by its files',
       't1',
       outcome({ s: 't1' }, [entry('s', 'blocked', undefined, ['shoot.yaml: not YAML'])]),
       { state: 'not-applied', message: 'shoot.yaml: not YAML' },
+    ],
+    [
+      'held back until the old Shoot is deleted',
+      't1',
+      outcome({ s: 't1' }, [
+        entry('s', 'blocked', live('t0', succeeded, { deleting: true }), ['the live Shoot is being deleted']),
+      ]),
+      { state: 'waiting', message: 'the live Shoot is being deleted' },
     ],
     [
       'written by this sync',
@@ -210,7 +243,7 @@ describe('commitReport', () => {
       [
         '### kimops applied this change',
         '',
-        `Merge commit \`${SHA.slice(0, 12)}\` · Garden \`https://api.garden.example\` · namespace \`garden-x\``,
+        `Merge commit \`${SHA.slice(0, 12)}\` · Garden \`garden-x\` (landscape \`prod\`)`,
         '',
         '| Shoot | applied | Gardener | Ready |',
         '|---|---|---|---|',
@@ -250,10 +283,12 @@ describe('commitReport', () => {
         entry('b', 'unchanged', live('t2', { type: 'Reconcile', state: 'Processing' })),
         entry('c', 'update'),
       ],
-      result({ failed: [{ shoot: 'c', action: 'update', lines: ['forbidden | by policy'] }] }),
+      result({ failed: [{ shoot: 'c', action: 'update', lines: ['forbidden | by policy'], status: 422 }] }),
     );
     const failed = commitReport(change(shoots), failing, GARDEN);
     expect(failed.status.state).toBe('failure');
+    // A failure is final: nothing a later sync finds changes what it said.
+    expect(failed.settled).toBe(true);
     expect(failed.comment).toContain('### kimops could not apply all of this change');
     // A message never breaks the table.
     expect(failed.comment).toContain('| `c` | no: forbidden \\| by policy | — | — |');
@@ -297,12 +332,61 @@ describe('commitReport', () => {
       outcome(
         { s: 't1' },
         [entry('s', 'create')],
-        result({ failed: [{ shoot: 's', action: 'create', lines: [message] }] }),
+        result({ failed: [{ shoot: 's', action: 'create', lines: [message], status: 422 }] }),
       ),
       GARDEN,
     );
     expect(report.status.description).toHaveLength(140);
     expect(report.status.description.endsWith('…')).toBe(true);
+  });
+
+  it('keeps a Shoot Ready once it said so: a later Reconcile or a later commit’s change does not undo it', () => {
+    const shoots = { a: 't1', b: 't2' };
+    const first = commitReport(
+      change(shoots),
+      outcome(shoots, [
+        entry('a', 'unchanged', live('t1', succeeded)),
+        entry('b', 'unchanged', live('t2', { type: 'Create', state: 'Processing' })),
+      ]),
+      GARDEN,
+    );
+    expect(first.settled).toBe(false);
+    expect([...first.settledShoots.keys()]).toEqual(['a']);
+
+    // Gardener's maintenance reconciles a, and a later commit changes it; b becomes Ready.
+    const later = outcome({ a: 't9', b: 't2' }, [
+      entry('a', 'unchanged', live('t9', { type: 'Reconcile', state: 'Processing' })),
+      entry('b', 'unchanged', live('t2', { ...succeeded, lastUpdateTime: '2026-12-01T10:09:00Z' })),
+    ]);
+    const next = commitReport(change(shoots), later, GARDEN, first.settledShoots);
+    expect(next.comment).toContain(`| \`a\` | ${APPLIED_AT} | Create Succeeded | 2026-12-01T10:04:00Z |`);
+    expect(next.comment).toContain(`| \`b\` | ${APPLIED_AT} | Create Succeeded | 2026-12-01T10:09:00Z |`);
+    expect(next.status).toEqual({ state: 'success', description: 'garden-x: 2 Shoots: 2 reconciled' });
+    expect(next.settled).toBe(true);
+    // Without what was kept, the same facts would have said otherwise.
+    expect(commitReport(change(shoots), later, GARDEN).comment).toContain('changed again by a later commit');
+  });
+
+  it('stays pending, saying why, while only a later sync can apply it', () => {
+    const held = commitReport(
+      change({ s: 't1' }),
+      outcome({ s: 't1' }, [entry('s', 'create')], result({ refused: 'too many deletions' })),
+      GARDEN,
+    );
+    expect(held.status).toEqual({
+      state: 'pending',
+      description: 'not yet applied to garden-x: Shoot s: held by the mass-deletion guard',
+    });
+    expect(held.settled).toBe(false);
+    expect(held.comment).toContain('| `s` | not yet: held by the mass-deletion guard | — | — |');
+  });
+
+  it('names the Garden by its namespace and landscape, never by its API server', () => {
+    const report = commitReport(change({}), outcome({}, []), { namespace: 'garden-x', landscape: 'prod' });
+    expect(report.comment).toContain(
+      `Merge commit \`${SHA.slice(0, 12)}\` · Garden \`garden-x\` (landscape \`prod\`)\n`,
+    );
+    expect(report.comment).not.toMatch(/https?:/);
   });
 });
 

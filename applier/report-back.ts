@@ -4,6 +4,9 @@
 // changed Shoot folders and the sync's outcome in, the status and the comment text out. Both are functions of
 // facts the Garden and Git keep (the apply's managedFields time, Gardener's lastOperation), never of the
 // clock or of which sync computed them, so a restarted applier computes the same text and writes nothing new.
+// A report only moves forward: a Shoot's settled line (Ready, failed, not applied, deleted, changed again) is kept
+// as it was first said, whatever Gardener does later (a maintenance Reconcile, a later commit's change), and a
+// commit's report settles with its status (success or failure): from then on it is never computed again.
 // Writing them (what was written, the budget, the forge) is report-back-writer.ts's.
 import { APPLIED_TREE_ANNOTATION, APPLY_STATUS_CONTEXT } from '../model/contract.js';
 import { tableCell } from '../rules/markdown-cell.js';
@@ -27,12 +30,15 @@ export interface CommitChange {
   shoots: ReadonlyMap<string, string | undefined>;
 }
 
-/** Where the applier writes: for the text only. */
+/**
+ * Where the applier writes, for the text only: named by the landscape and its project namespace, never by the
+ * Garden's API server (an internal host name, and the comments of a public landscape repo are public).
+ */
 export interface GardenTarget {
   /** garden-<project>. */
   namespace: string;
-  /** The Garden's API server. */
-  server: string;
+  /** The landscape's name (landscape.yaml). */
+  landscape: string;
 }
 
 /** What one finished, writing sync says about the Shoots. */
@@ -55,10 +61,14 @@ export interface ApplyStatus {
 export type ShootProgress =
   /** A later commit changed the folder again: that commit's report follows the Shoot from here. */
   | { state: 'superseded' }
-  /** Held back by the applier, refused by the Garden, or the whole commit refused by the mass-deletion guard. */
+  /** Not applied, and no sync of this commit will: its files are held back, or Gardener refused the manifest. */
   | { state: 'not-applied'; message: string }
-  /** Not tried yet: the Garden stopped answering mid-sync. */
-  | { state: 'waiting' }
+  /**
+   * Not applied yet; a later sync may: the Garden stopped answering (no message), or `message` says what the
+   * next sync waits for (the mass-deletion guard, a write the Garden failed or refused its credentials for, the
+   * old Shoot's deletion).
+   */
+  | { state: 'waiting'; message?: string }
   /** Applied; Gardener has not started on it yet. */
   | { state: 'applied'; appliedAt?: string }
   | { state: 'reconciling' | 'reconciled' | 'failed'; appliedAt?: string; operation: string; at?: string }
@@ -69,8 +79,13 @@ export interface CommitReport {
   status: ApplyStatus;
   /** The sticky comment's body (the forge adds the marker). */
   comment: string;
-  /** Nothing left to follow: every Shoot reconciled, failed for good, deleted or superseded. */
+  /**
+   * Nothing left to follow: the status is success or failure (every Shoot reconciled, deleted or superseded, or
+   * one not applied or failed for good). A settled report is final: never computed again, nor replaced.
+   */
   settled: boolean;
+  /** The Shoots whose line has settled, to be kept as they are by the next computation (`commitReport`'s `kept`). */
+  settledShoots: ReadonlyMap<string, ShootProgress>;
 }
 
 /** Shoot folder → tree, of the commit and of its first parent: the folders the commit added, changed or removed. */
@@ -93,11 +108,19 @@ export function startedStatus(garden: GardenTarget): ApplyStatus {
 export function shootProgress(shoot: string, tree: string | undefined, outcome: SyncOutcome): ShootProgress {
   if (outcome.trees.get(shoot) !== tree) return { state: 'superseded' };
   const { result } = outcome;
-  if (result.refused) return { state: 'not-applied', message: 'refused by the mass-deletion guard' };
+  // Allowed by a later commit's trailer or the applier's --allow-mass-deletion: then a later sync applies it.
+  if (result.refused) return { state: 'waiting', message: 'held by the mass-deletion guard' };
   const failed = result.failed.find((f) => f.shoot === shoot);
-  if (failed) return { state: 'not-applied', message: failed.lines.at(-1) ?? 'the write failed' };
+  if (failed) {
+    const message = failed.lines.at(-1) ?? 'the write failed';
+    return refusedForGood(failed.status, message) ? { state: 'not-applied', message } : { state: 'waiting', message };
+  }
   const entry = outcome.entries.get(shoot);
-  if (entry?.action === 'blocked') return { state: 'not-applied', message: entry.reasons.join('; ') || 'held back' };
+  if (entry?.action === 'blocked') {
+    const message = entry.reasons.join('; ') || 'held back';
+    // The old Shoot still being deleted holds back its successor only until Gardener has removed it.
+    return entry.live?.metadata.deletionTimestamp ? { state: 'waiting', message } : { state: 'not-applied', message };
+  }
   if (tree === undefined) return entry?.live ? deleting(entry.live) : { state: 'deleted' };
   if (!entry) return { state: 'waiting' };
   if (result.applied.some((a) => a.shoot === shoot)) return { state: 'applied' };
@@ -105,6 +128,16 @@ export function shootProgress(shoot: string, tree: string | undefined, outcome: 
   if (entry.action === 'create' || entry.action === 'update' || entry.action === 'take-over')
     return { state: 'waiting' };
   return gardenerProgress(entry.live, tree);
+}
+
+/**
+ * Whether the Garden refused a write so that no later sync of the same files can succeed: a manifest it rejects
+ * (400, 422, or a 403 from an admission plugin rather than RBAC's "cannot <verb> resource"). Not answering, a
+ * conflict, overload, credentials or RBAC (fixed outside the landscape repo) may pass at the next sync.
+ */
+function refusedForGood(status: number | undefined, message: string): boolean {
+  if (status === undefined) return true;
+  return status === 400 || status === 422 || (status === 403 && !/ cannot \w+ resource /.test(message));
 }
 
 /** An applied Shoot as Gardener reports it: the markers say whether the live Shoot is this folder's. */
@@ -142,16 +175,36 @@ function appliedTime(live: Shoot): string | undefined {
   return times.length > 0 ? times.sort().at(-1) : undefined;
 }
 
-const SETTLED: ReadonlySet<ShootProgress['state']> = new Set(['superseded', 'reconciled', 'failed', 'deleted']);
+/** A Shoot's line that no later fact changes: Ready, failed or not applied for good, deleted, changed again. */
+const SETTLED: ReadonlySet<ShootProgress['state']> = new Set([
+  'superseded',
+  'reconciled',
+  'failed',
+  'not-applied',
+  'deleted',
+]);
 const FAILING: ReadonlySet<ShootProgress['state']> = new Set(['not-applied', 'failed']);
 
-/** The commit's status and comment after the sync `outcome`. */
-export function commitReport(change: CommitChange, outcome: SyncOutcome, garden: GardenTarget): CommitReport {
-  const shoots = [...change.shoots].map(([name, tree]) => ({ name, progress: shootProgress(name, tree, outcome) }));
+/**
+ * The commit's status and comment after the sync `outcome`; `kept`: the lines that settled in an earlier
+ * computation (its `settledShoots`), said again as they were.
+ */
+export function commitReport(
+  change: CommitChange,
+  outcome: SyncOutcome,
+  garden: GardenTarget,
+  kept: ReadonlyMap<string, ShootProgress> = new Map(),
+): CommitReport {
+  const shoots = [...change.shoots].map(([name, tree]) => ({
+    name,
+    progress: kept.get(name) ?? shootProgress(name, tree, outcome),
+  }));
+  const status = statusOf(shoots, garden);
   return {
-    status: statusOf(shoots, garden),
+    status,
     comment: commentOf(change.sha, shoots, garden),
-    settled: shoots.every((s) => SETTLED.has(s.progress.state)),
+    settled: status.state !== 'pending',
+    settledShoots: new Map(shoots.filter((s) => SETTLED.has(s.progress.state)).map((s) => [s.name, s.progress])),
   };
 }
 
@@ -182,7 +235,9 @@ function oneShoot({ name, progress }: ShootLine, to: string): string {
     case 'not-applied':
       return `not applied to ${to}: ${shoot}: ${printable(progress.message)}`;
     case 'waiting':
-      return `not yet applied to ${to}: the next sync carries on`;
+      return progress.message === undefined
+        ? `not yet applied to ${to}: the next sync carries on`
+        : `not yet applied to ${to}: ${shoot}: ${printable(progress.message)}`;
     case 'applied':
       return `applied to ${to}; waiting for Gardener to reconcile ${shoot}`;
     case 'reconciling':
@@ -227,12 +282,7 @@ const HEADLINE: Record<StatusState, string> = {
 
 function commentOf(sha: string, shoots: readonly ShootLine[], garden: GardenTarget): string {
   const status = statusOf(shoots, garden);
-  const lines = [
-    `### ${HEADLINE[status.state]}`,
-    '',
-    `Merge commit \`${sha.slice(0, 12)}\` · Garden \`${printable(garden.server)}\` · namespace \`${garden.namespace}\``,
-    '',
-  ];
+  const lines = [`### ${HEADLINE[status.state]}`, '', `Merge commit \`${sha.slice(0, 12)}\` · ${gardenOf(garden)}`, ''];
   if (shoots.length === 0) lines.push('No Shoot folder changed: nothing to apply.');
   else {
     lines.push('| Shoot | applied | Gardener | Ready |', '|---|---|---|---|');
@@ -251,6 +301,11 @@ function commentOf(sha: string, shoots: readonly ShootLine[], garden: GardenTarg
   return `${lines.join('\n')}\n`;
 }
 
+/** The Garden as the landscape's admin names it: the project namespace and the landscape, never its API server. */
+function gardenOf({ namespace, landscape }: GardenTarget): string {
+  return `Garden \`${printable(namespace)}\` (landscape \`${printable(landscape)}\`)`;
+}
+
 function row({ name, progress }: ShootLine): string {
   const applied = (at: string | undefined) => (at === undefined ? 'yes' : at);
   const cells = ((): [string, string, string] => {
@@ -260,7 +315,7 @@ function row({ name, progress }: ShootLine): string {
       case 'not-applied':
         return [`no: ${progress.message}`, '—', '—'];
       case 'waiting':
-        return ['not yet: the Garden stopped answering', '—', '—'];
+        return [`not yet: ${progress.message ?? 'the Garden stopped answering'}`, '—', '—'];
       case 'applied':
         return [applied(progress.appliedAt), 'not started yet', '—'];
       case 'reconciling':

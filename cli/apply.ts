@@ -281,7 +281,7 @@ async function sync(
     landscape,
     project,
   });
-  const reportedTo = { namespace, server: garden.server };
+  const reportedTo = { namespace, landscape };
   // Never awaited: the forge hears of the sync beside it, never in its way.
   reportBack?.syncStarting(commit, reportedTo);
   const fieldManager = config.apply.fieldManager;

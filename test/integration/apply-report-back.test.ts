@@ -111,7 +111,9 @@ describe('kimops apply --forge github', () => {
     expect(comments()).toHaveLength(1);
     const body = comments()[0]?.body ?? '';
     expect(body).toContain('### kimops applied this change');
-    expect(body).toContain(`Merge commit \`${merge.slice(0, 12)}\``);
+    expect(body).toContain(`Merge commit \`${merge.slice(0, 12)}\` · Garden \`${ns}\` (landscape \`stage\`)`);
+    // Never the Garden's API server: an internal host name, public on a public landscape repo.
+    expect(body).not.toMatch(/https?:\/\//);
     expect(body).toMatch(
       new RegExp(`\\| \`${SHOOT}\` \\| \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z \\| Create Succeeded \\| \\d{4}-`),
     );
