@@ -8,13 +8,13 @@ import { GitHubTestServer } from '../test/helpers/github-test-server.js';
 import { startGitServer, type GitServer } from '../test/helpers/git-http-server.js';
 import { kimops } from '../test/helpers/cli.js';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { githubTargetOf, requireWorkflowCheck, WORKFLOW_CHECK } from './init-branch-rules.js';
 import { releaseTarball } from '../test/helpers/release-tarball.js';
-import { useTempDir } from '../test/helpers/temp-dir.js';
 import { kimopsVersion } from '../adapters/files/package-version.js';
-
-const tmp = useTempDir('init-branch-rules');
 
 describe('kimops init <url> on GitHub', () => {
   let github: GitHubTestServer;
@@ -22,14 +22,17 @@ describe('kimops init <url> on GitHub', () => {
   let repoNumber = 0;
   let name = '';
   let release = '';
+  let scratch = '';
 
   beforeAll(async () => {
-    release = (await releaseTarball(tmp.path, { name: 'kimops', version: kimopsVersion() })).file;
+    scratch = await mkdtemp(join(tmpdir(), 'kimops-init-branch-rules-'));
+    release = (await releaseTarball(scratch, { name: 'kimops', version: kimopsVersion() })).file;
     github = await GitHubTestServer.start({ owner: 'acme' });
     git = await startGitServer({ root: github.gitRoot, token: (token) => github.acceptsToken(token) });
   });
   afterAll(async () => {
     await git.stop();
+    await rm(scratch, { recursive: true, force: true });
     await github.close(); // throws on any contract violation seen during the run
   });
   beforeEach(async () => {
@@ -71,7 +74,23 @@ describe('kimops init <url> on GitHub', () => {
       /\nbranch rules of main on GitHub:\n {2}ruleset "kimops: main" \(id \d+, created\): required checks kimops\/validate, validate; no force-push or deletion of main\n {2}ruleset "kimops: review" \(id \d+, created\): 1 approval by code owners; kimops-bot, the identity init ran as, may merge without/,
     );
     expect(stderr).not.toContain('warning');
+    // The test server is no github.com: GitHub Actions' App id there is unknown, and init says what to do.
+    expect(stderr).toContain(
+      'note: the required check "validate" is not bound to GitHub Actions (its App id on this GitHub is not known to kimops)',
+    );
     expect(github.rulesets(name).map((ruleset) => ruleset.name)).toEqual(['kimops: main', 'kimops: review']);
+  });
+
+  it('says which ruleset exists when GitHub refuses the review ruleset after creating "kimops: main"', async () => {
+    // The push and GET /user, the rulesets list and "kimops: main" pass; the review ruleset is refused.
+    github.failNext(1, { status: 403, message: 'Resource not accessible by personal access token' }, 3);
+    const { code, stdout, stderr } = await init();
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\n {2}ruleset "kimops: main" \(id \d+, created\): required checks/);
+    expect(stderr).toMatch(
+      /warning: ruleset "kimops: review" of main not set up: .*403 Resource not accessible by personal access token.*\n {2}only the rule above is in place; set ruleset "kimops: review" up by hand as docs\/github\.md describes\n/,
+    );
+    expect(github.rulesets(name).map((ruleset) => ruleset.name)).toEqual(['kimops: main']);
   });
 
   it("requires the workflow's check only once the workflow names a release it can install", async () => {

@@ -3,7 +3,7 @@
 // the required checks, code-owner approval, no force-push or deletion). A repository elsewhere gets neither; on
 // GitHub Enterprise, --github-api-url says where its API is. Rules that cannot be set up are a warning with the
 // fix: the repository exists by then, and docs/github.md has the same steps by hand.
-import { setUpBranchRules } from '../adapters/forge/github-branch-rules.js';
+import { CHECKS_RULESET, GITHUB_ACTIONS_APP_ID, setUpBranchRules } from '../adapters/forge/github-branch-rules.js';
 import { GITHUB_API } from '../adapters/forge/github-api.js';
 import { MAIN_BRANCH, VALIDATE_CONTEXT } from '../model/contract.js';
 import { KIMOPS_YAML, parseKimopsConfig, withRequiredChecks } from '../model/kimops-config.js';
@@ -51,9 +51,20 @@ export async function setUpInitBranchRules(target: GitHubTarget, files: Map<stri
     1,
     ...Object.values(config.mergePolicy).map((policy) => (policy.mode === 'review' ? policy.approvals : 0)),
   );
+  // GitHub Actions' App id is github.com's; a GitHub Enterprise Server's own is unknown here.
+  const workflowCheck = config.requiredChecks.includes(WORKFLOW_CHECK);
+  const onGitHubCom = target.baseUrl === GITHUB_API;
   const result = await setUpBranchRules(
     { ...target, auth: githubAuthFromEnv() },
-    { branch: MAIN_BRANCH, requiredChecks: config.requiredChecks, approvals },
+    {
+      branch: MAIN_BRANCH,
+      requiredChecks: config.requiredChecks,
+      approvals,
+      ...(workflowCheck &&
+        onGitHubCom && {
+          reportedBy: { checks: [WORKFLOW_CHECK], appId: GITHUB_ACTIONS_APP_ID, app: 'GitHub Actions' },
+        }),
+    },
   );
   if (!result.ok) {
     io.stderr(
@@ -61,6 +72,15 @@ export async function setUpInitBranchRules(target: GitHubTarget, files: Map<stri
     );
     return;
   }
-  io.stdout(`\nbranch rules of ${MAIN_BRANCH} on GitHub:\n${result.value.lines.map((line) => `  ${line}\n`).join('')}`);
-  for (const note of result.value.notes) io.stderr(`note: ${note}\n`);
+  const { lines, notes, missing } = result.value;
+  io.stdout(`\nbranch rules of ${MAIN_BRANCH} on GitHub:\n${lines.map((line) => `  ${line}\n`).join('')}`);
+  if (missing !== undefined)
+    io.stderr(
+      `warning: ${missing.rule} of ${MAIN_BRANCH} not set up: ${missing.failure.message}\n  only ${lines.length === 1 ? 'the rule' : 'the rules'} above ${lines.length === 1 ? 'is' : 'are'} in place; set ${missing.rule} up by hand as docs/github.md describes\n`,
+    );
+  for (const note of notes) io.stderr(`note: ${note}\n`);
+  if (workflowCheck && !onGitHubCom)
+    io.stderr(
+      `note: the required check "${WORKFLOW_CHECK}" is not bound to GitHub Actions (its App id on this GitHub is not known to kimops), so a commit status of that name would satisfy it too: pick GitHub Actions as its source in "${CHECKS_RULESET}" (docs/github.md)\n`,
+    );
 }

@@ -147,7 +147,7 @@ describe('kimops pr', () => {
     await record(1, { class: 'update', disruptive: true });
     await refused(
       1,
-      '#1 not merged, await-review: waits for 1 approval by CODEOWNERS (mergePolicy.update-disruptive), has 0',
+      '#1 not merged, await-review: waits for 1 approval by a collaborator (mergePolicy.update-disruptive; CODEOWNERS names no owner of its files), has 0',
     );
     await record(1, undefined);
     await refused(1, 'kimops recorded no change class for its head');

@@ -1,11 +1,13 @@
 // `kimops pr list | show | approve | merge`, run: the records and the merge live in adapters/forge/local.ts, the
 // merge under kimops's gate in generator/merge-pull-request.ts; this opens the repo and prints. Its options:
-// commands/pr.ts.
+// commands/pr.ts. A repo on disk knows no people: `--as` names the reviewer, and where CODEOWNERS names owners of
+// a PR's files, only an approval `--as` one of them (a user by login, a team as `@org/team`) counts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ForgeFailure, ForgeResult } from '../adapters/forge/forge.js';
 import { approvalsOf, localForge, reviewerNameProblem, type LocalForge } from '../adapters/forge/local.js';
 import type { PullRecord } from '../adapters/forge/pull-record.js';
+import { firstParents } from '../adapters/git/history.js';
 import { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { mergePullRequest } from '../generator/merge-pull-request.js';
 import { ConfigError } from '../model/errors.js';
@@ -176,7 +178,7 @@ async function merge(
   const log: LogLine = (line, _fields, level) => {
     if (level === 'warn') io.stderr(`warning: ${printable(line)}\n`);
   };
-  const result = await mergePullRequest(forge, repo, { number, log, ...(force && { force }) });
+  const result = await mergePullRequest(forge, mergeRepoOf(repo), { number, log, ...(force && { force }) });
   if (result.outcome === 'failed') return failed(result.failure, io);
   if (result.outcome === 'refused') {
     io.stderr(
@@ -189,6 +191,17 @@ async function merge(
   );
   if (result.branchDeleted) io.stdout(`deleted branch ${printable(result.record.branch)}\n`);
   return EXIT.ok;
+}
+
+/** The repo as the merge reads it, with a head's first parent: the main a head kimops wrote was written on. */
+function mergeRepoOf(repo: LandscapeRepo) {
+  return {
+    gitdir: repo.gitdir,
+    withLock: <T>(purpose: string, work: () => Promise<T>) => repo.withLock(purpose, work),
+    readFile: (ref: string, path: string) => repo.readFile(ref, path),
+    listFolder: (ref: string, folder?: string) => repo.listFolder(ref, folder),
+    firstParent: async (commit: string) => (await firstParents(repo.gitdir, commit, { limit: 2 }))[1],
+  };
 }
 
 async function currentHead(forge: LocalForge, record: PullRecord): Promise<string> {

@@ -23,6 +23,10 @@ function fixture(
     runs?: CommitCheck[];
     approvals?: Approval[];
     config?: string | undefined;
+    /** The CODEOWNERS file on main; none when absent. */
+    codeowners?: string;
+    /** Who is in which team (`org/team`), as the forge answers. */
+    teams?: Record<string, string[]>;
     deleted?: ForgeResult<{ deleted: boolean }>;
   } = {},
 ) {
@@ -68,6 +72,8 @@ function fixture(
         ]),
       ),
     approvals: () => inLock('approvals', ok(options.approvals ?? [])),
+    isTeamMember: (org: string, team: string, user: string) =>
+      inLock(`isTeamMember ${org}/${team} ${user}`, ok(options.teams?.[`${org}/${team}`]?.includes(user) ?? false)),
     mergePullRequest: (number: number, merge: unknown) => {
       merges.push({ number, ...(merge as object) });
       return inLock('merge', ok({ sha: 'm'.repeat(40) }));
@@ -78,7 +84,19 @@ function fixture(
   const repo = {
     gitdir: '/repos/landscape.git',
     readFile: (ref: string, path: string) =>
-      inLock(`readFile ${ref}:${path}`, 'config' in options ? options.config : CONFIG),
+      inLock(
+        `readFile ${ref}:${path}`,
+        path === 'CODEOWNERS'
+          ? options.codeowners
+          : path !== 'kimops.yaml'
+            ? undefined
+            : 'config' in options
+              ? options.config
+              : CONFIG,
+      ),
+    // The head changes shoots/a/ against main, its first parent.
+    firstParent: (commit: string) => inLock(`firstParent ${commit.slice(0, 4)}`, commit === HEAD ? MAIN : undefined),
+    listFolder: (ref: string, folder = '') => Promise.resolve(listing(ref === HEAD ? HEAD_TREE : MAIN_TREE, folder)),
     withLock: async <T>(purpose: string, work: () => Promise<T>): Promise<T> => {
       log.push(`lock ${purpose}`);
       locked = true;
@@ -90,6 +108,28 @@ function fixture(
     },
   };
   return { forge, repo, log, merges };
+}
+
+const MAIN = 'c'.repeat(40);
+type Tree = { [name: string]: string | Tree };
+const MAIN_TREE: Tree = { 'kimops.yaml': 'k', shoots: { b: { 'shoot.yaml': 'b' } } };
+const HEAD_TREE: Tree = { 'kimops.yaml': 'k', shoots: { a: { 'shoot.yaml': 'a' }, b: { 'shoot.yaml': 'b' } } };
+
+/** A folder's entries as LandscapeRepo.listFolder gives them: oids that change with what is below. */
+function listing(tree: Tree, folder: string): Map<string, { oid: string; type: 'blob' | 'tree' }> {
+  const at =
+    folder === ''
+      ? tree
+      : folder
+          .split('/')
+          .reduce<Tree | string | undefined>((t, name) => (typeof t === 'object' ? t[name] : undefined), tree);
+  if (typeof at !== 'object') return new Map();
+  return new Map(
+    Object.entries(at).map(([name, entry]) => [
+      name,
+      { oid: JSON.stringify(entry), type: typeof entry === 'string' ? ('blob' as const) : ('tree' as const) },
+    ]),
+  );
 }
 
 const success: CommitStatus = { context: VALIDATE_CONTEXT, state: 'success', description: 'all checks passed' };
@@ -126,6 +166,9 @@ describe('mergePullRequest', () => {
       'statuses aaaa',
       'checksOf aaaa',
       'approvals',
+      'readFile main:.github/CODEOWNERS',
+      'readFile main:CODEOWNERS',
+      'readFile main:docs/CODEOWNERS',
       'merge',
       'deleteBranch kimops/dev/a at aaaa',
     ]);
@@ -143,7 +186,9 @@ describe('mergePullRequest', () => {
         recorded: update,
         approvals: [{ reviewer: 'alice', commitSha: 'b'.repeat(40) }],
       }),
-    ).toBe('await-review: waits for 1 approval by CODEOWNERS (mergePolicy.update-disruptive), has 0');
+    ).toBe(
+      'await-review: waits for 1 approval by a collaborator (mergePolicy.update-disruptive; CODEOWNERS names no owner of its files), has 0',
+    );
 
     const { forge, repo } = fixture({
       statuses: [success],
@@ -151,6 +196,38 @@ describe('mergePullRequest', () => {
       approvals: [{ reviewer: 'alice', commitSha: HEAD }],
     });
     expect((await mergePullRequest(forge, repo, { number: 1 })).outcome).toBe('merged');
+  });
+
+  it('counts only the approvals of the code owners CODEOWNERS on main names for the files the head changes', async () => {
+    const update = classLine(HEAD, { class: 'update', disruptive: true });
+    const codeowners = '* @acme/landscape\n/shoots/a/ @carol @acme/sre\n/shoots/b/ @bob\n';
+    const approved = (...reviewers: string[]) => reviewers.map((reviewer) => ({ reviewer, commitSha: HEAD }));
+    // bob owns shoots/b/, which the head does not change; alice owns nothing; mallory is in no team.
+    expect(
+      await refusal({
+        statuses: [success],
+        recorded: update,
+        codeowners,
+        approvals: approved('alice', 'bob', 'mallory'),
+        teams: { 'acme/sre': ['dave'] },
+      }),
+    ).toBe(
+      'await-review: waits for 1 approval by a code owner (mergePolicy.update-disruptive; CODEOWNERS: @carol, @acme/sre), has 0',
+    );
+    for (const reviewer of ['carol', 'dave']) {
+      const { forge, repo, log } = fixture({
+        statuses: [success],
+        recorded: update,
+        codeowners,
+        approvals: approved(reviewer),
+        teams: { 'acme/sre': ['dave'] },
+      });
+      expect((await mergePullRequest(forge, repo, { number: 1 })).outcome).toBe('merged');
+      // carol is named; dave is asked for as a member of the team.
+      expect(log.filter((line) => line.startsWith('isTeamMember'))).toEqual(
+        reviewer === 'dave' ? ['isTeamMember acme/sre dave'] : [],
+      );
+    }
   });
 
   it('waits for every check kimops.yaml requires: pending or missing waits, failed blocks, each named', async () => {

@@ -1,7 +1,8 @@
 // A human's merge of a pull request (`kimops pr merge`): kimops's own merge gate (propose/merge-gate.ts) for
-// the recorded head — the class recorded for it, the approvals on it, its kimops/validate status, the checks
-// the base's kimops.yaml requires and its merge policy — then the sha-guarded merge, or past the gate with who
-// and why, and the branch deleted when it is kimops's and still at the head kimops wrote.
+// the recorded head — the class recorded for it, the approvals on it that count (its code owners'), its
+// kimops/validate status, the checks the base's kimops.yaml requires and its merge policy — then the sha-guarded
+// merge, or past the gate with who and why, and the branch deleted when it is kimops's and still at the head
+// kimops wrote.
 // The gate's inputs are read and the merge done under one hold of the repo's lock: an approval or status
 // that changes in between cannot slip past the decision. The forge and repo are handed in.
 import type { ForgeFailure } from '../adapters/forge/forge.js';
@@ -13,16 +14,29 @@ import { ConfigError } from '../model/errors.js';
 import { KIMOPS_YAML, parseKimopsConfig, type KimopsConfig } from '../model/kimops-config.js';
 import type { LogLine } from '../model/log.js';
 import { deleteProposalBranch } from './branch-cleanup.js';
+import { countApprovals, filesChanged, readCodeOwners } from './code-owner-approvals.js';
 import { mergeGate, recordedClass } from './propose/merge-gate.js';
 import { onlyKimopsReports, type MergeDecision } from './propose/merge-policy.js';
 
 /** What the merge reads and writes on the forge. */
 type MergeForge = Pick<
   LocalForge,
-  'pullRecord' | 'statuses' | 'checksOf' | 'checkReporters' | 'approvals' | 'mergePullRequest' | 'deleteBranch'
+  | 'pullRecord'
+  | 'statuses'
+  | 'checksOf'
+  | 'checkReporters'
+  | 'approvals'
+  | 'isTeamMember'
+  | 'mergePullRequest'
+  | 'deleteBranch'
 >;
-/** The repo whose lock the merge holds and whose base branch holds kimops.yaml. */
-type MergeRepo = Pick<LandscapeRepo, 'withLock' | 'readFile' | 'gitdir'>;
+/**
+ * The repo whose lock the merge holds and whose base branch holds kimops.yaml and CODEOWNERS; `firstParent` (the
+ * main a head kimops wrote was written on) tells which files the PR changes.
+ */
+type MergeRepo = Pick<LandscapeRepo, 'withLock' | 'readFile' | 'listFolder' | 'gitdir'> & {
+  firstParent(commit: string): Promise<string | undefined>;
+};
 
 interface MergeRequest {
   number: number;
@@ -51,7 +65,7 @@ export async function mergePullRequest(
     // Past the gate, kimops.yaml is not read: a break-glass merge works even when the file is what is broken.
     if (force === undefined) {
       const config = configOf(repo, await repo.readFile(record.base, KIMOPS_YAML), record.base);
-      const gate = await gateOf(forge, config, record);
+      const gate = await gateOf(forge, repo, config, record);
       if ('failure' in gate) return { outcome: 'failed', failure: gate.failure };
       if (gate.action !== 'auto-merge') return { outcome: 'refused', decision: gate };
     }
@@ -84,19 +98,25 @@ function configOf(repo: MergeRepo, text: string | undefined, base: string): Kimo
 /** kimops's own merge decision for the recorded head: its class, approvals, validation and required checks. */
 async function gateOf(
   forge: MergeForge,
+  repo: MergeRepo,
   config: KimopsConfig,
   record: PullRecord,
 ): Promise<MergeDecision | { failure: ForgeFailure }> {
   const statuses = await forge.statuses(record.headSha);
   const validation = statuses.ok ? statuses.value.find((status) => status.context === VALIDATE_CONTEXT) : undefined;
-  const reported = await forge.checksOf(record.headSha);
+  const reported = await forge.checksOf(record.headSha, { checkRunsFor: config.requiredChecks });
   if (!reported.ok) return { failure: reported.failure };
   const approved = await forge.approvals(record.number);
   if (!approved.ok) return { failure: approved.failure };
-  const approvals = approved.value.filter((approval) => approval.commitSha === record.headSha).length;
+  // Whose approvals count: the code owners of the files the head changes, by CODEOWNERS on the base.
+  const rules = await readCodeOwners(repo, record.base);
+  const paths =
+    rules.length === 0 ? [] : await filesChanged(repo, await repo.firstParent(record.headSha), record.headSha);
+  const approvals = await countApprovals(forge, { rules, paths, approvals: approved.value, head: record.headSha });
+  if (!approvals.ok) return { failure: approvals.failure };
   return mergeGate({
     recorded: recordedClass(record.body, record.headSha),
-    approvals,
+    approvals: approvals.value,
     validation,
     policy: config.mergePolicy,
     checks: {

@@ -1,5 +1,6 @@
 // One branch, one pull request: commit the proposed files on the branch (from main, updated in place),
-// open or update its PR with the rendered body, report the commit status and merge per kimops.yaml.
+// open or update its PR with the rendered body, report the commit status and merge per kimops.yaml (counting the
+// approvals of the PR's code owners, code-owner-approvals.ts).
 // Used for a single Shoot's change and for a rollout wave alike. Everything needed to resume is in
 // Git and the forge: the PR body hides the head kimops wrote, so a different head was pushed by a human.
 import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
@@ -11,6 +12,8 @@ import type { LogFields, LogLine } from '../model/log.js';
 import type { BranchSync } from './branch-sync.js';
 import type { ChangeClassName } from './propose/classify.js';
 import { deleteLeftoverBranches, deleteProposalBranch } from './branch-cleanup.js';
+import { countApprovals, readCodeOwners } from './code-owner-approvals.js';
+import type { ApprovalTally } from './propose/code-owners.js';
 import { classLine } from './propose/merge-gate.js';
 import {
   decideMerge,
@@ -150,7 +153,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
   if (open !== undefined && (open.title !== pr.title || open.body !== body))
     unwrap(await forge.updatePullRequest(number, { title: pr.title, body }), forge);
 
-  const approvals = unwrap(await forge.approvals(number), forge).filter((a) => a.commitSha === head).length;
+  const approvals = await approvalsOn(context, { number, head, folders, files: content });
   const decision = await withChecksOnHead(
     context,
     head,
@@ -191,7 +194,7 @@ export async function proposeBranch(context: BranchContext, proposal: BranchProp
 async function withChecksOnHead(context: BranchContext, head: string, policy: MergeDecision): Promise<MergeDecision> {
   const { forge, config } = context;
   if (policy.action !== 'auto-merge' || config.requiredChecks.length === 0) return policy;
-  const reported = await forge.checksOf(head);
+  const reported = await forge.checksOf(head, { checkRunsFor: config.requiredChecks });
   if (!reported.ok && (reported.failure.kind === 'transport' || reported.failure.kind === 'rate-limited'))
     unwrap(reported, forge);
   if (!reported.ok)
@@ -204,6 +207,24 @@ async function withChecksOnHead(context: BranchContext, head: string, policy: Me
     reported: reported.value,
     ...(forge.checkReporters === 'kimops' && { unreportable: onlyKimopsReports }),
   });
+}
+
+/**
+ * The approvals on `head` that count: by the code owners CODEOWNERS on main names for the files the PR changes
+ * (the files it proposes and those its folders hold on main), or by collaborators where it names none.
+ */
+async function approvalsOn(
+  context: BranchContext,
+  pr: { number: number; head: string; folders: readonly string[]; files: ReadonlyMap<string, string> },
+): Promise<ApprovalTally> {
+  const { forge, repo, sync } = context;
+  const approvals = unwrap(await forge.approvals(pr.number), forge);
+  const rules = await readCodeOwners(repo, sync.baseRef);
+  const paths = new Set(rules.length === 0 ? [] : pr.files.keys());
+  if (rules.length > 0)
+    for (const folder of pr.folders)
+      for (const path of (await repo.readFiles(sync.baseRef, folder)).keys()) paths.add(path);
+  return unwrap(await countApprovals(forge, { rules, paths: [...paths], approvals, head: pr.head }), forge);
 }
 
 /** An open kimops PR on a branch not in `keep` is closed, unless someone else pushed to it. */

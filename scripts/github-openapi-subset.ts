@@ -33,6 +33,7 @@ const OPERATIONS = [
   'git/delete-ref',
   'issues/set-labels',
   'users/get-authenticated',
+  'teams/get-membership-for-user-in-org',
   'repos/get-repo-rulesets',
   'repos/create-repo-ruleset',
   'repos/update-repo-ruleset',

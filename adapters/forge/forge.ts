@@ -1,5 +1,6 @@
 // The forge as the generator needs it: pull requests on one landscape repo, their reviews, labels, the checks
-// on a commit (statuses and check runs), a commit status and one sticky comment per concern, and the branches. Implementations: `github.ts` (GitHub and GitHub Enterprise).
+// on a commit (statuses and check runs), a commit status and one sticky comment per concern, the branches, and
+// who is in a team CODEOWNERS names. Implementations: `github.ts` (GitHub and GitHub Enterprise), `local.ts`.
 // Expected failures are values (`ForgeResult`), so the pipeline decides what a 404 or a moved head means.
 // `retrying.ts` wraps any Forge with retries of transient failures that never repeat a side effect.
 
@@ -42,6 +43,11 @@ export interface CommitCheck {
   /** The status's description or the check run's conclusion, for a reason a reviewer reads. */
   description: string;
   url?: string;
+}
+
+export interface ChecksQuery {
+  /** The check names wanted from check runs (kimops.yaml's requiredChecks); every check run when absent. */
+  checkRunsFor?: readonly string[];
 }
 
 export type ForgeFailure =
@@ -87,8 +93,17 @@ export interface Forge {
     number: number,
     options: { sha: string; method: MergeMethod },
   ): Promise<ForgeResult<{ sha: string }>>;
-  /** Reviewers whose latest review approves. */
+  /**
+   * Reviewers whose latest review approves and who belong to the repository: on GitHub, reviews whose
+   * author_association is OWNER, MEMBER or COLLABORATOR (anyone may review a public repo's PR). Whether an
+   * approval counts for a class that needs review is the code owners' rule (generator/code-owner-approvals.ts).
+   */
   approvals(number: number): Promise<ForgeResult<Approval[]>>;
+  /**
+   * Whether `user` is an active member of `org`'s team `team` (its slug), as CODEOWNERS names it `@org/team`.
+   * False also where the team does not exist or is hidden from kimops (GitHub answers both with 404).
+   */
+  isTeamMember(org: string, team: string, user: string): Promise<ForgeResult<boolean>>;
   setCommitStatus(
     sha: string,
     status: { context: string; state: StatusState; description: string; targetUrl?: string },
@@ -102,8 +117,13 @@ export interface Forge {
   listOpenPullRequests(filter?: { labelPrefix?: string }): Promise<ForgeResult<PullRequest[]>>;
   /** The merged pull requests whose merge commit is `sha` (none for a commit pushed to the base directly). */
   pullRequestsOfCommit(sha: string): Promise<ForgeResult<PullRequest[]>>;
-  /** Every status (the latest per context) and check run (the latest per name) on commit `sha`. */
-  checksOf(sha: string): Promise<ForgeResult<CommitCheck[]>>;
+  /**
+   * The checks on commit `sha`: every status (the latest per context), then the check runs (the latest per name),
+   * with `checkRunsFor` only those of these names that no status covers, none when it names none (statuses only).
+   * A required check run the credentials may not read (GitHub's 403: fine-grained tokens cannot be granted the
+   * Checks permission) comes back `pending`, its description naming the fix: the merge waits, the pass goes on.
+   */
+  checksOf(sha: string, options?: ChecksQuery): Promise<ForgeResult<CommitCheck[]>>;
   /**
    * Deletes `branch`; with `ifHeadIs`, only while it still points there (else `head-moved`: someone pushed
    * to it since). `deleted: false` when the branch did not exist.

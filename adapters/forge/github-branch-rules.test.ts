@@ -5,7 +5,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubTestServer } from '../../test/helpers/github-test-server.js';
 import type { ForgeResult } from './forge.js';
-import { CHECKS_RULESET, REVIEW_RULESET, setUpBranchRules, type BranchRulesRequest } from './github-branch-rules.js';
+import {
+  CHECKS_RULESET,
+  GITHUB_ACTIONS_APP_ID,
+  REVIEW_RULESET,
+  setUpBranchRules,
+  type BranchRulesRequest,
+} from './github-branch-rules.js';
 import type { GitHubForgeOptions } from './github.js';
 
 let server: GitHubTestServer;
@@ -86,6 +92,44 @@ describe('setUpBranchRules', () => {
     const updated = server.rulesets('rules-token');
     expect(updated.map((ruleset) => ruleset.id)).toEqual([checks?.id, review?.id]);
     expect(JSON.stringify(updated[0]?.rules)).toContain('[{"context":"kimops/validate"}]');
+  });
+
+  it("binds the workflow's check to GitHub Actions, so that a status of the same name satisfies nothing", async () => {
+    const github = await repoNamed('rules-pinned');
+    const outcome = value(
+      await setUpBranchRules(github, {
+        ...REQUEST,
+        reportedBy: { checks: ['validate'], appId: GITHUB_ACTIONS_APP_ID, app: 'GitHub Actions' },
+      }),
+    );
+    expect(server.rulesets('rules-pinned')[0]).toMatchObject({
+      rules: [
+        { type: 'deletion' },
+        { type: 'non_fast_forward' },
+        {
+          type: 'required_status_checks',
+          parameters: {
+            required_status_checks: [{ context: 'kimops/validate' }, { context: 'validate', integration_id: 15368 }],
+          },
+        },
+      ],
+    });
+    expect(outcome.lines[0]).toMatch(
+      /: required checks kimops\/validate, validate \(from GitHub Actions only\); no force-push or deletion of main$/,
+    );
+  });
+
+  it('says which ruleset is in place when GitHub refuses the review ruleset after "kimops: main"', async () => {
+    const github = await repoNamed('rules-half');
+    // GET /user, the rulesets list and "kimops: main" pass; the review ruleset is refused.
+    server.failNext(1, { status: 403, message: 'Resource not accessible by personal access token' }, 3);
+    const outcome = value(await setUpBranchRules(github, REQUEST));
+    expect(outcome.lines).toEqual([
+      expect.stringMatching(/^ruleset "kimops: main" \(id \d+, created\): required checks/),
+    ]);
+    expect(outcome.missing?.rule).toBe('ruleset "kimops: review"');
+    expect(outcome.missing?.failure.message).toMatch(/403 Resource not accessible.*administration: write permission/);
+    expect(server.rulesets('rules-half').map((ruleset) => ruleset.name)).toEqual([CHECKS_RULESET]);
   });
 
   it('names a GitHub App by its id as the bypass actor', async () => {

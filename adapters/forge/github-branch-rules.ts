@@ -3,23 +3,32 @@
 // refused (a GitHub Enterprise Server before rulesets, answering 404).
 //
 // - "kimops: main" binds everyone, kimops included: every required check green (kimops.yaml's requiredChecks and
-//   the workflow's check), no force-push, no deletion of main.
+//   the workflow's check, bound to GitHub Actions where its App is known, so that nobody with statuses access can
+//   fake it with a status of that name), no force-push, no deletion of main.
 // - "kimops: review" asks for code-owner approval before a merge. GitHub cannot tell change classes apart, so
 //   kimops's own identity may merge without it (bypass mode `pull_request`: through a PR only, never a push): its
 //   merge gate decides per class, auto-merging creates and waiting for approvals on disruptive updates and rollouts.
 //   Anyone else merging needs the approval.
 import type { GitHubForgeOptions } from './github.js';
 import { githubClient, githubFailure } from './github.js';
-import type { ForgeResult } from './forge.js';
+import type { ForgeFailure, ForgeResult } from './forge.js';
 
 export const CHECKS_RULESET = 'kimops: main';
 export const REVIEW_RULESET = 'kimops: review';
+
+/** The GitHub App that GitHub Actions reports check runs as on github.com (a GitHub Enterprise Server has its own). */
+export const GITHUB_ACTIONS_APP_ID = 15368;
 
 export interface BranchRulesRequest {
   /** The branch the rules protect: the landscape repo's main. */
   branch: string;
   /** Every check a merge needs, by name: kimops.yaml's requiredChecks (with the workflow's check). */
   requiredChecks: readonly string[];
+  /**
+   * Required checks only a workflow reports, each bound to the App that reports it (GitHub Actions): a status of
+   * the same name posted by anyone with statuses access then satisfies nothing. Unbound where absent.
+   */
+  reportedBy?: { checks: readonly string[]; appId: number; app: string };
   /** Approvals a merge by anyone but kimops needs: the most any review class of kimops.yaml asks for. */
   approvals: number;
 }
@@ -30,6 +39,8 @@ export interface BranchRulesOutcome {
   lines: string[];
   /** What init could not set up and how to do it by hand. */
   notes: string[];
+  /** A rule GitHub refused after the ones in `lines` were set up: which, and GitHub's answer. */
+  missing?: { rule: string; failure: ForgeFailure };
 }
 
 /** Who kimops is on GitHub: an App (by id) or a user (by id and login), as the credentials say. */
@@ -60,11 +71,28 @@ export async function setUpBranchRules(
     const lines = await withRulesets(client, where, request, identity, notes);
     return { ok: true, value: { how: 'rulesets', lines, notes } };
   } catch (error) {
+    // "kimops: main" is in place, the review ruleset is not: said as such, never taken for no rules at all.
+    if (error instanceof ReviewRulesetRefused)
+      return {
+        ok: true,
+        value: {
+          how: 'rulesets',
+          lines: error.lines,
+          notes,
+          missing: { rule: `ruleset "${REVIEW_RULESET}"`, failure: rulesetsFailure(githubFailure(label, error.cause)) },
+        },
+      };
     const failure = githubFailure(label, error);
     if (!rulesetsMissing(error)) return { ok: false, failure: rulesetsFailure(failure) };
   }
   try {
     const lines = await withBranchProtection(client, where, request, identity);
+    // Classic protection's `checks` could name the App, but GitHub refuses them beside `contexts`, which GitHub's
+    // description requires: the binding is left to a person.
+    if (request.reportedBy !== undefined)
+      notes.push(
+        `classic branch protection cannot bind ${request.reportedBy.checks.join(', ')} to ${request.reportedBy.app} through kimops: pick ${request.reportedBy.app} as the source of each in the protection of ${request.branch} by hand (docs/github.md)`,
+      );
     if (identity?.type === 'Integration')
       notes.push(
         `classic branch protection names apps by slug, which an installation token cannot read: add the App to "Allow specified actors to bypass required pull requests" of ${request.branch} by hand (docs/github.md)`,
@@ -112,7 +140,11 @@ async function withRulesets(
         parameters: {
           // Not strict: a PR need not be rebased after every other merge; kimops's branches merge main in anyway.
           strict_required_status_checks_policy: false,
-          required_status_checks: request.requiredChecks.map((context) => ({ context })),
+          required_status_checks: request.requiredChecks.map((context) =>
+            request.reportedBy?.checks.includes(context)
+              ? { context, integration_id: request.reportedBy.appId }
+              : { context },
+          ),
         },
       },
     ],
@@ -150,22 +182,43 @@ async function withRulesets(
     return `ruleset "${ruleset.name}" (id ${data.id}, ${found === undefined ? 'created' : 'updated'})`;
   };
   const lines = [
-    `${await save(checks)}: required checks ${request.requiredChecks.join(', ')}; no force-push or deletion of ${request.branch}`,
+    `${await save(checks)}: required checks ${checksText(request)}; no force-push or deletion of ${request.branch}`,
   ];
   const reviewed = `${approvalsText(request.approvals)} by code owners`;
   try {
-    lines.push(
-      `${await save(review)}: ${reviewed}${identity === undefined ? '' : `; ${identity.name}, the identity init ran as, may merge without (kimops must run as it to auto-merge)`}`,
-    );
+    try {
+      lines.push(
+        `${await save(review)}: ${reviewed}${identity === undefined ? '' : `; ${identity.name}, the identity init ran as, may merge without (kimops must run as it to auto-merge)`}`,
+      );
+    } catch (error) {
+      // GitHub Enterprise Server lets no single user bypass a ruleset (422): the rule goes in without the bypass.
+      if ((error as { status?: number }).status !== 422 || identity?.type !== 'User') throw error;
+      lines.push(`${await save({ ...review, bypass_actors: [] })}: ${reviewed}; nobody may merge without`);
+      notes.push(
+        `this GitHub lets no user bypass a ruleset, so kimops's merges wait for code-owner approval too: run kimops as a GitHub App (then re-run the branch rules), or drop "${REVIEW_RULESET}" (docs/github.md)`,
+      );
+    }
   } catch (error) {
-    // GitHub Enterprise Server lets no single user bypass a ruleset (422): the rule goes in without the bypass.
-    if ((error as { status?: number }).status !== 422 || identity?.type !== 'User') throw error;
-    lines.push(`${await save({ ...review, bypass_actors: [] })}: ${reviewed}; nobody may merge without`);
-    notes.push(
-      `this GitHub lets no user bypass a ruleset, so kimops's merges wait for code-owner approval too: run kimops as a GitHub App (then re-run the branch rules), or drop "${REVIEW_RULESET}" (docs/github.md)`,
-    );
+    throw new ReviewRulesetRefused(lines, error);
   }
   return lines;
+}
+
+/** GitHub refused the review ruleset once "kimops: main" was in place: the lines say what is. */
+class ReviewRulesetRefused extends Error {
+  constructor(
+    readonly lines: string[],
+    cause: unknown,
+  ) {
+    super(`ruleset "${REVIEW_RULESET}" refused`, { cause });
+  }
+}
+
+/** The required checks, each bound one with the App that must report it. */
+function checksText(request: BranchRulesRequest): string {
+  return request.requiredChecks
+    .map((name) => (request.reportedBy?.checks.includes(name) ? `${name} (from ${request.reportedBy.app} only)` : name))
+    .join(', ');
 }
 
 async function withBranchProtection(

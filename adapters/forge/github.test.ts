@@ -123,7 +123,14 @@ describe('GitHub forge', () => {
     await server.review('landscape-dev', opened.number, 'alice', 'APPROVED');
     await server.review('landscape-dev', opened.number, 'bob', 'APPROVED');
     await server.review('landscape-dev', opened.number, 'bob', 'CHANGES_REQUESTED');
-    expect(value(await github.approvals(opened.number))).toEqual([{ reviewer: 'alice', commitSha: firstHead }]);
+    // Anyone may review a public repository's PR: only its owners, members and collaborators approve.
+    await server.review('landscape-dev', opened.number, 'mallory', 'APPROVED', undefined, 'NONE');
+    await server.review('landscape-dev', opened.number, 'first-timer', 'APPROVED', undefined, 'FIRST_TIME_CONTRIBUTOR');
+    await server.review('landscape-dev', opened.number, 'carol', 'APPROVED', undefined, 'COLLABORATOR');
+    expect(value(await github.approvals(opened.number))).toEqual([
+      { reviewer: 'alice', commitSha: firstHead },
+      { reviewer: 'carol', commitSha: firstHead },
+    ]);
 
     // A push after validation moves the head: merging the validated sha must not merge the new commit.
     const secondHead = await server.pushBranch('landscape-dev', branch, {
@@ -238,14 +245,60 @@ describe('GitHub forge', () => {
     expect(value(await github.deleteBranch(branch, { ifHeadIs: head }))).toEqual({ deleted: false });
   });
 
-  it('names the fix when the token may not read check runs', async () => {
+  it('reads check runs only for the wanted names no status covers, and none when no name is wanted', async () => {
+    const github = await forge();
+    const head = await server.pushBranch('landscape-dev', 'kimops/dev/wanted', { 'w.txt': 'w\n' });
+    value(await github.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'success', description: 'ok' }));
+    server.addCheckRun('landscape-dev', head, 'validate', 'completed', 'success');
+    server.addCheckRun('landscape-dev', head, 'lint', 'completed', 'failure');
+    const calls = () => server.requests.filter((r) => r.path.endsWith(`/commits/${head}/check-runs`)).length;
+    const names = (checks: { name: string; source: string }[]) => checks.map((c) => `${c.name} ${c.source}`);
+    expect(names(value(await github.checksOf(head, { checkRunsFor: [VALIDATE_CONTEXT, 'validate'] })))).toEqual([
+      `${VALIDATE_CONTEXT} status`,
+      'validate check-run',
+    ]);
+    expect(calls()).toBe(1);
+    // The statuses cover every wanted name, or none is wanted (the applier's own status): no check-run call.
+    expect(names(value(await github.checksOf(head, { checkRunsFor: [VALIDATE_CONTEXT] })))).toEqual([
+      `${VALIDATE_CONTEXT} status`,
+    ]);
+    expect(names(value(await github.checksOf(head, { checkRunsFor: [] })))).toEqual([`${VALIDATE_CONTEXT} status`]);
+    expect(calls()).toBe(1);
+  });
+
+  it('makes only the required check runs a token may not read wait, naming the fix; without names it fails', async () => {
     const github = await forge();
     const head = await server.pushBranch('landscape-dev', 'kimops/dev/no-checks', { 'n.txt': 'n\n' });
+    value(await github.setCommitStatus(head, { context: VALIDATE_CONTEXT, state: 'success', description: 'ok' }));
     // The status read passes; the check-run read is refused as a fine-grained token's is.
-    server.failNext(1, { status: 403, message: 'Resource not accessible by personal access token' }, 1);
+    const fineGrained = { status: 403 as const, message: 'Resource not accessible by personal access token' };
+    server.failNext(1, fineGrained, 1);
+    const checks = value(await github.checksOf(head, { checkRunsFor: [VALIDATE_CONTEXT, 'validate'] }));
+    expect(checks.map(({ name, source, state }) => [name, source, state])).toEqual([
+      [VALIDATE_CONTEXT, 'status', 'success'],
+      ['validate', 'check-run', 'pending'],
+    ]);
+    expect(checks[1]?.description).toMatch(
+      /^unreadable: .*403 Resource not accessible by personal access token.*fine-grained tokens cannot be granted it/,
+    );
+    server.failNext(1, fineGrained, 1);
     const refused = await github.checksOf(head);
     expect(refused).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
     expect(!refused.ok && refused.failure.message).toContain('fine-grained tokens cannot be granted it');
+  });
+
+  it("tells a team's active members from anyone else, and names the permission a refused lookup needs", async () => {
+    const github = await forge();
+    server.addTeamMember('acme', 'kcp-sre', 'dave');
+    server.addTeamMember('acme', 'kcp-sre', 'erin', 'pending');
+    expect(value(await github.isTeamMember('acme', 'kcp-sre', 'Dave'))).toBe(true);
+    expect(value(await github.isTeamMember('acme', 'kcp-sre', 'erin'))).toBe(false);
+    expect(value(await github.isTeamMember('acme', 'kcp-sre', 'mallory'))).toBe(false);
+    expect(value(await github.isTeamMember('acme', 'no-such-team', 'dave'))).toBe(false);
+    server.failNext(1, { status: 403, message: 'Resource not accessible by integration' });
+    const refused = await github.isTeamMember('acme', 'kcp-sre', 'dave');
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'unauthorized' } });
+    expect(!refused.ok && refused.failure.message).toContain('Members: read');
   });
 
   it('turns a primary rate limit into a typed result with the wait', async () => {

@@ -9,6 +9,7 @@ import { App, Octokit, RequestError } from 'octokit';
 import {
   stickyTag,
   type Approval,
+  type ChecksQuery,
   type CommitCheck,
   type Forge,
   type ForgeFailure,
@@ -99,6 +100,9 @@ export interface GitHubForgeOptions {
  * connection) and ends as a `transport` failure the caller may retry.
  */
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** A review's author_association that makes it the repository's own: its owner, an org member, a collaborator. */
+const REPOSITORY_PEOPLE = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 /** GitHub rejects longer commit status descriptions with a 422. */
 const STATUS_DESCRIPTION_LIMIT = 140;
@@ -314,19 +318,39 @@ class GitHubForge implements Forge {
         per_page: 100,
       });
       // A reviewer's latest verdict counts (GitHub's own rule); plain comments are no verdict.
-      const latest = new Map<string, Approval & { state: string }>();
+      const latest = new Map<string, Approval & { state: string; association: string }>();
       for (const review of reviews) {
         if (review.user === null || review.state === 'COMMENTED' || review.state === 'PENDING') continue;
         latest.set(review.user.login, {
           reviewer: review.user.login,
           commitSha: review.commit_id ?? '',
           state: review.state,
+          association: review.author_association,
         });
       }
+      // Anyone may review a public repo's PR: only the repository's own people approve.
       return [...latest.values()]
-        .filter((review) => review.state === 'APPROVED')
+        .filter((review) => review.state === 'APPROVED' && REPOSITORY_PEOPLE.has(review.association))
         .map(({ reviewer, commitSha }) => ({ reviewer, commitSha }));
     });
+  }
+
+  async isTeamMember(org: string, team: string, user: string): Promise<ForgeResult<boolean>> {
+    const membership = await this.call(
+      async () =>
+        (await this.octokit.rest.teams.getMembershipForUserInOrg({ org, team_slug: team, username: user })).data,
+    );
+    if (membership.ok) return { ok: true, value: membership.value.state === 'active' };
+    // GitHub's answer for a user outside the team, and for a team kimops may not see.
+    if (membership.failure.kind === 'not-found') return { ok: true, value: false };
+    if (membership.failure.kind !== 'unauthorized') return membership;
+    return {
+      ok: false,
+      failure: {
+        kind: 'unauthorized',
+        message: `${membership.failure.message} (reading @${org}/${team}'s members needs the organization's Members: read permission for the App or token)`,
+      },
+    };
   }
 
   setCommitStatus(
@@ -397,7 +421,7 @@ class GitHubForge implements Forge {
     });
   }
 
-  async checksOf(sha: string): Promise<ForgeResult<CommitCheck[]>> {
+  async checksOf(sha: string, options: ChecksQuery = {}): Promise<ForgeResult<CommitCheck[]>> {
     const statuses = await this.call(async () => {
       const all: CommitCheck[] = [];
       // The combined status holds the latest status per context, a page at a time (no link header to follow).
@@ -413,6 +437,9 @@ class GitHubForge implements Forge {
       }
     });
     if (!statuses.ok) return statuses;
+    // Check runs only for the names no status covers: a token that may not read them then costs nothing.
+    const wanted = options.checkRunsFor?.filter((name) => !statuses.value.some((status) => status.name === name));
+    if (wanted?.length === 0) return statuses;
     const runs = await this.call(async () =>
       (
         await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
@@ -423,15 +450,22 @@ class GitHubForge implements Forge {
         })
       ).map(checkRunOf),
     );
-    if (!runs.ok && runs.failure.kind === 'unauthorized')
+    if (runs.ok)
       return {
-        ok: false,
-        failure: {
-          kind: 'unauthorized',
-          message: `${runs.failure.message} (reading check runs needs a GitHub App with checks: read or a classic token with repo scope; fine-grained tokens cannot be granted it)`,
-        },
+        ok: true,
+        value: [...statuses.value, ...(wanted ? runs.value.filter((run) => wanted.includes(run.name)) : runs.value)],
       };
-    return runs.ok ? { ok: true, value: [...statuses.value, ...runs.value] } : runs;
+    if (runs.failure.kind !== 'unauthorized') return runs;
+    const fix = `${runs.failure.message} (reading check runs needs a GitHub App with checks: read or a classic token with repo scope; fine-grained tokens cannot be granted it)`;
+    if (wanted === undefined) return { ok: false, failure: { kind: 'unauthorized', message: fix } };
+    // Only these checks are unknown: they wait, saying why, and the statuses still count.
+    const unreadable = wanted.map((name): CommitCheck => ({
+      name,
+      source: 'check-run',
+      state: 'pending',
+      description: `unreadable: ${fix}`,
+    }));
+    return { ok: true, value: [...statuses.value, ...unreadable] };
   }
 
   async deleteBranch(branch: string, options: { ifHeadIs?: string } = {}): Promise<ForgeResult<{ deleted: boolean }>> {

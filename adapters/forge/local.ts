@@ -267,6 +267,9 @@ export function localForge(repo: LandscapeRepo, options: LocalForgeOptions = {})
         }),
       ),
     approvals: (number) => withRecord(number, async (record) => ok(approvalsOf(record))),
+    // A repo on disk knows no people, only the names `kimops pr approve --as` is given: a reviewer stands for a
+    // team by naming it (`--as @acme/sre`), as they stand for a user by naming them.
+    isTeamMember: async (org, team, user) => ok(sameName(user, `${org}/${team}`)),
     approve: (number, reviewer) =>
       exclusive(`approve #${number}`, () =>
         withRecord(number, async (record) => {
@@ -391,6 +394,11 @@ function statusCheckOf(status: CommitStatus): CommitCheck {
     description: status.description,
     ...(status.targetUrl === undefined ? {} : { url: status.targetUrl }),
   };
+}
+
+/** GitHub's names ignore case; a reviewer may give one with or without its `@`. */
+function sameName(reviewer: string, name: string): boolean {
+  return reviewer.replace(/^@/, '').toLowerCase() === name.toLowerCase();
 }
 
 function nextId(record: PullRecord): number {

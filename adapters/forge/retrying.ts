@@ -144,6 +144,7 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
     },
     mergePullRequest: merge,
     approvals: (number) => retrying('approvals', () => forge.approvals(number)),
+    isTeamMember: (org, team, user) => retrying('isTeamMember', () => forge.isTeamMember(org, team, user)),
     // A repeated status with the same context replaces the first: the latest per context counts.
     setCommitStatus: (sha, status) => retrying('setCommitStatus', () => forge.setCommitStatus(sha, status)),
     // Finds its comment by the marker on every try, so a lost create is updated, not duplicated.
@@ -151,7 +152,7 @@ export function withRetries(forge: Forge, options: RetryOptions = {}): Forge {
       retrying('upsertStickyComment', () => forge.upsertStickyComment(number, marker, body)),
     listOpenPullRequests: (filter) => retrying('listOpenPullRequests', () => forge.listOpenPullRequests(filter)),
     pullRequestsOfCommit: (sha) => retrying('pullRequestsOfCommit', () => forge.pullRequestsOfCommit(sha)),
-    checksOf: (sha) => retrying('checksOf', () => forge.checksOf(sha)),
+    checksOf: (sha, query) => retrying('checksOf', () => forge.checksOf(sha, query)),
     // A try whose answer was lost may have deleted the branch: gone now means deleted by that try.
     deleteBranch: (branch, deleteOptions) =>
       retrying(

@@ -1,12 +1,13 @@
 // The gate a pull request passes to be merged, read back from what the forge holds: the change class
 // the generator recorded for the head (in the PR body, beside the heads it wrote), the approvals on that
-// head, its kimops/validate status and every check kimops.yaml requires. `kimops pr merge` applies it, so a
-// human's merge obeys the same decision as the auto-merge. The class is recorded per head, not as a label: a
+// head that count (its code owners'), its kimops/validate status and every check kimops.yaml requires.
+// `kimops pr merge` applies it, so a human's merge obeys the same decision as the auto-merge. The class is recorded per head, not as a label: a
 // later pass may turn an open update into an immutable change.
 import type { StatusState } from '../../adapters/forge/forge.js';
 import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
+import type { ApprovalTally } from './code-owners.js';
 import { decideMerge, withRequiredChecks, type MergeDecision, type RequiredChecksInput } from './merge-policy.js';
 
 const CLASSES: readonly ChangeClassName[] = [
@@ -42,8 +43,8 @@ export function recordedClass(body: string, head: string): RecordedClass | undef
 export interface GateInput {
   /** The class recorded for the head that would be merged. */
   recorded: RecordedClass | undefined;
-  /** Approvals given on that head. */
-  approvals: number;
+  /** The approvals given on that head that count (code-owners.ts). */
+  approvals: ApprovalTally;
   /** The head's kimops/validate status, if one was posted: kimops's own checks of the head. */
   validation: { state: StatusState; description: string } | undefined;
   policy: KimopsConfig['mergePolicy'];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MERGE_POLICY } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
+import type { ApprovalTally } from './code-owners.js';
 import {
   type CheckResult,
   decideMerge,
@@ -13,6 +14,12 @@ import {
 const pass: CheckResult = { name: 'schema', passed: true, messages: [] };
 const fail: CheckResult = { name: 'policy', passed: false, messages: ['spec.region: not allowed'] };
 const policy = { ...DEFAULT_MERGE_POLICY, rollout: { mode: 'review' as const, approvals: 2 } };
+/** `count` approvals where CODEOWNERS names nobody for the PR's files. */
+const byCollaborators = (count: number): ApprovalTally => ({
+  count,
+  reviewers: { by: 'collaborators' },
+  waitingFor: [],
+});
 
 describe('decideMerge', () => {
   it.each<[ChangeClassName, boolean, CheckResult[], number, string, RegExp]>([
@@ -25,7 +32,7 @@ describe('decideMerge', () => {
       [pass],
       0,
       'await-review',
-      /^waits for 1 approval by CODEOWNERS \(mergePolicy\.update-disruptive\), has 0$/,
+      /^waits for 1 approval by a collaborator \(mergePolicy\.update-disruptive; CODEOWNERS names no owner of its files\), has 0$/,
     ],
     [
       'update',
@@ -33,7 +40,7 @@ describe('decideMerge', () => {
       [pass],
       1,
       'auto-merge',
-      /^approved: 1 of 1 approval by CODEOWNERS \(mergePolicy\.update-disruptive\)$/,
+      /^approved: 1 of 1 approval by a collaborator \(mergePolicy\.update-disruptive; CODEOWNERS names no owner of its files\)$/,
     ],
     [
       'rollout',
@@ -41,7 +48,7 @@ describe('decideMerge', () => {
       [pass],
       1,
       'await-review',
-      /^waits for 2 approvals by CODEOWNERS \(mergePolicy\.rollout\), has 1$/,
+      /^waits for 2 approvals by collaborators \(mergePolicy\.rollout; CODEOWNERS names no owner of its files\), has 1$/,
     ],
     ['adopt', false, [pass], 0, 'auto-merge', /mergePolicy\.adopt/],
     ['metadata-only', false, [pass], 0, 'auto-merge', /mergePolicy\.metadata-only/],
@@ -55,7 +62,7 @@ describe('decideMerge', () => {
       [pass],
       0,
       'await-review',
-      /^waits for 1 approval by CODEOWNERS \(a delete no Runtime asked for\), has 0$/,
+      /^waits for 1 approval by a collaborator \(a delete no Runtime asked for; CODEOWNERS names no owner of its files\), has 0$/,
     ],
     [
       'delete',
@@ -63,12 +70,38 @@ describe('decideMerge', () => {
       [pass],
       1,
       'auto-merge',
-      /^approved: 1 of 1 approval by CODEOWNERS \(a delete no Runtime asked for\)$/,
+      /^approved: 1 of 1 approval by a collaborator \(a delete no Runtime asked for; CODEOWNERS names no owner of its files\)$/,
     ],
   ])('%s (disruptive %s) → %s', (changeClass, disruptive, checks, approvals, action, reason) => {
-    const decision = decideMerge({ class: changeClass, disruptive, checks, approvals, policy });
+    const decision = decideMerge({
+      class: changeClass,
+      disruptive,
+      checks,
+      approvals: byCollaborators(approvals),
+      policy,
+    });
     expect(decision.action).toBe(action);
     expect(decision.reason).toMatch(reason);
+  });
+
+  it("names the code owners it waits for, and waits for an owner of every owned file as GitHub's rule does", () => {
+    const decide = (approvals: ApprovalTally) =>
+      decideMerge({ class: 'rollout', disruptive: false, checks: [pass], approvals, policy });
+    const reviewers = { by: 'code-owners' as const, owners: ['@acme/sre', '@bob'] };
+    expect(decide({ count: 1, reviewers, waitingFor: [] })).toEqual({
+      action: 'await-review',
+      reason: 'waits for 2 approvals by code owners (mergePolicy.rollout; CODEOWNERS: @acme/sre, @bob), has 1',
+    });
+    const bobs = { owners: ['@bob'], paths: ['shoots/c-2/shoot.yaml', 'shoots/c-3/shoot.yaml'] };
+    expect(decide({ count: 2, reviewers, waitingFor: [bobs] })).toEqual({
+      action: 'await-review',
+      reason:
+        'waits for 2 approvals by code owners (mergePolicy.rollout; CODEOWNERS: @acme/sre, @bob), has 2, but none yet by an owner of shoots/c-2/shoot.yaml and 1 more (@bob)',
+    });
+    expect(decide({ count: 2, reviewers, waitingFor: [] })).toEqual({
+      action: 'auto-merge',
+      reason: 'approved: 2 of 2 approvals by code owners (mergePolicy.rollout; CODEOWNERS: @acme/sre, @bob)',
+    });
   });
 });
 

@@ -1,9 +1,12 @@
 // What happens to a proposed PR under the landscape's kimops.yaml: merged at once, waiting for reviewers
 // or for the required checks, or blocked. Each reason names what the PR waits for or why it cannot merge, so
-// the PR body and the log say it in words. (Whether deletions may be proposed at all is rules/mass-deletion.ts.)
+// the PR body and the log say it in words. Approvals count as code-owners.ts tallies them: by the code owners
+// CODEOWNERS names for the PR's files, or by collaborators where it names none. (Whether deletions may be
+// proposed at all is rules/mass-deletion.ts.)
 import { VALIDATE_CONTEXT } from '../../model/contract.js';
 import type { ClassPolicy, KimopsConfig, PolicyClass } from '../../model/kimops-config.js';
 import type { ChangeClassName } from './classify.js';
+import type { ApprovalTally, OwnedFiles } from './code-owners.js';
 
 export interface CheckResult {
   name: string;
@@ -27,8 +30,8 @@ export interface MergeInput {
   class: ChangeClassName;
   disruptive: boolean;
   checks: readonly CheckResult[];
-  /** Approvals the PR has now. */
-  approvals: number;
+  /** The approvals on the PR's head that count: its code owners', or collaborators' (propose/code-owners.ts). */
+  approvals: ApprovalTally;
   policy: KimopsConfig['mergePolicy'];
 }
 
@@ -55,12 +58,33 @@ export function decideMerge({ class: changeClass, disruptive, checks, approvals,
   return decideByPolicy(policy[policyClass], approvals, `mergePolicy.${policyClass}`);
 }
 
-function decideByPolicy(policy: ClassPolicy, approvals: number, rule: string): MergeDecision {
+function decideByPolicy(policy: ClassPolicy, approvals: ApprovalTally, rule: string): MergeDecision {
   if (policy.mode === 'auto-merge') return { action: 'auto-merge', reason: `auto-merge per ${rule}` };
-  const wanted = `${policy.approvals} ${policy.approvals === 1 ? 'approval' : 'approvals'} by CODEOWNERS`;
-  if (approvals >= policy.approvals)
-    return { action: 'auto-merge', reason: `approved: ${approvals} of ${wanted} (${rule})` };
-  return { action: 'await-review', reason: `waits for ${wanted} (${rule}), has ${approvals}` };
+  const { count, reviewers, waitingFor } = approvals;
+  const one = policy.approvals === 1;
+  const who =
+    reviewers.by === 'code-owners' ? (one ? 'a code owner' : 'code owners') : one ? 'a collaborator' : 'collaborators';
+  const wanted = `${policy.approvals} ${one ? 'approval' : 'approvals'} by ${who}`;
+  const source =
+    reviewers.by === 'code-owners'
+      ? `CODEOWNERS: ${reviewers.owners.join(', ')}`
+      : 'CODEOWNERS names no owner of its files';
+  const why = `(${rule}; ${source})`;
+  const unread = approvals.unreadable?.length ? `; ${approvals.unreadable.join('; ')}` : '';
+  if (count < policy.approvals)
+    return { action: 'await-review', reason: `waits for ${wanted} ${why}, has ${count}${unread}` };
+  if (waitingFor.length > 0)
+    return {
+      action: 'await-review',
+      reason: `waits for ${wanted} ${why}, has ${count}, but none yet by an owner of ${waitingFor.map(filesText).join('; ')}${unread}`,
+    };
+  return { action: 'auto-merge', reason: `approved: ${count} of ${wanted} ${why}` };
+}
+
+/** Owned files as a reason names them: the first, how many more, and who may approve them. */
+function filesText({ owners, paths }: OwnedFiles): string {
+  const more = paths.length > 1 ? ` and ${paths.length - 1} more` : '';
+  return `${paths[0] ?? ''}${more} (${owners.join(' or ')})`;
 }
 
 const approvalsOf = (policy: ClassPolicy) => (policy.mode === 'review' ? policy.approvals : 0);

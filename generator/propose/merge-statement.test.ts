@@ -15,19 +15,19 @@ describe('mergeStatement', () => {
     );
   });
 
-  it('says a reviewed class waits for its approvals, naming the policy', () => {
+  it('says a reviewed class waits for its approvals, naming the policy and whose approvals count', () => {
     expect(statement('update', true)).toBe(
-      'waits for 1 approval by CODEOWNERS (`mergePolicy.update-disruptive`); kimops merges it once approved and the required checks pass: `kimops/validate`, `validate`.',
+      'waits for 1 approval (`mergePolicy.update-disruptive`) by a code owner of its files, or by a collaborator where CODEOWNERS names none; kimops merges it once approved and the required checks pass: `kimops/validate`, `validate`.',
     );
     const strict: KimopsConfig['mergePolicy'] = { ...DEFAULT_MERGE_POLICY, rollout: { mode: 'review', approvals: 2 } };
     expect(statement('rollout', false, strict)).toMatch(
-      /^waits for 2 approvals by CODEOWNERS \(`mergePolicy\.rollout`\)/,
+      /^waits for 2 approvals \(`mergePolicy\.rollout`\) by code owners of its files, or by collaborators where CODEOWNERS names none;/,
     );
   });
 
   it('makes a delete no Runtime asked for wait for a person even where deletes auto-merge', () => {
     expect(statement('delete', true)).toMatch(
-      /^waits for 1 approval by CODEOWNERS \(a delete no Runtime asked for always waits for a person, whatever `mergePolicy\.delete` says\)/,
+      /^waits for 1 approval \(a delete no Runtime asked for always waits for a person, whatever `mergePolicy\.delete` says\) by a code owner/,
     );
     expect(statement('delete', false)).toMatch(/^auto-merges per `mergePolicy\.delete`/);
   });
@@ -78,7 +78,8 @@ describe('mergeStatement', () => {
   it.each(policies)('agrees with decideMerge under %s', (_what, policy) => {
     for (const name of classes) {
       for (const disruptive of [false, true]) {
-        const decided = decideMerge({ class: name, disruptive, checks: [], approvals: 0, policy }).action;
+        const none = { count: 0, reviewers: { by: 'collaborators' as const }, waitingFor: [] };
+        const decided = decideMerge({ class: name, disruptive, checks: [], approvals: none, policy }).action;
         expect([name, disruptive, mergeStatement({ class: name, disruptive, policy, requiredChecks }).action]).toEqual([
           name,
           disruptive,

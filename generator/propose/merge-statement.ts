@@ -1,7 +1,8 @@
 // The sentence of a PR body that says what happens to the PR and why: auto-merged per which policy, waiting for
 // whom, or blocked by what. It states the rule kimops.yaml sets for the class — the same rule decideMerge
 // (merge-policy.ts) applies on every pass — not the PR's state at one moment, so the body does not change when
-// an approval comes in.
+// an approval comes in. Whose approval counts is said as a rule too (code owners of its files, collaborators where
+// CODEOWNERS names none), as code-owners.ts decides it on each pass from the CODEOWNERS file on main.
 import type { KimopsConfig, PolicyClass } from '../../model/kimops-config.js';
 import { formatCount } from '../../rules/change-text.js';
 import type { ChangeClassName } from './classify.js';
@@ -42,7 +43,7 @@ export function mergeStatement(input: MergeStatementInput): MergeStatement {
     const approvals = Math.max(1, approvalsOf(policy.delete));
     return {
       action: 'await-review',
-      text: `waits for ${approvalsText(approvals)} by CODEOWNERS (a delete no Runtime asked for always waits for a person, whatever \`mergePolicy.delete\` says); kimops merges it once approved and ${checks}.`,
+      text: `waits for ${approvalsText(approvals, 'a delete no Runtime asked for always waits for a person, whatever `mergePolicy.delete` says')}; kimops merges it once approved and ${checks}.`,
     };
   }
   const key = policyKeyOf(changeClass, disruptive);
@@ -51,7 +52,7 @@ export function mergeStatement(input: MergeStatementInput): MergeStatement {
     return { action: 'auto-merge', text: `auto-merges per \`mergePolicy.${key}\` when ${checks}.` };
   return {
     action: 'await-review',
-    text: `waits for ${approvalsText(classPolicy.approvals)} by CODEOWNERS (\`mergePolicy.${key}\`); kimops merges it once approved and ${checks}.`,
+    text: `waits for ${approvalsText(classPolicy.approvals, `\`mergePolicy.${key}\``)}; kimops merges it once approved and ${checks}.`,
   };
 }
 
@@ -65,6 +66,10 @@ function checksText(checks: readonly string[]): string {
   return `the required ${checks.length === 1 ? 'check passes' : 'checks pass'}: ${checks.map((name) => `\`${name}\``).join(', ')}`;
 }
 
-const approvalsText = (count: number) => `${formatCount(count)} ${count === 1 ? 'approval' : 'approvals'}`;
+/** The approvals, the rule asking for them, and whose count: code-owners.ts's rule, CODEOWNERS on main deciding. */
+const approvalsText = (count: number, rule: string) =>
+  count === 1
+    ? `1 approval (${rule}) by a code owner of its files, or by a collaborator where CODEOWNERS names none`
+    : `${formatCount(count)} approvals (${rule}) by code owners of its files, or by collaborators where CODEOWNERS names none`;
 const approvalsOf = (policy: KimopsConfig['mergePolicy']['delete']) =>
   policy.mode === 'review' ? policy.approvals : 0;

@@ -165,6 +165,32 @@ describe('GitHubTestServer', () => {
     expect((await call('GET', '/user')).body).toMatchObject({ login: 'kimops-bot', type: 'User' });
   });
 
+  it("answers team memberships the test declares, ignoring case, and 404 for anyone else or a team it doesn't know", async () => {
+    server.addTeamMember('acme', 'kcp-sre', 'Alice');
+    server.addTeamMember('acme', 'kcp-sre', 'carol', 'pending');
+    expect(await call('GET', '/orgs/acme/teams/kcp-sre/memberships/alice')).toMatchObject({
+      status: 200,
+      body: { role: 'member', state: 'active' },
+    });
+    expect((await call('GET', '/orgs/ACME/teams/KCP-SRE/memberships/carol')).body).toMatchObject({ state: 'pending' });
+    expect((await call('GET', '/orgs/acme/teams/kcp-sre/memberships/bob')).status).toBe(404);
+    expect((await call('GET', '/orgs/acme/teams/nobody/memberships/alice')).status).toBe(404);
+  });
+
+  it('gives each review the author_association the test declares', async () => {
+    const number = await openPull('reviewed', { 'r.txt': 'r\n' });
+    await server.review(REPO, number, 'mallory', 'APPROVED', undefined, 'NONE');
+    await server.review(REPO, number, 'alice');
+    const reviews = (await call('GET', `/repos/acme/${REPO}/pulls/${number}/reviews`)).body as unknown as {
+      user: { login: string };
+      author_association: string;
+    }[];
+    expect(reviews.map((review) => [review.user.login, review.author_association])).toEqual([
+      ['mallory', 'NONE'],
+      ['alice', 'MEMBER'],
+    ]);
+  });
+
   it('injects faults for the next requests', async () => {
     server.failNext(1, 'rate-limit');
     server.failNext(1, { status: 503 });

@@ -248,6 +248,8 @@ interface Repo {
     commitId: string;
     body: string;
     submittedAt: string;
+    /** How the reviewer relates to the repository, as GitHub says it: MEMBER unless a test says otherwise. */
+    association: ReviewerAssociation;
   }[];
   statuses: {
     id: number;
@@ -275,6 +277,10 @@ interface CheckRun {
   startedAt: string;
   completedAt: string | null;
 }
+
+/** GitHub's author_association of a review. */
+export type ReviewerAssociation =
+  'OWNER' | 'MEMBER' | 'COLLABORATOR' | 'CONTRIBUTOR' | 'FIRST_TIME_CONTRIBUTOR' | 'FIRST_TIMER' | 'MANNEQUIN' | 'NONE';
 
 /** A repository ruleset as created or updated: the request's fields, with its id and times. */
 interface Ruleset {
@@ -309,13 +315,16 @@ export interface GitHubTestServerOptions {
 
 /**
  * How the server answers the branch-rule APIs: 404 for rulesets is an older GitHub Enterprise Server (no such
- * API), 403 a plan without them ("Upgrade to GitHub Pro"), which classic branch protection answers alike.
+ * API), 403 a plan without them ("Upgrade to GitHub Pro"), which classic branch protection answers alike; and
+ * what a token without a permission is refused.
  */
 export interface BranchRuleRefusals {
   rulesets?: 403 | 404;
   protection?: 403;
   /** GitHub Enterprise Server knows no `User` bypass actor: a ruleset naming one is refused (422). */
   userBypass?: 422;
+  /** A fine-grained token, which cannot be granted the Checks permission: check runs are refused (403). */
+  checkRuns?: 403;
 }
 
 export class GitHubTestServer {
@@ -330,7 +339,9 @@ export class GitHubTestServer {
   private readonly repos = new Map<string, Repo>();
   private readonly tokens = new Map<string, string>();
   private readonly apps = new Map<string, { publicKey: string; installationId: number }>();
-  /** What the branch-rule APIs refuse; nothing unless a test sets it. */
+  /** Team memberships by `org/team` (lower case), then login (lower case): active or pending (invited). */
+  private readonly teams = new Map<string, Map<string, 'active' | 'pending'>>();
+  /** What the branch-rule and check-run APIs refuse; nothing unless a test sets it. */
   refuse: BranchRuleRefusals = {};
   /** Per coming request: its fault, or undefined to answer it normally. */
   private faults: (Fault | undefined)[] = [];
@@ -443,13 +454,17 @@ export class GitHubTestServer {
     return this.repo(repoName).gitDir;
   }
 
-  /** A review by `reviewer` on the PR's current head (or `commitSha`). */
+  /**
+   * A review by `reviewer` on the PR's current head (or `commitSha`); `association` is how GitHub relates the
+   * reviewer to the repository (NONE: anyone reviewing a public repository's PR).
+   */
   async review(
     repoName: string,
     number: number,
     reviewer: string,
     state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' = 'APPROVED',
     commitSha?: string,
+    association: ReviewerAssociation = 'MEMBER',
   ): Promise<void> {
     const repo = this.repo(repoName);
     const pull = this.pull(repo, number);
@@ -461,7 +476,16 @@ export class GitHubTestServer {
       commitId: commitSha ?? (await this.headSha(repo, pull)),
       body: '',
       submittedAt: now(),
+      association,
     });
+  }
+
+  /** Puts `login` into the team `org/team` (its slug); `pending`: invited, not yet a member. */
+  addTeamMember(org: string, team: string, login: string, state: 'active' | 'pending' = 'active'): void {
+    const key = `${org}/${team}`.toLowerCase();
+    const members = this.teams.get(key) ?? new Map<string, 'active' | 'pending'>();
+    members.set(login.toLowerCase(), state);
+    this.teams.set(key, members);
   }
 
   statuses(repoName: string, sha: string) {
@@ -655,6 +679,21 @@ export class GitHubTestServer {
       if (user.endsWith('[bot]')) throw new HttpError(403, 'Resource not accessible by integration');
       return [200, this.authenticatedUserJson(user)];
     }
+    if (operationId === 'teams/get-membership-for-user-in-org') {
+      // Names ignore case on GitHub; a login outside the team and a team that does not exist answer alike.
+      const state = this.teams
+        .get(`${params.org}/${params.team_slug}`.toLowerCase())
+        ?.get(params.username?.toLowerCase() ?? '');
+      if (state === undefined) throw new HttpError(404, 'Not Found');
+      return [
+        200,
+        {
+          url: `${this.url}/organizations/${idOf(params.org ?? '')}/team/${idOf(params.team_slug ?? '')}/memberships/${params.username}`,
+          role: 'member',
+          state,
+        },
+      ];
+    }
     if (params.owner !== this.owner) throw new HttpError(404, 'Not Found');
     const repo = this.repos.get(params.repo ?? '');
     if (repo === undefined) throw new HttpError(404, 'Not Found');
@@ -755,6 +794,7 @@ export class GitHubTestServer {
       case 'repos/get-combined-status-for-ref':
         return [200, await this.combinedStatusJson(repo, params.ref ?? '', url)];
       case 'checks/list-for-ref':
+        if (this.refuse.checkRuns === 403) throw new HttpError(403, 'Resource not accessible by personal access token');
         return this.checkRunsPage(repo, await this.commitOf(repo, params.ref ?? ''), url);
       case 'repos/list-pull-requests-associated-with-commit': {
         const sha = await this.commitOf(repo, params.commit_sha ?? '');
@@ -1147,7 +1187,7 @@ export class GitHubTestServer {
       pull_request_url: pullApi,
       _links: { html: { href: html }, pull_request: { href: pullApi } },
       submitted_at: review.submittedAt,
-      author_association: 'MEMBER',
+      author_association: review.association,
     };
   }
 

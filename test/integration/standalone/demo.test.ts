@@ -15,7 +15,7 @@ describe('kimops demo', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked)');
     expect(stdout).toMatch(
-      /update \(disruptive\) c-78fcc25: #13 opened, await-review: waits for 1 approval by CODEOWNERS \(mergePolicy\.update-disruptive\), has 0/,
+      /update \(disruptive\) c-78fcc25: #13 opened, await-review: waits for 1 approval by a collaborator \(mergePolicy\.update-disruptive; CODEOWNERS names no owner of its files\), has 0/,
     );
     expect(stdout).toMatch(/`spec\.provider\.workers\[cpu-worker-0\]\.machine\.type` m6i\.large → m6i\.xlarge/);
     expect(stdout).toContain('approved #13 as alice');

@@ -1,7 +1,9 @@
 // Merges wait for every required check on GitHub (issue 17): the generator against a remote landscape repo
 // (git's own http-backend) and the GitHub test server (real merges, every call checked against GitHub's OpenAPI
 // description), kimops.yaml requiring the validate workflow's check as `kimops init` writes it for GitHub. The
-// workflow is played by the test: it reports its check run on the PR's head. Merged and closed branches go.
+// workflow is played by the test: it reports its check run on the PR's head. Merged and closed branches go. A
+// token that may not read check runs makes only the checks it cannot read wait; a change that needs review merges
+// only with the approval of a code owner of its files, a team member as GitHub answers it.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLandscape } from '../../../adapters/files/landscape.js';
@@ -31,8 +33,11 @@ afterAll(async () => {
   await github.close(); // throws on any contract violation seen during the run
 });
 
-/** A GitHub repository holding what `kimops init` writes for dev on GitHub, and a generator pass over one Runtime. */
-async function landscape(name: string) {
+/**
+ * A GitHub repository holding what `kimops init` writes for dev on GitHub, and a generator pass over one Runtime;
+ * `edit` changes the files first (CODEOWNERS, the merge policy).
+ */
+async function landscape(name: string, edit: (files: Record<string, string>) => void = () => undefined) {
   const local = `${dir.path}/template.git`;
   expect((await kimops(['init', '--landscape', 'dev', local])).code).toBe(0);
   const files = Object.fromEntries(
@@ -46,6 +51,7 @@ async function landscape(name: string) {
     /^requiredChecks: .*$/m,
     'requiredChecks: [kimops/validate, validate]',
   );
+  edit(files);
   await github.createRepo(name, files);
   const forge = withRetries(
     await githubForge({
@@ -76,6 +82,14 @@ async function landscape(name: string) {
       log: (line) => logs.push(line),
     });
   return { pass, logs, forge, shoot: aws.runtime.spec.shoot.name };
+}
+
+/** The one open PR of the repository. */
+async function openPull(forge: Awaited<ReturnType<typeof landscape>>['forge']) {
+  const open = await forge.listOpenPullRequests();
+  const pr = open.ok ? open.value[0] : undefined;
+  if (!pr) throw new Error('no open PR');
+  return pr;
 }
 
 const merges = (name: string) =>
@@ -117,6 +131,67 @@ describe('generate on GitHub: merges wait for every required check', () => {
     expect(deletes.map((r) => `${decodeURIComponent(r.path)} ${r.status}`)).toEqual([
       `/repos/acme/${name}/git/refs/heads/${branch} 204`,
     ]);
+  });
+
+  it('waits, naming the fix, where the token may not read check runs, and merges on the statuses alone once none is needed', async () => {
+    const name = 'landscape-fine-grained';
+    const { pass, logs, forge } = await landscape(name);
+    github.refuse = { checkRuns: 403 };
+    try {
+      // The workflow's check is required and no status covers it: it is unreadable, the PR waits, the pass goes on.
+      expect((await pass()).proposed[0]?.action).toBe('await-checks');
+      expect(logs.at(-1)).toMatch(
+        /waits for required check: validate \(unreadable: .*403 Resource not accessible by personal access token.*fine-grained tokens cannot be granted it\)/,
+      );
+      const pr = await openPull(forge);
+      // A status of that name (a CI posting statuses) covers it: no check run is read, and the PR merges.
+      const status = await forge.setCommitStatus(pr.headSha, {
+        context: 'validate',
+        state: 'success',
+        description: 'ok',
+      });
+      expect(status.ok).toBe(true);
+      expect((await pass()).proposed[0]?.action).toBe('auto-merge');
+    } finally {
+      github.refuse = {};
+    }
+  });
+
+  it("merges a reviewed change only with a code owner's approval: a team member's, not an outsider's or a non-owner's", async () => {
+    const name = 'landscape-owners';
+    const { pass, logs, forge } = await landscape(name, (files) => {
+      files['CODEOWNERS'] = '* @acme/landscape-admins\n/shoots/ @acme/kcp-sre\n';
+      files['kimops.yaml'] = (files['kimops.yaml'] ?? '').replace(
+        'create: {mode: auto-merge}',
+        'create: {mode: review, approvals: 1}',
+      );
+    });
+    github.addTeamMember('acme', 'kcp-sre', 'dave');
+    github.addTeamMember('acme', 'landscape-admins', 'alice');
+    expect((await pass()).proposed[0]?.action).toBe('await-review');
+    const pr = await openPull(forge);
+    github.addCheckRun(name, pr.headSha, 'validate', 'completed', 'success');
+    expect(pr.body).toContain(
+      '**Merge:** waits for 1 approval (`mergePolicy.create`) by a code owner of its files, or by a collaborator where CODEOWNERS names none;',
+    );
+
+    // Anyone may approve a public repository's PR; alice owns kimops.yaml, not the Shoot's files; bob is in no team.
+    await github.review(name, pr.number, 'mallory', 'APPROVED', undefined, 'NONE');
+    await github.review(name, pr.number, 'alice');
+    await github.review(name, pr.number, 'bob', 'APPROVED', undefined, 'COLLABORATOR');
+    expect((await pass()).proposed[0]?.action).toBe('await-review');
+    expect(logs.at(-1)).toContain(
+      'waits for 1 approval by a code owner (mergePolicy.create; CODEOWNERS: @acme/kcp-sre), has 0',
+    );
+    expect(merges(name)).toBe('');
+
+    await github.review(name, pr.number, 'dave');
+    expect((await pass()).proposed[0]?.action).toBe('auto-merge');
+    expect(merges(name)).toBe(`Merge pull request #${pr.number} from acme/${pr.branch}`);
+    const asked = github.requests.filter((r) => r.path.startsWith('/orgs/acme/teams/')).map((r) => r.path);
+    expect(asked).toContain('/orgs/acme/teams/kcp-sre/memberships/dave');
+    // mallory's approval never counted, so her membership was never asked for.
+    expect(asked.some((path) => path.endsWith('/mallory'))).toBe(false);
   });
 
   it('closes a PR whose change is gone and deletes its branch on GitHub', async () => {
