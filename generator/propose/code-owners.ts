@@ -29,7 +29,7 @@ export interface OwnedFiles {
 }
 
 /** Whose approvals count: the code owners of the PR's files, or its collaborators where CODEOWNERS names none. */
-export type Reviewers = { by: 'code-owners'; owners: readonly string[] } | { by: 'collaborators' };
+type Reviewers = { by: 'code-owners'; owners: readonly string[] } | { by: 'collaborators' };
 
 /** The approvals of a PR's head that count, and for whom. */
 export interface ApprovalTally {

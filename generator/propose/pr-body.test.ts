@@ -262,7 +262,9 @@ describe('renderPullRequest for a rollout wave', () => {
     expect(pr.body).toContain(
       '- 5 shoots: spec.kubernetes.version 1.32.5 → 1.33.3: a new Kubernetes minor version replaces every node',
     );
-    expect(pr.body).toContain('**Merge:** waits for 1 approval (`mergePolicy.rollout`) by a code owner of its files, or by a collaborator where CODEOWNERS names none');
+    expect(pr.body).toContain(
+      '**Merge:** waits for 1 approval (`mergePolicy.rollout`) by a code owner of its files, or by a collaborator where CODEOWNERS names none',
+    );
     // Two YAML diffs for five Shoots: the four with the same changed lines share one.
     expect(pr.body.split('<details>')).toHaveLength(3);
     expect(pr.body).toContain(
