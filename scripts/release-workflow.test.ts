@@ -11,20 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { WorkflowStep as Step } from '../test/helpers/workflow-runner.js';
 import { changelogSection, pinNotes, tagVersion } from './release-notes.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const read = (path: string) => readFile(join(ROOT, path), 'utf8');
 
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  if?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-  'working-directory'?: string;
-}
 interface Workflow {
   on: { push?: { tags?: string[]; branches?: string[] } };
   permissions: Record<string, string>;
