@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import {
   OWNERSHIP_LABEL,
@@ -17,6 +17,7 @@ import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
 import { kimops } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
+import { startGitServer } from '../helpers/git-http-server.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -229,6 +230,11 @@ describe('kimops apply --watch', () => {
     } finally {
       controller.abort();
       const result = await watching;
+      // Gone before any assertion here can fail: a Shoot left on the shared plane fails later tests' creates.
+      await deleteShoot(env.garden, project.namespace, AWS);
+      await eventually(`${AWS} to be gone`, async () =>
+        (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
+      );
       expect(result.code).toBe(0);
       // --watch logs records: time, level, component, landscape, message.
       expect(result.stderr).toBe('');
@@ -238,15 +244,12 @@ describe('kimops apply --watch', () => {
           'm',
         ),
       );
-      await deleteShoot(env.garden, project.namespace, AWS);
-      await eventually(`${AWS} to be gone`, async () =>
-        (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
-      );
     }
   }, 60_000);
 
   it('syncs at once on a signed GitHub push delivery although the interval is an hour', async () => {
     const secret = 'webhook-secret';
+    const token = 'git-token';
     const landscape = await landscapeForProject(dir, 'landscape-hook', 'stage', project);
     const gitdir = join(dir.path, 'repo-hook.git');
     const runtimes = join(dir.path, 'runtimes-hook');
@@ -254,8 +257,13 @@ describe('kimops apply --watch', () => {
     expect((await kimops(['init', '--landscape', landscape, gitdir])).code).toBe(0);
     const generate = ['generate', '--landscape', landscape, '--runtimes', runtimes, '--repo', gitdir, '--once'];
     expect((await kimops(generate)).code).toBe(0);
+    // The applier reads the repo over HTTP into a cache of its own, as it would from GitHub: a merge into gitdir
+    // reaches it only by a fetch, which the webhook (or the hour's poll) starts — a local --repo's main is
+    // watched as well and would sync without the webhook.
+    const gitServer = await startGitServer({ root: dirname(gitdir), token });
     const port = await freePort();
     vi.stubEnv('KIMOPS_WEBHOOK_SECRET', secret);
+    vi.stubEnv('KIMOPS_GIT_TOKEN', token);
     const controller = new AbortController();
     const watching = kimops(
       [
@@ -263,7 +271,9 @@ describe('kimops apply --watch', () => {
         '--landscape',
         landscape,
         '--repo',
-        gitdir,
+        `${gitServer.url}/repo-hook.git`,
+        '--cache-dir',
+        join(dir.path, 'apply-hook-cache.git'),
         '--garden-kubeconfig',
         gardenKubeconfig(),
         '--watch',
@@ -284,6 +294,9 @@ describe('kimops apply --watch', () => {
         readFileSync(join(runtimes, 'aws.yaml'), 'utf8').replace('maximum: 20', 'maximum: 23'),
       );
       expect((await kimops(generate)).code).toBe(0);
+      // Merged, and no delivery yet: longer than the ref watch takes (well under a second), nothing is synced.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await getShoot(env.garden, project.namespace, AWS))?.spec.provider.workers[0]?.maximum).toBe(20);
       const body = JSON.stringify({ ref: 'refs/heads/main', after: main(gitdir) });
       const response = await fetch(`http://127.0.0.1:${port}/`, {
         method: 'POST',
@@ -308,13 +321,15 @@ describe('kimops apply --watch', () => {
       controller.abort();
       vi.unstubAllEnvs();
       const result = await watching;
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
-      expect(result.stdout).toContain('webhook 202 push d1: push to refs/heads/main');
+      await gitServer.stop();
+      // Gone before any assertion here can fail: a Shoot left on the shared plane fails later tests' creates.
       await deleteShoot(env.garden, project.namespace, AWS);
       await eventually(`${AWS} to be gone`, async () =>
         (await getShoot(env.garden, project.namespace, AWS)) ? undefined : true,
       );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`webhook receiver listening on http://127.0.0.1:${port}/`);
+      expect(result.stdout).toContain('webhook 202 push d1: push to refs/heads/main');
     }
     // The receiver is closed with the loop: its port is free again.
     expect(await freePort(port)).toBe(port);

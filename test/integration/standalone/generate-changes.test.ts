@@ -111,31 +111,34 @@ describe('generate: rollouts', () => {
     const [wave1, ...others] = await openPulls(forge);
     expect(others).toEqual([]);
     expect(wave1?.branch).toBe(rolloutBranchOf('dev', first.rollout?.name ?? ''));
-    expect(wave1?.title).toBe(`[dev] rollout ${first.rollout?.name}: 5 shoots, 7 in later waves`);
-    expect(wave1?.body).toContain('5 shoots: spec.kubernetes.kubeAPIServer.featureGates');
+    // Named after its change; 7 more Shoots after this wave of 5 make two more waves.
+    expect(wave1?.title).toBe(
+      '[dev] rollout: kubernetes.kubeAPIServer.featureGates added: {"KimopsTestGate":true}, wave 1/3, 5 shoots',
+    );
+    expect(wave1?.labels).toEqual(['kimops:rollout']);
+    expect(wave1?.body).toMatch(
+      /\*\*5 shoots:\*\* `[^\n]+`\n- `spec\.kubernetes\.kubeAPIServer\.featureGates` added: \{"KimopsTestGate":true\}\n/,
+    );
 
     // The same inputs again: the same PR, nothing written.
     const again = await run({ settings: changed });
     expect(again.rollout?.pr).toBe(wave1?.number);
     expect(again.proposed.map((p) => p.action)).toEqual(Array(5).fill('await-review'));
 
-    // Each approved wave is merged on the next pass, and the pass after proposes the next wave.
-    const waves: number[] = [];
+    // Each approved wave is merged on the next pass, and the pass after proposes the next wave, numbered on from
+    // the wave merged before it.
+    const waves: string[] = [];
     for (let pass = 0; pass < 10; pass++) {
       const [open] = await openPulls(forge);
       if (!open) break;
-      waves.push(
-        open.title.includes('in later waves')
-          ? Number(/: (\d+) shoots/.exec(open.title)?.[1])
-          : -Number(/: (\d+) shoots?/.exec(open.title)?.[1]),
-      );
+      waves.push(/wave (\d+\/\d+), (\d+) shoots?$/.exec(open.title)?.slice(1).join(': ') ?? open.title);
       await approve(forge, open.number);
       const merged = await run({ settings: changed });
       expect(merged.proposed.filter((p) => p.pr === open.number).every((p) => p.action === 'auto-merge')).toBe(true);
       await run({ settings: changed });
     }
     // 5 + 5 + 2: the last wave has nothing after it.
-    expect(waves).toEqual([5, 5, -2]);
+    expect(waves).toEqual(['1/3: 5', '2/3: 5', '3/3: 2']);
     const done = await run({ settings: changed });
     expect(done).toMatchObject({ proposed: [], unchanged: 12 });
     expect((await shootOnMain(repo, 'c-78fcc25')).spec.kubernetes).toMatchObject({
@@ -182,6 +185,12 @@ describe('generate: a PR whose class a later pass changed', () => {
     expect(update).toMatchObject({ class: 'update', action: 'await-review' });
     const [immutable] = (await run({ runtimes: changed(3, '10.251.0.0/16') })).proposed;
     expect(immutable).toMatchObject({ pr: update?.pr, class: 'immutable', action: 'blocked' });
+    // The label followed the class, and the body lists what blocks it.
+    const [blocked] = await openPulls(forge);
+    expect(blocked?.labels).toEqual(['kimops:blocked']);
+    expect(blocked?.body).toContain(
+      '**Merge:** blocked: Gardener would reject this change, so it never merges:\n- spec.networking.nodes ',
+    );
     await approve(forge, update?.pr as number);
     const merge = await kimops(['pr', 'merge', String(update?.pr), '--repo', repo.gitdir]);
     expect(merge.code).toBe(1);
@@ -303,19 +312,26 @@ describe('generate: commit metadata', () => {
       author,
     });
     const runtimes = (await readRuntimes(`${EXAMPLES}aws.yaml`)).runtimes;
+    const forge = localForge(repo);
     const result = await generate({
       landscape: 'dev',
       settings: conversionSettingsOf(await readLandscape('dev')),
       runtimes,
       runtimesComplete: true,
       repo,
-      forge: localForge(repo),
+      forge,
       log: () => undefined,
     });
     expect(result.proposed).toHaveLength(1);
-    const branch = `kimops/dev/${runtimes[0]?.runtime.spec.shoot.name}`;
+    // The create auto-merged and its branch is gone: the head kimops wrote is in the PR's record.
+    const record = await forge.pullRecord(result.proposed[0]?.pr as number);
+    if (!record.ok) throw new Error(record.failure.message);
+    expect(record.value).toMatchObject({
+      branch: `kimops/dev/${runtimes[0]?.runtime.spec.shoot.name}`,
+      state: 'merged',
+    });
     expect(
-      execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', branch], {
+      execFileSync('git', ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', record.value.headSha], {
         encoding: 'utf8',
       }).trim(),
     ).toBe('landscape-bot <bot@noreply.example.com>');

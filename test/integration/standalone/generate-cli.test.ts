@@ -139,7 +139,9 @@ describe('kimops generate --once', () => {
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
 
     const proposed = await generate();
-    expect(proposed.stdout).toMatch(/^update +c-78fcc25: #13 opened, await-review: update: needs 1 approval, has 0$/m);
+    expect(proposed.stdout).toMatch(
+      /^update +c-78fcc25: #13 opened, await-review: waits for 1 approval by a collaborator \(mergePolicy\.update; CODEOWNERS names no owner of its files\), has 0$/m,
+    );
     const head = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
     const before = refs(gitdir);
     expect((await generate()).stdout).toMatch(/#13 unchanged, await-review/);
@@ -194,7 +196,7 @@ describe('kimops generate --once', () => {
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
     // No Runtime asked for it (KEB's deletions carry a deletionTimestamp): a human approves it.
     expect(deleted.stdout).toMatch(
-      /^delete +c-78fcc25: #1 opened, await-review: delete no Runtime asked for: needs 1 approval, has 0$/m,
+      /^delete +c-78fcc25: #1 opened, await-review: waits for 1 approval by a collaborator \(a delete no Runtime asked for; CODEOWNERS names no owner of its files\), has 0$/m,
     );
     expect(shootsOnMain(gitdir)).toHaveLength(12);
     expect((await records(gitdir)).records.at(-1)).toMatchObject({

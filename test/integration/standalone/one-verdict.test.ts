@@ -92,7 +92,9 @@ describe('generate: a credential in what the generator commits', () => {
       const statuses = await forge.statuses(pr.value.headSha);
       const [status] = statuses.ok ? statuses.value : [];
       const checkout = `${dir.path}/checkout-${proposal?.shoot}`;
-      execFileSync('git', ['clone', '--quiet', '--branch', pr.value.branch, gitdir, checkout]);
+      // By the head's commit, not the branch: a merged PR's branch is deleted, its head stays reachable from main.
+      execFileSync('git', ['clone', '--quiet', '--no-checkout', gitdir, checkout]);
+      execFileSync('git', ['-C', checkout, 'checkout', '--quiet', '--detach', pr.value.headSha]);
       // Against main as the pass found it, which every PR of the pass is based on (azure's merge came later).
       const validated = await kimops(['validate', checkout, '--base', result.mainCommit as string]);
       expect(validated.stdout).not.toContain(TOKEN);
