@@ -288,7 +288,8 @@ export class GardenletSimulator {
   }
 }
 
-function operation(type: string, state: OperationState, progress: number, description?: string) {
+/** A Shoot's `status.lastOperation` as gardenlet writes it; test/helpers/projects.ts finishes deletions with it. */
+export function operation(type: string, state: OperationState, progress: number, description?: string) {
   return {
     type,
     state,

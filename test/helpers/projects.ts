@@ -3,12 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import type { KubeClient } from '../../adapters/kube/kube-client.js';
+import { CONTENT_TYPE, type KubeClient } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { gardenSeedObjects, loadGardenSeedInput } from '../../scripts/testenv/garden-seed.js';
-import { DELETION_CONFIRMATION, landscapeSettings } from './shoots.js';
+import { GARDENER_FINALIZER, operation } from './gardenlet-simulator.js';
+import { DELETION_CONFIRMATION, deleteShoot, landscapeSettings } from './shoots.js';
 import type { TempDir } from './temp-dir.js';
 import type { Testenv } from './testenv.js';
 
@@ -19,7 +20,10 @@ export interface TestProject {
   /** The landscape's settings, pointed at this project. */
   settings: ConversionSettings;
   namespace: string;
-  /** Confirms and deletes the Project (its namespace stays: no namespace controller runs here). */
+  /**
+   * Deletes its Shoots, then confirms and deletes the Project (its namespace stays: no namespace controller
+   * runs here). Throws naming every Shoot it could not delete, and keeps the Project then.
+   */
   remove(): Promise<void>;
 }
 
@@ -33,6 +37,49 @@ async function applyEach(client: KubeClient, objects: KubeObject[]): Promise<voi
     const result = await client.apply(object, 'kimops-test', { force: true });
     if (!result.ok) throw new Error(`${object.kind} ${object.metadata.name}: ${describeFailure(result)}`);
   }
+}
+
+const SHOOT = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot' } as const;
+/** Another test file's gardenlet simulator (it sees every Shoot on the plane) may write the Shoot in between. */
+const CONFLICT_RETRIES = 5;
+
+/**
+ * Deletes a Shoot in Gardener's order, playing gardenlet's part: confirm and DELETE it, report the Delete
+ * Succeeded, then drop the `gardener` finalizer. gardener-apiserver refuses that finalizer's removal before
+ * the report, and refuses a patch that carries it together with the confirmation as a whole. Every failure
+ * throws naming the Shoot: a test must not leave it behind unnoticed.
+ */
+async function removeShoot(garden: KubeClient, namespace: string, name: string): Promise<void> {
+  const ref = { ...SHOOT, namespace, name };
+  const fail = (step: string, failure: string) => new Error(`remove Shoot ${namespace}/${name}: ${step}: ${failure}`);
+  await deleteShoot(garden, namespace, name);
+  const reported = await garden.patch(
+    ref,
+    { status: { lastOperation: operation('Delete', 'Succeeded', 100), lastErrors: null } },
+    CONTENT_TYPE.mergePatch,
+    'status',
+  );
+  if (!reported.ok && reported.status !== 404) throw fail('report Delete Succeeded', describeFailure(reported));
+  for (let attempt = 1; ; attempt++) {
+    const live = await garden.get<KubeObject & { metadata: { finalizers?: string[] } }>(ref);
+    if (!live.ok && live.status === 404) return;
+    if (!live.ok) throw fail('read it', describeFailure(live));
+    const finalizers = live.body.metadata.finalizers ?? [];
+    if (!finalizers.includes(GARDENER_FINALIZER))
+      throw fail('still there', `finalizers ${JSON.stringify(finalizers)} hold it, none of them Gardener's`);
+    const dropped = await garden.patch(ref, {
+      metadata: {
+        finalizers: finalizers.filter((f) => f !== GARDENER_FINALIZER),
+        resourceVersion: live.body.metadata.resourceVersion,
+      },
+    });
+    if (dropped.ok || dropped.status === 404) break;
+    if (dropped.status !== 409 || attempt >= CONFLICT_RETRIES)
+      throw fail(`drop the ${GARDENER_FINALIZER} finalizer`, describeFailure(dropped));
+  }
+  const after = await garden.get(ref);
+  if (after.ok) throw fail('still there', `finalizers ${JSON.stringify(after.body.metadata.finalizers ?? [])}`);
+  if (after.status !== 404) throw fail('check it is gone', describeFailure(after));
 }
 
 /** A new Project for the landscape, holding copies of what the seeded landscape project holds. */
@@ -70,22 +117,26 @@ export async function createTestProject(env: Testenv, landscape: string): Promis
       // Its Shoots first, while the Project exists: gardener-apiserver refuses every write to a Shoot whose
       // Project is gone, so a Shoot left behind would stay for good and fail the gardenlet simulator of every
       // later test run on this plane (it reconciles every Shoot it can see).
-      const shoots = await env.garden.listAll({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', namespace });
-      for (const shoot of shoots.ok ? shoots.items : []) {
-        const shootRef = {
-          apiVersion: 'core.gardener.cloud/v1beta1',
-          kind: 'Shoot',
-          namespace,
-          name: shoot.metadata.name,
-        };
-        await env.garden.patch(shootRef, {
-          metadata: { finalizers: null, annotations: { [DELETION_CONFIRMATION]: 'true' } },
-        });
-        await env.garden.delete(shootRef);
+      const shoots = await env.garden.listAll({ ...SHOOT, namespace });
+      if (!shoots.ok) throw new Error(`remove Project ${project}: list its Shoots: ${shoots.message}`);
+      const failures: string[] = [];
+      for (const shoot of shoots.items) {
+        try {
+          await removeShoot(env.garden, namespace, shoot.metadata.name);
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
       }
+      // Kept with a Shoot in it: a later run (or a person) can still delete the Shoot while the Project exists.
+      if (failures.length > 0)
+        throw new Error(`Project ${project} kept, ${failures.length} Shoot(s) left in it:\n${failures.join('\n')}`);
       const ref = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', name: project };
-      await env.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } });
-      await env.garden.delete(ref);
+      const confirmed = await env.garden.patch(ref, { metadata: { annotations: { [DELETION_CONFIRMATION]: 'true' } } });
+      if (!confirmed.ok && confirmed.status !== 404)
+        throw new Error(`remove Project ${project}: confirm deletion: ${describeFailure(confirmed)}`);
+      const deleted = await env.garden.delete(ref);
+      if (!deleted.ok && deleted.status !== 404)
+        throw new Error(`remove Project ${project}: delete: ${describeFailure(deleted)}`);
     },
   };
 }

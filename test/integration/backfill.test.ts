@@ -114,6 +114,14 @@ async function runtimeEvents(namespace: string, name: string) {
 const succeeded = (shoot: Shoot | undefined) =>
   shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
 
+/** Deletes a test's Shoot and waits for the simulator to finish the deletion: no test leaves a Shoot on the plane. */
+async function removeShoot(shoot: string): Promise<void> {
+  await deleteShoot(env.garden, project.namespace, shoot);
+  await eventually('the Shoot to be gone', async () =>
+    (await getShoot(env.garden, project.namespace, shoot)) ? undefined : true,
+  );
+}
+
 describe('kimops backfill --once', () => {
   it('Pending while the Shoot is created, Ready with the kubeconfig Secret, Pending on a new generation, Failed on a non-retryable error, Terminating until the Shoot is gone', async () => {
     const { namespace, shoot, runtime, runtimeID, name, args } = await setup('bf');
@@ -351,18 +359,22 @@ describe('kimops backfill --once', () => {
     const created = await env.kcp.apply(kimsCluster as unknown as KubeObject, 'infrastructure-manager');
     expect(created.ok ? 'applied' : describeFailure(created)).toBe('applied');
     runSimulator();
-    await createRendered(env.garden, render(runtime, project.settings));
-    await eventually('the Shoot to be created', async () =>
-      succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
-    );
-    await backfillOnce(args);
-    expect((await getRuntime(namespace, name))?.status?.state).toBe('Ready');
-    const live = await env.kcp.get(gc);
-    expect(
-      live.ok
-        ? (live.body.metadata.labels as Record<string, string>)['kyma-project.io/shoot-name']
-        : describeFailure(live),
-    ).toBe(shoot);
+    try {
+      await createRendered(env.garden, render(runtime, project.settings));
+      await eventually('the Shoot to be created', async () =>
+        succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
+      );
+      await backfillOnce(args);
+      expect((await getRuntime(namespace, name))?.status?.state).toBe('Ready');
+      const live = await env.kcp.get(gc);
+      expect(
+        live.ok
+          ? (live.body.metadata.labels as Record<string, string>)['kyma-project.io/shoot-name']
+          : describeFailure(live),
+      ).toBe(shoot);
+    } finally {
+      await removeShoot(shoot);
+    }
   }, 60_000);
 
   it('against an unreachable KCP API exits 69 naming the kubeconfig and the fix', async () => {
@@ -385,36 +397,43 @@ describe('kimops backfill --watch', () => {
   it("a restart keeps a Ready Runtime Ready (no reconcile before the Shoot cache is filled), and Events only for KIM's conditions", async () => {
     const { namespace, shoot, runtime, name, args } = await setup('bfr');
     runSimulator();
-    await createRendered(env.garden, render(runtime, project.settings));
-    await eventually('the Shoot to be created', async () =>
-      succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
-    );
-    await backfillOnce(args);
-    const before = await getRuntime(namespace, name);
-    expect(before?.status?.state).toBe('Ready');
-    const eventsBefore = await runtimeEvents(namespace, name);
-    expect(eventsBefore.map((e) => e.reason).filter((reason) => !KIM_REASONS.has(reason ?? ''))).toEqual([]);
-
-    const controller = new AbortController();
-    // A pass that writes nothing logs its summary at debug.
-    const running = startKimops([...args, '--watch', '--interval', '3600', '--log-level', 'debug'], controller.signal);
     try {
-      await eventually(
-        'the first pass',
-        async () => (running.stdout.includes('Runtime(s):') ? true : undefined),
-        30_000,
+      await createRendered(env.garden, render(runtime, project.settings));
+      await eventually('the Shoot to be created', async () =>
+        succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
       );
+      await backfillOnce(args);
+      const before = await getRuntime(namespace, name);
+      expect(before?.status?.state).toBe('Ready');
+      const eventsBefore = await runtimeEvents(namespace, name);
+      expect(eventsBefore.map((e) => e.reason).filter((reason) => !KIM_REASONS.has(reason ?? ''))).toEqual([]);
+
+      const controller = new AbortController();
+      // A pass that writes nothing logs its summary at debug.
+      const running = startKimops(
+        [...args, '--watch', '--interval', '3600', '--log-level', 'debug'],
+        controller.signal,
+      );
+      try {
+        await eventually(
+          'the first pass',
+          async () => (running.stdout.includes('Runtime(s):') ? true : undefined),
+          30_000,
+        );
+      } finally {
+        controller.abort();
+      }
+      const result = await running.done;
+      expect(result.stderr).toBe('');
+      // Nothing to write: the status was already what the Shoot says.
+      expect(result.stdout).not.toContain(`${namespace}/${name}: status`);
+      const after = await getRuntime(namespace, name);
+      expect(after?.status?.state).toBe('Ready');
+      expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+      expect((await runtimeEvents(namespace, name)).length).toBe(eventsBefore.length);
     } finally {
-      controller.abort();
+      await removeShoot(shoot);
     }
-    const result = await running.done;
-    expect(result.stderr).toBe('');
-    // Nothing to write: the status was already what the Shoot says.
-    expect(result.stdout).not.toContain(`${namespace}/${name}: status`);
-    const after = await getRuntime(namespace, name);
-    expect(after?.status?.state).toBe('Ready');
-    expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
-    expect((await runtimeEvents(namespace, name)).length).toBe(eventsBefore.length);
   }, 60_000);
 
   it("follows the applier's report as it changes: SeedNotFound while the applier cannot create the Shoot, Pending again once it can", async () => {
