@@ -11,6 +11,7 @@ import { testShoot } from '../test/helpers/test-shoot.js';
 import type { PlanEntry } from './plan.js';
 import { ReportBack, type ReportForge, type ReportRepo, type SyncFacts } from './report-back-writer.js';
 import type { ApplyStatus } from './report-back.js';
+import { emptySyncResult } from './sync.js';
 
 const GARDEN = { namespace: 'garden-x', landscape: 'prod' };
 const sha = (n: number) => n.toString(16).padStart(40, '0');
@@ -100,17 +101,10 @@ function outcome(commit: string, shoots: Record<string, Shoot | 'written'>): Syn
   return {
     entries,
     result: {
-      commit,
+      ...emptySyncResult(commit),
       applied: Object.entries(shoots)
         .filter(([, state]) => state === 'written')
         .map(([shoot]) => ({ shoot, action: 'create' as const, lines: [] })),
-      skipped: [],
-      failed: [],
-      cleaned: [],
-      unreachable: false,
-      notAttempted: 0,
-      annotated: [],
-      events: 0,
     },
   };
 }

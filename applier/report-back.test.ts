@@ -15,7 +15,7 @@ import {
   type ShootProgress,
   type SyncOutcome,
 } from './report-back.js';
-import type { SyncResult } from './sync.js';
+import { emptySyncResult, type SyncResult } from './sync.js';
 
 const GARDEN = { namespace: 'garden-x', landscape: 'prod' };
 const SHA = 'c'.repeat(40);
@@ -59,18 +59,7 @@ function entry(shoot: string, action: PlanAction, liveShoot?: Shoot, reasons: st
 }
 
 function result(change: Partial<SyncResult> = {}): SyncResult {
-  return {
-    commit: SHA,
-    applied: [],
-    skipped: [],
-    failed: [],
-    cleaned: [],
-    unreachable: false,
-    notAttempted: 0,
-    annotated: [],
-    events: 0,
-    ...change,
-  };
+  return { ...emptySyncResult(SHA), ...change };
 }
 
 function outcome(trees: Record<string, string>, entries: PlanEntry[], syncResult = result()): SyncOutcome {

@@ -91,6 +91,21 @@ class WriteFailed extends Error {
   }
 }
 
+/** A sync of `commit` that did nothing yet: what a sync adds to as it goes. */
+export function emptySyncResult(commit: string): SyncResult {
+  return {
+    commit,
+    applied: [],
+    skipped: [],
+    failed: [],
+    cleaned: [],
+    unreachable: false,
+    notAttempted: 0,
+    annotated: [],
+    events: 0,
+  };
+}
+
 export async function executePlan({
   plan,
   garden,
@@ -101,17 +116,7 @@ export async function executePlan({
   annotations = [],
   events = [],
 }: SyncInput): Promise<SyncResult> {
-  const result: SyncResult = {
-    commit: plan.commit,
-    applied: [],
-    skipped: [],
-    failed: [],
-    cleaned: [],
-    unreachable: false,
-    notAttempted: 0,
-    annotated: [],
-    events: 0,
-  };
+  const result = emptySyncResult(plan.commit);
   if (plan.refused) return { ...result, refused: plan.refused.message };
   const writer = new Writer(pacedWriter(garden, pacing), namespace, plan.fieldManager);
   const failed = (shoot: string, action: PlanAction, lines: string[], error: unknown) => {

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitIn } from '../../test/helpers/git-cli.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { firstParents } from './history.js';
 
@@ -11,18 +12,7 @@ const tmp = useTempDir('history');
 function repo(): { gitdir: string; root: string; a: string; side: string; merge: string; b: string } {
   const gitdir = join(tmp.path, 'repo.git');
   execFileSync('git', ['init', '--quiet', '--bare', gitdir]);
-  const git = (...args: string[]) =>
-    execFileSync('git', ['--git-dir', gitdir, ...args], {
-      encoding: 'utf8',
-      input: '',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    }).trim();
+  const git = gitIn(gitdir);
   const tree = git('hash-object', '-w', '-t', 'tree', '--stdin');
   const commit = (message: string, ...parents: string[]) =>
     git('commit-tree', tree, '-m', message, ...parents.flatMap((p) => ['-p', p]));

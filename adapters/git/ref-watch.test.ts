@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitIn } from '../../test/helpers/git-cli.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { updateRef } from './refs.js';
@@ -16,18 +17,7 @@ const MAIN = 'refs/heads/main';
 /** A bare repo made by the git CLI and `count` commits in it (no ref points at them yet). */
 function repoWithCommits(count: number): { gitdir: string; commits: string[] } {
   const gitdir = join(tmp.path, 'repo.git');
-  const git = (...args: string[]) =>
-    execFileSync('git', ['--git-dir', gitdir, ...args], {
-      encoding: 'utf8',
-      input: '',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    }).trim();
+  const git = gitIn(gitdir);
   execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', gitdir]);
   const tree = git('hash-object', '-w', '-t', 'tree', '--stdin');
   const commits = Array.from({ length: count }, (_, i) => git('commit-tree', tree, '-m', `commit ${i}`));
