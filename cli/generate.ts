@@ -107,7 +107,9 @@ async function generateWith(
       current = landscape;
       return;
     }
-    const onMain = await landscapeOnMain(undefined, target, options.repo, warn);
+    // main as the last pass fetched it, not fetched again (each pass fetches once): a landscape.yaml merged since
+    // then is read by the next pass.
+    const onMain = await landscapeOnMain(undefined, target, options.repo, warn, { fetch: false });
     if (isDeepStrictEqual(onMain, current)) return;
     if (onMain.name !== landscape.name)
       throw new ConfigError(

@@ -170,16 +170,17 @@ export async function chooseLandscape(
 
 /**
  * chooseLandscape with the landscape.yaml on main of the repo `repo` and `remote` name (fetched first when
- * remote); `label` is the repo as the user named it.
+ * remote, unless `fetch` is false: main as last fetched); `label` is the repo as the user named it.
  */
 export async function landscapeOnMain(
   given: string | undefined,
   target: { repo: LandscapeRepo; remote?: LandscapeRemote },
   label: string,
   note: (line: string) => void,
+  { fetch = true }: { fetch?: boolean } = {},
 ): Promise<Landscape> {
   const sync = branchSync(target.repo, target.remote);
-  await sync.refresh();
+  if (fetch) await sync.refresh();
   const commit = await target.repo.resolve(sync.baseRef);
   if (commit === undefined && given === undefined)
     throw new ConfigError(
