@@ -1,15 +1,17 @@
 // What the live Shoot keeps in an update, whatever the Runtime or Git says (KIM's patch rules,
 // docs/contracts/kim-converter.md §3): versions are never downgraded, zones never removed, the live worker order,
-// update strategy and provider configs stay, and fields Gardener fixes at creation keep their live
-// values. One implementation for both users: the converter's update mode (extenders/provider.ts,
-// versions.ts, dns.ts, convert-runtime.ts) and the applier, which holds main's manifest against the
-// live Shoot right before it applies (`keepLive`), so a revert or a stale manifest cannot ask
-// Gardener for what it forbids. Pure.
+// update strategy and provider configs stay, fields Gardener fixes at creation keep their live values, and a
+// customer's dedicated audit-log tenant stays (audit-log.ts, ADR 0003). One implementation for both users: the
+// converter's update mode (extenders/provider.ts, versions.ts, dns.ts, convert-runtime.ts, audit-log-tenant.ts)
+// and the applier, which holds main's manifest against the live Shoot right before it applies (`keepLive`), so a
+// revert, a stale manifest or `drift: correct` cannot ask Gardener for what it forbids or move a customer's audit
+// logs. Pure.
 import { stringify } from 'safe-stable-stringify';
 import { asJsonObject } from '../model/json.js';
 import type { JsonObject, Shoot, Worker } from '../model/shoot.js';
 import { cloneJson } from '../model/clone.js';
 import { neverDowngrade } from '../model/semver.js';
+import { AUDITLOG_EXTENSION_TYPE, keepLiveDedicatedAuditLog } from './audit-log.js';
 
 /**
  * A worker adjusted to its live counterpart: live zones keep their order and are never removed
@@ -203,6 +205,14 @@ export function keepLive(desired: Shoot, live: Shoot): { shoot: Shoot; kept: Kep
       'the live Shoot has no DNS providers (internal domain): Gardener cannot move its domain',
     );
   }
+
+  // Not noted through `note`: main leaving the extension out would remove it, so that is worth telling too.
+  const dedicated = keepLiveDedicatedAuditLog(shoot, live);
+  if (dedicated)
+    kept.push({
+      path: `spec.extensions[${AUDITLOG_EXTENSION_TYPE}]`,
+      why: `the live Shoot is on the customer's dedicated audit log (tenant ${dedicated.tenantID}): it is never moved back (ADR 0003)`,
+    });
   return { shoot, kept };
 }
 

@@ -4,16 +4,11 @@
 // to another tenant, and KIM documents the dedicated log as one that cannot be turned off (ADR 0003).
 import type { AuditLogTenant } from '../../model/converter-config.js';
 import { FieldError } from '../../model/errors.js';
-import { asJsonObject } from '../../model/json.js';
 import { lookupAuditLogTenant } from '../../model/kim-config.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import type { Runtime } from '../../model/runtime.js';
 import type { Shoot } from '../../model/shoot.js';
-import { AUDITLOG_CREDENTIALS_RESOURCE } from './extenders/auditlog.js';
-import { EXT_AUDITLOG } from './extenders/extensions.js';
-
-/** The resource name KIM's dedicated-audit-log migration gives the customer's credentials. */
-const DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE = 'dedicated-auditlog-credentials';
+import { auditLogTenantOf, hasDedicatedAuditLogMark } from '../../rules/audit-log.js';
 
 export function auditLogTenantFor(
   runtime: Runtime,
@@ -35,17 +30,11 @@ export function auditLogTenantFor(
 }
 
 /**
- * The live Shoot's tenant when it is on a dedicated audit log: it carries the migration's
- * credentials resource, or the Runtime asked for audit-log access and the Shoot has an audit-log
- * extension. The tenant is read back from that extension and the credentials resource.
+ * The live Shoot's tenant when it is on a dedicated audit log: it carries the migration's mark
+ * (`dedicated-auditlog-credentials`), or the Runtime asked for audit-log access (KIM's direct claim on update
+ * leaves no mark). The tenant is read back from the live Shoot as the applier reads it (rules/audit-log.ts).
  */
 function dedicatedTenantOf(runtime: Runtime, live: Shoot): AuditLogTenant | undefined {
-  const resources = live.spec.resources ?? [];
-  const migrated = resources.find((r) => r.name === DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE);
-  const extension = (live.spec.extensions ?? []).find((e) => e.type === EXT_AUDITLOG);
-  if (!extension || (!migrated && !runtime.spec.auditLogAccessEnabled)) return undefined;
-  const config = asJsonObject(extension.providerConfig);
-  const credentials = migrated ?? resources.find((r) => r.name === AUDITLOG_CREDENTIALS_RESOURCE);
-  if (typeof config.tenantID !== 'string' || typeof config.serviceURL !== 'string' || !credentials) return undefined;
-  return { tenantID: config.tenantID, serviceURL: config.serviceURL, secretName: credentials.resourceRef.name };
+  if (!hasDedicatedAuditLogMark(live) && !runtime.spec.auditLogAccessEnabled) return undefined;
+  return auditLogTenantOf(live);
 }

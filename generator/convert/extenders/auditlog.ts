@@ -3,8 +3,10 @@
 import type { NamedResource } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
 import { ANNOTATION_EXPERIMENTAL_AUDIT_POLICY } from '../../../model/contract.js';
+import { AUDITLOG_CREDENTIALS_RESOURCE } from '../../../rules/audit-log.js';
 
-export const AUDITLOG_CREDENTIALS_RESOURCE = 'auditlog-credentials';
+// One name, shared with the readers of a live Shoot's tenant (rules/audit-log.ts); extensions.ts imports it here.
+export { AUDITLOG_CREDENTIALS_RESOURCE };
 const EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP = 'experimental-audit-policy';
 
 function upsertResource(resources: NamedResource[], resource: NamedResource): NamedResource[] {
