@@ -1,6 +1,8 @@
 // spec.extensions: the Gardener extensions KIM manages, with KIM's payloads. On create they are
 // listed in KIM's order; on update the live list (and its order) is the starting point and each
 // managed extension is added, replaced, disabled or left alone by its own rule.
+import { AUDITLOG_EXTENSION_TYPE } from '../../../rules/audit-log.js';
+import { REGISTRY_CACHE_EXTENSION } from '../../../model/contract.js';
 import { FieldError } from '../../../model/errors.js';
 import type { Extension, JsonObject } from '../../../model/shoot.js';
 import { jsonEqual } from '../../../model/clone.js';
@@ -15,10 +17,10 @@ const EXT_NETWORK_FILTER = 'shoot-networking-filter';
 const EXT_CERT = 'shoot-cert-service';
 const EXT_DNS = 'shoot-dns-service';
 const EXT_OIDC = 'shoot-oidc-service';
-export const EXT_AUDITLOG = 'shoot-auditlog-service';
+const EXT_AUDITLOG = AUDITLOG_EXTENSION_TYPE;
 const EXT_ACL = 'acl';
 const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';
-const EXT_REGISTRY_CACHE = 'registry-cache';
+const EXT_REGISTRY_CACHE = REGISTRY_CACHE_EXTENSION;
 
 function networkFilter({ runtime }: ExtenderInput): Extension {
   const filter = runtime.spec.security.networking.filter;
@@ -111,7 +113,7 @@ function nvidiaOpenshell({ runtime }: ExtenderInput): Extension | undefined {
   return runtime.spec.shoot.enableNvidiaOpenshell ? { type: EXT_NVIDIA_OPENSHELL, disabled: false } : undefined;
 }
 
-function registryCache({ runtime, ctx }: ExtenderInput): Extension | undefined {
+function registryCache({ runtime, ctx, live }: ExtenderInput): Extension | undefined {
   const caches = runtime.spec.imageRegistryCache ?? [];
   if (caches.length === 0) return undefined;
   return {
@@ -126,7 +128,7 @@ function registryCache({ runtime, ctx }: ExtenderInput): Extension | undefined {
         if (remoteURL) entry.remoteURL = remoteURL;
         if (volume) entry.volume = structuredClone(volume) as JsonObject;
         if (garbageCollection) entry.garbageCollection = { ttl: goDurationOf(garbageCollection.ttl, cache.uid) };
-        const secret = registryCacheSecret(cache, ctx.registryCacheSecrets);
+        const secret = registryCacheSecret(cache, ctx.registryCacheSecrets, live);
         if (secret) entry.secretReferenceName = secret;
         if (proxy) entry.proxy = structuredClone(proxy) as JsonObject;
         return entry;

@@ -1,34 +1,57 @@
 // Update mode: spec.resources keeps what others put there, and carries one Secret reference per
 // registry cache with credentials (the garden Secret KIM copies them into).
+import { REGISTRY_CACHE_EXTENSION, REGISTRY_CACHE_SECRET_PREFIX } from '../../../model/contract.js';
 import { FieldError } from '../../../model/errors.js';
-import type { NamedResource } from '../../../model/shoot.js';
+import { DNS_1123_SUBDOMAIN } from '../../../model/names.js';
+import { isJsonObject } from '../../../model/json.js';
+import type { NamedResource, Shoot } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
 
-/** Garden Secrets of registry caches are named reg-cache-<uuid>; stale ones are dropped. */
-const REGISTRY_CACHE_RESOURCE_MARKER = 'reg-cache-';
-
-/** The garden Secret of a cache with credentials, or undefined for a cache without. */
+/**
+ * The garden Secret of a cache with credentials, or undefined for a cache without. In this order: the name given
+ * (`kimops render --registry-cache-secret`); the one the live Shoot's registry-cache extension already names for
+ * the same upstream (KIM's copy `reg-cache-<uuid>`, found without reading a Secret); else `reg-cache-<cache uid>`,
+ * a name the same in every pass (KIM's uuid is random), which the applier creates from the SKR's credentials.
+ */
 export function registryCacheSecret(
-  cache: { uid: string; config: { secretReferenceName?: string } },
+  cache: { uid: string; config: { upstream: string; secretReferenceName?: string } },
   secrets: Record<string, string> | undefined,
+  live: Shoot | undefined,
 ): string | undefined {
   if (!cache.config.secretReferenceName) return undefined;
-  const name = secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined;
-  if (!name) {
+  const name =
+    (secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined) ??
+    liveCacheSecret(live, cache.config.upstream) ??
+    `${REGISTRY_CACHE_SECRET_PREFIX}${cache.uid}`;
+  // Gardener would refuse the Shoot's reference, and the applier could not create the Secret.
+  if (!DNS_1123_SUBDOMAIN.test(name)) {
     throw new FieldError(
-      `spec.imageRegistryCache[uid=${cache.uid}].config.secretReferenceName`,
-      `the garden Secret holding the credentials "${cache.config.secretReferenceName}" of registry cache ${cache.uid} is not known; ` +
-        `the registry-cache controller creates it (reg-cache-<uuid>, labelled with the cache id) — pass its name (kimops render --registry-cache-secret ${cache.uid}=<name>)`,
+      `spec.imageRegistryCache[uid=${cache.uid}]`,
+      `the garden Secret name "${name}" is no Kubernetes object name (lower-case letters, digits, "-" and ".", at most 253); ` +
+        `where the live Shoot names none, kimops names it reg-cache-<uid>, so a cache's uid must be its RegistryCacheConfig's metadata.uid, a lower-case UUID`,
     );
   }
   return name;
 }
 
+/** The Secret the live Shoot's cache of this upstream refers to, when it is one of the cache Secrets it lists. */
+function liveCacheSecret(live: Shoot | undefined, upstream: string): string | undefined {
+  const extension = live?.spec.extensions?.find((e) => e.type === REGISTRY_CACHE_EXTENSION);
+  const caches: unknown = extension?.providerConfig?.caches;
+  if (!Array.isArray(caches)) return undefined;
+  const named: unknown = (caches as { upstream?: unknown; secretReferenceName?: unknown }[]).find(
+    (entry) => isJsonObject(entry) && entry.upstream === upstream,
+  )?.secretReferenceName;
+  if (typeof named !== 'string' || !named.startsWith(REGISTRY_CACHE_SECRET_PREFIX)) return undefined;
+  return live?.spec.resources?.some((resource) => resource.name === named) ? named : undefined;
+}
+
 export const patchResources: Extender = (draft, { runtime, ctx, live }) => {
-  const kept = (live?.spec.resources ?? []).filter((r) => !r.name.includes(REGISTRY_CACHE_RESOURCE_MARKER));
+  // Stale cache Secrets are dropped: every reference to one is written again below.
+  const kept = (live?.spec.resources ?? []).filter((r) => !r.name.includes(REGISTRY_CACHE_SECRET_PREFIX));
   const caches: NamedResource[] = [];
   for (const cache of runtime.spec.imageRegistryCache ?? []) {
-    const secret = registryCacheSecret(cache, ctx.registryCacheSecrets);
+    const secret = registryCacheSecret(cache, ctx.registryCacheSecrets, live);
     if (secret) caches.push({ name: secret, resourceRef: { apiVersion: 'v1', kind: 'Secret', name: secret } });
   }
   const resources = [...structuredClone(kept), ...caches];
