@@ -17,8 +17,6 @@ function example(file = 'aws.yaml'): any {
 const paths = (runtime: unknown) => validateRuntimeSchema(runtime).map((p) => p.path);
 
 describe('validateRuntimeSchema', () => {
-  it('has KEB examples for every plan', () => expect(exampleFiles).toHaveLength(12));
-
   it.each(exampleFiles)('accepts KEB example %s', (file) => {
     expect(validateRuntimeSchema(example(file))).toEqual([]);
   });
