@@ -6,12 +6,15 @@
 // is in Git and the forge, so running it again with the same inputs writes nothing.
 import type { Forge } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
+import { FORCE_PATCH_ANNOTATION } from '../model/contract.js';
 import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
+import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { branchOf, rolloutBranchOf } from './branches.js';
 import { gatherPassInput } from './gather.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
+import { forcePatchOutcomes, withForcePatchCounters, type ForcePatchOutcome } from './force-patch.js';
 import { readMainSnapshot } from './main-snapshot.js';
 import { planPass, type PassPlan } from './plan.js';
 import type { ChangeClass } from './propose/classify.js';
@@ -93,6 +96,8 @@ export interface GenerateResult {
   deprovisioning?: { proposed: number; later: number };
   /** Proposals the forge refused (a 404/409/422 on that PR), each with the forge's reason; the others went on. */
   refused: { branch: string; message: string }[];
+  /** The forced Runtimes' re-applies (force-patch.ts): done once main holds their counter, else their PR waits. */
+  forcePatch?: ForcePatchOutcome[];
 }
 
 export async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -130,7 +135,8 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
   const memo = input.memo ?? new RenderMemo();
-  const gathered = await gatherPassInput(input, snapshot, memo);
+  const forced = await withForcePatchCounters(await gatherPassInput(input, snapshot, memo), snapshot);
+  const gathered = forced.input;
   const plan = planPass(gathered);
   for (const [shoot, key] of plan.memo.remember) memo.remember(shoot, key);
 
@@ -161,6 +167,15 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   };
   await execute(plan, { context, result });
   memo.keepOnly(plan.memo.keepOnly);
+  if (forced.requests.length > 0) result.forcePatch = forcePatchOutcomes(forced.requests, result.proposed);
+  for (const { runtime, shoot, counter, done } of result.forcePatch ?? []) {
+    const ref = runtimeRef(runtime);
+    const what = done
+      ? `main holds its re-apply (${FORCE_PATCH_ANNOTATION}: "${counter}"), the applier applies the whole Shoot; force-patch-reconciliation is taken off the Runtime`
+      : `its re-apply (${FORCE_PATCH_ANNOTATION}: "${counter}") waits for its PR to merge`;
+    // A PR that waits says so itself each pass; the line is news where it settles the request.
+    input.log(`force-patch         ${shoot}: ${ref}: ${what}`, { runtime: ref, shoot }, done ? 'info' : 'debug');
+  }
   return result;
 }
 

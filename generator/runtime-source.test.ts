@@ -11,16 +11,21 @@ const writes = (...names: string[]): FactsWrite[] =>
 /** A KCP answering each Runtime's write as `answers` says (done when not named), and what it was asked. */
 function kcp(answers: Record<string, AnnotationWrite> = {}) {
   const asked: [string, string, string | null][] = [];
+  const removed: [string, Readonly<Record<string, string>>][] = [];
   const source: RuntimeSource = {
     read: async () => ({ inputs: [], errors: [] }),
     annotate: async (r, name, value) => {
       asked.push([r.metadata.name, name, value]);
       return answers[r.metadata.name] ?? { ok: true };
     },
+    removeAnnotations: async (r, expected) => {
+      removed.push([r.metadata.name, expected]);
+      return answers[r.metadata.name] ?? { ok: true };
+    },
     onChange: () => {},
     stop: async () => {},
   };
-  return { source, asked };
+  return { source, asked, removed };
 }
 
 const failure = (status: number): AnnotationWrite => ({
@@ -71,6 +76,45 @@ describe('reportRuntimeFacts', () => {
     expect(asked.length).toBeLessThan(8);
     expect(warnings).toEqual([
       "the Runtimes' kimops.kyma-project.io/pipeline annotations were not all written: connect ECONNREFUSED 127.0.0.1:9; the next pass writes them",
+    ]);
+  });
+
+  it('settles force-patch requests: takes the annotation off a done one while it still says "true", notes an open one', async () => {
+    const { source, asked, removed } = kcp({ c: failure(422) });
+    const warnings: string[] = [];
+    const forced = { 'operator.kyma-project.io/force-patch-reconciliation': 'true' };
+    await reportRuntimeFacts(
+      [
+        { runtime: runtime('a'), remove: forced, counter: 2 },
+        { runtime: runtime('b'), proposed: '3' },
+        { runtime: runtime('c'), remove: forced, counter: 4 },
+      ],
+      source,
+      (line) => warnings.push(line),
+    );
+    expect(removed).toEqual([
+      ['a', forced],
+      ['c', forced],
+    ]);
+    expect(asked).toEqual([['b', 'kimops.kyma-project.io/force-patch-proposed', '3']]);
+    expect(warnings).toEqual([
+      'runtime kcp-system/c: could not remove operator.kyma-project.io/force-patch-reconciliation (the next pass tries again; where this pass merged the re-apply, it proposes one more (kimops.kyma-project.io/force-patch above 4), harmless): HTTP 422 — the fix for 422',
+    ]);
+  });
+
+  it("asks the author of a Runtime's file to take force-patch-reconciliation off", async () => {
+    const warnings: string[] = [];
+    const folder: RuntimeSource = {
+      read: async () => ({ inputs: [], errors: [] }),
+      onChange: () => {},
+      stop: async () => {},
+    };
+    const forced = { 'operator.kyma-project.io/force-patch-reconciliation': 'true' };
+    await reportRuntimeFacts([{ runtime: runtime('a'), remove: forced, counter: 1 }], folder, (line) =>
+      warnings.push(line),
+    );
+    expect(warnings).toEqual([
+      "runtime kcp-system/a: main holds the re-apply operator.kyma-project.io/force-patch-reconciliation asked for: remove it from the Runtime's file, or each pass re-applies the Shoot again",
     ]);
   });
 });
