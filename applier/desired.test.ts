@@ -26,6 +26,20 @@ function repo(overrides: Record<string, string | undefined> = {}): Map<string, s
   return files;
 }
 
+/** SKR objects as the generator writes them into `shoots/c-1/skr/`. */
+const SKR_FILES: Record<string, string> = {
+  'shoots/c-1/skr/namespace-kyma-system.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-system\n',
+  'shoots/c-1/skr/configmap-kyma-provisioning-info.yaml':
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kyma-provisioning-info\n  namespace: kyma-system\n  labels:\n    reconciler.kyma-project.io/managed-by: infrastructure-manager\ndata:\n  details: |\n    region: eu-west-1\n',
+  'shoots/c-1/skr/clusterrolebinding-admin-0123456789.yaml': binding('admin-0123456789', 'admin@example.com'),
+  'shoots/c-1/skr/openidconnect-kyma-oidc-0.yaml':
+    'apiVersion: authentication.gardener.cloud/v1alpha1\nkind: OpenIDConnect\nmetadata:\n  name: kyma-oidc-0\n  labels:\n    operator.kyma-project.io/managed-by: infrastructure-manager\nspec:\n  issuerURL: https://issuer.example.com\n  clientID: c\n  usernameClaim: sub\n',
+};
+
+function binding(name: string, user: string, extra = ''): string {
+  return `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ${name}\n  labels:\n    reconciler.kyma-project.io/managed-by: infrastructure-manager\n${extra}roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n- apiGroup: rbac.authorization.k8s.io\n  kind: User\n  name: ${user}\n`;
+}
+
 describe('desiredFromFiles', () => {
   it('reads the generator’s layout back: the Shoot, its companions sorted by path, nothing outside shoots/', () => {
     const { shoots, problems } = desiredFromFiles(repo());
@@ -119,6 +133,107 @@ describe('desiredFromFiles', () => {
     expect(problems.map((p) => [p.shoot, p.error.message])).toEqual([
       ['c-1', 'shoots/c-1/: has no shoot.yaml: add the Shoot manifest, or remove the folder to delete the Shoot'],
     ]);
+  });
+
+  it('reads skr/ into the Shoot’s SKR objects, sorted by path; a folder without skr/ has none', () => {
+    expect(desiredFromFiles(repo()).shoots[0]?.skr).toEqual([]);
+    const { shoots, problems } = desiredFromFiles(repo({ ...SKR_FILES, 'shoots/c-1/skr/README.md': '# notes\n' }));
+    expect(problems).toEqual([]);
+    expect(shoots[0]?.skr.map((o) => o.path)).toEqual([
+      'shoots/c-1/skr/clusterrolebinding-admin-0123456789.yaml',
+      'shoots/c-1/skr/configmap-kyma-provisioning-info.yaml',
+      'shoots/c-1/skr/namespace-kyma-system.yaml',
+      'shoots/c-1/skr/openidconnect-kyma-oidc-0.yaml',
+    ]);
+    expect(shoots[0]?.skr[0]?.object).toMatchObject({
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'admin-0123456789' },
+    });
+    // SKR objects are no companions: nothing of them is applied to the Garden.
+    expect(shoots[0]?.companions.map((c) => c.path)).toEqual([
+      'shoots/c-1/configmap-a-first.yaml',
+      'shoots/c-1/configmap-structured-auth-config-c-1.yaml',
+    ]);
+  });
+
+  it.each<[string, Record<string, string>, string, RegExp]>([
+    [
+      'a kind KIM does not put on an SKR',
+      { 'shoots/c-1/skr/secret-x.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n' },
+      'shoots/c-1/skr/secret-x.yaml',
+      /kind: must be one of v1 Namespace, v1 ConfigMap, .*OpenIDConnect, .*ClusterRoleBinding.*\(v1 Secret in shoots\/c-1\/skr\/\)/,
+    ],
+    [
+      'a Namespace other than kyma-system',
+      { 'shoots/c-1/skr/namespace-x.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n' },
+      'shoots/c-1/skr/namespace-x.yaml',
+      /metadata.name: must be kyma-system/,
+    ],
+    [
+      'a ConfigMap other than kyma-provisioning-info',
+      {
+        'shoots/c-1/skr/configmap-x.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: kyma-system}\n',
+      },
+      'shoots/c-1/skr/configmap-x.yaml',
+      /must name kyma-system\/kyma-provisioning-info/,
+    ],
+    [
+      'kyma-provisioning-info without its details',
+      {
+        'shoots/c-1/skr/configmap-kyma-provisioning-info.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kyma-provisioning-info, namespace: kyma-system}\n',
+      },
+      'shoots/c-1/skr/configmap-kyma-provisioning-info.yaml',
+      /data.details: is missing/,
+    ],
+    [
+      'a binding without KIM’s label (never pruned again)',
+      {
+        'shoots/c-1/skr/clusterrolebinding-x.yaml': binding('x', 'a@example.com').replace(
+          '    reconciler.kyma-project.io/managed-by: infrastructure-manager\n',
+          '    team: a\n',
+        ),
+      },
+      'shoots/c-1/skr/clusterrolebinding-x.yaml',
+      /metadata.labels: must carry reconciler.kyma-project.io\/managed-by: infrastructure-manager/,
+    ],
+    [
+      'a binding of another role',
+      {
+        'shoots/c-1/skr/clusterrolebinding-x.yaml': binding('x', 'a@example.com').replace(
+          'name: cluster-admin',
+          'name: view',
+        ),
+      },
+      'shoots/c-1/skr/clusterrolebinding-x.yaml',
+      /roleRef: must bind User subjects to the ClusterRole cluster-admin/,
+    ],
+    [
+      'a cluster-scoped object with a namespace',
+      { 'shoots/c-1/skr/clusterrolebinding-x.yaml': binding('x', 'a@example.com', '  namespace: default\n') },
+      'shoots/c-1/skr/clusterrolebinding-x.yaml',
+      /metadata.namespace: is set, but the kind is cluster-scoped/,
+    ],
+    [
+      'one object in two files',
+      { ...SKR_FILES, 'shoots/c-1/skr/clusterrolebinding-z.yaml': binding('admin-0123456789', 'b@example.com') },
+      'shoots/c-1/skr/clusterrolebinding-z.yaml',
+      /ClusterRoleBinding admin-0123456789 is also defined in shoots\/c-1\/skr\/clusterrolebinding-admin-0123456789.yaml/,
+    ],
+    [
+      'a folder below skr/',
+      {
+        'shoots/c-1/skr/more/namespace-kyma-system.yaml': SKR_FILES['shoots/c-1/skr/namespace-kyma-system.yaml'] ?? '',
+      },
+      'shoots/c-1/skr/more/namespace-kyma-system.yaml',
+      /is not where kimops reads manifests/,
+    ],
+  ])('holds the Shoot back for %s in skr/', (_what, overrides, source, detail) => {
+    const { shoots, problems } = desiredFromFiles(repo(overrides));
+    expect(shoots).toEqual([]);
+    expect(problems.map((p) => [p.shoot, p.error.source])).toEqual([['c-1', source]]);
+    expect(problems[0]?.error.message).toMatch(detail);
   });
 
   it('reports a YAML file directly under shoots/ without holding any Shoot back', () => {

@@ -1,12 +1,15 @@
 // The desired state of one commit of the landscape repo: each `shoots/<name>/shoot.yaml` with its companions
-// (docs/design.md §1.4, the layout rules/landscape-layout.ts defines). Pure: the caller reads the files.
+// and the objects of its cluster under `skr/` (docs/design.md §1.4, the layout rules/landscape-layout.ts
+// defines). Pure: the caller reads the files.
 // Every problem is a value naming the file and the fix; a folder with a problem is reported by name, so the
 // plan holds that Shoot back instead of taking it for deleted.
 import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOTS_FOLDER, SHOOT_FILE } from '../model/contract.js';
+import { SHOOTS_FOLDER, SHOOT_FILE, SKR_FOLDER } from '../model/contract.js';
 import { describeKind, isJsonObject } from '../model/json.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { skrObjectProblem, type SkrObject } from './skr-plan.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
 interface DesiredCompanion {
@@ -22,6 +25,8 @@ export interface DesiredShoot {
   shoot: Shoot;
   /** Sorted by path: the order they are applied in, all before the Shoot. */
   companions: DesiredCompanion[];
+  /** `shoots/<name>/skr/*.yaml`, sorted by path: applied inside the Shoot's cluster once it is reconciled (skr-sync.ts). */
+  skr: SkrObject[];
 }
 
 export interface DesiredProblem {
@@ -47,7 +52,7 @@ const YAML_SUFFIX = '.yaml';
 /**
  * `files` is repo path → text for one commit (LandscapeRepo.readFiles). Files outside `shoots/` and files
  * not ending in `.yaml` are not desired state and are skipped (a Shoot folder holding only such files is a
- * problem: its Shoot is held back).
+ * problem: its Shoot is held back). A Shoot folder's one subfolder is `skr/`.
  */
 export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredState {
   const folders = new Map<string, string[]>();
@@ -60,13 +65,13 @@ export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredSta
       if (parts.length === 3) folders.set(parts[1] as string, folders.get(parts[1] as string) ?? []);
       continue;
     }
-    if (parts.length !== 3) {
+    if (parts.length !== 3 && !(parts.length === 4 && parts[2] === SKR_FOLDER)) {
       const shoot = parts.length > 3 ? parts[1] : undefined;
       problems.push(
         problem(
           path,
           '',
-          `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ or out of ${SHOOTS_FOLDER}/`,
+          `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ (or its ${SKR_FOLDER}/) or out of ${SHOOTS_FOLDER}/`,
           shoot,
         ),
       );
@@ -93,8 +98,10 @@ function readFolder(
 ): { shoot?: DesiredShoot; problems: DesiredProblem[] } {
   const problems: DesiredProblem[] = [];
   const shootPath = `${SHOOTS_FOLDER}/${name}/${SHOOT_FILE}`;
+  const skrPrefix = `${SHOOTS_FOLDER}/${name}/${SKR_FOLDER}/`;
   let shoot: Shoot | undefined;
   const companions: DesiredCompanion[] = [];
+  const skr: SkrObject[] = [];
   for (const path of paths) {
     const value = readOne(path, files.get(path) ?? '', name, problems);
     if (value === undefined) continue;
@@ -102,20 +109,18 @@ function readFolder(
       shoot = checkedShoot(value, path, name, problems);
       continue;
     }
+    if (path.startsWith(skrPrefix)) {
+      const object = checkedSkr(value, path, name, problems);
+      const twin = object && skr.find((o) => sameObject(o.object, object));
+      if (twin) problems.push(definedTwice(path, object, twin.path, name));
+      else if (object) skr.push({ path, object });
+      continue;
+    }
     const companion = checkedCompanion(value, path, name, problems);
     const twin =
       companion &&
       companions.find((c) => c.object.kind === companion.kind && c.object.metadata.name === companion.metadata.name);
-    // Two files for one object would be applied in turn, the later one winning, on every sync.
-    if (twin)
-      problems.push(
-        problem(
-          path,
-          'metadata.name',
-          `${companion.kind} ${companion.metadata.name} is also defined in ${twin.path}: keep one of the two files`,
-          name,
-        ),
-      );
+    if (twin) problems.push(definedTwice(path, companion, twin.path, name));
     else if (companion) companions.push({ path, object: companion });
   }
   if (!paths.includes(shootPath)) {
@@ -129,7 +134,41 @@ function readFolder(
     );
   }
   if (!shoot || problems.length > 0) return { problems };
-  return { shoot: { name, path: shootPath, shoot, companions }, problems };
+  return { shoot: { name, path: shootPath, shoot, companions, skr }, problems };
+}
+
+/** Two files for one object would be applied in turn, the later one winning, on every sync. */
+function definedTwice(path: string, object: KubeObject, twin: string, shoot: string): DesiredProblem {
+  return problem(
+    path,
+    'metadata.name',
+    `${object.kind} ${object.metadata.name} is also defined in ${twin}: keep one of the two files`,
+    shoot,
+  );
+}
+
+function sameObject(a: KubeObject, b: KubeObject): boolean {
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.metadata.namespace === b.metadata.namespace &&
+    a.metadata.name === b.metadata.name
+  );
+}
+
+/** An object for the Shoot's cluster (skr-plan.ts says which it may be). */
+function checkedSkr(value: unknown, path: string, folder: string, problems: DesiredProblem[]): KubeObject | undefined {
+  const wrong = skrObjectProblem(value);
+  if (!wrong) return value as KubeObject;
+  problems.push(
+    problem(
+      path,
+      wrong.field,
+      `${wrong.detail} (${describeKind(value)} in ${SHOOTS_FOLDER}/${folder}/${SKR_FOLDER}/): fix the file or remove it`,
+      folder,
+    ),
+  );
+  return undefined;
 }
 
 /** The one document of a file; anything else is a problem. */

@@ -64,7 +64,7 @@ describe('drift', () => {
       driftedShoots(
         planSync({
           desired: {
-            shoots: [{ name: 'c-1', path: 'shoots/c-1/shoot.yaml', shoot: main, companions: [] }],
+            shoots: [{ name: 'c-1', path: 'shoots/c-1/shoot.yaml', shoot: main, companions: [], skr: [] }],
             problems: [],
           },
           live: [live],

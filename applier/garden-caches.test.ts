@@ -1,6 +1,6 @@
 // The watching applier's caches against a loopback API: what they list, keep and hand to a sync, and when
 // they start over (a rotated kubeconfig, another field manager).
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/helpers/temp-dir.js';
@@ -20,13 +20,21 @@ const compacted = managedFields.map((entry) => ({ ...entry, fieldsV1: JSON.strin
 let server: Server;
 let lists: { path: string; authorization: string | undefined }[];
 let caches: GardenCaches | undefined;
+/** The Shoots' open watches, to send events on. */
+let shootWatches: ServerResponse[];
+/** Shoots listed besides c-1. */
+let moreShoots: object[];
 
 beforeEach(async () => {
   lists = [];
+  shootWatches = [];
+  moreShoots = [];
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://api');
-    if (url.searchParams.get('watch') === '1')
+    if (url.searchParams.get('watch') === '1') {
+      if (url.pathname.endsWith('/shoots')) shootWatches.push(res);
       return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+    }
     lists.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization });
     const items = url.pathname.endsWith('/shoots')
       ? [
@@ -35,6 +43,7 @@ beforeEach(async () => {
             spec: { region: 'eu' },
             status: { conditions: [{ type: 'x' }] },
           },
+          ...moreShoots,
         ]
       : [{ metadata: { name: 'auth', namespace: NAMESPACE, resourceVersion: '6', managedFields }, data: { a: 'b' } }];
     res
@@ -108,6 +117,48 @@ describe('GardenCaches', () => {
       10_000,
     );
     expect((await caches.live(NAMESPACE, 'kimops')).shoots()).toHaveLength(1);
+  });
+
+  it('asks for a sync once when a Shoot’s reconcile ends with its SKR not configured from its tree', async () => {
+    /** c-2 applied from `applied`, reconciled (or not) at generation 2, its SKR configured from `skr`. */
+    const shoot = (resourceVersion: string, state: string, skr?: string, applied = 't1') => ({
+      metadata: {
+        name: 'c-2',
+        namespace: NAMESPACE,
+        resourceVersion,
+        generation: 2,
+        annotations: {
+          'kimops.kyma-project.io/applied-tree': applied,
+          ...(skr && { 'kimops.kyma-project.io/skr-applied-tree': skr }),
+        },
+      },
+      spec: { region: 'eu' },
+      status: { observedGeneration: 2, lastOperation: { type: 'Reconcile', state } },
+    });
+    moreShoots = [shoot('7', 'Processing')];
+    let asked = 0;
+    caches = new GardenCaches(
+      kubeconfigFile(await kubeconfig('one'), '--garden-kubeconfig'),
+      () => {},
+      () => asked++,
+    );
+    await caches.live(NAMESPACE, 'kimops');
+    await eventually('the watch', async () => (shootWatches.length > 0 ? true : undefined));
+    expect(asked).toBe(0);
+    const send = (object: object) => shootWatches[0]?.write(`${JSON.stringify({ type: 'MODIFIED', object })}\n`);
+    send(shoot('8', 'Succeeded'));
+    await eventually('a sync asked for', async () => (asked === 1 ? true : undefined));
+    // Another status write of the same state, while the SKR is still not configured (it keeps failing): no more.
+    send(shoot('9', 'Succeeded'));
+    // Configured, then a new reconcile of a new tree ends: once again.
+    send(shoot('10', 'Succeeded', 't1'));
+    send(shoot('11', 'Succeeded', 't1', 't2'));
+    await eventually('a second sync asked for', async () => (asked === 2 ? true : undefined));
+    expect((await caches.live(NAMESPACE, 'kimops')).shoots().map((s) => s.metadata.resourceVersion)).toEqual([
+      '5',
+      '11',
+    ]);
+    expect(asked).toBe(2);
   });
 
   it('starts over for another field manager and another cluster, not for a rotated token', async () => {

@@ -1,13 +1,16 @@
 // The watching applier's view of the Garden: two informers (adapters/kube/informer.ts), the Shoots of
 // garden-<project> and kimops's companion ConfigMaps, kept by WATCH after one LIST each. A sync then plans
 // against them and lists nothing — Flux's and Argo CD's controllers work from such caches too — and the
-// objects are compacted as they arrive (compactShoot, compactCompanion), so 10,000 of each stay small.
+// objects are compacted as they arrive (compactShoot, compactCompanion), so 10,000 of each stay small. A Shoot
+// whose reconcile just ended with its cluster not yet configured from its tree (skr-plan.ts skrMayBeDue) asks for
+// a sync at once: its SKR, and so its Runtime's Ready, need not wait for the next interval.
 import { createHash } from 'node:crypto';
 import type { InformerOptions } from '../adapters/kube/informer.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { COMPANION_SELECTOR, compactCompanion, compactShoot, type LiveObjects } from './sync-commit.js';
 import { TransportError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
+import { skrMayBeDue } from './skr-plan.js';
 
 /** How often a sync waiting for the caches' first lists looks whether they are failing. */
 const POLL_MS = 100;
@@ -20,6 +23,7 @@ interface CachedList<T> {
   items(): T[];
   /** Why its last LIST or WATCH failed, while it keeps retrying. */
   failing(): string | undefined;
+  onChange(listener: (change: { type: string; object: T }) => void): () => void;
 }
 
 /** The Garden's kubeconfig (adapters/kube/informer-factory.ts's kubeconfigFile). */
@@ -59,6 +63,8 @@ export class GardenCaches {
   constructor(
     private readonly kubeconfig: GardenKubeconfig,
     private readonly log: (line: string) => void,
+    /** Called when a Shoot's SKR may have become due (a sync then configures it). */
+    private readonly skrDue: () => void = () => {},
   ) {}
 
   /**
@@ -112,6 +118,14 @@ export class GardenCaches {
         transform: (item) => compactCompanion(item, fieldManager),
       },
     );
+    // Once per Shoot that becomes so, not on every status write of one that stays so (an SKR that keeps failing).
+    const mayBeDue = new Set<string>();
+    shoots.onChange(({ type, object }) => {
+      const due = type !== 'deleted' && skrMayBeDue(object as unknown as Shoot);
+      if (due && !mayBeDue.has(object.metadata.name)) this.skrDue();
+      if (due) mayBeDue.add(object.metadata.name);
+      else mayBeDue.delete(object.metadata.name);
+    });
     shoots.start();
     companions.start();
     return { key, close: () => connection.close(), shoots, companions };

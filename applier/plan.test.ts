@@ -38,6 +38,7 @@ const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
     path: `shoots/${s.metadata.name}/configmap-${object.metadata.name}.yaml`,
     object,
   })),
+  skr: [],
 });
 
 /** What the API server holds after kimops applied `s` at an earlier commit: label, annotation, defaults, status, managedFields. */

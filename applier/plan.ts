@@ -79,6 +79,8 @@ export interface PlanEntry {
   seedNotFound?: string;
   /** Set by drift.ts: the difference is the live Shoot's, not Git's. */
   drift?: boolean;
+  /** The folder holds objects for the Shoot's cluster (`skr/`): skr-sync.ts applies them once the Shoot is reconciled. */
+  skr?: true;
   /** The live Shoot, for what a sync reads besides the plan (health, force-deletion); absent when not live. */
   live?: Shoot;
 }
@@ -362,6 +364,7 @@ function planDesired(
     ...(source.tree !== undefined && { tree: source.tree }),
     ...(appliedTree !== undefined && { appliedTree }),
     ...(stale && { moveMarkers: markersOf(source) }),
+    ...(wanted.skr.length > 0 && { skr: true as const }),
     ...(liveShoot && { live: liveShoot }),
   };
 }

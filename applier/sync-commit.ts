@@ -1,8 +1,9 @@
 // One sync of one commit, end to end: read the commit's Shoot folders, LIST the Garden once, plan
 // (plan.ts, with the live Shoot's say from rules/live-rules.ts), tell drift from Git changes (drift.ts), check
-// Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts) and annotate what
-// Gardener's state asks for (force-deletion.ts, rules/operation-timeouts.ts). I/O only through the repo and Garden
-// adapters passed in; the report is a value the CLI renders.
+// Seeds before creates (seeds.ts), and — unless only reporting — write (sync.ts), annotate what
+// Gardener's state asks for (force-deletion.ts, rules/operation-timeouts.ts) and configure the clusters of
+// reconciled Shoots (skr-sync.ts). I/O only through the repo, Garden and SKR adapters passed in; the report is a
+// value the CLI renders.
 import type { ListAllOptions, ListAllResult } from '../adapters/kube/kube-client.js';
 import { describeFailure, fixFor } from '../model/kube-result.js';
 import type { ObjectRef } from '../adapters/kube/resources.js';
@@ -41,6 +42,9 @@ import { needsSeedCheck, seedCheck, seedListFailure } from './seeds.js';
 import { executePlan, orphanedCompanions, type ShootAnnotation, type SyncResult } from './sync.js';
 import type { GardenWriter } from './garden-writer.js';
 import { overdueOperations, timeoutChanges } from '../rules/operation-timeouts.js';
+import { pacedWriter } from './paced-writer.js';
+import { skrCandidates, syncSkrs, type SkrConnect, type SkrSyncResult } from './skr-sync.js';
+import type { SkrObject } from './skr-plan.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
@@ -82,6 +86,8 @@ export interface SyncCommitInput {
   betweenBatches?: () => void;
   /** Folders read and planned together (default PLAN_BATCH). */
   planBatch?: number;
+  /** Clients for the Shoots' clusters: with it a writing sync configures the SKRs that are due (skr-sync.ts). */
+  skr?: SkrConnect;
 }
 
 export interface SyncReport {
@@ -104,6 +110,8 @@ export interface SyncReport {
    * or why it could not be written (the next sync tries again).
    */
   applyReport?: { outcome: 'written' | 'unchanged'; shoots: number } | { outcome: 'failed'; message: string };
+  /** The SKRs this sync configured or failed to (absent: it configured none, e.g. without `skr`). */
+  skr?: SkrSyncResult;
 }
 
 const LIST_PAGE = 500;
@@ -215,8 +223,41 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   });
   // A Garden that stopped answering gets no more requests from this sync; the next one writes the report.
   if (result.unreachable) return { ...report, result };
-  const applyReport = await writeApplyReport(garden, namespace, commit, applyFacts(plan.entries, result), fieldManager);
-  return { ...report, result, applyReport };
+  // After the Garden's writes, never before: a Shoot's cluster is configured once Gardener has reconciled it.
+  const skr =
+    input.skr && !result.refused
+      ? await syncSkrs({
+          candidates: skrCandidates(plan, result, liveByName, trees),
+          read: async (names) => skrObjectsOf(await desiredOf(repo, commit, pick(folders, names))),
+          garden: pacedWriter(garden, {
+            qps: config.apply.qps,
+            burst: config.apply.burst,
+            ...(input.sleep && { sleep: input.sleep }),
+          }),
+          seeds: garden,
+          namespace,
+          connect: input.skr,
+          fieldManager,
+          concurrency: config.apply.concurrency,
+        })
+      : undefined;
+  const facts = applyFacts(plan.entries, result, skr?.failed);
+  const applyReport = await writeApplyReport(garden, namespace, commit, facts, fieldManager);
+  return { ...report, result, applyReport, ...(skr && { skr }) };
+}
+
+function pick(folders: ReadonlyMap<string, FolderEntry>, names: readonly string[]): Map<string, FolderEntry> {
+  return new Map(
+    names.flatMap((name) => {
+      const entry = folders.get(name);
+      return entry ? [[name, entry] as const] : [];
+    }),
+  );
+}
+
+/** The skr/ objects of each Shoot read without problems. */
+function skrObjectsOf(desired: DesiredState): Map<string, SkrObject[]> {
+  return new Map(desired.shoots.map((shoot) => [shoot.name, shoot.skr]));
 }
 
 /** The report ConfigMap, written only when it says something new: one GET per sync, no write on a no-op. */

@@ -39,6 +39,7 @@ const want = (s: Shoot, companions: ConfigMap[] = []): DesiredShoot => ({
   path: `shoots/${s.metadata.name}/shoot.yaml`,
   shoot: s,
   companions: companions.map((object) => ({ path: `shoots/${s.metadata.name}/${object.metadata.name}.yaml`, object })),
+  skr: [],
 });
 
 /** Records every request; answers from `failures` (by "VERB kind/name") or with success; `present` Shoots exist for GET. */

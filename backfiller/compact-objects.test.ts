@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compactSecret, compactShootForStatus, SECRET_VALUE_PRESENT, withoutManagedFields } from './compact-objects.js';
 
 describe('what the caches keep', () => {
-  it('compactShootForStatus keeps metadata without managedFields, the status and the DNS domain: what the status mapping reads', () => {
+  it('compactShootForStatus keeps metadata without managedFields, the status, the DNS domain and the OIDC extension: what the status mapping reads', () => {
     const listed = {
       apiVersion: 'core.gardener.cloud/v1beta1',
       kind: 'Shoot',
@@ -13,15 +13,37 @@ describe('what the caches keep', () => {
         annotations: { a: 'b' },
         managedFields: [{ manager: 'kimops' }],
       },
-      spec: { region: 'eu-west-1', dns: { domain: 'c-1.example.com' }, provider: { workers: [] } },
+      spec: {
+        region: 'eu-west-1',
+        dns: { domain: 'c-1.example.com' },
+        provider: { workers: [] },
+        extensions: [
+          { type: 'shoot-dns-service', providerConfig: { a: 1 } },
+          { type: 'shoot-oidc-service', disabled: false, providerConfig: { b: 2 } },
+        ],
+      },
       status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
     };
     expect(compactShootForStatus(listed)).toEqual({
       apiVersion: 'core.gardener.cloud/v1beta1',
       kind: 'Shoot',
       metadata: { name: 'c-1', namespace: 'garden-p', generation: 4, annotations: { a: 'b' } },
-      spec: { dns: { domain: 'c-1.example.com' } },
+      spec: { dns: { domain: 'c-1.example.com' }, extensions: [{ type: 'shoot-oidc-service', disabled: false }] },
       status: { observedGeneration: 4, lastOperation: { type: 'Reconcile', state: 'Succeeded' } },
+    });
+    // Without a domain (not known yet) the OIDC extension is kept alone; an OIDC extension without `disabled` is on.
+    expect(
+      compactShootForStatus({
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        kind: 'Shoot',
+        metadata: { name: 'young' },
+        spec: { extensions: [{ type: 'shoot-oidc-service' }, { type: 'acl', disabled: true }] },
+      }),
+    ).toEqual({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'young' },
+      spec: { extensions: [{ type: 'shoot-oidc-service' }] },
     });
     expect(
       compactShootForStatus({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'new' } }),

@@ -1,7 +1,7 @@
 // What the watching backfiller's caches keep of each object: only what a reconcile reads. 10,000 Shoots' specs
 // and managedFields are most of their size, and 10,000 customers' kubeconfigs have no business in its memory.
 import type { KubeObject } from '../model/kube-object.js';
-import { SHOOT_API_VERSION } from '../model/shoot.js';
+import { OIDC_EXTENSION_TYPE, SHOOT_API_VERSION } from '../model/shoot.js';
 import type { ShootObject } from './objects.js';
 
 /** Stands for a Secret value a compacted Secret does not hold. */
@@ -43,17 +43,25 @@ export function withoutManagedFields<T extends KubeObject>(item: T): T {
 
 /**
  * What the Shoot cache keeps: metadata (without managedFields), the status, and of the spec only the DNS domain
- * (the GardenerCluster's `skr-domain`) — the status mapping reads nothing else, and 10,000 Shoots' specs and
- * managedFields are most of their size.
+ * (the GardenerCluster's `skr-domain`) and the OIDC extension's entry without its providerConfig (whether
+ * OpenIDConnect resources belong on the SKR, skr-status.ts) — the status mapping reads nothing else, and 10,000
+ * Shoots' specs and managedFields are most of their size.
  */
 export function compactShootForStatus(item: KubeObject): KubeObject {
   const shoot = withoutManagedFields(item) as ShootObject;
   const domain = shoot.spec?.dns?.domain;
+  const extensions = (shoot.spec?.extensions ?? [])
+    .filter((extension) => extension.type === OIDC_EXTENSION_TYPE)
+    .map(({ type, disabled }) => ({ type, ...(disabled !== undefined && { disabled }) }));
+  const spec = {
+    ...(domain !== undefined && { dns: { domain } }),
+    ...(extensions.length > 0 && { extensions }),
+  };
   return {
     apiVersion: SHOOT_API_VERSION,
     kind: 'Shoot',
     metadata: shoot.metadata,
-    ...(domain !== undefined && { spec: { dns: { domain } } }),
+    ...(Object.keys(spec).length > 0 && { spec }),
     ...(shoot.status !== undefined && { status: shoot.status }),
   };
 }

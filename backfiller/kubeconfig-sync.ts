@@ -5,10 +5,9 @@ import { stringify } from 'safe-stable-stringify';
 import { describeFailure } from '../model/kube-result.js';
 import { FIELD_MANAGER, KUBECONFIG_SECRET_KEY } from '../model/contract.js';
 import { readRuntimeStatus, CONDITION_KUBECONFIG_READY } from '../model/runtime-status.js';
-import { SHOOT_API_VERSION } from '../model/shoot.js';
+import { adminKubeconfigPath } from '../model/admin-kubeconfig.js';
 import {
   adminKubeconfigRequest,
-  ADMIN_KUBECONFIG_SUBRESOURCE,
   forceRotationRemovalPatch,
   gardenerClusterFor,
   gardenerClusterSeries,
@@ -156,7 +155,7 @@ export async function ensureKubeconfig(
   } else {
     const issued = await context.garden.request<unknown>(
       'POST',
-      `/apis/${SHOOT_API_VERSION}/namespaces/${context.gardenNamespace}/shoots/${encodeURIComponent(shoot.metadata.name)}/${ADMIN_KUBECONFIG_SUBRESOURCE}`,
+      adminKubeconfigPath(context.gardenNamespace, shoot.metadata.name),
       {
         body: adminKubeconfigRequest(context.expirationSeconds),
       },

@@ -25,6 +25,11 @@ import {
 } from '../model/contract.js';
 import { formatGoDurationMs, rfc3339Seconds } from '../model/go-time.js';
 import { isJsonObject } from '../model/json.js';
+import {
+  adminKubeconfigRequest as requestFor,
+  readAdminKubeconfig,
+  type AdminKubeconfigRequest,
+} from '../model/admin-kubeconfig.js';
 import type { ObjectMeta } from '../model/kube-object.js';
 import { type RuntimeCondition, readRuntimeStatus } from '../model/runtime-status.js';
 import { kubeconfigSecretName } from './status.js';
@@ -92,18 +97,11 @@ const DEFAULT_KUBECONFIG_EXPIRATION_SECONDS = 24 * 60 * 60;
 const DEFAULT_MINIMAL_ROTATION_TIME = 0.6;
 /** `rotationPeriodRatio` 0.95: rotate once the kubeconfig is this share of the rotation period old (13h40m48s). */
 const ROTATION_PERIOD_RATIO = 0.95;
-/** gardener-apiserver refuses an `expirationSeconds` below 10 minutes (and caps it at its configured maximum, 24h by default). */
-const MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS = 600;
 /**
  * kimops, not KIM: a last-sync this far ahead of `now` is not clock skew but a bad value, and is rotated (KIM
  * would wait for it, possibly past the kubeconfig's expiry). Within it the kubeconfig counts as just synced.
  */
 const LAST_SYNC_FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
-
-const ADMIN_KUBECONFIG_REQUEST_API_VERSION = 'authentication.gardener.cloud/v1alpha1';
-const ADMIN_KUBECONFIG_REQUEST_KIND = 'AdminKubeconfigRequest';
-/** The Shoot subresource the request is POSTed to: `/apis/core.gardener.cloud/v1beta1/namespaces/<ns>/shoots/<name>/adminkubeconfig`. */
-export const ADMIN_KUBECONFIG_SUBRESOURCE = 'adminkubeconfig';
 
 // ---------------------------------------------------------------------------------------------------------
 // Objects
@@ -161,12 +159,6 @@ export interface SecretLike {
     annotations?: Record<string, string>;
   };
   data?: Record<string, string>;
-}
-
-export interface AdminKubeconfigRequest {
-  apiVersion: typeof ADMIN_KUBECONFIG_REQUEST_API_VERSION;
-  kind: typeof ADMIN_KUBECONFIG_REQUEST_KIND;
-  spec: { expirationSeconds: number };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -269,12 +261,7 @@ export function forceRotationRemovalPatch(): { metadata: { annotations: Record<s
 export function adminKubeconfigRequest(
   expirationSeconds: number = DEFAULT_KUBECONFIG_EXPIRATION_SECONDS,
 ): AdminKubeconfigRequest {
-  checkExpiration(expirationSeconds);
-  return {
-    apiVersion: ADMIN_KUBECONFIG_REQUEST_API_VERSION,
-    kind: ADMIN_KUBECONFIG_REQUEST_KIND,
-    spec: { expirationSeconds },
-  };
+  return requestFor(expirationSeconds);
 }
 
 export type AdminKubeconfigResult = { ok: true; kubeconfig: string; expiresAt?: Date } | { ok: false; error: string };
@@ -284,19 +271,10 @@ export type AdminKubeconfigResult = { ok: true; kubeconfig: string; expiresAt?: 
  * `status.expirationTimestamp` — Gardener may issue a shorter validity than asked for (its maximum).
  */
 export function readAdminKubeconfigResponse(body: unknown): AdminKubeconfigResult {
-  const status = isJsonObject(body) && isJsonObject(body.status) ? body.status : undefined;
-  const encoded = status?.kubeconfig;
-  if (typeof encoded !== 'string' || encoded === '')
-    return { ok: false, error: 'the AdminKubeconfigRequest answer has no status.kubeconfig' };
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
-    return { ok: false, error: 'status.kubeconfig of the AdminKubeconfigRequest answer is not base64' };
-  }
-  const kubeconfig = Buffer.from(encoded, 'base64').toString('utf8');
-  if (kubeconfig.trim() === '')
-    return { ok: false, error: 'the AdminKubeconfigRequest answer has an empty kubeconfig' };
-  const expires =
-    typeof status?.expirationTimestamp === 'string' ? parseRfc3339(status.expirationTimestamp) : undefined;
-  return { ok: true, kubeconfig, ...(expires !== undefined && { expiresAt: new Date(expires) }) };
+  const answer = readAdminKubeconfig(body);
+  if (!answer.ok) return answer;
+  const expires = answer.expirationTimestamp === undefined ? undefined : parseRfc3339(answer.expirationTimestamp);
+  return { ok: true, kubeconfig: answer.kubeconfig, ...(expires !== undefined && { expiresAt: new Date(expires) }) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -559,12 +537,9 @@ export function kubeconfigExpirationSample(
 // Helpers
 // ---------------------------------------------------------------------------------------------------------
 
+/** Throws the RangeError adminKubeconfigRequest throws for a validity Gardener would refuse. */
 function checkExpiration(expirationSeconds: number): void {
-  if (!Number.isInteger(expirationSeconds) || expirationSeconds < MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS) {
-    throw new RangeError(
-      `kubeconfig expiration must be a whole number of seconds, at least ${MIN_ADMIN_KUBECONFIG_EXPIRATION_SECONDS}; got ${expirationSeconds}`,
-    );
-  }
+  requestFor(expirationSeconds);
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$/;

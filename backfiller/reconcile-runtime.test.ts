@@ -1,11 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_ANNOTATION, RUNTIME_FINALIZER } from '../model/contract.js';
+import {
+  APPLIED_TREE_ANNOTATION,
+  PIPELINE_ANNOTATION,
+  RUNTIME_FINALIZER,
+  SKR_APPLIED_TREE_ANNOTATION,
+} from '../model/contract.js';
 import type { KubeObject } from '../model/kube-object.js';
 import type { Lookup } from './lookups.js';
 import type { RuntimeObject, ShootObject } from './objects.js';
 import { reconcileRuntime } from './reconcile-runtime.js';
 import { StepError } from './step-error.js';
-import { fail, fakeClient, noShoot, NOW, ok, runtime, succeededShoot } from '../test/helpers/backfiller-doubles.js';
+import {
+  fail,
+  fakeClient,
+  noShoot,
+  NOW,
+  ok,
+  runtime,
+  shootObject,
+  succeededShoot,
+} from '../test/helpers/backfiller-doubles.js';
+
+/** `succeededShoot` whose SKR the applier configured for the tree it applied (skr-status.ts): it can be Ready. */
+const configuredShoot = (): Lookup => {
+  const shoot = shootObject();
+  shoot.metadata.annotations = {
+    ...shoot.metadata.annotations,
+    [APPLIED_TREE_ANNOTATION]: 'tree-1',
+    [SKR_APPLIED_TREE_ANNOTATION]: 'tree-1',
+  };
+  return { ...succeededShoot(), shoot: async () => shoot };
+};
 
 describe('reconcileRuntime', () => {
   it('writes the status through /status with the resourceVersion read, and one Event per changed condition', async () => {
@@ -203,7 +228,7 @@ describe('reconcileRuntime', () => {
     const outcome = await reconcileRuntime(
       { kcp: kcp.client, garden: garden.client, gardenNamespace: 'garden-p', now: () => NOW },
       runtime(),
-      succeededShoot(),
+      configuredShoot(),
     );
     expect(outcome).toMatchObject({ statusWritten: true, state: 'Ready', kubeconfig: 'created', errors: [] });
 
@@ -212,7 +237,7 @@ describe('reconcileRuntime', () => {
       status: (kcp.calls.filter((c) => c.method === 'replace').at(-1)?.args[0] as RuntimeObject).status,
     };
     const broken: Lookup = {
-      ...succeededShoot(),
+      ...configuredShoot(),
       secret: async () =>
         Promise.reject(new StepError('read Secret kcp-system/kubeconfig-rid on https://fake: status 500', false)),
     };

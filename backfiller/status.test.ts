@@ -16,7 +16,7 @@ import {
   statusChanged,
 } from './status.js';
 import type { LiveRuntime } from '../model/runtime.js';
-import type { PipelineState } from '../model/pipeline-facts.js';
+import type { PipelineState, SkrError } from '../model/pipeline-facts.js';
 
 // Literal strings on purpose (not the module's constants): a changed constant must fail here.
 const FINALIZER = 'runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook';
@@ -24,6 +24,9 @@ const RUNTIME_GENERATION = 'infrastructuremanager.kyma-project.io/runtime-genera
 const APPLIED_COMMIT = 'kimops.kyma-project.io/applied-commit';
 const TIMED_OUT = 'kimops.kyma-project.io/operation-timed-out';
 const SUSPEND = 'operator.kyma-project.io/suspend-patch-reconciliation';
+const APPLIED_TREE = 'kimops.kyma-project.io/applied-tree';
+const SKR_APPLIED_TREE = 'kimops.kyma-project.io/skr-applied-tree';
+const OIDC = 'shoot-oidc-service';
 
 const T0 = '2026-07-01T10:00:00Z';
 const NOW = new Date('2026-07-01T12:34:56.789Z');
@@ -65,6 +68,12 @@ interface ShootOptions {
   annotations?: Record<string, string>;
   deleting?: boolean;
   noOperation?: boolean;
+  /** The folder tree the applier applied to the Shoot (default `tree-1`); `null` leaves the annotation out. */
+  tree?: string | null;
+  /** The tree whose SKR objects the applier applied (default: `tree`, i.e. configured); `null`: none yet. */
+  skrTree?: string | null;
+  /** The Shoot's extensions (default: the OIDC extension enabled, as KIM renders it). */
+  extensions?: { type: string; disabled?: boolean }[];
 }
 
 function shoot(options: ShootOptions = {}): StatusShoot {
@@ -85,14 +94,22 @@ function shoot(options: ShootOptions = {}): StatusShoot {
       taskID: `task-${i}`,
     }));
   const applied = options.applied === undefined ? 2 : options.applied;
+  const tree = options.tree === undefined ? 'tree-1' : options.tree;
+  const skrTree = options.skrTree === undefined ? tree : options.skrTree;
   return {
     metadata: {
       name: 'c-12345',
       namespace: 'garden-kyma',
       generation: options.generation ?? 5,
-      annotations: { ...(applied !== null && { [RUNTIME_GENERATION]: String(applied) }), ...options.annotations },
+      annotations: {
+        ...(applied !== null && { [RUNTIME_GENERATION]: String(applied) }),
+        ...(tree !== null && { [APPLIED_TREE]: tree }),
+        ...(skrTree !== null && { [SKR_APPLIED_TREE]: skrTree }),
+        ...options.annotations,
+      },
       ...(options.deleting && { deletionTimestamp: T0 }),
     },
+    spec: { extensions: options.extensions ?? [{ type: OIDC, disabled: false }] },
     status,
   };
 }
@@ -131,7 +148,7 @@ describe('runtimeStatus: docs/contracts/runtime-status.md §1 (no Shoot yet, Cre
       'Failed/Provisioned/ConversionErr/False "Runtime conversion error missing required label kyma-project.io/region"',
     ],
     [
-      'no Shoot, create refused (KIM UpdateStatePending with False ⇒ Failed)',
+      'no Shoot, create refused (kimops: a False condition ⇒ Failed, a fix in Git)',
       { shoot: undefined, pipeline: { applyError: 'admission webhook denied the request' } },
       'Failed/Provisioned/GardenerErr/False "Gardener API create error: admission webhook denied the request"',
     ],
@@ -308,7 +325,13 @@ describe('runtimeStatus: docs/contracts/runtime-status.md §2 (Shoot status → 
       'Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"',
     );
     expect(status.provisioningCompleted).toBe(true);
-    expect(status.conditions?.slice(0, 3).map((c) => c.type)).toEqual(['Provisioned', 'KubeconfigReady', 'Configured']);
+    expect(status.conditions?.slice(0, 5).map((c) => c.type)).toEqual([
+      'Provisioned',
+      'KubeconfigReady',
+      'KymaSystemNSCreated',
+      'OidcAndConfigMapConfigured',
+      'Configured',
+    ]);
   });
 
   it('a state Gardener does not define leaves KIM conditions and state as they were (KIM: stop)', () => {
@@ -457,6 +480,242 @@ describe('runtimeStatus: freshness (KIM re-entry guard, §2 point 3; §3 shouldP
   });
 });
 
+describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, ConfigureSKR, ApplyClusterRoleBindings)', () => {
+  const readyStatus = runtimeStatus(input());
+  const skrError = (
+    step: SkrError['step'],
+    message = 'connection refused',
+    tree = 'tree-1',
+  ): StatusInput['pipeline'] => ({
+    skrError: { step, message, tree },
+  });
+
+  it('configured for the applied tree, OIDC on: KIM’s chain to Ready', () => {
+    const status = runtimeStatus(input());
+    expect(kim(status, 'KymaSystemNSCreated')).toBe(
+      'Ready/KymaSystemNSCreated/KymaSystemNSReady/True "Creation of kyma-system Namespace"',
+    );
+    expect(kim(status, 'OidcAndConfigMapConfigured')).toBe(
+      'Ready/OidcAndConfigMapConfigured/OidcAndConfigMapsConfigured/True "OIDC and kyma-provisioning-info configuration completed"',
+    );
+    expect(kim(status, 'Configured')).toBe(
+      'Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"',
+    );
+    expect(status.provisioningCompleted).toBe(true);
+  });
+
+  it.each<[string, { type: string; disabled?: boolean }[], string]>([
+    ['disabled', [{ type: OIDC, disabled: true }], 'OIDC extension disabled'],
+    ['absent', [{ type: 'shoot-dns-service' }], 'OIDC extension disabled'],
+    ['no extensions at all', [], 'OIDC extension disabled'],
+    ['listed without `disabled`', [{ type: OIDC }], 'OIDC and kyma-provisioning-info configuration completed'],
+    ['enabled', [{ type: OIDC, disabled: false }], 'OIDC and kyma-provisioning-info configuration completed'],
+  ])('the OIDC extension %s → "%s"', (_what, extensions, message) => {
+    const status = runtimeStatus(input({ shoot: shoot({ extensions }) }));
+    expect(kim(status, 'OidcAndConfigMapConfigured')).toBe(
+      `Ready/OidcAndConfigMapConfigured/OidcAndConfigMapsConfigured/True "${message}"`,
+    );
+  });
+
+  it('not configured yet (a Shoot applied by an older kimops: no skr-applied-tree): Pending after KubeconfigReady, never Ready', () => {
+    const status = runtimeStatus(input({ shoot: shoot({ skrTree: null }) }));
+    expect(kim(status, 'KubeconfigReady')).toBe(
+      'Pending/KubeconfigReady/GardenerClusterCRReady/True "Gardener Cluster CR is ready."',
+    );
+    for (const type of ['KymaSystemNSCreated', 'OidcAndConfigMapConfigured', 'Configured'])
+      expect(condition(status, type)).toBeUndefined();
+    expect(status.provisioningCompleted).toBeUndefined();
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'GardenerClusterCRReady' });
+    expect(condition(status, 'Reconciling')).toMatchObject({
+      status: 'True',
+      reason: 'GardenerClusterCRReady',
+      message:
+        "Gardener Cluster CR is ready. The applier configures the SKR for the Shoot's applied tree tree-1 (configured: none) on its next sync",
+    });
+    expect(condition(status, 'Stalled')).toMatchObject({ status: 'False', message: 'Gardener Cluster CR is ready.' });
+  });
+
+  it('a Shoot the applier has not applied from main (no applied-tree) is not configured either', () => {
+    const status = runtimeStatus(input({ shoot: shoot({ tree: null, skrTree: null }) }));
+    expect(status.state).toBe('Pending');
+    expect(condition(status, 'Reconciling')?.message).toContain(
+      'The applier configures the SKR once it has applied the Shoot from main',
+    );
+    // An skr-applied-tree alone (no applied-tree) says nothing about the tree on the Shoot.
+    expect(runtimeStatus(input({ shoot: shoot({ tree: null, skrTree: 'tree-1' }) })).state).toBe('Pending');
+  });
+
+  it('KEB’s update: Pending at once; Pending while the SKR holds the older tree; Ready once it holds the new one', () => {
+    expect(readyStatus.state).toBe('Ready');
+    // The Runtime changed: nothing on the Shoot yet (changePending), although its SKR is configured for tree-1.
+    const bumped = runtimeStatus(input({ runtime: runtime({ generation: 3, status: readyStatus }) }));
+    expect(kim(bumped, 'Provisioned')).toBe('Pending/Provisioned/Processing/Unknown "Shoot update is in progress"');
+    // Applied (tree-2) and reconciled by Gardener; the SKR still holds tree-1's objects.
+    const shootDone = shoot({ type: 'Reconcile', applied: 3, tree: 'tree-2', skrTree: 'tree-1' });
+    const waiting = runtimeStatus(input({ runtime: runtime({ generation: 3, status: bumped }), shoot: shootDone }));
+    expect(waiting.state).toBe('Pending');
+    expect(condition(waiting, 'Reconciling')?.message).toContain('applied tree tree-2 (configured: tree-1)');
+    // Not decided at this step: the earlier Configured stays as it was (KIM leaves it too), the state says Pending.
+    expect(condition(waiting, 'Configured')).toMatchObject({ status: 'True', observedGeneration: 2 });
+    const ready = runtimeStatus(
+      input({
+        runtime: runtime({ generation: 3, status: waiting }),
+        shoot: shoot({ type: 'Reconcile', applied: 3, tree: 'tree-2' }),
+      }),
+    );
+    expect(kim(ready, 'Configured')).toBe(
+      'Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"',
+    );
+    expect(condition(ready, 'Configured')?.observedGeneration).toBe(3);
+  });
+
+  it('the kubeconfig comes first: a configured SKR without the Secret is Pending at KubeconfigReady', () => {
+    const status = runtimeStatus(input({ kubeconfigReady: false }));
+    expect(kim(status, 'KubeconfigReady')).toMatch(/^Pending\/KubeconfigReady\/GardenerClusterCRCreated\/Unknown/);
+    expect(condition(status, 'Configured')).toBeUndefined();
+  });
+
+  it.each<[SkrError['step'], string, string, string[]]>([
+    [
+      'client',
+      'Configured',
+      'Pending/Configured/ConfigurationError/False "failed to get runtime client"',
+      ['connection refused', "check the Shoot's API server", 'the applier retries on every sync'],
+    ],
+    [
+      'namespace',
+      'KymaSystemNSCreated',
+      'Pending/KymaSystemNSCreated/KymaSystemNSError/False "connection refused"',
+      ['the SKR refused the kyma-system Namespace', 'the applier retries on every sync'],
+    ],
+    [
+      'provisioning-info',
+      'OidcAndConfigMapConfigured',
+      'Pending/OidcAndConfigMapConfigured/ConfigMapErr/Unknown "Failed to apply kyma-provisioning-info config map, scheduling for retry - connection refused"',
+      ['kyma-system/kyma-provisioning-info', 'the applier retries on every sync'],
+    ],
+    [
+      'oidc',
+      'OidcAndConfigMapConfigured',
+      'Pending/OidcAndConfigMapConfigured/OidcConfigurationErr/Unknown "Failed to create OpenIDConnect resource. Scheduling for retry"',
+      ['connection refused', 'additionalOidcConfig', 'skrDefaultOidc', 'the applier retries on every sync'],
+    ],
+    [
+      'administrators',
+      'Configured',
+      'Pending/Configured/ConfigurationError/False "failed to update kubeconfig admin access"',
+      ['connection refused', 'spec.security.administrators', 'the applier retries on every sync'],
+    ],
+  ])(
+    'the applier failed at %s: KIM’s %s, Pending also when False (UpdateStatePending), the fix in Reconciling',
+    (step, type, expected, told) => {
+      const status = runtimeStatus(input({ shoot: shoot({ skrTree: null }), pipeline: skrError(step) }));
+      expect(kim(status, type)).toBe(expected);
+      expect(status.provisioningCompleted).toBeUndefined();
+      const reconciling = condition(status, 'Reconciling');
+      const head = condition(status, type);
+      expect(reconciling).toMatchObject({ status: 'True', reason: head?.reason });
+      for (const text of told) expect(reconciling?.message).toContain(text);
+      expect(reconciling?.message.startsWith(head?.message ?? '?')).toBe(true);
+      expect(condition(status, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: head?.reason,
+        message: head?.message,
+      });
+      expect(condition(status, 'Stalled')?.status).toBe('False');
+      // One Event for the failed step's condition: Warning when False (KIM's sFnEmmitEvent).
+      const event = eventConditions(readyStatus, status).find((c) => c.type === type);
+      expect(event && conditionEvent(runtime(), event).type).toBe(head?.status === 'False' ? 'Warning' : 'Normal');
+    },
+  );
+
+  it('the steps before the failed one are written as done, in KIM’s order', () => {
+    const types = (step: SkrError['step']) =>
+      runtimeStatus(input({ shoot: shoot({ skrTree: null }), pipeline: skrError(step) }))
+        .conditions?.map((c) => `${c.type}=${c.status}`)
+        .slice(0, 5);
+    expect(types('client')).toEqual([
+      'Provisioned=True',
+      'KubeconfigReady=True',
+      'Configured=False',
+      'Ready=False',
+      'Reconciling=True',
+    ]);
+    expect(types('provisioning-info')?.slice(0, 4)).toEqual([
+      'Provisioned=True',
+      'KubeconfigReady=True',
+      'KymaSystemNSCreated=True',
+      'OidcAndConfigMapConfigured=Unknown',
+    ]);
+    expect(types('administrators')?.slice(0, 5)).toEqual([
+      'Provisioned=True',
+      'KubeconfigReady=True',
+      'KymaSystemNSCreated=True',
+      'OidcAndConfigMapConfigured=True',
+      'Configured=False',
+    ]);
+  });
+
+  it('a Ready Runtime whose SKR fails for a new tree turns Pending with the reason, and Ready again once applied', () => {
+    const failing = runtimeStatus(
+      input({
+        runtime: runtime({ status: readyStatus }),
+        shoot: shoot({ tree: 'tree-2', skrTree: 'tree-1' }),
+        pipeline: skrError('administrators', 'Unauthorized', 'tree-2'),
+      }),
+    );
+    expect(kim(failing, 'Configured')).toBe(
+      'Pending/Configured/ConfigurationError/False "failed to update kubeconfig admin access"',
+    );
+    expect(failing.provisioningCompleted).toBe(true);
+    expect(eventConditions(readyStatus, failing).map((c) => c.type)).toEqual(['Configured']);
+    const healed = runtimeStatus(
+      input({
+        runtime: runtime({ status: failing }),
+        shoot: shoot({ tree: 'tree-2' }),
+        pipeline: skrError('administrators', 'Unauthorized', 'tree-2'),
+      }),
+    );
+    expect(healed.state).toBe('Ready');
+  });
+
+  it('an skrError of another tree is stale and ignored', () => {
+    expect(runtimeStatus(input({ pipeline: skrError('namespace', 'old', 'tree-0') })).state).toBe('Ready');
+    const waiting = runtimeStatus(
+      input({ shoot: shoot({ tree: 'tree-2', skrTree: 'tree-1' }), pipeline: skrError('namespace', 'old', 'tree-1') }),
+    );
+    expect(waiting.state).toBe('Pending');
+    expect(condition(waiting, 'KymaSystemNSCreated')).toBeUndefined();
+    expect(condition(waiting, 'Reconciling')?.message).toContain('applied tree tree-2');
+  });
+
+  it('a configured SKR wins over an error of the same tree (a report older than the apply that succeeded)', () => {
+    expect(runtimeStatus(input({ pipeline: skrError('oidc') })).state).toBe('Ready');
+  });
+
+  it('an skrError says nothing while the Shoot has not succeeded, nor while the Runtime is being deleted', () => {
+    const progressing = runtimeStatus(
+      input({ shoot: shoot({ type: 'Reconcile', state: 'Processing', skrTree: null }), pipeline: skrError('client') }),
+    );
+    expect(kim(progressing, 'Provisioned')).toBe(
+      'Pending/Provisioned/Processing/Unknown "Shoot update is in progress"',
+    );
+    expect(condition(progressing, 'Configured')).toBeUndefined();
+    const deleting = runtimeStatus(
+      input({
+        runtime: runtime({ deleting: true, finalizers: [FINALIZER] }),
+        shoot: shoot({ skrTree: null }),
+        pipeline: skrError('client'),
+      }),
+    );
+    expect(kim(deleting, 'Deprovisioned')).toBe(
+      'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
+    );
+    for (const type of ['KymaSystemNSCreated', 'OidcAndConfigMapConfigured', 'Configured'])
+      expect(condition(deleting, type)).toBeUndefined();
+  });
+});
+
 describe('runtimeStatus: operation timeouts (rules/operation-timeouts.ts)', () => {
   const value =
     'Create started 2026-07-01T09:00:00Z has no result after 1h0m0s (kimops.yaml apply.timeouts); Gardener goes on trying';
@@ -576,7 +835,7 @@ describe('runtimeStatus: deletion (§4) and the finalizer', () => {
       'Terminating/Deprovisioned/GardenerShootDeleted/Unknown "Runtime shoot deletion started"',
     ],
     [
-      'delete refused (KIM UpdateStateDeletion with False ⇒ Failed)',
+      'delete refused (kimops: a False condition ⇒ Failed)',
       { shoot: shoot(), pipeline: { applyError: 'forbidden' } },
       'Failed/Deprovisioned/GardenerShootDeleted/False "Gardener API shoot delete error"',
     ],
@@ -648,7 +907,7 @@ describe('runtimeStatus: Kubernetes-standard conditions (kstatus)', () => {
     expect(condition(runtimeStatus(input()), 'Ready')).toMatchObject({
       reason: 'RuntimeReady',
       message:
-        'Shoot garden-kyma/c-12345 reconciled at Runtime generation 2, kubeconfig Secret kcp-system/kubeconfig-rt-1 present',
+        'Shoot garden-kyma/c-12345 reconciled at Runtime generation 2, SKR configured, kubeconfig Secret kcp-system/kubeconfig-rt-1 present',
     });
     const stalled = condition(
       runtimeStatus(
@@ -872,7 +1131,7 @@ describe('conditions over time: lastTransitionTime, kept fields, statusChanged, 
       eventConditions(pendingStatus, readyStatus)
         .map((c) => c.type)
         .sort(),
-    ).toEqual(['Configured', 'KubeconfigReady', 'Provisioned']);
+    ).toEqual(['Configured', 'KubeconfigReady', 'KymaSystemNSCreated', 'OidcAndConfigMapConfigured', 'Provisioned']);
     const deleting = runtimeStatus(
       input({
         runtime: runtime({ status: readyStatus, deleting: true, finalizers: [FINALIZER] }),

@@ -17,7 +17,7 @@ import {
 } from '../model/contract.js';
 import { rfc3339Seconds } from '../model/go-time.js';
 import type { ObjectMeta } from '../model/kube-object.js';
-import type { PipelineState } from '../model/pipeline-facts.js';
+import type { PipelineState, SkrError } from '../model/pipeline-facts.js';
 import {
   type ConditionStatus,
   type RuntimeCondition,
@@ -28,8 +28,10 @@ import {
   readRuntimeStatus,
   CONDITION_PROVISIONED,
   CONDITION_KUBECONFIG_READY,
-  CONDITION_CONFIGURED,
   CONDITION_DEPROVISIONED,
+  CONDITION_KYMA_SYSTEM_NS_CREATED,
+  CONDITION_OIDC_AND_CONFIG_MAP_CONFIGURED,
+  CONDITION_CONFIGURED,
   REASON_INITIALISED,
   REASON_PENDING,
   REASON_PROCESSING,
@@ -42,7 +44,6 @@ import {
   REASON_GARDENER_ERR,
   REASON_GARDENER_CLUSTER_CR_CREATED,
   REASON_GARDENER_CLUSTER_CR_READY,
-  REASON_ADMINISTRATORS_CONFIGURED,
   REASON_GARDENER_SHOOT_DELETED,
   REASON_DELETION_ERR,
   CONDITION_READY,
@@ -73,6 +74,7 @@ import {
 import type { ShootStatus } from '../model/shoot.js';
 import { type ShootHealth, isRetryable, shootHealth } from '../rules/shoot-health.js';
 import type { LiveRuntime } from '../model/runtime.js';
+import { type SkrShoot, skrVerdict } from './skr-status.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary. Every string is KIM's own (api/v1 runtime_types.go and the FSM states), as recorded in
@@ -105,8 +107,6 @@ const MSG_RUNTIME_PROCESSING_COMPLETED = 'Runtime processing completed successfu
 const MSG_GARDENER_CLUSTER_CR_CREATED = 'Gardener Cluster CR created, waiting for readiness';
 /** §1 HandleKubeconfig, Ready (the trailing dot is KIM's). */
 const MSG_GARDENER_CLUSTER_CR_READY = 'Gardener Cluster CR is ready.';
-/** §1 ApplyClusterRoleBindings, done. */
-const MSG_ADMINISTRATORS_CONFIGURED = 'Cluster admin configuration completed';
 /** §4 1. and 2. */
 const MSG_SHOOT_DELETION_STARTED = 'Runtime shoot deletion started';
 /** §4 2., `Delete(shoot)` failed (KIM writes it without the error). */
@@ -162,8 +162,11 @@ const FIX_TIMEOUT =
 // Input
 // ---------------------------------------------------------------------------------------------------------
 
-/** The live Shoot (model/shoot.ts's `Shoot` fits, as does a watch event's object). */
-export interface StatusShoot {
+/**
+ * The live Shoot (model/shoot.ts's `Shoot` fits, as does a watch event's object). Of the spec only the
+ * extensions (whether OIDC is on, skr-status.ts); backfiller/compact-objects.ts keeps what this reads.
+ */
+export interface StatusShoot extends SkrShoot {
   metadata: ObjectMeta;
   status?: ShootStatus;
 }
@@ -199,12 +202,15 @@ interface Verdict {
   state: RuntimeState;
   /** KIM's conditions to set, in order (each through model/conditions.ts's `setCondition`). */
   set: ConditionSpec[];
-  /** For a Failed Runtime: what to do (goes to `Stalled`). */
+  /** What to do: goes to `Stalled` when Failed, to `Reconciling` when Pending or Terminating. */
   fix?: string;
   provisioningCompleted?: true;
 }
 
-/** KIM's `UpdateStatePending` (api/v1 runtime_types.go): Pending, but Failed when the condition is False. */
+/**
+ * KIM's `UpdateStatePending` (api/v1 runtime_types.go), but Failed when the condition is False: those rows need a
+ * fix in Git (backfiller/README.md, "False ⇒ Failed"). KIM keeps Pending; the SKR's steps do too (shootSucceeded).
+ */
 function pending(
   type: RuntimeConditionType,
   reason: RuntimeConditionReason,
@@ -224,7 +230,7 @@ function failed(type: RuntimeConditionType, reason: RuntimeConditionReason, mess
   return { state: 'Failed', set: [{ type, status: 'False', reason, message }], fix };
 }
 
-/** KIM's `UpdateStateDeletion`: Terminating, but Failed when the condition is False. */
+/** KIM's `UpdateStateDeletion`, but Failed when the condition is False (as `pending`; KIM keeps Terminating). */
 function deletion(reason: RuntimeConditionReason, status: ConditionStatus, message: string, fix?: string): Verdict {
   return {
     state: status === 'False' ? 'Failed' : 'Terminating',
@@ -379,15 +385,24 @@ function lifecycleVerdict(
         ? failed(CONDITION_PROVISIONED, REASON_CREATION_ERR, MSG_SHOOT_CREATION_FAILED, health.reason)
         : failed(CONDITION_PROVISIONED, REASON_PROCESSING_ERR, health.codes.join(', '), health.reason);
     case 'healthy':
-      return shootSucceeded(create, input.kubeconfigReady);
+      return shootSucceeded(create, input.kubeconfigReady, shoot, input.pipeline.skrError);
     case 'unknown':
       // §2 "other": a state Gardener does not define; KIM stops and leaves the status as it is.
       return { state: previousState ?? 'Pending', set: [] };
   }
 }
 
-/** §2 Succeeded → §1 HandleKubeconfig → ApplyClusterRoleBindings (kimops does not configure inside the SKR). */
-function shootSucceeded(create: boolean, kubeconfigReady: boolean): Verdict {
+/**
+ * §2 Succeeded → §1 HandleKubeconfig → the SKR's steps (skr-status.ts: CreateKymaNamespace, ConfigureSKR,
+ * ApplyClusterRoleBindings) → Ready. The SKR's `skrError` is keyed by the tree it was about, not by the Runtime
+ * generation, so it is read from the pipeline as given (skrVerdict ignores one of another tree).
+ */
+function shootSucceeded(
+  create: boolean,
+  kubeconfigReady: boolean,
+  shoot: StatusShoot,
+  skrError: SkrError | undefined,
+): Verdict {
   const provisioned: ConditionSpec = create
     ? {
         type: CONDITION_PROVISIONED,
@@ -415,25 +430,17 @@ function shootSucceeded(create: boolean, kubeconfigReady: boolean): Verdict {
       ],
     };
   }
-  return {
-    state: 'Ready',
-    set: [
-      provisioned,
-      {
-        type: CONDITION_KUBECONFIG_READY,
-        status: 'True',
-        reason: REASON_GARDENER_CLUSTER_CR_READY,
-        message: MSG_GARDENER_CLUSTER_CR_READY,
-      },
-      {
-        type: CONDITION_CONFIGURED,
-        status: 'True',
-        reason: REASON_ADMINISTRATORS_CONFIGURED,
-        message: MSG_ADMINISTRATORS_CONFIGURED,
-      },
-    ],
-    provisioningCompleted: true,
+  const kubeconfig: ConditionSpec = {
+    type: CONDITION_KUBECONFIG_READY,
+    status: 'True',
+    reason: REASON_GARDENER_CLUSTER_CR_READY,
+    message: MSG_GARDENER_CLUSTER_CR_READY,
   };
+  const skr = skrVerdict(shoot, skrError);
+  // KIM's UpdateStatePending along the way (Pending also with a False condition), Ready only at the end.
+  if (!skr.configured)
+    return { state: 'Pending', set: [provisioned, kubeconfig, ...skr.set], ...(skr.fix && { fix: skr.fix }) };
+  return { state: 'Ready', set: [provisioned, kubeconfig, ...skr.set], provisioningCompleted: true };
 }
 
 /** The generator's and applier's failures, in KIM's words where KIM has them (§1 CreateShoot, §3 Errors). */
@@ -544,20 +551,30 @@ function standardConditions(
     state === 'Ready'
       ? { type: CONDITION_READY, status: 'True', reason: REASON_RUNTIME_READY, message: readyMessage(runtime, shoot) }
       : { type: CONDITION_READY, status: 'False', reason: head.reason, message: head.message };
-  const stalledMessage =
-    state === 'Failed'
-      ? [head.message, verdict.fix].filter((part) => part !== undefined && part !== '').join(': ')
-      : head.message;
+  const reconciling = state === 'Pending' || state === 'Terminating';
+  const told = withFix(head.message, verdict.fix);
   return [
     ready,
     {
       type: CONDITION_RECONCILING,
-      status: flag(state === 'Pending' || state === 'Terminating'),
+      status: flag(reconciling),
       reason: head.reason,
-      message: head.message,
+      message: reconciling ? told : head.message,
     },
-    { type: CONDITION_STALLED, status: flag(state === 'Failed'), reason: head.reason, message: stalledMessage },
+    {
+      type: CONDITION_STALLED,
+      status: flag(state === 'Failed'),
+      reason: head.reason,
+      message: state === 'Failed' ? told : head.message,
+    },
   ];
+}
+
+/** The deciding message and what to do: `<message>: <fix>`, or `<message>. <Fix>` after KIM's sentences that end in a dot. */
+function withFix(message: string, fix: string | undefined): string {
+  if (fix === undefined || fix === '') return message;
+  if (message === '') return fix;
+  return message.endsWith('.') ? `${message} ${fix.charAt(0).toUpperCase()}${fix.slice(1)}` : `${message}: ${fix}`;
 }
 
 function readyMessage(runtime: LiveRuntime, shoot: StatusShoot | undefined): string {
@@ -567,6 +584,7 @@ function readyMessage(runtime: LiveRuntime, shoot: StatusShoot | undefined): str
   return (
     `Shoot ${shootName} reconciled` +
     (generation !== undefined ? ` at Runtime generation ${generation}` : '') +
+    ', SKR configured' +
     (secret ? `, kubeconfig Secret ${runtime.metadata.namespace ?? 'kcp-system'}/${secret} present` : '')
   );
 }
@@ -759,10 +777,10 @@ const KIM_CONDITION_TYPES: ReadonlySet<string> = new Set([
   CONDITION_KUBECONFIG_READY,
   CONDITION_CONFIGURED,
   CONDITION_DEPROVISIONED,
-  'KymaSystemNSCreated',
+  CONDITION_KYMA_SYSTEM_NS_CREATED,
   'RegistryCacheConfigured',
   'RuntimeBootstrapperReady',
-  'OidcAndConfigMapConfigured',
+  CONDITION_OIDC_AND_CONFIG_MAP_CONFIGURED,
   'CustomAuditLogConfigured',
   'AuditLogCredentialsCopied',
 ]);

@@ -10,6 +10,7 @@ import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { clusterConnection } from '../adapters/kube/informer-factory.js';
 import type { ClusterOptions } from '../adapters/kube/kubeconfig-source.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
+import { skrClient } from '../adapters/kube/skr-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
 import { configAtCommit } from '../applier/commit-config.js';
 import { GardenCaches } from '../applier/garden-caches.js';
@@ -118,8 +119,13 @@ async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape)
     await metricsServer?.close();
     throw error;
   });
-  // The Shoots and companions, kept by WATCH: a sync lists nothing.
-  const caches = new GardenCaches(gardenConnection, (line) => io.stderr(`${line}\n`));
+  // The Shoots and companions, kept by WATCH: a sync lists nothing. A Shoot reconciled with its cluster not yet
+  // configured from its tree starts a sync at once, as a merge does.
+  const caches = new GardenCaches(
+    gardenConnection,
+    (line) => io.stderr(`${line}\n`),
+    () => loop?.trigger(),
+  );
   const watching: Watching = { memo, caches, planCache: {} };
   // A local repo's main moving (a merge) starts a sync at once, as a verified push does for a remote one.
   const mainWatch = await mainRefWatchOf(options.repo, io, () => loop?.trigger());
@@ -304,6 +310,8 @@ async function sync(
       memo: watching?.memo ?? syncMemo(),
       ...(watching && { live: await watching.caches.live(namespace, fieldManager) }),
       betweenBatches: collectGarbage,
+      // Each SKR's client is asked of Gardener when its turn comes, and closed after: nothing is kept.
+      skr: (shootNamespace, shoot) => skrClient(garden, shootNamespace, shoot),
     },
     {
       path: planCachePath,
@@ -328,12 +336,16 @@ async function sync(
     return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
   // A sync that wrote nothing says so at debug: a service logs what happened, not that nothing did.
+  const skr = report.skr;
   const quiet =
     result.applied.length + result.failed.length + result.cleaned.length + result.annotated.length === 0 &&
     !result.refused &&
-    result.notAttempted === 0;
+    result.notAttempted === 0 &&
+    (skr === undefined || skr.configured.length + skr.failed.length + skr.unrecorded.length === 0);
   const log = logLine(io, quiet ? 'debug' : 'info');
   for (const [line, shoot] of resultLines(result)) log(line, shoot === undefined ? {} : { shoot });
+  for (const outcome of skr?.configured ?? [])
+    for (const line of outcome.lines) log(`${outcome.shoot}: SKR: ${line}`, { shoot: outcome.shoot });
   for (const line of reportTail(report, true).trimEnd().split('\n')) log(line);
   const applyReport = report.applyReport;
   if (applyReport?.outcome === 'written')
@@ -344,6 +356,12 @@ async function sync(
     io.stderr(`${applyReport.message} (the Runtimes' status misses this sync's failures until a sync writes it)\n`);
   if (result.refused) io.stderr(`${result.refused}\n`);
   for (const failed of result.failed) for (const line of failed.lines) io.stderr(`${failed.shoot}: ${line}\n`);
+  // An SKR that could not be configured is the Runtime's to show (the apply report), not a failed Garden sync.
+  for (const failed of skr?.failed ?? [])
+    io.stderr(
+      `${failed.shoot}: SKR not configured (step ${failed.error.step}): ${failed.error.message}; the next sync tries again\n`,
+    );
+  for (const unrecorded of skr?.unrecorded ?? []) io.stderr(`${unrecorded.shoot}: SKR: ${unrecorded.message}\n`);
   if (result.unreachable) return EXIT.unavailable;
   return result.refused || result.failed.length > 0 || heldBack ? EXIT.conversionFailed : EXIT.ok;
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -78,7 +78,7 @@ describe('kimops render', () => {
     expect(code).toBe(0);
     const documents = documentsOf(stdout);
     const shoots = documents.filter((d) => d.kind === 'Shoot').map((d) => d.metadata.name);
-    expect(shoots).toHaveLength(12);
+    expect(shoots).toHaveLength(15);
     expect(shoots).toEqual([...shoots].sort());
     expect(documents[0]).toMatchObject({
       kind: 'ConfigMap',
@@ -131,7 +131,15 @@ describe('kimops render', () => {
     const { code, stdout, stderr } = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--out', out]);
     expect(code).toBe(0);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`wrote 2 files under ${out} (0 unchanged)\n`);
+    // The Shoot, its companion, and the four objects of its cluster under skr/: those are not in the printed stream,
+    // which is for the Garden.
+    expect(stderr).toBe(`wrote 6 files under ${out} (0 unchanged)\n`);
+    expect((await readdir(join(out, `shoots/${AWS_SHOOT}/skr`))).sort()).toEqual([
+      expect.stringMatching(/^clusterrolebinding-admin-[0-9a-f]{10}\.yaml$/),
+      'configmap-kyma-provisioning-info.yaml',
+      'namespace-kyma-system.yaml',
+      'openidconnect-kyma-oidc-0.yaml',
+    ]);
     const companion = await readFile(
       join(out, `shoots/${AWS_SHOOT}/configmap-structured-auth-config-${AWS_SHOOT}.yaml`),
       'utf8',
@@ -140,7 +148,7 @@ describe('kimops render', () => {
     expect(`${companion}---\n${shoot}`).toBe(printed.stdout);
 
     const again = await kimops(['render', '--landscape', 'dev', '--runtime', AWS, '--out', out]);
-    expect(again.stderr).toBe(`wrote 0 files under ${out} (2 unchanged)\n`);
+    expect(again.stderr).toBe(`wrote 0 files under ${out} (6 unchanged)\n`);
   });
 
   it('--output json prints one object with the shoots and the errors', async () => {
@@ -165,6 +173,7 @@ describe('kimops render', () => {
         mode: string;
         shoot: { kind: string };
         companions: unknown[];
+        skr: { kind: string }[];
         files: string[];
       }[];
       errors: { source: string; runtime: string; field: string; message: string }[];
@@ -173,8 +182,18 @@ describe('kimops render', () => {
       [GCP_SHOOT, 'create', 'Shoot', 1],
       [AWS_SHOOT, 'create', 'Shoot', 1],
     ]);
+    expect(report.shoots[1]?.skr.map((o) => o.kind)).toEqual([
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Namespace',
+      'OpenIDConnect',
+    ]);
     expect(report.shoots[1]?.files).toEqual([
       `shoots/${AWS_SHOOT}/configmap-structured-auth-config-${AWS_SHOOT}.yaml`,
+      expect.stringMatching(new RegExp(`^shoots/${AWS_SHOOT}/skr/clusterrolebinding-admin-[0-9a-f]{10}\\.yaml$`)),
+      `shoots/${AWS_SHOOT}/skr/configmap-kyma-provisioning-info.yaml`,
+      `shoots/${AWS_SHOOT}/skr/namespace-kyma-system.yaml`,
+      `shoots/${AWS_SHOOT}/skr/openidconnect-kyma-oidc-0.yaml`,
       `shoots/${AWS_SHOOT}/shoot.yaml`,
     ]);
     expect(report.errors).toEqual([
@@ -213,7 +232,9 @@ describe('kimops render', () => {
 
   it('re-rendering against its own --out folder as --live-shoot changes no file (update mode is stable)', async () => {
     const out = join(dir.path, 'repo');
-    await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--out', out]);
+    const first = await kimops(['render', '--landscape', 'dev', '--runtime', KEB_EXAMPLES, '--out', out]);
+    // Every file of every Shoot folder, skr/ included: a live-Shoot folder skips what is no Shoot.
+    const written = /^wrote (\d+) files/.exec(first.stderr)?.[1];
     const { code, stderr } = await kimops([
       'render',
       '--landscape',
@@ -226,22 +247,28 @@ describe('kimops render', () => {
       out,
     ]);
     expect(code).toBe(0);
-    expect(stderr).toBe(`wrote 0 files under ${out} (24 unchanged)\n`);
+    expect(stderr).toBe(`wrote 0 files under ${out} (${written} unchanged)\n`);
   });
 
-  it('--registry-cache-secret names the garden Secret of a cache with credentials in update mode', async () => {
+  it('names the garden Secret of a cache with credentials reg-cache-<uid> in update mode, or as --registry-cache-secret says', async () => {
     const created = await kimops(['render', '--landscape', 'dev', '--runtime', AWS]);
     const live = await dir.write('live/shoot.yaml', created.stdout.split('---\n').at(-1) ?? '');
     const cached =
       (await readFile(AWS, 'utf8')) +
       '  imageRegistryCache:\n  - name: cache\n    namespace: kyma-system\n    uid: 0a1b\n    config:\n      upstream: ghcr.io\n      secretReferenceName: ghcr-credentials\n';
     const runtime = await dir.write('cached.yaml', cached);
+    const resourcesOf = (stdout: string) =>
+      (
+        documentsOf(stdout).find((d) => d.kind === 'Shoot') as unknown as {
+          spec: { resources: { name: string }[] };
+        }
+      ).spec.resources.map((r) => r.name);
 
-    const without = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live]);
-    expect(without.code).toBe(1);
-    expect(without.stderr).toContain('pass its name (kimops render --registry-cache-secret 0a1b=<name>)');
+    const fallback = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live]);
+    expect(fallback.code).toBe(0);
+    expect(resourcesOf(fallback.stdout)).toContain('reg-cache-0a1b');
 
-    const withSecret = await kimops([
+    const named = await kimops([
       'render',
       '--landscape',
       'dev',
@@ -250,13 +277,11 @@ describe('kimops render', () => {
       '--live-shoot',
       live,
       '--registry-cache-secret',
-      '0a1b=reg-cache-0a1b',
+      '0a1b=reg-cache-5b8d0c6e',
     ]);
-    expect(withSecret.code).toBe(0);
-    const shoot = documentsOf(withSecret.stdout).find((d) => d.kind === 'Shoot') as unknown as {
-      spec: { resources: { name: string }[] };
-    };
-    expect(shoot.spec.resources.map((r) => r.name)).toContain('reg-cache-0a1b');
+    expect(named.code).toBe(0);
+    expect(resourcesOf(named.stdout)).toContain('reg-cache-5b8d0c6e');
+    expect(resourcesOf(named.stdout)).not.toContain('reg-cache-0a1b');
   });
 
   it('--live-shoot refuses unreadable live Shoots with exit 2, since their Runtimes would render as new Shoots', async () => {

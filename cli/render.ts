@@ -6,7 +6,7 @@ import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes, readShoots, STDIN } from '../adapters/files/manifests.js';
 import { writeFiles } from '../adapters/files/write-files.js';
 import { toYamlStream } from '../rules/canonical-yaml.js';
-import { filesOf } from '../rules/landscape-layout.js';
+import { filesOf, isSkrPath } from '../rules/landscape-layout.js';
 import { renderRuntimes, type RenderResult } from '../generator/render-runtimes.js';
 import { parseAssignments } from '../model/assignments.js';
 import { ConfigError } from '../model/errors.js';
@@ -52,7 +52,11 @@ export async function render(options: RenderOptions, io: CliIo): Promise<number>
     io.stderr(`wrote ${written.length} files under ${printable(options.out)} (${unchanged.length} unchanged)\n`);
   }
   if (options.output === 'json') io.stdout(`${jsonReport(result, readErrors)}\n`);
-  else if (!options.out) io.stdout(toYamlStream(result.rendered.flatMap((r) => r.manifests.map((m) => m.object))));
+  // The stream is for the Garden (kubectl apply -f -): the objects of the clusters (skr/) are not.
+  else if (!options.out)
+    io.stdout(
+      toYamlStream(result.rendered.flatMap((r) => r.manifests.filter((m) => !isSkrPath(m.path)).map((m) => m.object))),
+    );
 
   if (result.unusedLiveShoots.length > 0) {
     io.stderr(
@@ -113,14 +117,15 @@ const stableJson = configure({ deterministic: true });
 
 function jsonReport(result: RenderResult, readErrors: readonly { source: string; message: string }[]): string {
   const shoots = result.rendered.map((r) => {
-    const objects = r.manifests.map((m) => m.object);
+    const garden = r.manifests.filter((m) => !isSkrPath(m.path)).map((m) => m.object);
     return {
       name: r.shootName,
       runtime: r.runtime,
       source: r.source,
       mode: r.mode,
-      shoot: objects.at(-1),
-      companions: objects.slice(0, -1),
+      shoot: garden.at(-1),
+      companions: garden.slice(0, -1),
+      skr: r.manifests.filter((m) => isSkrPath(m.path)).map((m) => m.object),
       files: r.manifests.map((m) => m.path),
     };
   });

@@ -15,7 +15,7 @@ import { useTempDir } from '../test/helpers/temp-dir.js';
 const dir = useTempDir('validate');
 const EXAMPLES = new URL('../examples/runtimes/keb/', import.meta.url).pathname;
 
-// A dev landscape repo whose main holds the 12 KEB examples' Shoots, made once: each test clones it.
+// A dev landscape repo whose main holds the 15 KEB examples' Shoots, made once: each test clones it.
 let origin: { dir: string; gitdir: string };
 beforeAll(async () => {
   const made = await mkdtemp(join(tmpdir(), 'kimops-validate-origin-'));
@@ -55,10 +55,10 @@ describe('kimops validate', () => {
     const work = await checkout();
     const all = await kimops(['validate', work]);
     expect(all.code).toBe(0);
-    expect(all.stdout).toBe('12 Shoots checked: 12 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+    expect(all.stdout).toBe('15 Shoots checked: 15 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
     const none = await kimops(['validate', work, '--base', 'origin/main']);
     expect(none.stdout).toBe(
-      '0 Shoots checked changed against origin/main (12 unchanged): 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n',
+      '0 Shoots checked changed against origin/main (15 unchanged): 0 create, 0 update, 0 delete; 0 denied, 0 warnings\n',
     );
   });
 
@@ -73,7 +73,7 @@ describe('kimops validate', () => {
     );
     expect(text.stdout).toContain('✗ notes.md:2: credentials (private-key): ');
     expect(text.stdout).toMatch(
-      /1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/,
+      /1 Shoots checked changed against origin\/main \(14 unchanged\): 0 create, 1 update, 0 delete; 3 denied, 0 warnings\n$/,
     );
 
     // As the workflow runs it: annotations, and a table in the job summary the runner names.

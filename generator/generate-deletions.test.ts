@@ -1,7 +1,7 @@
 // Deletion only on proof (issue 14): a pass proposes a Shoot's deletion only when its Runtime is known to be
 // gone. KEB's deletions (a deletionTimestamp) flow in batches and merge; a Shoot whose Runtime is simply
 // absent waits for a human; a pass whose Runtimes are incomplete or empty deletes nothing and says why.
-// On a real landscape repo and the embedded local forge, main seeded with the 12 example Shoots at once.
+// On a real landscape repo and the embedded local forge, main seeded with the 15 example Shoots at once.
 import { describe, expect, it } from 'vitest';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
@@ -116,7 +116,7 @@ describe('generate: deletions KEB asked for and deletions nobody asked for', () 
   });
 
   it("proposes KEB's deletions batchSize per pass, says how many follow, and touches no other Shoot", async () => {
-    // A guard that lets a batch of 2 through in a landscape of 12 (its 10 % would make the batch 1: see deletions.test.ts).
+    // A guard that lets a batch of 2 through in a landscape of 15 (its 10 % would make the batch 1: see deletions.test.ts).
     const { repo, runtimes, run, logs } = await landscape((text) =>
       text.replace(/^ {2}batchSize: \d+$/m, '  batchSize: 2').replace(/^ {2}maxPercent: \d+$/m, '  maxPercent: 50'),
     );

@@ -92,9 +92,13 @@ describe('generate: a credential in what the generator commits', () => {
       landscape: 'dev',
     };
     for (const proposal of result.proposed) {
+      // The global account id is in the cluster's kyma-provisioning-info too (skr/): found there as well.
       expect(proposal.failedChecks).toEqual([
         expect.stringMatching(
           /^shoots\/[^/]+\/shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/,
+        ),
+        expect.stringMatching(
+          /^shoots\/[^/]+\/skr\/configmap-kyma-provisioning-info\.yaml:\d+: document 1 \(ConfigMap kyma-system\/kyma-provisioning-info\), data\.details \(YAML\) → globalAccountID: a GitHub personal access token/,
         ),
       ]);
       expect(proposal.failedChecks.join('\n')).not.toContain(TOKEN);
@@ -108,6 +112,7 @@ describe('generate: a credential in what the generator commits', () => {
       const report = checkLandscapeFiles({ files: await filesAt(repo, pr.value.headSha), base: mainBefore, context });
       expect(report.findings.map((f) => `${f.path} ${f.check} ${f.severity}`)).toEqual([
         `shoots/${proposal.shoot}/shoot.yaml credentials (token-pattern) deny`,
+        `shoots/${proposal.shoot}/skr/configmap-kyma-provisioning-info.yaml credentials (token-pattern) deny`,
       ]);
       expect(report.findings[0]?.message).toContain('metadata.labels.account: a GitHub personal access token');
     }

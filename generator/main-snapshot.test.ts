@@ -56,4 +56,34 @@ describe('readMainSnapshot', () => {
       empty: 'shoots/empty/shoot.yaml on main: is empty',
     });
   });
+
+  it("knows a folder with its cluster's objects (skr/) by its oid, reading nothing", async () => {
+    const repo = await LandscapeRepo.open(`${dir.path}/landscape.git`);
+    const config = fillPlaceholders((await readTemplate()).get(KIMOPS_YAML) as string, {
+      landscape: 'dev',
+      project: 'kyma-dev',
+    });
+    const folder = new Map([
+      ['shoots/good/shoot.yaml', SHOOT],
+      ['shoots/good/configmap-a.yaml', 'kind: ConfigMap\n'],
+      ['shoots/good/skr/namespace-kyma-system.yaml', 'kind: Namespace\n'],
+      ['shoots/good/skr/openidconnect-kyma-oidc-0.yaml', 'kind: OpenIDConnect\n'],
+    ]);
+    const author = { name: 'test', email: 'test@localhost' };
+    await repo.commitFiles({
+      branch: 'main',
+      files: new Map([[KIMOPS_YAML, config], ...folder]),
+      message: 'm',
+      author,
+    });
+    const snapshot = await readMainSnapshot(repo, 'main', 'dev');
+    expect(snapshot.holds('good', folder)).toBe(true);
+    expect((await snapshot.folder('good')).files).toEqual(folder);
+    const changed = new Map(folder).set('shoots/good/skr/namespace-kyma-system.yaml', 'kind: Namespace # x\n');
+    expect(snapshot.holds('good', changed)).toBe(false);
+    const fewer = new Map([...folder].filter(([path]) => !path.includes('openidconnect')));
+    expect(snapshot.holds('good', fewer)).toBe(false);
+    expect(snapshot.holds('good', new Map(folder).set('shoots/good//x.yaml', ''))).toBe(false);
+    expect(snapshot.holds('good', new Map(folder).set('shoots/other/x.yaml', ''))).toBe(false);
+  });
 });

@@ -90,8 +90,8 @@ export async function readMainSnapshot(repo: LandscapeRepo, ref: string, landsca
       const names = new Map<string, string>();
       for (const [path, text] of files) {
         const name = path.slice(folder.length);
-        // Only files directly in the Shoot's folder make up its oid; anything else is a difference.
-        if (!path.startsWith(folder) || name === '' || name.includes('/')) return false;
+        // Only files in the Shoot's folder (and its subfolders, as skr/) make up its oid; anything else is a difference.
+        if (!path.startsWith(folder) || name.split('/').includes('')) return false;
         names.set(name, text);
       }
       return folders.get(shoot) === folderOid(names);

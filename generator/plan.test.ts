@@ -466,7 +466,126 @@ describe('planPass', () => {
   });
 });
 
-/** KEB's 12 example Runtimes as the files hold them: no metadata.generation, as read from a folder. */
+describe('planPass on changes inside the clusters (skr/)', () => {
+  const addAdministrator = (runtime: Runtime) => runtime.spec.security.administrators.push('alice@example.com');
+  /** The Runtime as KEB writes it without OIDC providers of its own: the SKR gets the landscape's default. */
+  const ownOidcless = (plan: Plan): RuntimeInput => {
+    const runtime = structuredClone(RUNTIMES[plan].runtime);
+    delete runtime.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig;
+    return { ...RUNTIMES[plan], runtime };
+  };
+  const mainOf = (runtimes: readonly RuntimeInput[], settings = SETTINGS) =>
+    new Map(renderRuntimes(runtimes, settings).rendered.map((r) => [r.shootName, fileMapOf(r.manifests)]));
+  const withIssuer = (issuerURL: string): ConversionSettings => ({
+    ...SETTINGS,
+    skrDefaultOidc: { ...SETTINGS.skrDefaultOidc, issuerURL },
+  });
+  const skrOf = (proposal: { skr?: readonly { subject: string; detail: string }[] } | undefined) =>
+    proposal?.skr?.map((c) => `${c.subject}: ${c.detail}`);
+
+  it("a Runtime's new administrator: its own PR of class skr, saying who comes", async () => {
+    const plan = planPass(await inputOf({ runtimes: all(changed('aws', addAdministrator)) }));
+    expect(summary(plan)).toEqual([`runtime-change ${branch('aws')}: ${shootOf('aws')} skr`]);
+    const [proposal] = plan.shoots[0]?.proposals ?? [];
+    expect(skrOf(proposal)).toEqual(['administrators: + alice@example.com']);
+    expect(proposal?.classification.reasons).toEqual([
+      expect.stringMatching(/^the Runtime asked for it: only objects inside the cluster change \(administrators\)/),
+    ]);
+  });
+
+  it('an administrator replaced: + the new user, − the old one', async () => {
+    const plan = planPass(
+      await inputOf({
+        runtimes: all(changed('gcp', (r) => (r.spec.security.administrators = ['alice@example.com']))),
+      }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('gcp')}: ${shootOf('gcp')} skr`]);
+    expect(skrOf(plan.shoots[0]?.proposals[0])).toEqual(['administrators: + alice@example.com, − admin@example.com']);
+  });
+
+  it("a Runtime's own change of the Shoot and its administrators: an update, listing the cluster's changes too", async () => {
+    const plan = planPass(
+      await inputOf({
+        runtimes: all(
+          changed('aws', (r) => {
+            raiseMaximum(r);
+            addAdministrator(r);
+          }),
+        ),
+      }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('aws')}: ${shootOf('aws')} update`]);
+    expect(skrOf(plan.shoots[0]?.proposals[0])).toEqual([
+      'ConfigMap kyma-provisioning-info: workerPools.kyma.autoScalerMax 20 → 21',
+      'administrators: + alice@example.com',
+    ]);
+  });
+
+  it("the landscape's default OIDC changed: a rollout of skr-unrequested changes, for the Runtimes using it", async () => {
+    const runtimes = [ownOidcless('aws'), ownOidcless('gcp'), RUNTIMES.azure];
+    const plan = planPass(
+      await inputOf({ runtimes, main: mainOf(runtimes), settings: withIssuer('https://new.example') }),
+    );
+    const shoots = [shootOf('aws'), shootOf('gcp')].sort().map((shoot) => `${shoot} skr-unrequested`);
+    expect(summary(plan)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^rollout kimops/dev-rollout/landscape-[0-9a-f]{8}: ${shoots.join(', ')}; 0 later$`),
+      ),
+    ]);
+    expect(skrOf(plan.rollout?.proposals[0])).toEqual([
+      'OIDC kyma-oidc-0: issuerURL https://kymatest.accounts400.ondemand.com → https://new.example',
+    ]);
+  });
+
+  it('a Runtime that brings an empty list of OIDC providers gets none, and no default', async () => {
+    const none = ownOidcless('aws');
+    const apiServer = none.runtime.spec.shoot.kubernetes?.kubeAPIServer;
+    if (apiServer) apiServer.additionalOidcConfig = [];
+    const main = mainOf([none]);
+    expect([...(main.get(shootOf('aws'))?.keys() ?? [])].filter((path) => path.includes('openidconnect'))).toEqual([]);
+    const plan = planPass(await inputOf({ runtimes: [none], main, settings: withIssuer('https://new.example') }));
+    expect(summary(plan)).toEqual([]);
+  });
+
+  it("main written before kimops wrote skr/ (a kimops upgrade): each Runtime's own skr PR, as KIM applies them", async () => {
+    const main = seeded();
+    for (const files of main.values())
+      for (const path of [...files.keys()]) if (path.includes('/skr/')) files.delete(path);
+    const runtimes = all();
+    const plan = planPass(await inputOf({ runtimes, main, config: { rollout: { waveSize: 2 } } }));
+    expect(plan.rollout).toBeUndefined();
+    expect(summary(plan)).toHaveLength(runtimes.length);
+    for (const line of summary(plan)) expect(line).toMatch(/^runtime-change kimops\/\S+: \S+ skr$/);
+    const aws = plan.shoots.find((s) => s.proposals[0]?.shoot === shootOf('aws'))?.proposals[0];
+    expect(skrOf(aws)).toEqual([
+      'Namespace kyma-system: added',
+      'ConfigMap kyma-provisioning-info: added',
+      expect.stringMatching(
+        /^OIDC kyma-oidc-0: added \(issuer https:\/\/kymatest\.accounts400\.ondemand\.com, client /,
+      ),
+      'administrators: + admin@example.com',
+    ]);
+  });
+
+  it('an SKR change of a Runtime that cannot tell (no generation), shared by no other Shoot: its own skr PR', async () => {
+    const fromFile = (input: RuntimeInput): RuntimeInput => {
+      const runtime = structuredClone(input.runtime);
+      delete runtime.metadata.generation;
+      return { ...input, runtime };
+    };
+    const runtimes = PLANS.map((plan) => fromFile(RUNTIMES[plan]));
+    const main = mainOf(runtimes);
+    const edited = fromFile(RUNTIMES.trial);
+    addAdministrator(edited.runtime);
+    const plan = planPass(
+      await inputOf({ runtimes: runtimes.map((r) => (r.source === edited.source ? edited : r)), main }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('trial')}: ${shootOf('trial')} skr`]);
+    expect(plan.shoots[0]?.proposals[0]?.classification.reasons[0]).toMatch(/^the Runtime asked for it/);
+  });
+});
+
+/** KEB's 15 example Runtimes as the files hold them: no metadata.generation, as read from a folder. */
 const EXAMPLES: RuntimeInput[] = readdirSync(new URL('../examples/runtimes/keb/', import.meta.url))
   .filter((file) => file.endsWith('.yaml'))
   .sort()
@@ -514,8 +633,8 @@ describe('planPass with Runtimes that carry no generation (read from files)', ()
       expect([...files.values()].join()).toContain('infrastructuremanager.kyma-project.io/runtime-generation: "0"');
   });
 
-  it('a landscape change (Kubernetes 1.33.3 → 1.34.1): one rollout of all 12 Shoots, no PR of their own', async () => {
-    expect(EXAMPLES).toHaveLength(12);
+  it('a landscape change (Kubernetes 1.33.3 → 1.34.1): one rollout of all 15 Shoots, no PR of their own', async () => {
+    expect(EXAMPLES).toHaveLength(15);
     expect(await shootsOfPlan({ runtimes: EXAMPLES, settings: withKubernetes('1.34.1') })).toEqual({
       own: [],
       rollout: EXAMPLES.map((e) => e.runtime.spec.shoot.name).sort(),
@@ -569,7 +688,7 @@ describe('planPass with Runtimes that carry no generation (read from files)', ()
     });
     const plan = await shootsOfPlan({ runtimes: examples(forced), settings: withKubernetes('1.34.1') });
     expect(plan.own).toEqual([`runtime-change ${shootOfFile('trial.yaml')} update`]);
-    expect(plan.rollout).toHaveLength(11);
+    expect(plan.rollout).toHaveLength(14);
   });
 
   it('what Gardener changed on one live Shoot (a maintenance update): adopted', async () => {

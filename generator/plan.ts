@@ -9,17 +9,19 @@
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION, SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
-import { fileMapOf } from '../rules/landscape-layout.js';
+import { fileMapOf, isSkrPath } from '../rules/landscape-layout.js';
 import { semanticDiff } from '../rules/semantic-diff.js';
 import { branchOf, rolloutBranchOf, rolloutName } from './branches.js';
 import { planShootDeletions, type PlannedDeletions } from './plan-deletions.js';
 import { brokenOnMain, mainFolder, requestedShoots, type PassInput, type Planning } from './plan-input.js';
-import { classifyChange, type ChangeClass } from './propose/classify.js';
+import { classifyChange, reviewedChanges, type ChangeClass } from './propose/classify.js';
 import { waves } from './propose/clusters.js';
 import type { ShootProposal } from './propose/pr-body.js';
+import { skrChanges, skrClass } from './propose/skr-changes.js';
 import type { BranchProposal } from './propose-branch.js';
 import type { RenderedChange } from './render-changes.js';
 import { annotated } from './render-selection.js';
+import { withMainCounter } from './force-patch.js';
 import { renderRuntimes, type RenderBug, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
 import { checkProposedShoot } from './validate/folder-check.js';
 
@@ -126,9 +128,20 @@ function changeOf(
   const before = folder?.shoot;
   const beforeFiles = folder?.files;
   const after = r.manifests.at(-1)?.object as Shoot;
-  // Same Shoot, other companion bytes: still a change to propose, one that replaces no node.
-  let classification = classifyChange({ before, after }) ?? companionsOnly(files, beforeFiles);
   let kind: Candidate['kind'] = before === undefined ? 'runtime-change' : originOf(runtime, before);
+  const skr = before === undefined ? [] : skrChanges(files, beforeFiles);
+  const shootClass = classifyChange({ before, after });
+  // Same Shoot, other companion bytes: still a change to propose, one that replaces no node. Only the objects inside
+  // the cluster: their own class, by whether the Runtime asked (an `unknown` one is settled by sharedChangesJoinTheRollout).
+  const skrOnly =
+    skr.length > 0 && reviewedChanges(shootClass?.changes ?? []).length === 0 && !companionChanged(files, beforeFiles);
+  // A Shoot main holds without any skr/ yet (written before kimops configured clusters): its first SKR objects are
+  // what KIM applies for this Runtime, so they go as the Runtime's own change, not as a rollout waiting for review
+  // while the Runtime stays Pending (docs/skr.md).
+  if (skrOnly && ![...(beforeFiles?.keys() ?? [])].some(isSkrPath)) kind = 'runtime-change';
+  let classification = skrOnly
+    ? skrClass(skr, kind === 'runtime-change', shootClass?.changes ?? [])
+    : (shootClass ?? companionsOnly(files, beforeFiles));
   let signature: string | undefined;
   if (kind !== 'runtime-change' && before) {
     // Rendered against main's Shoot, not the Garden's: what the Runtime and the landscape change, without Gardener.
@@ -158,6 +171,7 @@ function changeOf(
     // The files it commits, as `kimops validate` checks them on a checkout of the PR (credentials included).
     checks: checkProposedShoot(input.validation, r.shootName, files, beforeFiles),
     ...(before && { before }),
+    ...(skr.length > 0 && { skr }),
   };
   return { proposal, files, kind, ...(signature !== undefined && { signature }) };
 }
@@ -179,8 +193,9 @@ function rolloutWave(planning: Planning, changes: readonly Change[]): RolloutPR 
     .filter((c) => inWave.has(c.proposal.shoot))
     .map((c) => ({
       ...c.proposal,
+      // A blocked change stays blocked; one only inside the cluster keeps its class, which merges a wave of such alone.
       classification:
-        c.proposal.classification.class === 'immutable'
+        c.proposal.classification.class === 'immutable' || c.proposal.classification.class === 'skr-unrequested'
           ? c.proposal.classification
           : { ...c.proposal.classification, class: 'rollout' as const },
     }));
@@ -220,7 +235,16 @@ function sharedChangesJoinTheRollout(candidates: readonly Candidate[]): Change[]
   return candidates.map(({ proposal, files, kind, signature }): Change => {
     if (kind !== 'unknown') return { proposal, files, kind };
     const shared = (count.get(signature ?? '') ?? 0) > 1;
-    return { proposal, files, kind: shared ? 'rollout' : 'runtime-change' };
+    if (shared) return { proposal, files, kind: 'rollout' };
+    const { classification, skr = [] } = proposal;
+    // Its Runtime's own after all: a change only inside the cluster is the Runtime's `skr`.
+    return classification.class === 'skr-unrequested'
+      ? {
+          proposal: { ...proposal, classification: skrClass(skr, true, classification.changes) },
+          files,
+          kind: 'runtime-change',
+        }
+      : { proposal, files, kind: 'runtime-change' };
   });
 }
 
@@ -254,11 +278,23 @@ function renderAgainst(
     new Map([[before.metadata.name, before]]),
   ).rendered;
   if (!again) return undefined;
+  // main's force-patch counter carried, as by every render (force-patch.ts): without it no adoption would hold.
+  const manifests = withMainCounter(again.manifests, before);
   return {
     shootName: again.shootName,
-    shoot: again.manifests.at(-1)?.object as Shoot,
-    files: fileMapOf(again.manifests),
+    shoot: manifests.at(-1)?.object as Shoot,
+    files: fileMapOf(manifests),
   };
+}
+
+/** Whether a file of the folder besides shoot.yaml and the cluster's objects (skr/) differs: a garden companion. */
+function companionChanged(
+  files: ReadonlyMap<string, string>,
+  before: ReadonlyMap<string, string> | undefined,
+): boolean {
+  return [...new Set([...files.keys(), ...(before?.keys() ?? [])])].some(
+    (path) => !path.endsWith(`/${SHOOT_FILE}`) && !isSkrPath(path) && files.get(path) !== before?.get(path),
+  );
 }
 
 function companionsOnly(files: Map<string, string>, before: ReadonlyMap<string, string> | undefined): ChangeClass {

@@ -24,7 +24,13 @@ import {
 } from './propose/merge-policy.js';
 import { wroteByKimops, wroteLine } from './propose/written-heads.js';
 import { labelsToSet } from './propose/labels.js';
-import { GITHUB_BODY_LIMIT, renderPullRequest, rolloutWaveAfter, type ShootProposal } from './propose/pr-body.js';
+import {
+  GITHUB_BODY_LIMIT,
+  pullRequestClass,
+  renderPullRequest,
+  rolloutWaveAfter,
+  type ShootProposal,
+} from './propose/pr-body.js';
 import { checksSummary } from './validate/checks.js';
 
 /**
@@ -274,18 +280,6 @@ export async function closeStalePullRequests(
   const open = new Set([...keep, ...pulls.filter((pr) => !result.closed.includes(pr.number)).map((pr) => pr.branch)]);
   await deleteLeftoverBranches(context, prefixes, open);
   return result;
-}
-
-/** The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole. */
-function pullRequestClass(
-  proposals: readonly ShootProposal[],
-  rollout: boolean,
-): { class: ChangeClassName; disruptive: boolean } {
-  const immutable = proposals.find((p) => p.classification.class === 'immutable');
-  if (immutable) return immutable.classification;
-  if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
-  const [only] = proposals;
-  return only ? only.classification : { class: 'update', disruptive: false };
 }
 
 /** Whether the commit has exactly these files in the proposed folders, and the other files as given. */

@@ -34,7 +34,7 @@ describe('renderRuntimes', () => {
     ]);
   });
 
-  it('sorts by Shoot name whatever the input order, companions before each Shoot', () => {
+  it('sorts by Shoot name whatever the input order, companions and the SKR objects before each Shoot', () => {
     const inputs = [example('gcp'), example('aws'), example('azure')];
     const forward = renderRuntimes(inputs, settings);
     const backward = renderRuntimes([...inputs].reverse(), settings);
@@ -44,7 +44,15 @@ describe('renderRuntimes', () => {
     for (const rendered of forward.rendered) {
       expect(rendered.mode).toBe('create');
       expect(rendered.manifests.at(-1)?.path).toBe(`shoots/${rendered.shootName}/shoot.yaml`);
-      expect(rendered.manifests.slice(0, -1).every((m) => m.object.kind === 'ConfigMap')).toBe(true);
+      const folder = `shoots/${rendered.shootName}/`;
+      expect(rendered.manifests.map((m) => `${m.path.slice(folder.length)} ${m.object.kind}`)).toEqual([
+        `configmap-structured-auth-config-${rendered.shootName}.yaml ConfigMap`,
+        expect.stringMatching(/^skr\/clusterrolebinding-admin-[0-9a-f]{10}\.yaml ClusterRoleBinding$/),
+        'skr/configmap-kyma-provisioning-info.yaml ConfigMap',
+        'skr/namespace-kyma-system.yaml Namespace',
+        'skr/openidconnect-kyma-oidc-0.yaml OpenIDConnect',
+        'shoot.yaml Shoot',
+      ]);
     }
   });
 

@@ -20,7 +20,7 @@ export interface RenderedRuntime {
   shootName: string;
   /** update: rendered against the live Shoot (KIM's patch); create: no live Shoot was given. */
   mode: 'create' | 'update';
-  /** Companions first, the Shoot last; server-set fields removed. */
+  /** Companions first, then the objects of its cluster (`skr/`), the Shoot last; server-set fields removed. */
   manifests: Manifest[];
 }
 
@@ -100,7 +100,10 @@ function renderOne(
   const result = convertRuntime({ runtime, settings, registryCacheSecrets, ...(live && { live }) });
   if (!result.ok) return result.error;
   try {
-    return { shootName: result.shoot.metadata.name, manifests: shootManifests(result.shoot, result.companions) };
+    return {
+      shootName: result.shoot.metadata.name,
+      manifests: shootManifests(result.shoot, result.companions, result.skr),
+    };
   } catch (error) {
     // The layout refuses names that would leave shoots/; they come from the Runtime's shoot name.
     if (error instanceof ConfigError)

@@ -35,7 +35,8 @@ function outcome(name: string, generation: number, overrides: Partial<ShootOutco
 const none = { failures: [], proposed: [], inMain: [], mainCommit: 'main1' };
 const factsOf = (writes: ReturnType<typeof runtimeFactWrites>, name: string) => {
   const write = writes.find((w) => w.runtime.metadata.name === name);
-  return write && (write.value === null ? null : readPipelineAnnotation({ [PIPELINE_ANNOTATION]: write.value }));
+  if (!write || !('value' in write)) return undefined;
+  return write.value === null ? null : readPipelineAnnotation({ [PIPELINE_ANNOTATION]: write.value });
 };
 
 describe('runtimeFactWrites', () => {
@@ -145,5 +146,21 @@ describe('runtimeFactWrites', () => {
     expect(runtimeFactWrites([runtime('r1', 3, said), runtime('r2', 3), runtime('r3', 3, 'anything')], result)).toEqual(
       [],
     );
+  });
+
+  it("reports a forced re-apply (metadata-only, the Runtime's own) and settles its request after the facts", () => {
+    const forced = runtime('r1', 3);
+    forced.metadata.annotations = { 'operator.kyma-project.io/force-patch-reconciliation': 'true' };
+    const writes = runtimeFactWrites([forced], {
+      ...none,
+      proposed: [outcome('r1', 3, { class: 'metadata-only' })],
+      forcePatch: [{ runtime: forced, shoot: 'r1', counter: 1, done: true }],
+    });
+    expect(factsOf(writes, 'r1')).toMatchObject({ proposal: { state: 'merged', commit: 'm1' } });
+    expect(writes.at(-1)).toEqual({
+      runtime: forced,
+      remove: { 'operator.kyma-project.io/force-patch-reconciliation': 'true' },
+      counter: 1,
+    });
   });
 });

@@ -2,6 +2,7 @@
 // Runtime's status (model/pipeline-facts.ts): a conversion error, the PR of its change and whether it waits,
 // is blocked or merged, and that main holds its Shoot. Pure: the pass's result and the Runtimes in, the
 // annotation writes out — only where the text would change, so a pass that learned nothing new writes nothing.
+// With them the writes that settle force-patch-reconciliation requests (force-patch.ts).
 import {
   pipelineAnnotationValue,
   readPipelineAnnotation,
@@ -11,16 +12,29 @@ import {
 } from '../model/pipeline-facts.js';
 import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
+import { forcePatchWrites, type ForcePatchWrite } from './force-patch.js';
 import type { GenerateResult, ShootOutcome } from './generate.js';
 
-export interface FactsWrite {
+/** One write onto a Runtime: its pipeline annotation, or the settling of its force-patch request. */
+export type FactsWrite = PipelineWrite | ForcePatchWrite;
+
+interface PipelineWrite {
   runtime: Runtime;
   /** The annotation's new text; null removes it. */
   value: string | null;
 }
 
-/** The change classes a Runtime asks for, outside a rollout; a rollout, an adopt or a delete is not the Runtime's change. */
-const RUNTIME_CLASSES: ReadonlySet<ShootOutcome['class']> = new Set(['create', 'update', 'immutable']);
+/**
+ * The change classes a Runtime asks for, outside a rollout; a rollout, an adopt or a delete is not the Runtime's
+ * change. metadata-only is, when no rollout carries it: a forced re-apply, or a generation that changes nothing else.
+ */
+const RUNTIME_CLASSES: ReadonlySet<ShootOutcome['class']> = new Set([
+  'create',
+  'update',
+  'immutable',
+  'metadata-only',
+  'skr',
+]);
 
 const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
   'auto-merge': 'merged',
@@ -32,7 +46,7 @@ const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
   'left-to-human': 'open',
 };
 
-type PassFacts = Pick<GenerateResult, 'failures' | 'proposed' | 'inMain' | 'mainCommit'>;
+type PassFacts = Pick<GenerateResult, 'failures' | 'proposed' | 'inMain' | 'mainCommit' | 'forcePatch'>;
 
 export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFacts): FactsWrite[] {
   const failures = new Map(result.failures.map((failure) => [failure.runtime, failure]));
@@ -45,7 +59,7 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
     ...result.inMain,
     ...result.proposed.filter((p) => !own(p) && p.class !== 'delete').map(refOf),
   ]);
-  const writes: FactsWrite[] = [];
+  const writes: PipelineWrite[] = [];
   for (const runtime of runtimes) {
     const ref = runtimeRef(runtime);
     const current = runtime.metadata.annotations?.[PIPELINE_ANNOTATION];
@@ -75,7 +89,7 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
     const value = Object.keys(facts).some((key) => key !== 'generation') ? pipelineAnnotationValue(facts) : null;
     if (value !== (current ?? null)) writes.push({ runtime, value });
   }
-  return writes;
+  return [...writes, ...forcePatchWrites(runtimes, result.forcePatch ?? [])];
 }
 
 function proposalOf(outcome: ShootOutcome): Proposal {

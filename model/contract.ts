@@ -20,6 +20,11 @@ export const ANNOTATION_FORCE_PATCH = 'operator.kyma-project.io/force-patch-reco
 /** docs/design.md §1.1: never touch this Runtime's Shoot; wins over force. */
 export const ANNOTATION_SUSPEND_PATCH = 'operator.kyma-project.io/suspend-patch-reconciliation';
 /**
+ * kimops's note on a forced Runtime whose PR was not merged in the pass that proposed it: the FORCE_PATCH_ANNOTATION
+ * value that PR sets. Once main's Shoot has it, the request is answered and both annotations go (generator/force-patch.ts).
+ */
+export const FORCE_PATCH_PROPOSED_ANNOTATION = 'kimops.kyma-project.io/force-patch-proposed';
+/**
  * docs/contracts/runtime-status.md §1 Initialize, §4; docs/contracts/keb-and-gardener-shoot.md §A.4 (Delete, 1.):
  * held until the Shoot is gone.
  */
@@ -42,6 +47,11 @@ export const ANNOTATION_RUNTIME_ID = 'infrastructuremanager.kyma-project.io/runt
 export const ANNOTATION_RUNTIME_GENERATION = 'infrastructuremanager.kyma-project.io/runtime-generation';
 export const ANNOTATION_LICENCE_TYPE = 'infrastructuremanager.kyma-project.io/licence-type';
 export const ANNOTATION_EXPERIMENTAL_AUDIT_POLICY = 'operator.kyma-project.io/experimental-audit-policy';
+/**
+ * In Git, on a Shoot: how many force-patch-reconciliation requests of its Runtime main has taken. Each one raises it,
+ * so the Shoot's folder changes and the applier re-applies the whole Shoot, as KIM's forced patch does.
+ */
+export const FORCE_PATCH_ANNOTATION = 'kimops.kyma-project.io/force-patch';
 /** The label the applier puts on every object it manages: what it may delete, and what its mass-deletion guard counts. */
 export const OWNERSHIP_LABEL = 'kimops.kyma-project.io/managed-by';
 export const OWNERSHIP_VALUE = 'kimops';
@@ -55,6 +65,14 @@ export const COMPANION_OF_LABEL = 'kimops.kyma-project.io/shoot';
  */
 export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit';
 export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
+/** Gardener's registry-cache extension type (KIM adds it in update mode only). */
+export const REGISTRY_CACHE_EXTENSION = 'registry-cache';
+/**
+ * The garden Secrets holding a registry cache's credentials, copied from the SKR, are named with this prefix (KIM:
+ * `reg-cache-<uuid>`; kimops, when the live Shoot names none: `reg-cache-<cache uid>`). A Shoot's spec.resources
+ * entry whose name holds it is one of them.
+ */
+export const REGISTRY_CACHE_SECRET_PREFIX = 'reg-cache-';
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
 export const FIELD_MANAGER = 'kimops';
 /** Gardener refuses a DELETE of a Shoot without it (docs/design.md §1.3). */
@@ -88,6 +106,28 @@ export const LABEL_MANAGED_BY = 'operator.kyma-project.io/managed-by';
 export const LABEL_INTERNAL = 'operator.kyma-project.io/internal';
 /** On the Secret: the GardenerCluster's name; KIM deletes the Secret by it once the GardenerCluster is gone. */
 export const LABEL_CLUSTER_NAME = 'operator.kyma-project.io/cluster-name';
+
+// ---------------------------------------------------------------------------------------------------------
+// Inside the SKR: what KIM puts on every Runtime's cluster (docs/skr.md), applied by kimops's applier
+// ---------------------------------------------------------------------------------------------------------
+
+/** The Shoot folder's subfolder of SKR objects: `shoots/<shoot>/skr/<kind>-<name>.yaml`, applied inside the cluster. */
+export const SKR_FOLDER = 'skr';
+/** KIM's namespace on every SKR (docs/contracts/runtime-status.md §1 CreateKymaNamespace). */
+export const KYMA_SYSTEM_NAMESPACE = 'kyma-system';
+/** KIM's ConfigMap of facts about the cluster, in kyma-system (§1 ConfigureSKR). */
+export const PROVISIONING_INFO_CONFIG_MAP = 'kyma-provisioning-info';
+/** The value KIM's two managed-by labels carry on the SKR objects it owns. */
+export const MANAGED_BY_KIM = 'infrastructure-manager';
+/** KIM's label on the administrators' ClusterRoleBindings and on kyma-provisioning-info. */
+export const LABEL_RECONCILER_MANAGED_BY = 'reconciler.kyma-project.io/managed-by';
+/** KIM's label on its OpenIDConnect objects (the same key as LABEL_MANAGED_BY). */
+export const LABEL_OIDC_MANAGED_BY = 'operator.kyma-project.io/managed-by';
+/**
+ * On a Shoot: the folder tree (APPLIED_TREE_ANNOTATION's value) whose SKR objects the applier applied to the
+ * cluster, all of them. Equal to the applied tree: the SKR is configured as main says.
+ */
+export const SKR_APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/skr-applied-tree';
 
 // ---------------------------------------------------------------------------------------------------------
 // The landscape repo and its forge

@@ -36,14 +36,24 @@ export function treeBody(entries: TreeEntry[]): Buffer {
 }
 
 /**
- * The oid git gives a folder holding exactly these files (name → text, no subfolders, mode 100644):
- * equal to the folder's oid in a commit means equal bytes, with nothing read from the repository.
+ * The oid git gives a folder holding exactly these files (path below the folder → text, mode 100644; a path
+ * `skr/a.yaml` is a file of the subfolder `skr`): equal to the folder's oid in a commit means equal bytes, with
+ * nothing read from the repository.
  */
 export function folderOid(files: ReadonlyMap<string, string>): string {
-  return objectId(
-    'tree',
-    treeBody([...files].map(([name, text]) => ({ mode: '100644', name, oid: objectId('blob', text) }))),
-  );
+  const entries: TreeEntry[] = [];
+  const subfolders = new Map<string, Map<string, string>>();
+  for (const [path, text] of files) {
+    const slash = path.indexOf('/');
+    if (slash < 0) entries.push({ mode: '100644', name: path, oid: objectId('blob', text) });
+    else {
+      const name = path.slice(0, slash);
+      const inner = subfolders.get(name) ?? new Map<string, string>();
+      subfolders.set(name, inner.set(path.slice(slash + 1), text));
+    }
+  }
+  for (const [name, inner] of subfolders) entries.push({ mode: '40000', name, oid: folderOid(inner) });
+  return objectId('tree', treeBody(entries));
 }
 
 /** Byte order of the UTF-8 encodings; JavaScript's own string order agrees with it for ASCII. */

@@ -423,7 +423,7 @@ describe('settingsFromKim', () => {
   const windows = { 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } };
   const acl = { operatorCIDRs: ['192.0.2.0/24'], kcpIP: '203.0.113.7/32' };
 
-  it("hands KIM's files to the converter as they are", () => {
+  it("hands KIM's files to the converter as they are, with the SKR's default OIDC", () => {
     const { config } = kimDev();
     const settings = settingsFromKim(config, DEFAULT_CONVERSION_FLAGS, tenants, windows);
     expect(settings).toEqual({
@@ -431,6 +431,7 @@ describe('settingsFromKim', () => {
       flags: DEFAULT_CONVERSION_FLAGS,
       auditLogTenants: tenants,
       maintenanceWindows: windows,
+      skrDefaultOidc: config.cluster?.defaultSharedIASTenant,
     });
   });
 

@@ -497,5 +497,6 @@ export function settingsFromKim(
     auditLogTenants: tenants,
     maintenanceWindows: converter.maintenanceWindow?.windowMapPath ? windows : {},
     ...(acl && { acl }),
+    ...(file.cluster?.defaultSharedIASTenant && { skrDefaultOidc: file.cluster.defaultSharedIASTenant }),
   };
 }

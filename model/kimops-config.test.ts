@@ -57,6 +57,15 @@ describe('parseKimopsConfig', () => {
     expect(template).toContain('deprovisioning:\n  batchSize: 10\n');
   });
 
+  it("sets the classes of changes inside the clusters: the Runtime's own (skr) and those no Runtime asked for", () => {
+    const config = parseKimopsConfig(
+      `${minimal}mergePolicy:\n  skr: { mode: review, approvals: 2 }\n  skr-unrequested: { mode: auto-merge }\n`,
+    );
+    expect(config.mergePolicy.skr).toEqual({ mode: 'review', approvals: 2 });
+    expect(config.mergePolicy['skr-unrequested']).toEqual({ mode: 'auto-merge' });
+    expect(config.mergePolicy.update).toEqual(DEFAULT_MERGE_POLICY.update);
+  });
+
   it('reads requiredChecks, and refuses duplicates and blank names', () => {
     expect(parseKimopsConfig(`${minimal}requiredChecks: [kimops/validate, validate]\n`).requiredChecks).toEqual([
       'kimops/validate',
@@ -104,6 +113,8 @@ apply:
     expect(config.mergePolicy.update).toEqual({ mode: 'review', approvals: 2 });
     expect(config.mergePolicy['update-disruptive']).toEqual({ mode: 'review', approvals: 1 });
     expect(config.mergePolicy.rollout).toEqual(DEFAULT_MERGE_POLICY.rollout);
+    expect(config.mergePolicy.skr).toEqual({ mode: 'auto-merge' });
+    expect(config.mergePolicy['skr-unrequested']).toEqual({ mode: 'review', approvals: 1 });
     expect(config.massDeletion).toEqual({ maxShoots: 5, maxPercent: DEFAULT_MASS_DELETION.maxPercent });
     expect(config.rollout.waveSize).toBe(200);
     expect(config.deprovisioning).toEqual({ batchSize: 40 });

@@ -21,6 +21,8 @@ const POLICY_CLASSES = [
   'rollout',
   'adopt',
   'metadata-only',
+  'skr',
+  'skr-unrequested',
 ] as const;
 export type PolicyClass = (typeof POLICY_CLASSES)[number];
 
@@ -96,7 +98,9 @@ export const DEFAULT_COMMIT_AUTHOR: Readonly<{ name: string; email: string }> = 
 /**
  * docs/design.md §1.5: creates and deletes must not wait for a human (KEB gives provisioning 60 minutes);
  * non-disruptive updates and adoptions of Gardener's own changes neither; disruptive updates and
- * rollouts are reviewed.
+ * rollouts are reviewed. Inside the cluster (ADR 0004): what the Runtime asked for (administrators, its OIDC)
+ * merges as KIM would apply it at once; what no Runtime asked for (the landscape's default OIDC, kimops writing
+ * the objects anew) waits for a person, since it changes who may log in to clusters nobody asked to change.
  */
 export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = {
   create: { mode: 'auto-merge' },
@@ -106,6 +110,8 @@ export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = 
   rollout: { mode: 'review', approvals: 1 },
   adopt: { mode: 'auto-merge' },
   'metadata-only': { mode: 'auto-merge' },
+  skr: { mode: 'auto-merge' },
+  'skr-unrequested': { mode: 'review', approvals: 1 },
 };
 
 /** kimops's own status; a repo on GitHub adds its validate workflow's check (`kimops init` writes both). */

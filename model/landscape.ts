@@ -68,7 +68,7 @@ export interface Landscape {
   apiServerAcl?: AclAllowList;
   /** Region → tolerations written on create (KSA: me-central2 → ksa-assured-workload). */
   tolerations?: Record<string, Toleration[]>;
-  /** SKR-side default OIDC (KIM cluster.defaultSharedIASTenant); not used by the converter. */
+  /** SKR-side default OIDC (KIM cluster.defaultSharedIASTenant): the SKR's OpenIDConnect, not the Shoot's. */
   skrDefaultOidc?: OidcProviderConfig;
 }
 
@@ -79,6 +79,8 @@ export interface ConversionSettings {
   auditLogTenants: AuditLogTenantMap;
   maintenanceWindows: MaintenanceWindowMap;
   acl?: AclAllowList;
+  /** The SKR's OpenIDConnect when the Runtime brings none (generator/convert/skr/); no input of the Shoot. */
+  skrDefaultOidc?: OidcProviderConfig;
 }
 
 /** Maps the landscape file onto KIM's config shapes; the inverse of how KIM splits them across mounts. */
@@ -131,6 +133,7 @@ export function conversionSettingsOf(landscape: Landscape): ConversionSettings {
     auditLogTenants: landscape.auditLog.tenants,
     maintenanceWindows: landscape.maintenanceWindows ?? {},
     ...(landscape.apiServerAcl && { acl: landscape.apiServerAcl }),
+    ...(landscape.skrDefaultOidc && { skrDefaultOidc: landscape.skrDefaultOidc }),
   };
 }
 

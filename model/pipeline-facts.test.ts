@@ -52,6 +52,10 @@ describe('withApplyFacts', () => {
     });
     expect(withApplyFacts(generator, { applyError: 'refused' }, 3)).toEqual({ ...generator, applyError: 'refused' });
   });
+  it('carries the SKR step that failed', () => {
+    const skrError = { step: 'client' as const, message: 'adminkubeconfig refused', tree: 't' };
+    expect(withApplyFacts(generator, { generation: 3, skrError }, 3)).toEqual({ ...generator, skrError });
+  });
   it('leaves out failures about an older generation: they do not answer KEB’s newest change', () => {
     expect(withApplyFacts(generator, { generation: 2, applyError: 'refused' }, 3)).toEqual(generator);
     expect(withApplyFacts(generator, undefined, 3)).toEqual(generator);

@@ -37,6 +37,25 @@ export interface PipelineState {
    * applier will not get past by retrying (a rejection), not a passing 409 or 5xx.
    */
   applyError?: string;
+  /** The applier could not configure the Shoot's cluster (the SKR objects of its folder): the step that failed. */
+  skrError?: SkrError;
+}
+
+/** The SKR steps in KIM's order, after `client`: the short-lived admin kubeconfig Gardener issues for the Shoot. */
+export type SkrStep = 'namespace' | 'provisioning-info' | 'oidc' | 'administrators';
+export const SKR_ERROR_STEPS: readonly SkrError['step'][] = [
+  'client',
+  'namespace',
+  'provisioning-info',
+  'oidc',
+  'administrators',
+];
+
+export interface SkrError {
+  step: 'client' | SkrStep;
+  message: string;
+  /** The Shoot folder's tree whose SKR objects the applier tried: about the applied tree only while it is that one. */
+  tree: string;
 }
 
 /** The generator's part of PipelineState: what its annotation may carry. */
@@ -103,7 +122,7 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
  */
 export function withApplyFacts(
   generator: GeneratorFacts,
-  apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'> | undefined,
+  apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError' | 'skrError'> | undefined,
   runtimeGeneration: number | undefined,
 ): PipelineState {
   if (
@@ -115,5 +134,6 @@ export function withApplyFacts(
     ...generator,
     ...(apply.seedNotFound !== undefined && { seedNotFound: apply.seedNotFound }),
     ...(apply.applyError !== undefined && { applyError: apply.applyError }),
+    ...(apply.skrError !== undefined && { skrError: apply.skrError }),
   };
 }

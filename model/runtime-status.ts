@@ -130,6 +130,10 @@ export const CONDITION_PROVISIONED = 'Provisioned';
 export const CONDITION_KUBECONFIG_READY = 'KubeconfigReady';
 export const CONDITION_CONFIGURED = 'Configured';
 export const CONDITION_DEPROVISIONED = 'Deprovisioned';
+/** KIM's CreateKymaNamespace step: the `kyma-system` Namespace on the SKR (docs/skr.md). */
+export const CONDITION_KYMA_SYSTEM_NS_CREATED = 'KymaSystemNSCreated';
+/** KIM's ConfigureSKR step: `kyma-provisioning-info` and the OpenIDConnect resources on the SKR (docs/skr.md). */
+export const CONDITION_OIDC_AND_CONFIG_MAP_CONFIGURED = 'OidcAndConfigMapConfigured';
 
 // Reasons (docs/contracts/runtime-status.md §1, §2, §4).
 /** §1 Initialize: shoot=nil & no `Provisioned` condition. */
@@ -158,6 +162,18 @@ export const REASON_GARDENER_CLUSTER_CR_CREATED = 'GardenerClusterCRCreated';
 export const REASON_GARDENER_CLUSTER_CR_READY = 'GardenerClusterCRReady';
 /** §1 ApplyClusterRoleBindings: done, the Runtime is Ready. */
 export const REASON_ADMINISTRATORS_CONFIGURED = 'AdministratorsConfigured';
+/** KIM's `ConditionReasonConfigurationErr`: no SKR client, or the administrators' bindings not applied (docs/skr.md). */
+export const REASON_CONFIGURATION_ERR = 'ConfigurationError';
+/** KIM's `ConditionReasonKymaSystemNSReady`: the `kyma-system` Namespace exists. */
+export const REASON_KYMA_SYSTEM_NS_READY = 'KymaSystemNSReady';
+/** KIM's `ConditionReasonKymaSystemNSError`: the `kyma-system` Namespace could not be created. */
+export const REASON_KYMA_SYSTEM_NS_ERROR = 'KymaSystemNSError';
+/** KIM's `ConditionReasonOidcAndCMsConfigured` (the type says ConfigMap, the reason ConfigMaps: KIM's spelling). */
+export const REASON_OIDC_AND_CONFIG_MAPS_CONFIGURED = 'OidcAndConfigMapsConfigured';
+/** KIM's `ConditionReasonCMError`: `kyma-provisioning-info` could not be applied. */
+export const REASON_CONFIG_MAP_ERR = 'ConfigMapErr';
+/** KIM's `ConditionReasonOidcError`: the OpenIDConnect resources could not be applied. */
+export const REASON_OIDC_CONFIGURATION_ERR = 'OidcConfigurationErr';
 /** §4 2.: `Delete(shoot)` issued / failed. */
 export const REASON_GARDENER_SHOOT_DELETED = 'GardenerShootDeleted';
 /** KIM's `ConditionReasonDeletionErr` (api/v1 runtime_types.go); kimops uses it for a deletion past its timeout. */
@@ -196,6 +212,8 @@ export type RuntimeConditionType =
   | typeof CONDITION_KUBECONFIG_READY
   | typeof CONDITION_CONFIGURED
   | typeof CONDITION_DEPROVISIONED
+  | typeof CONDITION_KYMA_SYSTEM_NS_CREATED
+  | typeof CONDITION_OIDC_AND_CONFIG_MAP_CONFIGURED
   | typeof CONDITION_READY
   | typeof CONDITION_RECONCILING
   | typeof CONDITION_STALLED
@@ -219,6 +237,12 @@ export type RuntimeConditionReason =
   | typeof REASON_GARDENER_CLUSTER_CR_CREATED
   | typeof REASON_GARDENER_CLUSTER_CR_READY
   | typeof REASON_ADMINISTRATORS_CONFIGURED
+  | typeof REASON_CONFIGURATION_ERR
+  | typeof REASON_KYMA_SYSTEM_NS_READY
+  | typeof REASON_KYMA_SYSTEM_NS_ERROR
+  | typeof REASON_OIDC_AND_CONFIG_MAPS_CONFIGURED
+  | typeof REASON_CONFIG_MAP_ERR
+  | typeof REASON_OIDC_CONFIGURATION_ERR
   | typeof REASON_GARDENER_SHOOT_DELETED
   | typeof REASON_DELETION_ERR
   | typeof REASON_RUNTIME_READY

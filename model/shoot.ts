@@ -48,6 +48,17 @@ export interface Extension {
   providerConfig?: JsonObject;
 }
 
+/** Gardener's extension that serves OpenIDConnect resources inside the cluster (KIM's `extensions.OidcExtensionType`). */
+export const OIDC_EXTENSION_TYPE = 'shoot-oidc-service';
+
+/** KIM's isOidcExtensionEnabled: the first extension of its type decides; absent means off. */
+export function oidcExtensionEnabled(shoot: {
+  spec?: { extensions?: readonly { type: string; disabled?: boolean }[] };
+}): boolean {
+  const extension = shoot.spec?.extensions?.find((candidate) => candidate.type === OIDC_EXTENSION_TYPE);
+  return extension !== undefined && extension.disabled !== true;
+}
+
 export interface NamedResource {
   name: string;
   resourceRef: { apiVersion: string; kind: string; name: string };

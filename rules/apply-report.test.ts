@@ -69,6 +69,35 @@ describe('applyFacts', () => {
   });
 });
 
+describe('applyFacts for SKRs', () => {
+  it('reports every SKR the sync could not configure, beside a Shoot’s other facts', () => {
+    const skrError = { step: 'oidc' as const, message: 'apply OpenIDConnect kyma-oidc-0: 422: invalid', tree: 't2' };
+    const failed = [{ shoot: 'b', action: 'update' as const, lines: ['apply Shoot b: 422 Invalid'], status: 422 }];
+    expect(
+      Object.fromEntries(
+        applyFacts([entry('a'), entry('b')], { failed }, [
+          { shoot: 'a', error: skrError },
+          { shoot: 'b', error: { ...skrError, step: 'client' } },
+        ]),
+      ),
+    ).toEqual({
+      a: { generation: 4, skrError },
+      b: { generation: 4, applyError: 'apply Shoot b: 422 Invalid', skrError: { ...skrError, step: 'client' } },
+    });
+  });
+
+  it('writes the step, its message (cut) and the tree, and reads them back; an unknown step is no fact', () => {
+    const skrError = { step: 'administrators' as const, message: 'm'.repeat(600), tree: 't2' };
+    const desired = applyReportConfigMap('garden-p', 'abc', new Map([['a', { skrError }]]));
+    expect(readApplyReport(desired).get('a')).toEqual({ skrError: { ...skrError, message: `${'m'.repeat(511)}…` } });
+    const odd = {
+      ...desired,
+      data: { 'report.json': '{"shoots": {"a": {"skrError": {"step": "reboot", "message": "m", "tree": "t"}}}}' },
+    };
+    expect(readApplyReport(odd).size).toBe(0);
+  });
+});
+
 describe('the report ConfigMap', () => {
   it('reads back what it writes, sorted, and says when the live one already holds it', () => {
     const facts = new Map([

@@ -1,5 +1,6 @@
 // What the applier could not do, Shoot by Shoot, as one ConfigMap in garden-<project> that the backfiller
-// reads into the Runtimes' status (KIM's SeedNotFound, "Gardener API create error", "… shoot patch error").
+// reads into the Runtimes' status (KIM's SeedNotFound, "Gardener API create error", "… shoot patch error", and
+// the SKR step that failed).
 // A report like a Flux Kustomization's status: recomputed by every sync from the Garden's answers, never
 // an input to the applier itself. A ConfigMap because a refused create leaves no Shoot to annotate, and the
 // applier knows the Garden only. Pure: the sync's report in, the ConfigMap (or its facts) out.
@@ -12,12 +13,12 @@ import {
   APPLY_REPORT_LABEL_VALUE,
 } from '../model/contract.js';
 import { isJsonObject } from '../model/json.js';
-import type { PipelineState } from '../model/pipeline-facts.js';
+import { SKR_ERROR_STEPS, type PipelineState, type SkrError } from '../model/pipeline-facts.js';
 
 const REPORT_KEY = 'report.json';
 
 /** The applier's part of PipelineState, with the Runtime generation the desired Shoot was rendered from. */
-export type ApplyFacts = Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError'>;
+export type ApplyFacts = Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError' | 'skrError'>;
 
 /** What the report reads of an applier plan entry: the Shoot, a missing Seed, the desired manifest's annotations. */
 export interface ReportedEntry {
@@ -37,14 +38,22 @@ export interface FailedWrite {
 const MAX_SHOOTS = 1_000;
 const MAX_MESSAGE = 512;
 
+/** An SKR the sync could not configure: the Shoot, and the step with its message and the tree it tried. */
+export interface FailedSkr {
+  shoot: string;
+  error: SkrError;
+}
+
 /**
- * The facts of one sync: creates blocked for want of a Seed, and writes Gardener refused for good (a 4xx but a
+ * The facts of one sync: creates blocked for want of a Seed, writes Gardener refused for good (a 4xx but a
  * conflict, a rate limit, a timeout, a vanished object or refused credentials — the next sync retries those, as
- * it does an unreachable Garden or a 5xx).
+ * it does an unreachable Garden or a 5xx), and SKRs it could not configure (whatever the cause: the next sync
+ * tries again, and until then the Runtime shows KIM's condition of the failing step).
  */
 export function applyFacts(
   entries: readonly ReportedEntry[],
   result: { failed: readonly FailedWrite[] } | undefined,
+  skr: readonly FailedSkr[] = [],
 ): Map<string, ApplyFacts> {
   const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
   const facts = new Map<string, ApplyFacts>();
@@ -63,6 +72,8 @@ export function applyFacts(
     if (status < 400 || status >= 500 || [401, 404, 408, 409, 429].includes(status)) continue;
     facts.set(failed.shoot, { ...generationOf(failed.shoot), applyError: failed.lines.join('; ') });
   }
+  for (const failed of skr)
+    facts.set(failed.shoot, { ...generationOf(failed.shoot), ...facts.get(failed.shoot), skrError: failed.error });
   return facts;
 }
 
@@ -120,9 +131,19 @@ export function readApplyReport(configMap: KubeObject | undefined): Map<string, 
       read.generation = entry.generation;
     if (typeof entry.seedNotFound === 'string') read.seedNotFound = entry.seedNotFound;
     if (typeof entry.applyError === 'string') read.applyError = entry.applyError;
-    if (read.seedNotFound !== undefined || read.applyError !== undefined) facts.set(name, read);
+    const skrError = readSkrError(entry.skrError);
+    if (skrError) read.skrError = skrError;
+    if (read.seedNotFound !== undefined || read.applyError !== undefined || skrError) facts.set(name, read);
   }
   return facts;
+}
+
+function readSkrError(value: unknown): SkrError | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { step, message, tree } = value;
+  if (!SKR_ERROR_STEPS.includes(step as SkrError['step']) || typeof message !== 'string' || typeof tree !== 'string')
+    return undefined;
+  return { step: step as SkrError['step'], message, tree };
 }
 
 function cutMessages(facts: ApplyFacts): ApplyFacts {
@@ -131,5 +152,6 @@ function cutMessages(facts: ApplyFacts): ApplyFacts {
     ...(facts.generation !== undefined && { generation: facts.generation }),
     ...(facts.seedNotFound !== undefined && { seedNotFound: cut(facts.seedNotFound) }),
     ...(facts.applyError !== undefined && { applyError: cut(facts.applyError) }),
+    ...(facts.skrError !== undefined && { skrError: { ...facts.skrError, message: cut(facts.skrError.message) } }),
   };
 }

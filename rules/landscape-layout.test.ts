@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../model/errors.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
-import { shootFiles, shootManifests, withoutServerFields } from './landscape-layout.js';
+import type { KubeObject } from '../model/kube-object.js';
+import { isSkrPath, shootFiles, shootManifests, withoutServerFields } from './landscape-layout.js';
 
 function shoot(name: string): Shoot {
   return {
@@ -83,6 +84,55 @@ describe('shootFiles', () => {
       'ConfigMap "garden-kyma-dev/../../etc": metadata.name',
     );
     expect(() => shootFiles(shoot('s'), [configMap('a'), configMap('a')])).toThrow('is rendered twice for Shoot s');
+  });
+});
+
+describe('shootManifests with the objects of the cluster (skr/)', () => {
+  const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kyma-system', uid: 'u1' } };
+  const binding: KubeObject = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'admin-0123456789' },
+  };
+  const infoMap = {
+    ...configMap('kyma-provisioning-info'),
+    metadata: { name: 'kyma-provisioning-info', namespace: 'kyma-system' },
+  };
+
+  it('writes them under skr/ by kind and name (cluster-scoped or not), sorted, after the companions and before the Shoot', () => {
+    const manifests = shootManifests(
+      shoot('c-1'),
+      [configMap('structured-auth-config-c-1')],
+      [namespace, infoMap, binding],
+    );
+    expect(manifests.map((m) => m.path)).toEqual([
+      'shoots/c-1/configmap-structured-auth-config-c-1.yaml',
+      'shoots/c-1/skr/clusterrolebinding-admin-0123456789.yaml',
+      'shoots/c-1/skr/configmap-kyma-provisioning-info.yaml',
+      'shoots/c-1/skr/namespace-kyma-system.yaml',
+      'shoots/c-1/shoot.yaml',
+    ]);
+    expect(manifests[3]?.object.metadata).toEqual({ name: 'kyma-system' });
+    expect(manifests.map((m) => isSkrPath(m.path))).toEqual([false, true, true, true, false]);
+  });
+
+  it('refuses an SKR object named outside DNS-1123 labels or twice; a companion and an SKR object may share a name', () => {
+    expect(() => shootFiles(shoot('s'), [], [{ ...namespace, metadata: { name: '../x' } }])).toThrow(
+      'Namespace "../x": metadata.name: must be a DNS-1123 label',
+    );
+    expect(() => shootFiles(shoot('s'), [], [namespace, namespace])).toThrow('is rendered twice for Shoot s');
+    expect(shootFiles(shoot('s'), [infoMap], [infoMap]).map((f) => f.path)).toEqual([
+      'shoots/s/configmap-kyma-provisioning-info.yaml',
+      'shoots/s/skr/configmap-kyma-provisioning-info.yaml',
+      'shoots/s/shoot.yaml',
+    ]);
+  });
+
+  it('tells an SKR file from the rest of a Shoot folder', () => {
+    expect(isSkrPath('shoots/s/skr/namespace-kyma-system.yaml')).toBe(true);
+    expect(isSkrPath('shoots/s/shoot.yaml')).toBe(false);
+    expect(isSkrPath('shoots/s/skr/deeper/x.yaml')).toBe(false);
+    expect(isSkrPath('other/s/skr/x.yaml')).toBe(false);
   });
 });
 

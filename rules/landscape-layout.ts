@@ -1,11 +1,11 @@
-// Where a rendered Shoot and its companions live in the landscape repo (docs/design.md §1.4), and what of
-// them is written: the desired state only — nothing the API server sets.
+// Where a rendered Shoot, its companions and the objects of its cluster (skr/) live in the landscape repo
+// (docs/design.md §1.4), and what of them is written: the desired state only — nothing the API server sets.
 import { ConfigError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import { toCanonicalYaml } from './canonical-yaml.js';
 import { DNS_1123_LABEL } from '../model/names.js';
-import { SHOOTS_FOLDER, SHOOT_FILE } from '../model/contract.js';
+import { SHOOTS_FOLDER, SHOOT_FILE, SKR_FOLDER } from '../model/contract.js';
 
 /** Metadata the API server owns; written into Git it would be stale at once and fight every apply. */
 const SERVER_SET_METADATA = new Set([
@@ -34,36 +34,55 @@ export interface RenderedFile {
 }
 
 /**
- * `shoots/<shoot>/shoot.yaml` and each companion at `shoots/<shoot>/<kind>-<name>.yaml` (kind lower-cased),
- * in apply order: companions first (sorted by path), the Shoot last, because the Shoot refers to them.
- * Throws ConfigError when a name is not a DNS-1123 label or two companions would share a file.
+ * `shoots/<shoot>/shoot.yaml`, each companion at `shoots/<shoot>/<kind>-<name>.yaml` and each object of the
+ * Shoot's cluster at `shoots/<shoot>/skr/<kind>-<name>.yaml` (kind lower-cased; an SKR object may be cluster-scoped).
+ * In apply order: companions first (sorted by path), the Shoot last, because the Shoot refers to them; the SKR
+ * objects (sorted by path) just before it — they are applied inside the cluster, once it is reconciled.
+ * Throws ConfigError when a name is not a DNS-1123 label or two objects would share a file.
  */
-export function shootManifests(shoot: Shoot, companions: readonly ConfigMap[]): Manifest[] {
+export function shootManifests(
+  shoot: Shoot,
+  companions: readonly ConfigMap[],
+  skr: readonly KubeObject[] = [],
+): Manifest[] {
   const folder = `${SHOOTS_FOLDER}/${checkedName(shoot)}`;
-  const companionManifests = companions
-    .map((companion) => ({
-      path: `${folder}/${checkedKind(companion).toLowerCase()}-${checkedName(companion)}.yaml`,
-      object: companion,
-    }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  companionManifests.forEach(({ path, object }, i) => {
-    if (companionManifests[i + 1]?.path === path) {
-      throw new ConfigError(
-        describe(object),
-        'metadata.name',
-        `is rendered twice for Shoot ${shoot.metadata.name}; each companion needs its own name`,
-      );
-    }
-  });
-  return [...companionManifests, { path: `${folder}/${SHOOT_FILE}`, object: shoot }].map(({ path, object }) => ({
-    path,
-    object: withoutServerFields(object),
-  }));
+  return [
+    ...placed(`${folder}/`, companions, shoot),
+    ...placed(`${folder}/${SKR_FOLDER}/`, skr, shoot),
+    { path: `${folder}/${SHOOT_FILE}`, object: shoot },
+  ].map(({ path, object }) => ({ path, object: withoutServerFields(object) }));
 }
 
 /** The files of one Shoot, as canonical YAML, in the order of shootManifests. */
-export function shootFiles(shoot: Shoot, companions: readonly ConfigMap[]): RenderedFile[] {
-  return filesOf(shootManifests(shoot, companions));
+export function shootFiles(
+  shoot: Shoot,
+  companions: readonly ConfigMap[],
+  skr: readonly KubeObject[] = [],
+): RenderedFile[] {
+  return filesOf(shootManifests(shoot, companions, skr));
+}
+
+/** Whether a repo path is one of a Shoot's SKR objects (`shoots/<shoot>/skr/…`). */
+export function isSkrPath(path: string): boolean {
+  const parts = path.split('/');
+  return parts.length === 4 && parts[0] === SHOOTS_FOLDER && parts[2] === SKR_FOLDER;
+}
+
+/** Each object at `<folder><kind>-<name>.yaml`, sorted by path; two objects for one file are refused. */
+function placed(folder: string, objects: readonly KubeObject[], shoot: Shoot): Manifest[] {
+  const manifests = objects
+    .map((object) => ({ path: `${folder}${checkedKind(object).toLowerCase()}-${checkedName(object)}.yaml`, object }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  manifests.forEach(({ path, object }, i) => {
+    if (manifests[i + 1]?.path === path) {
+      throw new ConfigError(
+        describe(object),
+        'metadata.name',
+        `is rendered twice for Shoot ${shoot.metadata.name}; each object of its folder needs its own name`,
+      );
+    }
+  });
+  return manifests;
 }
 
 export function filesOf(manifests: readonly Manifest[]): RenderedFile[] {

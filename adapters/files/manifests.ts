@@ -40,11 +40,19 @@ export interface ManifestKind {
 }
 
 export const RUNTIME_KIND: ManifestKind = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' };
-/** Live Shoots are often read from a landscape repo, where each Shoot's companion ConfigMaps sit beside it. */
+/**
+ * Live Shoots are often read from a landscape repo, where each Shoot's companion ConfigMaps sit beside it and the
+ * objects of its cluster in its skr/ folder.
+ */
 export const SHOOT_KIND: ManifestKind = {
   apiVersion: SHOOT_API_VERSION,
   kind: 'Shoot',
-  skipped: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+  skipped: [
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    { apiVersion: 'v1', kind: 'Namespace' },
+    { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+  ],
 };
 
 export async function readRuntimes(

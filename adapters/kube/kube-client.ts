@@ -169,8 +169,8 @@ export class KubeClient {
   }
 
   /** A client from a kubeconfig already in memory; `label` names it in messages. */
-  static fromKubeConfig(config: KubeConfig, label: string): KubeClient {
-    return new KubeClient(fixedSource(config, label), label);
+  static fromKubeConfig(config: KubeConfig, label: string, options: { deadlineMs?: number } = {}): KubeClient {
+    return new KubeClient(fixedSource(config, label), label, options.deadlineMs);
   }
 
   /** Closes the pooled connections: a client made per run or per sync leaves no idle sockets behind. */

@@ -26,6 +26,13 @@ const TYPES: ResourceType[] = [
     plural: 'clusterrolebindings',
     namespaced: false,
   },
+  // Gardener's OIDC webhook authenticator, inside a Shoot (the SKR objects the applier applies).
+  {
+    apiVersion: 'authentication.gardener.cloud/v1alpha1',
+    kind: 'OpenIDConnect',
+    plural: 'openidconnects',
+    namespaced: false,
+  },
   { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'Runtime', plural: 'runtimes', namespaced: true },
   {
     apiVersion: 'infrastructuremanager.kyma-project.io/v1',

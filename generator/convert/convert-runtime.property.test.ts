@@ -26,6 +26,7 @@ const SETTINGS: ConversionSettings = {
   auditLogTenants: { aws: { 'eu-central-1': { tenantID: 't', serviceURL: 'https://audit.example', secretName: 's' } } },
   maintenanceWindows: { 'eu-central-1': { begin: '200000+0000', end: '000000+0000' } },
   acl: { operatorCIDRs: ['192.0.2.0/24'], kcpIP: '198.51.100.1/32' },
+  skrDefaultOidc: { clientID: 'skr', issuerURL: 'https://skr.example' },
 };
 
 const PROVIDERS = {

@@ -32,6 +32,7 @@ const settings = (overrides: Partial<ConversionSettings> = {}): ConversionSettin
     aws: { 'eu-central-1': { tenantID: 'tenant-1', serviceURL: 'https://audit.example', secretName: 'audit-secret' } },
   },
   maintenanceWindows: { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } },
+  skrDefaultOidc: { clientID: 'skr', issuerURL: 'https://skr.example' },
   ...overrides,
 });
 
@@ -63,6 +64,65 @@ describe('convertRuntime', () => {
       ).toBe('experimental-audit-policy');
     },
   );
+
+  describe('registry caches with credentials (update mode)', () => {
+    const UID = '1e0c54f2-7d4b-4b5e-a1f4-3c2b9d8e7f60';
+    const cached = (): Runtime => {
+      const runtime = structuredClone(awsRuntime);
+      runtime.spec.imageRegistryCache = [
+        {
+          name: 'c',
+          namespace: 'kyma-system',
+          uid: UID,
+          config: { upstream: 'ghcr.io', secretReferenceName: 'creds' },
+        },
+      ];
+      return runtime;
+    };
+    const secretsOf = (live: Parameters<typeof convertRuntime>[0]['live']) => {
+      const { shoot } = converted(cached(), settings(), live);
+      const cache = shoot.spec.extensions?.find((e) => e.type === 'registry-cache')?.providerConfig as {
+        caches: { secretReferenceName?: string }[];
+      };
+      return { resources: shoot.spec.resources?.map((r) => r.name), named: cache.caches[0]?.secretReferenceName };
+    };
+
+    it("keep KIM's Secret that the live Shoot names for the same upstream", () => {
+      const live = converted(awsRuntime).shoot;
+      live.spec.resources = [
+        { name: 'reg-cache-kim', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'reg-cache-kim' } },
+      ];
+      live.spec.extensions = [
+        ...(live.spec.extensions ?? []),
+        {
+          type: 'registry-cache',
+          providerConfig: { caches: [{ upstream: 'ghcr.io', secretReferenceName: 'reg-cache-kim' }] },
+        },
+      ];
+      expect(secretsOf(live)).toEqual({ resources: expect.arrayContaining(['reg-cache-kim']), named: 'reg-cache-kim' });
+    });
+
+    it("name reg-cache-<uid> where the live Shoot names none (or another upstream's)", () => {
+      const live = converted(awsRuntime).shoot;
+      live.spec.extensions = [
+        ...(live.spec.extensions ?? []),
+        {
+          type: 'registry-cache',
+          providerConfig: { caches: [{ upstream: 'quay.io', secretReferenceName: 'reg-cache-q' }] },
+        },
+      ];
+      expect(secretsOf(live).named).toBe(`reg-cache-${UID}`);
+      expect(secretsOf(live).resources).toContain(`reg-cache-${UID}`);
+    });
+
+    it('refuse a uid that makes no Secret name, naming the cache', () => {
+      const runtime = cached();
+      runtime.spec.imageRegistryCache = runtime.spec.imageRegistryCache?.map((c) => ({ ...c, uid: 'Not_A_UID' }));
+      const result = convertRuntime({ runtime, settings: settings(), live: converted(awsRuntime).shoot });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.field).toBe('spec.imageRegistryCache[uid=Not_A_UID]');
+    });
+  });
 
   it('leaves the maintenance window out for non-production Runtimes', () => {
     const trial = structuredClone(awsRuntime);

@@ -1,6 +1,7 @@
-// Runtime (+ landscape settings, + live Shoot) → Shoot and its companions. Pure: values in,
-// values out. Failures a user can cause come back as ConversionError values naming the field.
+// Runtime (+ landscape settings, + live Shoot) → Shoot, its companions and the objects of its cluster (skr/).
+// Pure: values in, values out. Failures a user can cause come back as ConversionError values naming the field.
 import { ConversionError, FieldError } from '../../model/errors.js';
+import type { KubeObject } from '../../model/kube-object.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
@@ -8,6 +9,7 @@ import { auditLogTenantFor } from './audit-log-tenant.js';
 import type { ConverterContext, ExtenderInput } from './context.js';
 import { keepCreateOnlyFields } from '../../rules/live-rules.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
+import { skrObjects } from './skr/index.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
 import { validateLiveShoot } from './validate-live-shoot.js';
 import { validateRuntime } from './validate-runtime.js';
@@ -23,7 +25,14 @@ export interface ConvertInput {
 }
 
 export type ConversionResult =
-  { ok: true; shoot: Shoot; companions: ConfigMap[] } | { ok: false; error: ConversionError };
+  | {
+      ok: true;
+      shoot: Shoot;
+      companions: ConfigMap[];
+      /** What the applier applies inside the Shoot's cluster once it is reconciled (skr/index.ts). */
+      skr: KubeObject[];
+    }
+  | { ok: false; error: ConversionError };
 
 export function convertRuntime(input: ConvertInput): ConversionResult {
   const { runtime, settings } = input;
@@ -38,7 +47,8 @@ export function convertRuntime(input: ConvertInput): ConversionResult {
       acl: settings.acl,
       registryCacheSecrets: input.registryCacheSecrets,
     };
-    return runPipeline(runtime, ctx, input.live);
+    const { shoot, companions } = runPipeline(runtime, ctx, input.live);
+    return { shoot, companions, skr: skrObjects({ runtime, shoot, defaultOidc: settings.skrDefaultOidc }) };
   });
 }
 

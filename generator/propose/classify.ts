@@ -10,9 +10,11 @@ import { compareVersions, parseVersion } from '../../model/semver.js';
  * create/delete/update/immutable/metadata-only follow from the two Shoots. `rollout` (a landscape
  * config or converter change touching many Shoots) and `adopt` (git follows a legitimate change
  * Gardener made to the live Shoot) depend on *why* the change happened, which only the caller knows:
- * it relabels an update with `{ ...classification, class: 'rollout' }` and keeps the reasons.
+ * it relabels an update with `{ ...classification, class: 'rollout' }` and keeps the reasons. So do `skr` and
+ * `skr-unrequested` (only the objects inside the cluster change, skr-changes.ts): asked for by the Runtime or not.
  */
-export type ChangeClassName = 'create' | 'delete' | 'update' | 'immutable' | 'rollout' | 'adopt' | 'metadata-only';
+export type ChangeClassName =
+  'create' | 'delete' | 'update' | 'immutable' | 'rollout' | 'adopt' | 'metadata-only' | 'skr' | 'skr-unrequested';
 
 export interface ChangeClass {
   class: ChangeClassName;

@@ -3,6 +3,7 @@
 import { configure } from 'safe-stable-stringify';
 import { show } from '../../rules/change-text.js';
 import type { FieldChange } from '../../rules/semantic-diff.js';
+import { skrChangeText, type SkrChange } from './skr-changes.js';
 
 const stableJson = configure({ deterministic: true });
 
@@ -11,27 +12,40 @@ export interface Cluster {
   shoots: string[];
   /** The diff every one of these Shoots has. */
   changes: FieldChange[];
+  /** And the changes inside their clusters (skr-changes.ts). */
+  skr: readonly SkrChange[];
 }
 
-/** Groups Shoots whose diffs are identical (same paths, befores and afters); largest group first. */
-export function clusterChanges(perShoot: readonly { shoot: string; changes: FieldChange[] }[]): Cluster[] {
-  const groups = new Map<string, { shoots: string[]; changes: FieldChange[] }>();
-  for (const { shoot, changes } of perShoot) {
+/** One Shoot's change: its Shoot's diff and what changes inside its cluster. */
+interface ShootChanges {
+  shoot: string;
+  changes: readonly FieldChange[];
+  skr?: readonly SkrChange[] | undefined;
+}
+
+/** Groups Shoots whose diffs are identical (same paths, befores and afters, SKR changes); largest group first. */
+export function clusterChanges(perShoot: readonly ShootChanges[]): Cluster[] {
+  const groups = new Map<string, Cluster>();
+  for (const { shoot, changes, skr = [] } of perShoot) {
     // Order within one diff is document order, so equal diffs have equal keys.
-    const key = stableJson(changes.map(({ path, kind, before, after }) => [path, kind, before, after])) ?? '';
-    const group = groups.get(key) ?? { shoots: [], changes };
+    const key =
+      stableJson([
+        changes.map(({ path, kind, before, after }) => [path, kind, before, after]),
+        skr.map(skrChangeText),
+      ]) ?? '';
+    const group = groups.get(key) ?? { shoots: [], changes: [...changes], skr };
     group.shoots.push(shoot);
     groups.set(key, group);
   }
   return [...groups.entries()]
-    .map(([key, { shoots, changes }]) => ({ key, shoots: shoots.sort(byCodeUnit), changes }))
+    .map(([key, cluster]) => ({ key, cluster: { ...cluster, shoots: cluster.shoots.sort(byCodeUnit) } }))
     .sort(
       (a, b) =>
-        b.shoots.length - a.shoots.length ||
-        byCodeUnit(a.shoots[0] ?? '', b.shoots[0] ?? '') ||
+        b.cluster.shoots.length - a.cluster.shoots.length ||
+        byCodeUnit(a.cluster.shoots[0] ?? '', b.cluster.shoots[0] ?? '') ||
         byCodeUnit(a.key, b.key),
     )
-    .map(({ shoots, changes }) => ({ shoots, changes }));
+    .map(({ cluster }) => cluster);
 }
 
 /** Fields named in a rollout's title as people say them; any other field by its path without `spec.`. */
@@ -52,18 +66,22 @@ const TITLE_VALUE_CHARS = 40;
 /**
  * What a rollout changes, for its title: `kubernetes 1.33.3 → 1.34.1`, up to two fields every Shoot of the wave
  * changes (else the one most do), the rest counted: `and 3 more changes`. A field whose old value differs between
- * Shoots reads `kubernetes → 1.34.1`.
+ * Shoots reads `kubernetes → 1.34.1`. A change inside the clusters counts as a field named `SKR <subject>`:
+ * `SKR OIDC kyma-oidc-0: issuerURL a → b` when every Shoot has the same, else `SKR OIDC kyma-oidc-0 changed`.
  */
-export function rolloutSubject(perShoot: readonly { shoot: string; changes: readonly FieldChange[] }[]): string {
+export function rolloutSubject(perShoot: readonly ShootChanges[]): string {
   const fields = new Map<string, { shoots: Set<string>; changes: FieldChange[] }>();
-  for (const { shoot, changes } of perShoot) {
-    for (const change of changes) {
-      const key = change.path.replace(WORKER, 'spec.provider.workers[*]');
-      const field = fields.get(key) ?? { shoots: new Set(), changes: [] };
-      field.shoots.add(shoot);
-      field.changes.push(change);
-      fields.set(key, field);
-    }
+  const add = (key: string, shoot: string, change: FieldChange) => {
+    const field = fields.get(key) ?? { shoots: new Set(), changes: [] };
+    field.shoots.add(shoot);
+    field.changes.push(change);
+    fields.set(key, field);
+  };
+  for (const { shoot, changes, skr = [] } of perShoot) {
+    for (const change of changes) add(change.path.replace(WORKER, 'spec.provider.workers[*]'), shoot, change);
+    // The detail as the change's `after`: the same for every Shoot, it is shown; else the field reads `changed`.
+    for (const { subject, detail } of skr)
+      add(`SKR ${subject}`, shoot, { path: `SKR ${subject}`, kind: 'changed', after: detail });
   }
   if (fields.size === 0) return 'companion files';
   // Map order is first appearance, i.e. document order: the tie-break when as many Shoots share two fields.
@@ -79,6 +97,10 @@ export function rolloutSubject(perShoot: readonly { shoot: string; changes: read
 
 function fieldSubject(key: string, changes: readonly FieldChange[]): string {
   const name = FIELD_NAMES[key] ?? key.replace(/^spec\./, '');
+  if (key.startsWith('SKR ')) {
+    const detail = new Set(changes.map((c) => c.after));
+    return detail.size === 1 ? `${name}: ${value([...detail][0])}` : `${name} changed`;
+  }
   const kinds = new Set(changes.map((c) => c.kind));
   const distinct = (values: unknown[]) => new Set(values.map((v) => stableJson(v) ?? ''));
   const only = (values: unknown[]) => (distinct(values).size === 1 ? value(values[0]) : undefined);

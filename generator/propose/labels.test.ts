@@ -15,6 +15,8 @@ describe('labelOf', () => {
     ['delete', false, 'kimops:delete'],
     ['delete', true, 'kimops:delete-runtime-absent'],
     ['metadata-only', false, 'kimops:metadata-only'],
+    ['skr', false, 'kimops:skr'],
+    ['skr-unrequested', false, 'kimops:skr-unrequested'],
   ])('labels %s (disruptive: %s) %s', (name, disruptive, label) => {
     expect(labelOf({ class: name, disruptive })).toBe(label);
     expect(Object.keys(PR_LABELS)).toContain(label);

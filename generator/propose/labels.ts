@@ -18,6 +18,8 @@ export const PR_LABELS = {
   'kimops:delete': 'KEB deprovisions the Runtime: Gardener deletes the cluster',
   'kimops:delete-runtime-absent': 'no Runtime asked for this delete: waits for a person',
   'kimops:metadata-only': 'only labels or annotations of the Shoot change',
+  'kimops:skr': "the Runtime's change inside its cluster only: administrators, OIDC, provisioning info",
+  'kimops:skr-unrequested': 'a change inside the cluster no Runtime asked for: waits for review',
 } as const satisfies Record<`${typeof LABEL_PREFIX}${string}`, string>;
 
 export type PullRequestLabel = keyof typeof PR_LABELS;

@@ -18,6 +18,8 @@ const CLASSES: readonly ChangeClassName[] = [
   'rollout',
   'adopt',
   'metadata-only',
+  'skr',
+  'skr-unrequested',
 ];
 const CLASS_MARKER = /<!-- kimops:class ([0-9a-f]{40}) ([a-z-]+)( disruptive)? -->/g;
 

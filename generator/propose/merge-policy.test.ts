@@ -52,6 +52,18 @@ describe('decideMerge', () => {
     ],
     ['adopt', false, [pass], 0, 'auto-merge', /mergePolicy\.adopt/],
     ['metadata-only', false, [pass], 0, 'auto-merge', /mergePolicy\.metadata-only/],
+    // Inside the cluster: what the Runtime asked for merges as KIM applies it; what no Runtime asked for waits.
+    ['skr', false, [pass], 0, 'auto-merge', /^auto-merge per mergePolicy\.skr$/],
+    [
+      'skr-unrequested',
+      false,
+      [pass],
+      0,
+      'await-review',
+      /^waits for 1 approval by a collaborator \(mergePolicy\.skr-unrequested; CODEOWNERS names no owner of its files\), has 0$/,
+    ],
+    ['skr-unrequested', false, [pass], 1, 'auto-merge', /^approved: 1 of 1 approval/],
+    ['skr', false, [fail], 0, 'blocked', /failed checks: policy/],
     ['create', false, [pass, fail], 0, 'blocked', /failed checks: policy/],
     ['update', true, [fail], 5, 'blocked', /failed checks: policy/],
     ['immutable', true, [pass], 9, 'blocked', /^Gardener would reject this change; change the Runtime back/],

@@ -59,7 +59,17 @@ describe('mergeStatement', () => {
 
   // The statement is the rule decideMerge applies: for every class and policy mode, the same outcome before any
   // approval (a policy needing none merges; one needing some waits; an immutable change is blocked).
-  const classes: ChangeClassName[] = ['create', 'delete', 'update', 'immutable', 'rollout', 'adopt', 'metadata-only'];
+  const classes: ChangeClassName[] = [
+    'create',
+    'delete',
+    'update',
+    'immutable',
+    'rollout',
+    'adopt',
+    'metadata-only',
+    'skr',
+    'skr-unrequested',
+  ];
   const policies: [string, KimopsConfig['mergePolicy']][] = [
     ['the defaults', DEFAULT_MERGE_POLICY],
     [

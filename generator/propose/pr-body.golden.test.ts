@@ -18,6 +18,7 @@ import { planDeletions } from './deletions.js';
 import type { PullRequestLabel } from './labels.js';
 import type { CheckResult } from './merge-policy.js';
 import { renderPullRequest, rolloutWaveAfter, type PullRequestInput, type ShootProposal } from './pr-body.js';
+import { skrClass, type SkrChange } from './skr-changes.js';
 
 const UPDATE = process.env.KIMOPS_UPDATE_GOLDEN === '1';
 const golden = (name: string) => new URL(`../../test/fixtures/pr-bodies/${name}.md`, import.meta.url);
@@ -145,6 +146,47 @@ function rollout(): PullRequestInput {
   };
 }
 
+/** KEB changed the Runtime's administrators and OIDC provider (generation 3 → 4): only the cluster's objects change. */
+function skr(): PullRequestInput {
+  const before = shoot();
+  const after = shoot('c-1', 4);
+  const changes: SkrChange[] = [
+    { subject: 'OIDC kyma-oidc-0', detail: 'issuerURL https://a.example → https://b.example' },
+    { subject: 'administrators', detail: '+ alice@example.com, − bob@example.com' },
+  ];
+  return single({
+    shoot: 'c-1',
+    runtime: { namespace: 'kcp-system', name: 'rt-c-1', generation: 4 },
+    classification: skrClass(changes, true, (classifyChange({ before, after }) as ChangeClass).changes),
+    before,
+    after,
+    checks: passed,
+    skr: changes,
+  });
+}
+
+/** The landscape's default OIDC changed: a rollout wave that changes nothing but the clusters' OpenIDConnects. */
+function skrUnrequested(): PullRequestInput {
+  const change: SkrChange = { subject: 'OIDC kyma-oidc-0', detail: 'issuerURL https://a.example → https://b.example' };
+  const proposals = ['c-1', 'c-2', 'c-3'].map((name): ShootProposal => ({
+    shoot: name,
+    runtime: { namespace: 'kcp-system', name: `rt-${name}`, generation: 3 },
+    classification: skrClass([change], false, []),
+    before: shoot(name),
+    after: shoot(name),
+    checks: passed,
+    skr: [change],
+  }));
+  const wave = rolloutWaveAfter(undefined, proposals.length, 0);
+  return {
+    landscape: 'dev',
+    branch: 'kimops/dev-rollout/landscape-5e6f7a8b',
+    proposals,
+    rollout: { name: 'landscape-5e6f7a8b', later: 0, ...(wave && { wave }) },
+    merge,
+  };
+}
+
 const cases: [name: string, input: () => PullRequestInput, title: string, label: PullRequestLabel][] = [
   [
     'create',
@@ -240,6 +282,13 @@ const cases: [name: string, input: () => PullRequestInput, title: string, label:
     rollout,
     '[dev] rollout: kubernetes 1.32.5 → 1.33.3 and 1 more change, wave 1/3, 4 shoots',
     'kimops:rollout',
+  ],
+  ['skr', skr, '[dev] skr: c-1', 'kimops:skr'],
+  [
+    'skr-unrequested',
+    skrUnrequested,
+    '[dev] rollout: SKR OIDC kyma-oidc-0: issuerURL https://a.example → https://b…, wave 1/1, 3 shoots',
+    'kimops:skr-unrequested',
   ],
 ];
 

@@ -17,6 +17,7 @@ import {
   type ShootProposal,
 } from './pr-body.js';
 import { testShoot, worker } from '../../test/helpers/test-shoot.js';
+import { skrClass } from './skr-changes.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 const settings = conversionSettingsOf(
@@ -293,6 +294,33 @@ describe('renderPullRequest for a rollout wave', () => {
     expect(pr.label).toBe('kimops:blocked');
     expect(pr.body).toContain(
       '**Merge:** blocked: Gardener would reject this change, so it never merges:\n- `c-0002`: spec.region eu-central-1 → eu-west-1',
+    );
+  });
+
+  it('merges a wave of changes only inside the clusters as skr-unrequested; one Shoot change makes it a rollout', () => {
+    const oidc = { subject: 'OIDC kyma-oidc-0', detail: 'issuerURL https://a.example → https://b.example' };
+    const insideOnly = rolloutProposals(3).map((p): ShootProposal => ({
+      ...p,
+      after: p.before as Shoot,
+      classification: skrClass([oidc], false, []),
+      skr: [oidc],
+    }));
+    const wave = (proposals: ShootProposal[]) =>
+      renderPullRequest({ landscape: 'dev', branch: 'b', proposals, rollout: { name: 'r', later: 0 }, merge });
+    const skrOnly = wave(insideOnly);
+    expect(skrOnly.label).toBe('kimops:skr-unrequested');
+    expect(skrOnly.title).toBe(
+      '[dev] rollout: SKR OIDC kyma-oidc-0: issuerURL https://a.example → https://b…, wave 1/1, 3 shoots',
+    );
+    expect(skrOnly.body).toContain('(`mergePolicy.skr-unrequested`)');
+    expect(skrOnly.body).toContain(
+      '**3 shoots:** `c-0000`, `c-0001`, `c-0002`\n- inside the cluster: OIDC kyma-oidc-0: issuerURL https://a.example → https://b.example\n',
+    );
+    const mixed = wave([...insideOnly.slice(1), { ...(rolloutProposals(1)[0] as ShootProposal), skr: [oidc] }]);
+    expect(mixed.label).toBe('kimops:rollout');
+    // Named after what the whole wave changes: the SKR change; the one Shoot's own changes are counted.
+    expect(mixed.title).toBe(
+      '[dev] rollout: SKR OIDC kyma-oidc-0: issuerURL https://a.example → https://b… and 2 more changes, wave 1/1, 3 shoots',
     );
   });
 

@@ -10,7 +10,7 @@ import type { KimopsConfig } from '../../model/kimops-config.js';
 import type { Shoot } from '../../model/shoot.js';
 import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
 import { withoutServerFields } from '../../rules/landscape-layout.js';
-import { SHOOT_FILE, SHOOTS_FOLDER } from '../../model/contract.js';
+import { SHOOT_FILE, SHOOTS_FOLDER, SKR_FOLDER } from '../../model/contract.js';
 import { reviewedChanges, type ChangeClass } from './classify.js';
 import { describeChange, formatCount } from '../../rules/change-text.js';
 import { clusterChanges, rolloutSubject } from './clusters.js';
@@ -19,6 +19,7 @@ import { labelOf, type PullRequestLabel } from './labels.js';
 import { mergeStatement } from './merge-statement.js';
 import type { CheckResult } from './merge-policy.js';
 import { shootSummary, type ProposalRuntime } from './shoot-summary.js';
+import { skrChangeText, type SkrChange } from './skr-changes.js';
 
 /** GitHub refuses longer PR bodies and comments (Atlantis splits its plans at the same number). */
 export const GITHUB_BODY_LIMIT = 65_535;
@@ -37,6 +38,8 @@ export interface ShootProposal {
   before?: Shoot;
   after?: Shoot;
   checks: readonly CheckResult[];
+  /** What changes inside the cluster (its `skr/` files), whatever the class; none when nothing there changes. */
+  skr?: readonly SkrChange[];
 }
 
 export interface PullRequestInput {
@@ -192,13 +195,18 @@ export function prMarker(landscape: string, branch: string): string {
   return `<!-- kimops:pr landscape=${landscape} branch=${branch} -->`;
 }
 
-/** The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole. */
-function pullRequestClass(
+/**
+ * The class a PR is decided by: a rollout holding a change Gardener would reject is blocked as a whole; a rollout
+ * that changes nothing but the objects inside the clusters is merged by that class's policy (`skr-unrequested`).
+ */
+export function pullRequestClass(
   proposals: readonly ShootProposal[],
   rollout: boolean,
 ): Pick<ChangeClass, 'class' | 'disruptive'> {
   const immutable = proposals.find((p) => p.classification.class === 'immutable');
   if (immutable) return { class: 'immutable', disruptive: true };
+  if (rollout && proposals.every((p) => p.classification.class === 'skr-unrequested'))
+    return { class: 'skr-unrequested', disruptive: false };
   if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
   const { class: name, disruptive } = (proposals[0] as ShootProposal).classification;
   return { class: name, disruptive };
@@ -207,7 +215,11 @@ function pullRequestClass(
 /** `rollout: kubernetes 1.33.3 → 1.34.1, wave 1/3, 50 shoots`: named after what it changes. */
 function rolloutHeading(proposals: readonly ShootProposal[], rollout: RolloutWave): string {
   const subject = rolloutSubject(
-    proposals.map(({ shoot, classification }) => ({ shoot, changes: reviewedChanges(classification.changes) })),
+    proposals.map(({ shoot, classification, skr }) => ({
+      shoot,
+      changes: reviewedChanges(classification.changes),
+      skr,
+    })),
   );
   const { number, of } = waveOf(proposals.length, rollout);
   return `rollout: ${subject}, wave ${number}/${of}, ${shootCount(proposals.length)}`;
@@ -261,8 +273,11 @@ function changesHeading({ classification }: ShootProposal, rollout: boolean): st
   return '### Changes';
 }
 
-/** A create or delete summarised, anything else field by field without the bookkeeping. */
-function changeLines({ shoot, classification, before, after, runtime }: ShootProposal): string[] {
+/**
+ * A create or delete summarised, anything else field by field without the bookkeeping, then what changes inside
+ * the cluster.
+ */
+function changeLines({ shoot, classification, before, after, runtime, skr = [] }: ShootProposal): string[] {
   if (classification.class === 'create' && after) return shootSummary(after, runtime, 'create');
   if (classification.class === 'delete' && before)
     return [
@@ -271,9 +286,27 @@ function changeLines({ shoot, classification, before, after, runtime }: ShootPro
       `This PR removes the folder \`${SHOOTS_FOLDER}/${shoot}/\`; main's history keeps its manifest.`,
     ];
   const changes = reviewedChanges(classification.changes);
-  return changes.length > 0
-    ? changes.map(changeLine)
-    : [`- nothing in \`${SHOOT_FILE}\` a reviewer needs to read: see Why this class`];
+  const inCluster = skrLines(shoot, skr);
+  if (changes.length === 0 && inCluster.length > 0) return inCluster;
+  return [
+    ...(changes.length > 0
+      ? changes.map(changeLine)
+      : [`- nothing in \`${SHOOT_FILE}\` a reviewer needs to read: see Why this class`]),
+    ...(inCluster.length > 0 ? ['', ...inCluster] : []),
+  ];
+}
+
+/** What changes inside the cluster, under a line naming where. */
+function skrLines(shoot: string, skr: readonly SkrChange[]): string[] {
+  if (skr.length === 0) return [];
+  return [
+    `Inside the cluster (\`${SHOOTS_FOLDER}/${shoot}/${SKR_FOLDER}/\`, applied once the Shoot is reconciled):`,
+    ...skr.map(skrLine),
+  ];
+}
+
+function skrLine(change: SkrChange): string {
+  return `- ${skrChangeText(change)}`;
 }
 
 function essential(lines: string[]): Section {
@@ -351,12 +384,18 @@ function changeLine(change: FieldChange): string {
 /** Each distinct diff of a wave once, headed by the Shoots that have it. */
 function clusterLines(proposals: readonly ShootProposal[]): string[] {
   const clusters = clusterChanges(
-    proposals.map(({ shoot, classification }) => ({ shoot, changes: reviewedChanges(classification.changes) })),
+    proposals.map(({ shoot, classification, skr }) => ({
+      shoot,
+      changes: reviewedChanges(classification.changes),
+      skr,
+    })),
   );
-  return clusters.flatMap(({ shoots, changes }, i) => [
+  return clusters.flatMap(({ shoots, changes, skr }, i) => [
     ...(i > 0 ? [''] : []),
     `**${shootCount(shoots.length)}:** ${shoots.map(code).join(', ')}`,
-    ...(changes.length > 0 ? changes.map(changeLine) : [`- nothing in \`${SHOOT_FILE}\`: only companion files change`]),
+    ...changes.map(changeLine),
+    ...skr.map((change) => `- inside the cluster: ${skrChangeText(change)}`),
+    ...(changes.length + skr.length === 0 ? [`- nothing in \`${SHOOT_FILE}\`: only companion files change`] : []),
   ]);
 }
 
@@ -455,6 +494,11 @@ function rollbackLines(proposals: readonly ShootProposal[]): string[] {
     ...([...classes].some((c) => c === 'update' || c === 'rollout' || c === 'adopt')
       ? [
           '- Versions never go down and zones are never removed: after a revert the applier keeps the live Kubernetes and machine-image versions and zones (it says so), as Gardener allows nothing else.',
+        ]
+      : []),
+    ...(proposals.some((p) => (p.skr?.length ?? 0) > 0)
+      ? [
+          "- Inside the cluster a revert puts main's previous objects back: the applier applies them again and removes the administrators' bindings and OpenIDConnect resources no longer in Git.",
         ]
       : []),
   ];

@@ -7,6 +7,7 @@ import { TransportError } from '../../model/errors.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { describeFailure, type KubeResult } from '../../model/kube-result.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
+import { isSkrPath } from '../../rules/landscape-layout.js';
 import type { Finding, RepoCheckReport } from './repo-check.js';
 
 /** The two calls the dry run makes on the Garden; `label` names it in a transport failure. */
@@ -48,8 +49,9 @@ export async function gardenDryRun(
     if (!shoot) continue;
     const folder = path.slice(0, path.lastIndexOf('/') + 1);
     const missing: string[] = [];
+    // The objects of the cluster (skr/) are not the Garden's: the applier puts them inside the Shoot's cluster.
     for (const file of [...files.keys()]
-      .filter((p) => p.startsWith(folder) && p !== path && p.endsWith('.yaml'))
+      .filter((p) => p.startsWith(folder) && p !== path && p.endsWith('.yaml') && !isSkrPath(p))
       .sort()) {
       const companion = parsed(file);
       if (!companion || (await refused(file, companion))) continue;

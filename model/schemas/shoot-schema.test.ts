@@ -35,7 +35,7 @@ describe('the snapshot', () => {
 });
 
 describe('validateShootSchema', () => {
-  it('renders the 12 KEB examples for 3 landscapes', () => expect(rendered).toHaveLength(36));
+  it('renders the 15 KEB examples for 3 landscapes', () => expect(rendered).toHaveLength(45));
 
   it.each(rendered.map((r) => [r.name, r.shoot] as const))(
     'accepts the Shoot rendered for %s',

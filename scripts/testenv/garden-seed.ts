@@ -388,6 +388,19 @@ export function gardenletReadyCondition(ready: boolean, at: string): GardenerCon
   };
 }
 
+/**
+ * The SKR side: the plane's kube-apiserver also plays every Shoot's own cluster (the gardenlet simulator's
+ * adminkubeconfig points there), so it serves the OpenIDConnect API that Gardener's shoot-oidc-service extension
+ * installs in a Shoot (fixtures/skr/, see its README).
+ */
+export function skrSeedObjects(): KubeObject[] {
+  return [
+    parse(
+      readFileSync(new URL('skr/authentication.gardener.cloud_openidconnects.yaml', FIXTURES), 'utf8'),
+    ) as KubeObject,
+  ];
+}
+
 /** The KCP side: the namespace KEB uses and the CRDs it talks through. */
 export function kcpSeedObjects(): KubeObject[] {
   const crd = (file: string) => parse(readFileSync(new URL(`crds/${file}`, ROOT), 'utf8')) as KubeObject;

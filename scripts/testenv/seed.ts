@@ -1,11 +1,17 @@
 // Seeds a running test control plane: the KCP side (kcp-system, the Runtime and GardenerCluster
-// CRDs) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
+// CRDs), the SKR side (the OpenIDConnect CRD) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
 // again (server-side apply; the Seeds' status is written again). Usage: tsx scripts/testenv/seed.ts <state dir>
 import { join } from 'node:path';
 import { CONTENT_TYPE, KubeClient, refOf } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
-import { gardenSeedObjects, kcpSeedObjects, loadGardenSeedInput, readySeedStatus } from './garden-seed.js';
+import {
+  gardenSeedObjects,
+  kcpSeedObjects,
+  loadGardenSeedInput,
+  readySeedStatus,
+  skrSeedObjects,
+} from './garden-seed.js';
 import { rfc3339Seconds } from '../../model/go-time.js';
 
 /**
@@ -55,19 +61,14 @@ async function markSeedsReady(client: KubeClient, seeds: KubeObject[]): Promise<
   }
 }
 
-/** Waits until the Runtime CRD is served, so the first test can create Runtimes. */
-async function waitForRuntimeCrd(kcp: KubeClient): Promise<void> {
+/** Waits until a CRD's kind is served, so the first test can use it. */
+async function waitForCrd(
+  client: KubeClient,
+  type: { apiVersion: string; kind: string; namespace?: string },
+): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (
-    !(
-      await kcp.list({
-        apiVersion: 'infrastructuremanager.kyma-project.io/v1',
-        kind: 'Runtime',
-        namespace: 'kcp-system',
-      })
-    ).ok
-  ) {
-    if (Date.now() > deadline) throw new Error('the Runtime CRD was not served within 30 s');
+  while (!(await client.list(type)).ok) {
+    if (Date.now() > deadline) throw new Error(`the ${type.kind} CRD was not served within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -80,9 +81,14 @@ if (!stateDir) {
 const started = Date.now();
 const kcp = KubeClient.fromKubeconfigFile(join(stateDir, 'kcp.kubeconfig'));
 const garden = KubeClient.fromKubeconfigFile(join(stateDir, 'garden.kubeconfig'));
-const kcpObjects = kcpSeedObjects();
+const kcpObjects = [...kcpSeedObjects(), ...skrSeedObjects()];
 await applyAll(kcp, kcpObjects);
-await waitForRuntimeCrd(kcp);
+await waitForCrd(kcp, {
+  apiVersion: 'infrastructuremanager.kyma-project.io/v1',
+  kind: 'Runtime',
+  namespace: 'kcp-system',
+});
+await waitForCrd(kcp, { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' });
 const gardenObjects = gardenSeedObjects(loadGardenSeedInput());
 await applyAll(garden, gardenObjects);
 const seeds = gardenObjects.filter((object) => object.kind === 'Seed');

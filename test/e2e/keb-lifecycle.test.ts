@@ -7,7 +7,7 @@ const plane = useKebPlane('keb-e2e');
 
 describe('KEB against generate, apply and backfill', () => {
   it(
-    'create → Ready with the kubeconfig Secret and the PR trail; an unconvertible Runtime → Failed/ConversionErr; update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete → Terminating → gone',
+    'create → the SKR configured, then Ready with the kubeconfig Secret and the PR trail; an unconvertible Runtime → Failed/ConversionErr; update → Pending within 4 s → Ready; administrators changed → an skr PR, then the SKR; an OIDC the SKR refuses stays Pending; retryable Failed stays Pending; non-retryable Failed; delete → Terminating → gone',
     () => kebLifecycle(plane),
     240_000,
   );

@@ -2,17 +2,25 @@
 // server and gardener-apiserver, with the gardenlet simulator playing Gardener, three watching kimops processes —
 // `generate` (Runtimes → PRs, auto-merged per kimops.yaml), `apply` (main → Shoots) and `backfill` (Shoots →
 // Runtime status, kubeconfig Secret) — while the scenario does what KEB does: create a Runtime and wait for
-// Ready and the kubeconfig Secret, update it and read the status 4 s later, see Gardener fail (retryable and
-// not), delete it and wait for it to be gone. keb-lifecycle.test.ts runs it in-process with the plane's admin
+// Ready and the kubeconfig Secret (and its cluster, the SKR, configured before), update it and read the status 4 s
+// later, change its administrators and OIDC (one refused by the SKR), see Gardener fail (retryable and not), delete
+// it and wait for it to be gone. keb-lifecycle.test.ts runs it in-process with the plane's admin
 // identities; the deployment and package tests run it with the ServiceAccounts' tokens or the installed package.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { MSG_RETRYABLE_RECONCILE } from '../../backfiller/status.js';
-import { ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
+import {
+  ANNOTATION_RUNTIME_GENERATION,
+  KYMA_SYSTEM_NAMESPACE,
+  LABEL_OIDC_MANAGED_BY,
+  LABEL_RECONCILER_MANAGED_BY,
+  MANAGED_BY_KIM,
+  PROVISIONING_INFO_CONFIG_MAP,
+} from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import { kimops, startKimops, type CliRun, type RunningKimops } from '../helpers/cli.js';
@@ -23,6 +31,8 @@ import { useTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { connect, eventually, planeAsShootCluster, type Testenv } from '../helpers/testenv.js';
 
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
+const CRB = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' } as const;
+const OIDC = { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' } as const;
 /** KEB reads a Runtime's status this long after its own change to it. */
 const KEB_READS_AFTER_MS = 4_000;
 
@@ -73,6 +83,114 @@ export function useKebPlane(prefix: string): Pick<KebLifecycleOptions, 'env' | '
   return { env, project, dir, simulator };
 }
 
+/** The `kimops pr show <n>` of the Runtime's ChangeProposed condition (its message: `kimops pr show <n> --repo …`). */
+function proposalOf(runtime: LiveRuntime): string {
+  const message = runtime.status?.conditions?.find((c) => c.type === 'ChangeProposed')?.message ?? '';
+  const number = /^kimops pr show (\d+) /.exec(message)?.[1];
+  if (!number) throw new Error(`no pull request in ChangeProposed: ${JSON.stringify(message)}`);
+  return number;
+}
+
+/** The newest pull request of the landscape repo (numbered from 1) and what `kimops pr show` prints of it. */
+async function lastPullRequest(gitdir: string): Promise<[string, string]> {
+  let last: [string, string] | undefined;
+  for (let number = 1; ; number++) {
+    const shown = await kimops(['pr', 'show', '--repo', gitdir, String(number)]);
+    if (shown.code !== 0) break;
+    last = [String(number), shown.stdout];
+  }
+  if (!last) throw new Error('no pull request in the landscape repo');
+  return last;
+}
+
+/** KIM's (and the generator's) name of an administrator's binding: `admin-` and 10 hex digits of its SHA-256. */
+function bindingName(user: string): string {
+  return `admin-${createHash('sha256').update(user).digest('hex').slice(0, 10)}`;
+}
+
+/**
+ * What the scenario reads on the SKR (the plane's kube-apiserver, as the gardenlet simulator's adminkubeconfig
+ * says): the four kinds kimops puts there (docs/skr.md), and when kimops last applied each.
+ */
+function skrOf(env: Testenv) {
+  const cluster = env.kcp;
+  const read = async (ref: { apiVersion: string; kind: string; namespace?: string; name: string }) => {
+    const got = await cluster.get<KubeObject>(ref);
+    if (!got.ok && got.status !== 404) throw new Error(describeFailure(got));
+    return got.ok ? got.body : undefined;
+  };
+  /**
+   * When field manager kimops last applied the object (its managedFields entry); for the bare kyma-system Namespace,
+   * in which an apply owns no field and so leaves no entry, when it was created. Undefined: not there.
+   */
+  const appliedAt = (object: KubeObject | undefined): number | undefined => {
+    const fields = (object?.metadata.managedFields ?? []) as { manager?: string; operation?: string; time?: string }[];
+    const entry = fields.find((f) => f.manager === 'kimops' && f.operation === 'Apply');
+    const time = entry?.time ?? (object?.kind === 'Namespace' ? object.metadata.creationTimestamp : undefined);
+    return typeof time === 'string' ? Date.parse(time) : undefined;
+  };
+  const binding = (user: string) => read({ ...CRB, name: bindingName(user) });
+  return {
+    binding,
+    /** Each object there, carrying KIM's labels and this Runtime's content, applied by kimops no later than `before`. */
+    async expectConfigured(expected: {
+      admins: string[];
+      clientID: string;
+      runtimeID: string;
+      /** The live Shoot has a Seed (the simulator schedules none): then kyma-provisioning-info names its region. */
+      seeded: boolean;
+      before: string;
+    }) {
+      const before = Date.parse(expected.before);
+      if (Number.isNaN(before)) throw new Error(`no Ready time to compare with: ${JSON.stringify(expected.before)}`);
+      const namespace = await read({ apiVersion: 'v1', kind: 'Namespace', name: KYMA_SYSTEM_NAMESPACE });
+      const configMap = (await read({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: KYMA_SYSTEM_NAMESPACE,
+        name: PROVISIONING_INFO_CONFIG_MAP,
+      })) as (KubeObject & { data?: Record<string, string> }) | undefined;
+      const oidc = (await read({ ...OIDC, name: 'kyma-oidc-0' })) as
+        (KubeObject & { spec?: { clientID?: string } }) | undefined;
+      const bindings = await Promise.all(expected.admins.map(binding));
+      expect(namespace?.metadata.name).toBe(KYMA_SYSTEM_NAMESPACE);
+      expect(configMap?.metadata.labels?.[LABEL_RECONCILER_MANAGED_BY]).toBe(MANAGED_BY_KIM);
+      // Git's details, with the live fields the applier adds from the Garden.
+      expect(configMap?.data?.details).toContain(expected.runtimeID);
+      expect(configMap?.data?.details).toMatch(/^lastReconcileTime: /m);
+      expect(/^seedRegion: /m.test(configMap?.data?.details ?? '')).toBe(expected.seeded);
+      expect(oidc?.metadata.labels?.[LABEL_OIDC_MANAGED_BY]).toBe(MANAGED_BY_KIM);
+      expect(oidc?.spec?.clientID).toBe(expected.clientID);
+      bindings.forEach((found, i) =>
+        expect(found).toMatchObject({
+          metadata: { labels: { [LABEL_RECONCILER_MANAGED_BY]: MANAGED_BY_KIM } },
+          roleRef: { kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ kind: 'User', name: expected.admins[i] }],
+        }),
+      );
+      // managedFields times are whole seconds, as the condition's: "no later than" within the same second.
+      for (const [what, object] of [
+        ['Namespace', namespace],
+        ['ConfigMap', configMap],
+        ['OpenIDConnect', oidc],
+        ...bindings.map((found, i) => [`binding of ${expected.admins[i] ?? ''}`, found] as const),
+      ] as const) {
+        const at = appliedAt(object);
+        expect(at !== undefined && at <= before ? 'applied before Ready' : `${what} applied at ${at}`).toBe(
+          'applied before Ready',
+        );
+      }
+    },
+    /** The plane is every test's SKR: what this scenario made there goes (kyma-system and its ConfigMap are everyone's). */
+    async cleanUp(admins: string[], clientID: string) {
+      for (const user of admins) await cluster.delete({ ...CRB, name: bindingName(user) });
+      const oidc = (await read({ ...OIDC, name: 'kyma-oidc-0' })) as
+        (KubeObject & { spec?: { clientID?: string } }) | undefined;
+      if (oidc?.spec?.clientID === clientID) await cluster.delete({ ...OIDC, name: 'kyma-oidc-0' });
+    },
+  };
+}
+
 /** The plane's two admin kubeconfigs for every loop. */
 function adminIdentities(env: Testenv): PipelineIdentities {
   const kcp = join(env.stateDir, 'kcp.kubeconfig');
@@ -115,9 +233,11 @@ function pipelineArguments({
 }
 
 /**
- * create → Ready with the kubeconfig Secret and the PR trail; an unconvertible Runtime → Failed/ConversionErr;
- * update → Pending within 4 s → Ready; retryable Failed stays Pending; non-retryable Failed; delete →
- * Terminating → gone. KEB's own calls use the plane's admin identity.
+ * create → the SKR configured (docs/skr.md), then Ready with the kubeconfig Secret and the PR trail; an
+ * unconvertible Runtime → Failed/ConversionErr; update → Pending within 4 s → Ready; administrators changed → an
+ * `skr` PR, then the new binding on the SKR and the old one gone; an OIDC issuer the SKR refuses → Pending with
+ * KIM's condition, fixed → Ready; retryable Failed stays Pending; non-retryable Failed; delete → Terminating →
+ * gone. KEB's own calls use the plane's admin identity.
  */
 /** Returns what the three commands printed and their exit codes (generate, apply, backfill). */
 export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun[]> {
@@ -129,6 +249,15 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
   const shoot = `k${randomBytes(4).toString('hex')}`;
   const example = exampleRuntime('aws.yaml', shoot);
   example.metadata = { ...example.metadata, namespace, name: `rt-${shoot}` };
+  // The plane's kube-apiserver is every Shoot's cluster (planeAsShootCluster), every test's SKR: this Runtime's
+  // administrators and OIDC client are its own, so what the scenario finds there is this Runtime's.
+  const admin = (who: string) => `${who}@${shoot}.example.com`;
+  const clientID = `${shoot}-client`;
+  example.spec.security.administrators = [admin('first')];
+  const oidcConfig = example.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig?.[0];
+  if (!oidcConfig) throw new Error('the aws example has no additionalOidcConfig');
+  oidcConfig.clientID = clientID;
+  const issuerURL = oidcConfig.issuerURL;
   const name = example.metadata.name;
   const runtimeID = example.metadata.labels?.['kyma-project.io/runtime-id'] ?? '';
   const ref = { ...RUNTIME, namespace, name };
@@ -140,15 +269,14 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
   };
   const provisioned = (runtime: LiveRuntime | undefined) =>
     runtime?.status?.conditions?.find((c) => c.type === 'Provisioned');
-  const kebUpdate = async (maximum: number): Promise<number> => {
-    const patched = await env.kcp.patch(
-      ref,
-      [{ op: 'replace', path: '/spec/shoot/provider/workers/0/maximum', value: maximum }],
-      CONTENT_TYPE.jsonPatch,
-    );
+  /** KEB's change of one field of the Runtime; the new generation. */
+  const kebPatch = async (path: string, value: unknown): Promise<number> => {
+    const patched = await env.kcp.patch(ref, [{ op: 'replace', path, value }], CONTENT_TYPE.jsonPatch);
     if (!patched.ok) throw new Error(describeFailure(patched));
     return Number((patched.body as unknown as LiveRuntime).metadata.generation);
   };
+  const kebUpdate = (maximum: number) => kebPatch('/spec/shoot/provider/workers/0/maximum', maximum);
+  const skr = skrOf(env);
   /** KEB's read 4 s after its update: the status must already say Pending for the new generation. */
   const pendingWithinFourSeconds = async (generation: number) => {
     const started = Date.now();
@@ -208,6 +336,19 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
     const first = await ready(1);
     expect(first.status?.provisioningCompleted).toBe(true);
     const condition = (type: string) => first.status?.conditions?.find((c) => c.type === type);
+    // Its cluster was configured before it was Ready: the objects were there by the time Ready was written (the
+    // backfiller writes it only once the applier recorded the SKR of the Shoot's tree), and KIM's conditions say so.
+    const readySince = condition('Ready')?.lastTransitionTime ?? '';
+    expect(condition('Ready')?.status).toBe('True');
+    const seeded = typeof (await getShoot(env.garden, project.namespace, shoot))?.spec.seedName === 'string';
+    await skr.expectConfigured({ admins: [admin('first')], clientID, runtimeID, seeded, before: readySince });
+    expect(condition('KymaSystemNSCreated')).toMatchObject({ status: 'True', reason: 'KymaSystemNSReady' });
+    expect(condition('OidcAndConfigMapConfigured')).toMatchObject({
+      status: 'True',
+      reason: 'OidcAndConfigMapsConfigured',
+      message: 'OIDC and kyma-provisioning-info configuration completed',
+    });
+    expect(condition('Configured')).toMatchObject({ status: 'True', reason: 'AdministratorsConfigured' });
     expect(condition('ChangeProposed')).toMatchObject({
       status: 'True',
       reason: 'PullRequestMerged',
@@ -287,6 +428,51 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
     for (const stage of ['propose', 'merge', 'apply', 'ready'])
       expect(stageCounts.find((line) => line.includes(`stage="${stage}"`))).toMatch(/ [12]$/);
     expect(scaled?.metadata.annotations?.[ANNOTATION_RUNTIME_GENERATION]).toBe(String(second));
+
+    // KEB changes the administrators: a pull request of the Runtime's own SKR change (class skr, auto-merged), then
+    // the cluster: the new administrator's binding before Ready, the removed one's gone.
+    const admins = await kebPatch('/spec/security/administrators', [admin('second')]);
+    expect(await pendingWithinFourSeconds(admins)).toBeLessThan(KEB_READS_AFTER_MS);
+    const adminsReady = await ready(admins);
+    const [adminsPr, shown] = await lastPullRequest(gitdir);
+    expect(shown).toMatch(/^labels: (.*, )?kimops:skr(,|$)/m);
+    expect(shown).toContain(`+ ${admin('second')}`);
+    // The trail names it, as for any change KEB made.
+    expect(proposalOf(adminsReady)).toBe(adminsPr);
+    await skr.expectConfigured({
+      admins: [admin('second')],
+      clientID,
+      runtimeID,
+      seeded,
+      before: adminsReady.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '',
+    });
+    expect(await skr.binding(admin('first'))).toBeUndefined();
+
+    // An OIDC issuer the SKR refuses (Gardener's OpenIDConnect takes https only): Pending with KIM's condition of
+    // the step and the SKR's answer, never Ready; KEB's fix brings it back.
+    const issuerPath = '/spec/shoot/kubernetes/kubeAPIServer/additionalOidcConfig/0/issuerURL';
+    const refusedIssuer = await kebPatch(issuerPath, 'http://insecure.example.com');
+    const oidcFailed = await eventually(
+      'the SKR failure on the Runtime',
+      async () => {
+        const live = await get();
+        const oidc = live?.status?.conditions?.find((c) => c.type === 'OidcAndConfigMapConfigured');
+        return oidc?.reason === 'OidcConfigurationErr' && oidc.observedGeneration === refusedIssuer ? live : undefined;
+      },
+      60_000,
+    );
+    const oidcCondition = (type: string) => oidcFailed.status?.conditions?.find((c) => c.type === type);
+    expect(oidcFailed.status?.state).toBe('Pending');
+    expect(oidcCondition('OidcAndConfigMapConfigured')).toMatchObject({
+      status: 'Unknown',
+      message: 'Failed to create OpenIDConnect resource. Scheduling for retry',
+    });
+    expect(oidcCondition('Reconciling')).toMatchObject({ status: 'True', reason: 'OidcConfigurationErr' });
+    expect(oidcCondition('Reconciling')?.message).toContain('the applier retries on every sync');
+    // The applier retries; the Runtime stays Pending until the cause is gone.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await get())?.status?.state).toBe('Pending');
+    await ready(await kebPatch(issuerPath, issuerURL));
 
     // Gardener fails the next reconcile with a retryable code: KEB keeps seeing Pending.
     simulator.inject(project.namespace, shoot, {
@@ -368,6 +554,7 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
     );
   } finally {
     controller.abort();
+    await skr.cleanUp([admin('first'), admin('second')], clientID);
   }
   const results = await Promise.all(processes.map((p) => p.done));
   expect(results.map((r) => r.code)).toEqual([0, 0, 0]);

@@ -13,8 +13,12 @@ import type { Shoot, ShootStatus } from '../../model/shoot.js';
 import { rfc3339Seconds } from '../../model/go-time.js';
 
 export const GARDENER_FINALIZER = 'gardener';
-/** The group gardener-apiserver puts into admin kubeconfig certificates. */
-const SHOOT_ADMINS_GROUP = 'gardener.cloud:system:admins';
+/**
+ * The groups gardener-apiserver puts into admin kubeconfig certificates: system admins for a requester that may
+ * list Secrets cluster-wide, project admins for anyone else (a project's ServiceAccount, as the deployed applier).
+ * A real Shoot binds both to cluster-admin.
+ */
+const SHOOT_ADMINS_GROUPS = ['gardener.cloud:system:admins', 'gardener.cloud:project:admins'];
 const SHOOT = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot' } as const;
 
 type OperationState = 'Pending' | 'Processing' | 'Succeeded' | 'Error' | 'Failed' | 'Aborted';
@@ -236,13 +240,13 @@ export class GardenletSimulator {
     ];
     const objects: KubeObject[] = [
       // What Gardener deploys into every Shoot: its admins' group is cluster-admin there.
-      {
+      ...SHOOT_ADMINS_GROUPS.map((group) => ({
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRoleBinding',
-        metadata: { name: SHOOT_ADMINS_GROUP },
+        metadata: { name: group },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: SHOOT_ADMINS_GROUP }],
-      },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
+      })),
       {
         apiVersion: 'core.gardener.cloud/v1beta1',
         kind: 'InternalSecret',

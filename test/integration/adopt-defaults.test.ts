@@ -1,5 +1,5 @@
-// No adopt PR for what gardener-apiserver defaults (ADR 0009), on the real plane: KEB's 12 example Runtimes
-// created in the KCP, their 12 create PRs merged and applied to the plane's gardener-apiserver, which adds its
+// No adopt PR for what gardener-apiserver defaults (ADR 0009), on the real plane: KEB's 15 example Runtimes
+// created in the KCP, their 15 create PRs merged and applied to the plane's gardener-apiserver, which adds its
 // defaults (`spec.networking.ipFamilies`, each worker's `updateStrategy`, …). A generator pass that reads the
 // Garden then proposes nothing, and the applier sees no drift; a change Gardener's maintenance makes to a field
 // main sets (a Kubernetes patch version, a machine image version) is still adopted, for that Shoot alone.
@@ -49,7 +49,7 @@ const proposals = (stdout: string) =>
   [...stdout.matchAll(/^([a-z-]+) +(\S+): #\d+ opened/gm)].map(([, kind, shoot]) => `${kind} ${shoot}`).sort();
 
 describe('adopting only what Gardener changed, never what gardener-apiserver defaulted', () => {
-  it('12 creates → 12 PRs, applied; then 0 adopts; a maintenance update on two Shoots → exactly those two adopted', async () => {
+  it('15 creates → 15 PRs, applied; then 0 adopts; a maintenance update on two Shoots → exactly those two adopted', async () => {
     const landscapeFile = await landscape();
     const gitdir = join(dir.path, 'landscape.git');
     expect((await kimops(['init', '--landscape', landscapeFile, gitdir])).code).toBe(0);
@@ -63,7 +63,7 @@ describe('adopting only what Gardener changed, never what gardener-apiserver def
       expect(created.ok ? 'created' : `${file}: ${describeFailure(created)}`).toBe('created');
       shoots.push(shoot);
     }
-    expect(shoots).toHaveLength(12);
+    expect(shoots).toHaveLength(15);
     const garden = join(env.stateDir, 'garden.kubeconfig');
     const generate = [
       ...['generate', '--landscape', landscapeFile, '--repo', gitdir, '--once'],
@@ -72,14 +72,14 @@ describe('adopting only what Gardener changed, never what gardener-apiserver def
     const withGarden = [...generate, '--garden-kubeconfig', garden];
     const apply = ['apply', '--landscape', landscapeFile, '--repo', gitdir, '--garden-kubeconfig', garden, '--once'];
 
-    // 12 creates, merged, applied to gardener-apiserver.
+    // 15 creates, merged, applied to gardener-apiserver.
     const creates = await kimops(generate);
     expect(creates.stderr).toBe('');
     expect(proposals(creates.stdout)).toEqual(shoots.map((shoot) => `create ${shoot}`).sort());
-    expect(creates.stdout).toContain('12 proposed (12 merged');
+    expect(creates.stdout).toContain('15 proposed (15 merged');
     const applied = await kimops(apply);
     expect(applied.stderr).toBe('');
-    expect(applied.stdout).toContain('12 applied, 0 unchanged, 0 blocked, 0 failed');
+    expect(applied.stdout).toContain('15 applied, 0 unchanged, 0 blocked, 0 failed');
 
     // The premise: the Garden's Shoots carry defaults main's manifests do not state.
     const served = await getShoot(env.garden, project.namespace, shoots[0] as string);
@@ -95,7 +95,7 @@ describe('adopting only what Gardener changed, never what gardener-apiserver def
     expect(proposals(quiet.stdout)).toEqual([]);
     expect(quiet.stdout).toContain('0 proposed');
     expect(git(gitdir, 'rev-parse', 'main')).toBe(main);
-    expect((await kimops(apply)).stdout).toContain('0 applied, 12 unchanged, 0 blocked, 0 failed');
+    expect((await kimops(apply)).stdout).toContain('0 applied, 15 unchanged, 0 blocked, 0 failed');
 
     // Gardener's maintenance: a Kubernetes patch version on one Shoot, a machine image version on another.
     const [patched, imaged] = shoots as [string, string];
@@ -124,8 +124,8 @@ describe('adopting only what Gardener changed, never what gardener-apiserver def
     expect(recorded.stderr).toBe('');
     for (const shoot of [patched, imaged])
       expect(recorded.stdout).toContain(`on Shoot ${shoot}: main changed its folder, nothing of the Shoot to write`);
-    expect(recorded.stdout).toContain('2 applied, 10 unchanged, 0 blocked, 0 failed');
-    expect((await kimops(apply)).stdout).toContain('0 applied, 12 unchanged, 0 blocked, 0 failed');
+    expect(recorded.stdout).toContain('2 applied, 13 unchanged, 0 blocked, 0 failed');
+    expect((await kimops(apply)).stdout).toContain('0 applied, 15 unchanged, 0 blocked, 0 failed');
     const after = await kimops(withGarden);
     expect(proposals(after.stdout)).toEqual([]);
     expect(after.stdout).toContain('0 proposed');
@@ -134,6 +134,6 @@ describe('adopting only what Gardener changed, never what gardener-apiserver def
       kind: 'Shoot',
       namespace: project.namespace,
     });
-    expect(live.ok ? live.items.length : live.message).toBe(12);
+    expect(live.ok ? live.items.length : live.message).toBe(15);
   }, 240_000);
 });

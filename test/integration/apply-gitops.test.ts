@@ -12,10 +12,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readApplyReport } from '../../rules/apply-report.js';
 import {
+  APPLIED_TREE_ANNOTATION,
   FORCE_DELETION_ANNOTATION,
   OWNERSHIP_LABEL,
   DELETION_CONFIRMATION_ANNOTATION,
   OPERATION_TIMED_OUT_ANNOTATION,
+  SKR_APPLIED_TREE_ANNOTATION,
 } from '../../model/contract.js';
 import { DRIFT_REASON } from '../../applier/events.js';
 import type { KubeObject } from '../../model/kube-object.js';
@@ -26,12 +28,17 @@ import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, exampleRuntime, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('apply-gitops');
-const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+const simulator = new GardenletSimulator({
+  garden: env.garden,
+  intervalMs: 20,
+  progressSteps: [50],
+  runtimeCluster: planeAsShootCluster(env),
+});
 /** The Shoot of KEB's AWS example Runtime. */
 const AWS = 'c-78fcc25';
 const SHOOT_FILE = `shoots/${AWS}/shoot.yaml`;
@@ -125,6 +132,23 @@ const settled = async () =>
       ? shoot
       : undefined;
   });
+/**
+ * The sync after Gardener reconciled the created Shoot: nothing of the Shoot to write, but its cluster is configured
+ * from skr/ and the folder tree recorded on it. A test that expects a sync to write nothing runs this first.
+ */
+async function configureSkr(apply: string[]): Promise<void> {
+  await settled();
+  const result = await kimops(apply);
+  expect(result.stderr).toBe('');
+  expect(result.stdout).toContain('0 applied, 1 unchanged, 0 blocked, 0 failed');
+  const annotations = (await live()).metadata.annotations ?? {};
+  const tree = annotations[APPLIED_TREE_ANNOTATION] ?? '';
+  expect(tree).not.toBe('');
+  expect(annotations[SKR_APPLIED_TREE_ANNOTATION]).toBe(tree);
+  expect(result.stdout).toContain(
+    `${AWS}: SKR: recorded ${SKR_APPLIED_TREE_ANNOTATION} ${tree.slice(0, 12)} on Shoot ${AWS}\n`,
+  );
+}
 /** What another field manager does: a server-side apply of one field, as `kubectl apply --server-side` would. */
 async function applyAs(manager: string, spec: Record<string, unknown>): Promise<void> {
   const result = await env.garden.apply(
@@ -425,7 +449,7 @@ describe('drift: another field manager changes a field kimops applies', () => {
     const repo = await landscapeRepo();
     repo.edit('kimops.yaml', (t) => t.replace('drift: report', 'drift: correct'), 'correct drift');
     expect((await kimops(repo.apply)).code).toBe(0);
-    await settled();
+    await configureSkr(repo.apply);
     await applyAs('gardener-maintenance', { kubernetes: { version: '1.34.1' } });
     const { resourceVersion } = (await settled()).metadata;
     const result = await kimops(repo.apply);
@@ -468,7 +492,7 @@ describe('drift: adopt', () => {
     const apply = ['apply', '--landscape', landscape, '--repo', gitdir, '--garden-kubeconfig', garden, '--once'];
     expect((await kimops(generate)).code).toBe(0);
     expect((await kimops(apply)).code).toBe(0);
-    await settled();
+    await configureSkr(apply);
 
     await applyAs('gardener-maintenance', { kubernetes: { version: '1.34.1' } });
     const { resourceVersion } = (await settled()).metadata;
@@ -481,6 +505,8 @@ describe('drift: adopt', () => {
     const recorded = await kimops(apply);
     expect(recorded.stderr).toBe('');
     expect(recorded.stdout).toContain(`on Shoot ${AWS}: main changed its folder, nothing of the Shoot to write`);
+    // The folder's tree changed, so its cluster is configured again from it.
+    expect(recorded.stdout).toContain(`${AWS}: SKR: recorded ${SKR_APPLIED_TREE_ANNOTATION}`);
     expect((await live()).spec.kubernetes.version).toBe('1.34.1');
     const quiet = await kimops(apply);
     expect(quiet.stdout).toMatch(

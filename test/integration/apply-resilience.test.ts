@@ -3,6 +3,9 @@
 // - the Garden going away and coming back: `kimops apply --watch` reports it unreachable and catches up by itself;
 // - the applier SIGKILLed mid-wave (a create wave, a deletion wave) and run again: every Shoot exists exactly once,
 //   created once, the restart writes only what the first run did not, and no deletion is missed.
+// The simulator makes the plane's kube-apiserver every Shoot's cluster, so the applier configures the reconciled
+// Shoots' clusters (docs/skr.md) as it would in production: through the proxy it asks Gardener for their admin
+// kubeconfigs and records each configured cluster on its Shoot with a merge patch.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,11 +13,13 @@ import { parse, stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
 import {
+  APPLIED_TREE_ANNOTATION,
   APPLY_REPORT_NAME,
   OWNERSHIP_LABEL,
   OWNERSHIP_VALUE,
   COMPANION_OF_LABEL,
   DELETION_CONFIRMATION_ANNOTATION,
+  SKR_APPLIED_TREE_ANNOTATION,
 } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
@@ -24,12 +29,17 @@ import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('apply-resilience');
-const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+const simulator = new GardenletSimulator({
+  garden: env.garden,
+  intervalMs: 20,
+  progressSteps: [50],
+  runtimeCluster: planeAsShootCluster(env),
+});
 const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 const KIMOPS_BIN = new URL('../../cli/kimops-bin.js', import.meta.url).pathname;
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -57,6 +67,19 @@ const isCompanionRequest = (request: ProxiedRequest) => {
   return (
     path.startsWith(`/api/v1/namespaces/${project.namespace}/configmaps/`) && !path.endsWith(`/${APPLY_REPORT_NAME}`)
   );
+};
+/** A server-side apply, the applier's write of a Shoot's spec or a companion (a merge patch names no field manager). */
+const isApply = (request: ProxiedRequest) => /[?&]fieldManager=/.test(request.path);
+/** Gardener issuing an admin kubeconfig for a Shoot's cluster: a request that stores nothing. */
+const isAdminKubeconfig = (request: ProxiedRequest) =>
+  request.method === 'POST' && (request.path.split('?')[0] ?? '').endsWith('/adminkubeconfig');
+const reconciled = (shoot: Shoot | undefined) =>
+  shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
+/** The Shoot's cluster configured from the folder tree it was applied from, as its annotations say. */
+const skrConfigured = (shoot: Shoot | undefined) => {
+  const annotations = shoot?.metadata.annotations ?? {};
+  const tree = annotations[APPLIED_TREE_ANNOTATION];
+  return tree !== undefined && annotations[SKR_APPLIED_TREE_ANNOTATION] === tree;
 };
 const namesOf = (requests: readonly ProxiedRequest[], method: string, ok = true) =>
   requests
@@ -217,7 +240,13 @@ describe('kimops apply --watch when the Garden goes away', () => {
       await eventually(`${aws} created`, async () =>
         (await getShoot(env.garden, project.namespace, aws)) ? true : undefined,
       );
-      expect(namesOf(proxy.requests, 'PATCH')).toEqual([aws]);
+      expect(namesOf(proxy.requests.filter(isApply), 'PATCH')).toEqual([aws]);
+      // Reconciled by Gardener, its cluster is configured by the applier's next sync.
+      await eventually(
+        `${aws}'s cluster configured`,
+        async () => (skrConfigured(await getShoot(env.garden, project.namespace, aws)) ? true : undefined),
+        20_000,
+      );
       // Syncs plan against caches kept by WATCH: one LIST per kind filled them, the syncs after list nothing.
       const syncs = () => applier.stdout.split('\n').filter((l) => /^main at [0-9a-f]{12}: /.test(l)).length;
       const before = syncs();
@@ -256,7 +285,7 @@ describe('kimops apply --watch when the Garden goes away', () => {
             : undefined,
         20_000,
       );
-      expect(namesOf(proxy.requests, 'PATCH')).toEqual([aws]);
+      expect(namesOf(proxy.requests.filter(isApply), 'PATCH')).toEqual([aws]);
     } finally {
       controller.abort();
       const result = await applier.done;
@@ -290,6 +319,11 @@ describe('kimops apply killed mid-wave and run again', () => {
       expect([...afterKill.keys()].sort()).toEqual([...createdFirst].sort());
       expect(afterKill.size).toBeGreaterThanOrEqual(3);
       expect(afterKill.size).toBeLessThan(NAMES.length); // killed mid-wave, not after it
+      // Gardener reconciles the killed run's Shoots meanwhile: their clusters are due, which that run never got to.
+      await eventually("the killed run's Shoots reconciled", async () => {
+        const live = await liveShoots();
+        return [...afterKill.keys()].every((name) => reconciled(live.get(name))) ? true : undefined;
+      });
 
       proxy.reset();
       const second = spawnKimops(apply);
@@ -298,17 +332,23 @@ describe('kimops apply killed mid-wave and run again', () => {
       expect(rerun.code).toBe(0);
       const missing = NAMES.filter((n) => !afterKill.has(n));
       expect(summaryOf(rerun.stdout)).toEqual({ applied: missing.length, unchanged: afterKill.size, failed: 0 });
-      // The restart wrote each missing Shoot once and nothing of the Shoots the killed run had created.
-      expect(namesOf(proxy.requests, 'PATCH', false).sort()).toEqual(missing);
+      // The restart applied each missing Shoot once; of the Shoots the killed run had created, it only configured
+      // their clusters (an admin kubeconfig each) and recorded that (a merge patch each).
+      expect(namesOf(proxy.requests.filter(isApply), 'PATCH', false).sort()).toEqual(missing);
+      expect(proxy.requests.filter(isAdminKubeconfig).map(shootOf).sort()).toEqual(
+        [...afterKill.keys()].sort().map((name) => `${name}/adminkubeconfig`),
+      );
       const objectWrites = proxy.requests.filter(
-        (r) => r.method !== 'GET' && (shootOf(r) !== undefined || isCompanionRequest(r)),
+        (r) => r.method !== 'GET' && !isAdminKubeconfig(r) && (shootOf(r) !== undefined || isCompanionRequest(r)),
       );
       expect(objectWrites.filter((r) => r.method !== 'PATCH')).toEqual([]);
-      for (const name of afterKill.keys())
+      for (const name of afterKill.keys()) {
         expect(
-          objectWrites.filter((r) => r.path.includes(name)),
+          objectWrites.filter((r) => r.path.includes(name)).map((r) => (isApply(r) ? 'apply' : 'merge patch')),
           name,
-        ).toEqual([]);
+        ).toEqual(['merge patch']);
+        expect(rerun.stdout).toContain(`${name}: SKR: recorded ${SKR_APPLIED_TREE_ANNOTATION}`);
+      }
       expect(
         proxy.requests
           .filter(isCompanionRequest)
@@ -319,7 +359,10 @@ describe('kimops apply killed mid-wave and run again', () => {
       // (a 201 from the server-side apply) happened once over both runs.
       const live = await liveShoots();
       expect([...live.keys()].sort()).toEqual(NAMES);
-      for (const [name, shoot] of afterKill) expect(live.get(name)?.metadata.uid, name).toBe(shoot.metadata.uid);
+      for (const [name, shoot] of afterKill) {
+        expect(live.get(name)?.metadata.uid, name).toBe(shoot.metadata.uid);
+        expect(skrConfigured(live.get(name)), name).toBe(true);
+      }
       const creates = [...first, ...proxy.requests]
         .filter((r) => r.method === 'PATCH' && r.status === 201)
         .map(shootOf)
@@ -347,8 +390,17 @@ describe('kimops apply killed mid-wave and run again', () => {
     try {
       const created = await kimops(direct);
       expect(created.code).toBe(0);
+      // Reconciled, their clusters are configured by the next sync: from then on a kept Shoot needs no write.
+      await eventually('the Shoots reconciled', async () => {
+        const live = await liveShoots();
+        return live.size === NAMES.length && [...live.values()].every(reconciled) ? true : undefined;
+      });
+      const configured = await kimops(direct);
+      expect(configured.stderr).toBe('');
+      expect(configured.code).toBe(0);
       const before = await liveShoots();
       expect(before.size).toBe(NAMES.length);
+      for (const [name, shoot] of before) expect(skrConfigured(shoot), name).toBe(true);
 
       // A commit removes 6 Shoot folders (beyond kimops.yaml's massDeletion, hence the override).
       const removed = NAMES.filter((_, i) => i % 2 === 0);
@@ -427,5 +479,5 @@ describe('kimops apply killed mid-wave and run again', () => {
     } finally {
       await cleanUp(NAMES);
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -1,6 +1,7 @@
 // `kimops apply --once` against the real gardener-apiserver, with the gardenlet simulator playing Gardener's
 // controllers: KEB's Runtimes generated into a landscape repo, then synced — create with companions first, a
-// no-op sync that writes nothing, a worker change, a deletion with confirmation — and --dry-run writing nothing.
+// sync that configures the reconciled Shoots' clusters (the plane's kube-apiserver plays them), a no-op sync that
+// writes nothing, a worker change, a deletion with confirmation — and --dry-run writing nothing.
 import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,8 +11,10 @@ import {
   OWNERSHIP_LABEL,
   OWNERSHIP_VALUE,
   APPLIED_COMMIT_ANNOTATION,
+  APPLIED_TREE_ANNOTATION,
   COMPANION_OF_LABEL,
   DELETION_CONFIRMATION_ANNOTATION,
+  SKR_APPLIED_TREE_ANNOTATION,
 } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { Shoot } from '../../model/shoot.js';
@@ -21,12 +24,17 @@ import { startGitServer } from '../helpers/git-http-server.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('apply');
-const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+const simulator = new GardenletSimulator({
+  garden: env.garden,
+  intervalMs: 20,
+  progressSteps: [50],
+  runtimeCluster: planeAsShootCluster(env),
+});
 const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 /** The Shoot names of KEB's example Runtimes. */
 const AWS = 'c-78fcc25';
@@ -101,16 +109,32 @@ describe('kimops apply --once', () => {
         expect((companions[0]?.metadata.labels as Record<string, string>)[OWNERSHIP_LABEL]).toBe(OWNERSHIP_VALUE);
       }
 
-      // A second sync writes nothing (once the simulator has stopped writing status).
+      // Once Gardener (the simulator) has reconciled them, a second sync leaves the Shoots' specs alone and
+      // configures their clusters from skr/, recording the folder tree it applied on each Shoot.
       await eventually('the Shoots to be created', async () =>
         (await Promise.all([AWS, GCP].map((n) => getShoot(env.garden, project.namespace, n)))).every(settled)
           ? true
           : undefined,
       );
+      const configured = await kimops(apply);
+      expect(configured.stderr).toBe('');
+      expect(configured.stdout).toContain('0 applied, 2 unchanged, 0 blocked, 0 failed');
+      for (const name of [AWS, GCP]) {
+        const annotations = (await getShoot(env.garden, project.namespace, name))?.metadata.annotations ?? {};
+        const tree = annotations[APPLIED_TREE_ANNOTATION] ?? '';
+        expect(tree).not.toBe('');
+        expect(annotations[SKR_APPLIED_TREE_ANNOTATION]).toBe(tree);
+        expect(configured.stdout).toContain(
+          `${name}: SKR: recorded ${SKR_APPLIED_TREE_ANNOTATION} ${tree.slice(0, 12)} on Shoot ${name}\n`,
+        );
+      }
+
+      // A third sync writes nothing: neither the Shoots nor their clusters.
       const before = await resourceVersions();
       const again = await kimops(apply);
       expect(again.stderr).toBe('');
       expect(again.stdout).toContain('0 applied, 2 unchanged, 0 blocked, 0 failed');
+      expect(again.stdout).not.toContain('SKR:');
       expect(await resourceVersions()).toEqual(before);
 
       // A Runtime's worker maximum changes: generate merges the update, apply writes it.
@@ -286,8 +310,16 @@ describe('kimops apply --watch', () => {
       controller.signal,
     );
     try {
-      await eventually(`${AWS} created`, async () =>
-        (await getShoot(env.garden, project.namespace, AWS)) ? true : undefined,
+      // Created, and once Gardener has reconciled it its cluster configured: a Shoot whose reconcile ends with its
+      // SKR not yet configured asks for a sync at once, which would also fetch main, so main changes only after.
+      await eventually(
+        `${AWS} created and its cluster configured`,
+        async () => {
+          const annotations = (await getShoot(env.garden, project.namespace, AWS))?.metadata.annotations ?? {};
+          const tree = annotations[APPLIED_TREE_ANNOTATION];
+          return tree !== undefined && annotations[SKR_APPLIED_TREE_ANNOTATION] === tree ? true : undefined;
+        },
+        20_000,
       );
       writeFileSync(
         join(runtimes, 'aws.yaml'),

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { APPLIED_TREE_ANNOTATION, SKR_APPLIED_TREE_ANNOTATION } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { auditLogTenantOf } from '../../rules/audit-log.js';
@@ -15,12 +16,17 @@ import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { deleteShoot, getShoot } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually } from '../helpers/testenv.js';
+import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'stage');
 const dir = useTempDir('audit-log-dedicated');
-const simulator = new GardenletSimulator({ garden: env.garden, intervalMs: 20, progressSteps: [50] });
+const simulator = new GardenletSimulator({
+  garden: env.garden,
+  intervalMs: 20,
+  progressSteps: [50],
+  runtimeCluster: planeAsShootCluster(env),
+});
 /** The Shoot of KEB's AWS example Runtime. */
 const AWS = 'c-78fcc25';
 const SHOOT_REF = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' } as const;
@@ -96,6 +102,13 @@ describe('drift: correct and a dedicated audit log', () => {
     expect((await kimops(apply)).code).toBe(0);
     const shared = auditLogTenantOf(await settled());
     expect(shared?.tenantID).not.toBe(CUSTOMER_TENANT.tenantID);
+    // Reconciled: the next sync configures the Shoot's cluster and records it on the Shoot, so that the sync after
+    // the migration has nothing else to write.
+    const configured = await kimops(apply);
+    expect(configured.stderr).toBe('');
+    const annotations = (await live()).metadata.annotations ?? {};
+    expect(annotations[APPLIED_TREE_ANNOTATION]).toBeDefined();
+    expect(annotations[SKR_APPLIED_TREE_ANNOTATION]).toBe(annotations[APPLIED_TREE_ANNOTATION]);
 
     await migrateAsKim();
     const { resourceVersion } = (await settled()).metadata;

@@ -9,7 +9,13 @@ import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { applyReportConfigMap, type ApplyFacts } from '../../rules/apply-report.js';
-import { APPLY_REPORT_NAME, RUNTIME_FINALIZER, ANNOTATION_RUNTIME_GENERATION } from '../../model/contract.js';
+import {
+  APPLIED_TREE_ANNOTATION,
+  APPLY_REPORT_NAME,
+  RUNTIME_FINALIZER,
+  ANNOTATION_RUNTIME_GENERATION,
+  SKR_APPLIED_TREE_ANNOTATION,
+} from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import type { Shoot } from '../../model/shoot.js';
@@ -95,6 +101,8 @@ const KIM_REASONS = new Set([
   'ProcessingErr',
   'GardenerClusterCRCreated',
   'GardenerClusterCRReady',
+  'KymaSystemNSReady',
+  'OidcAndConfigMapsConfigured',
   'AdministratorsConfigured',
   'GardenerShootDeleted',
   'DeletionErr',
@@ -113,6 +121,19 @@ async function runtimeEvents(namespace: string, name: string) {
 
 const succeeded = (shoot: Shoot | undefined) =>
   shoot?.status?.lastOperation?.state === 'Succeeded' && shoot.status.observedGeneration === shoot.metadata.generation;
+
+/**
+ * The rendered Shoot as the applier leaves it once it has also configured its cluster (docs/skr.md): the SKR of the
+ * tree it was applied from is applied, so the Runtime can be Ready.
+ */
+function configured(rendered: ReturnType<typeof render>): ReturnType<typeof render> {
+  const annotations = {
+    ...rendered.shoot.metadata.annotations,
+    [APPLIED_TREE_ANNOTATION]: 'tree-1',
+    [SKR_APPLIED_TREE_ANNOTATION]: 'tree-1',
+  };
+  return { ...rendered, shoot: { ...rendered.shoot, metadata: { ...rendered.shoot.metadata, annotations } } };
+}
 
 /** Deletes a test's Shoot and waits for the simulator to finish the deletion: no test leaves a Shoot on the plane. */
 async function removeShoot(shoot: string): Promise<void> {
@@ -142,7 +163,7 @@ describe('kimops backfill --once', () => {
     });
 
     // The Shoot as the applier creates it (Runtime generation 1 on it); Gardener has reported nothing yet.
-    await createRendered(env.garden, render(runtime, project.settings));
+    await createRendered(env.garden, configured(render(runtime, project.settings)));
     await backfillOnce(args);
     live = await getRuntime(namespace, name);
     expect(live?.status?.state).toBe('Pending');
@@ -360,7 +381,7 @@ describe('kimops backfill --once', () => {
     expect(created.ok ? 'applied' : describeFailure(created)).toBe('applied');
     runSimulator();
     try {
-      await createRendered(env.garden, render(runtime, project.settings));
+      await createRendered(env.garden, configured(render(runtime, project.settings)));
       await eventually('the Shoot to be created', async () =>
         succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
       );
@@ -398,7 +419,7 @@ describe('kimops backfill --watch', () => {
     const { namespace, shoot, runtime, name, args } = await setup('bfr');
     runSimulator();
     try {
-      await createRendered(env.garden, render(runtime, project.settings));
+      await createRendered(env.garden, configured(render(runtime, project.settings)));
       await eventually('the Shoot to be created', async () =>
         succeeded(await getShoot(env.garden, project.namespace, shoot)) ? true : undefined,
       );
@@ -483,7 +504,7 @@ describe('kimops backfill --watch', () => {
   it('turns a Ready Runtime Pending on a generation bump, Ready again on the Shoot event, and releases it once the Shoot is gone', async () => {
     const { namespace, shoot, runtime, name, args } = await setup('bfw');
     runSimulator();
-    await createRendered(env.garden, render(runtime, project.settings));
+    await createRendered(env.garden, configured(render(runtime, project.settings)));
     const controller = new AbortController();
     // An interval far beyond the test: only watch events can bring the changes in.
     const running = startKimops([...args, '--watch', '--interval', '3600'], controller.signal);

@@ -4,7 +4,7 @@
 import { AUDITLOG_EXTENSION_TYPE } from '../../../rules/audit-log.js';
 import { REGISTRY_CACHE_EXTENSION } from '../../../model/contract.js';
 import { FieldError } from '../../../model/errors.js';
-import type { Extension, JsonObject } from '../../../model/shoot.js';
+import { OIDC_EXTENSION_TYPE, type Extension, type JsonObject } from '../../../model/shoot.js';
 import { jsonEqual } from '../../../model/clone.js';
 import { formatGoDuration, parseGoDuration } from '../../../model/go-time.js';
 import type { ExtenderInput, Extender } from '../context.js';
@@ -16,7 +16,7 @@ import { registryCacheSecret } from './resources.js';
 const EXT_NETWORK_FILTER = 'shoot-networking-filter';
 const EXT_CERT = 'shoot-cert-service';
 const EXT_DNS = 'shoot-dns-service';
-const EXT_OIDC = 'shoot-oidc-service';
+const EXT_OIDC = OIDC_EXTENSION_TYPE;
 const EXT_AUDITLOG = AUDITLOG_EXTENSION_TYPE;
 const EXT_ACL = 'acl';
 const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';

@@ -24,7 +24,7 @@ const dir = useTempDir('generate-changes');
 const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
 const author = { name: 'kimops', email: 'kimops@localhost' };
 
-/** A dev landscape repo with the 12 example Runtimes (generation 1) created and merged. */
+/** A dev landscape repo with the 15 example Runtimes (generation 1) created and merged. */
 async function landscape(waveSize?: number) {
   const gitdir = `${dir.path}/repo.git`;
   expect((await kimops(['init', '--landscape', 'dev', gitdir])).code).toBe(0);
@@ -56,7 +56,7 @@ async function landscape(waveSize?: number) {
       ...overrides,
     });
   const created = await run();
-  expect(created.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(12).fill('create auto-merge'));
+  expect(created.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(15).fill('create auto-merge'));
   return { repo, forge, runtimes, settings, run, logs };
 }
 
@@ -106,12 +106,12 @@ describe('generate: rollouts', () => {
     const changed = withFeatureGate(settings);
 
     const first = await run({ settings: changed });
-    expect(first.rollout).toMatchObject({ shoots: 5, later: 7 });
+    expect(first.rollout).toMatchObject({ shoots: 5, later: 10 });
     expect(first.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(5).fill('rollout await-review'));
     const [wave1, ...others] = await openPulls(forge);
     expect(others).toEqual([]);
     expect(wave1?.branch).toBe(rolloutBranchOf('dev', first.rollout?.name ?? ''));
-    // Named after its change; 7 more Shoots after this wave of 5 make two more waves.
+    // Named after its change; 10 more Shoots after this wave of 5 make two more waves.
     expect(wave1?.title).toBe(
       '[dev] rollout: kubernetes.kubeAPIServer.featureGates added: {"KimopsTestGate":true}, wave 1/3, 5 shoots',
     );
@@ -137,10 +137,10 @@ describe('generate: rollouts', () => {
       expect(merged.proposed.filter((p) => p.pr === open.number).every((p) => p.action === 'auto-merge')).toBe(true);
       await run({ settings: changed });
     }
-    // 5 + 5 + 2: the last wave has nothing after it.
-    expect(waves).toEqual(['1/3: 5', '2/3: 5', '3/3: 2']);
+    // 5 + 5 + 5: the last wave has nothing after it.
+    expect(waves).toEqual(['1/3: 5', '2/3: 5', '3/3: 5']);
     const done = await run({ settings: changed });
-    expect(done).toMatchObject({ proposed: [], unchanged: 12 });
+    expect(done).toMatchObject({ proposed: [], unchanged: 15 });
     expect((await shootOnMain(repo, 'c-78fcc25')).spec.kubernetes).toMatchObject({
       kubeAPIServer: { featureGates: { KimopsTestGate: true } },
     });
@@ -157,7 +157,7 @@ describe('generate: rollouts', () => {
     const result = await run({ settings: changed, runtimes: bumped });
     const own = result.proposed.find((p) => p.shoot === shoot);
     expect(own).toMatchObject({ class: 'update', action: 'auto-merge' });
-    expect(result.rollout).toMatchObject({ shoots: 11, later: 0 });
+    expect(result.rollout).toMatchObject({ shoots: 14, later: 0 });
     expect(result.proposed.filter((p) => p.pr === result.rollout?.pr).map((p) => p.shoot)).not.toContain(shoot);
     expect((await openPulls(forge)).map((p) => p.number)).toEqual([result.rollout?.pr]);
   });
@@ -234,7 +234,7 @@ describe('generate: suspend and force (docs/design.md §1.1)', () => {
     expect(result.suspended).toEqual([suspended]);
     expect(result.proposed.map((p) => p.shoot)).not.toContain(suspended);
     expect(result.proposed.find((p) => p.shoot === forced)).toMatchObject({ class: 'update', action: 'auto-merge' });
-    expect(result.rollout?.shoots).toBe(10);
+    expect(result.rollout?.shoots).toBe(13);
   });
 });
 
@@ -259,27 +259,27 @@ describe('generate: a long-running generator', () => {
   it('renders only Runtimes whose inputs changed since the last pass', async () => {
     const { runtimes, run } = await landscape();
     const memo = new RenderMemo();
-    expect(await run({ memo })).toMatchObject({ rendered: 12, unchanged: 12, proposed: [] });
-    expect(await run({ memo })).toMatchObject({ rendered: 0, unchanged: 12, proposed: [] });
+    expect(await run({ memo })).toMatchObject({ rendered: 15, unchanged: 15, proposed: [] });
+    expect(await run({ memo })).toMatchObject({ rendered: 0, unchanged: 15, proposed: [] });
 
     const bumped = changedRuntime(runtimes, 3, (runtime) => {
       runtime.metadata.generation = 2;
       (runtime.spec.shoot.provider.workers[0] as { maximum: number }).maximum += 2;
     });
     const changed = await run({ memo, runtimes: bumped });
-    expect(changed).toMatchObject({ rendered: 1, unchanged: 11 });
+    expect(changed).toMatchObject({ rendered: 1, unchanged: 14 });
     expect(changed.proposed.map((p) => `${p.shoot} ${p.class} ${p.action}`)).toEqual([
       `${bumped[3]?.runtime.spec.shoot.name} update auto-merge`,
     ]);
     // Main moved (the merge): that one folder's oid changed, so it is rendered once more and found equal.
-    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 1, unchanged: 12, proposed: [] });
-    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 0, unchanged: 12, proposed: [] });
+    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 1, unchanged: 15, proposed: [] });
+    expect(await run({ memo, runtimes: bumped })).toMatchObject({ rendered: 0, unchanged: 15, proposed: [] });
     // A status write changes nothing the converter reads.
     const withStatus = bumped.map((entry) => ({
       ...entry,
       runtime: { ...entry.runtime, status: { state: 'Ready' } } as Runtime,
     }));
-    expect(await run({ memo, runtimes: withStatus })).toMatchObject({ rendered: 0, unchanged: 12 });
+    expect(await run({ memo, runtimes: withStatus })).toMatchObject({ rendered: 0, unchanged: 15 });
   });
 });
 

@@ -83,13 +83,13 @@ describe('kimops generate --once', () => {
     const first = await generate();
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toContain(
-      '12 proposed (12 merged, 0 awaiting review, 0 blocked), 0 unchanged, 0 closed, 0 failed',
+      '15 proposed (15 merged, 0 awaiting review, 0 blocked), 0 unchanged, 0 closed, 0 failed',
     );
     expect(first.stdout).toMatch(/^create +c-78fcc25: #\d+ opened, merged$/m);
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
 
     const { forge, records: prs } = await records(gitdir);
-    expect(prs.map((pr) => pr.state)).toEqual(Array(12).fill('merged'));
+    expect(prs.map((pr) => pr.state)).toEqual(Array(15).fill('merged'));
     expect(prs[0]?.branch).toMatch(/^kimops\/dev\//);
     const statuses = await forge.statuses(prs[0]?.headSha as string);
     expect(statuses.ok && statuses.value.map((s) => `${s.context}:${s.state}`)).toEqual(['kimops/validate:success']);
@@ -98,7 +98,7 @@ describe('kimops generate --once', () => {
     const second = await generate();
     expect(second).toMatchObject({ code: 0, stderr: '' });
     expect(second.stdout).toBe(
-      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n',
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 15 unchanged, 0 closed, 0 failed\n',
     );
     expect(refs(gitdir)).toBe(before); // no commit on main, no branch, no PR record
   });
@@ -113,12 +113,12 @@ describe('kimops generate --once', () => {
 
     const changed = await generate();
     expect(changed).toMatchObject({ code: 0, stderr: '' });
-    expect(changed.stdout).toMatch(/^update +c-78fcc25: #13 opened, merged$/m);
-    expect(changed.stdout).toContain('1 proposed (1 merged, 0 awaiting review, 0 blocked), 11 unchanged');
+    expect(changed.stdout).toMatch(/^update +c-78fcc25: #16 opened, merged$/m);
+    expect(changed.stdout).toContain('1 proposed (1 merged, 0 awaiting review, 0 blocked), 14 unchanged');
     expect(git(gitdir, 'show', 'main:shoots/c-78fcc25/shoot.yaml')).toContain('maximum: 25');
     const pr = (await records(gitdir)).records.at(-1);
     expect(pr).toMatchObject({
-      number: 13,
+      number: 16,
       branch: 'kimops/dev/c-78fcc25',
       state: 'merged',
       title: '[dev] update (non-disruptive): c-78fcc25',
@@ -126,7 +126,7 @@ describe('kimops generate --once', () => {
     expect(pr?.body).toContain('maximum` 20 → 25');
 
     const before = refs(gitdir);
-    expect((await generate()).stdout).toContain('0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged');
+    expect((await generate()).stdout).toContain('0 proposed (0 merged, 0 awaiting review, 0 blocked), 15 unchanged');
     expect(refs(gitdir)).toBe(before);
   });
 
@@ -140,23 +140,23 @@ describe('kimops generate --once', () => {
 
     const proposed = await generate();
     expect(proposed.stdout).toMatch(
-      /^update +c-78fcc25: #13 opened, await-review: waits for 1 approval by a collaborator \(mergePolicy\.update; CODEOWNERS names no owner of its files\), has 0$/m,
+      /^update +c-78fcc25: #16 opened, await-review: waits for 1 approval by a collaborator \(mergePolicy\.update; CODEOWNERS names no owner of its files\), has 0$/m,
     );
     const head = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
     const before = refs(gitdir);
-    expect((await generate()).stdout).toMatch(/#13 unchanged, await-review/);
+    expect((await generate()).stdout).toMatch(/#16 unchanged, await-review/);
     expect(refs(gitdir)).toBe(before);
 
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 30'));
-    expect((await generate()).stdout).toMatch(/#13 updated, await-review/);
+    expect((await generate()).stdout).toMatch(/#16 updated, await-review/);
     expect(git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25')).not.toBe(head);
     expect(git(gitdir, 'show', 'kimops/dev/c-78fcc25:shoots/c-78fcc25/shoot.yaml')).toContain('maximum: 30');
 
     await writeFile(aws, original);
     const reverted = await generate();
-    expect(reverted.stdout).toContain('#13 kimops/dev/c-78fcc25: closed');
-    expect(reverted.stdout).toContain('12 unchanged, 1 closed');
-    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 13, state: 'closed' });
+    expect(reverted.stdout).toContain('#16 kimops/dev/c-78fcc25: closed');
+    expect(reverted.stdout).toContain('15 unchanged, 1 closed');
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 16, state: 'closed' });
   });
 
   it('leaves a stale PR open when a human pushed to its branch', async () => {
@@ -166,7 +166,7 @@ describe('kimops generate --once', () => {
     const aws = join(runtimes, 'aws.yaml');
     const original = await readFile(aws, 'utf8');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 25'));
-    expect((await generate()).stdout).toContain('#13 opened');
+    expect((await generate()).stdout).toContain('#16 opened');
     await repo.commitFiles({
       branch: 'kimops/dev/c-78fcc25',
       files: new Map([['NOTES.md', 'why\n']]),
@@ -178,15 +178,15 @@ describe('kimops generate --once', () => {
     const pushed = git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25');
     await writeFile(aws, original.replace('maximum: 20', 'maximum: 30'));
     expect((await generate()).stdout).toMatch(
-      /^update +c-78fcc25: #13 left as is: its head \w+ is not what kimops wrote$/m,
+      /^update +c-78fcc25: #16 left as is: its head \w+ is not what kimops wrote$/m,
     );
     expect(git(gitdir, 'rev-parse', 'kimops/dev/c-78fcc25')).toBe(pushed);
 
     await writeFile(aws, original);
     const result = await generate();
-    expect(result.stdout).toContain('#13 kimops/dev/c-78fcc25: no change left, but its head');
+    expect(result.stdout).toContain('#16 kimops/dev/c-78fcc25: no change left, but its head');
     expect(result.stdout).toContain('1 left open');
-    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 13, state: 'open' });
+    expect((await records(gitdir)).records.at(-1)).toMatchObject({ number: 16, state: 'open' });
   });
 
   it('proposes a delete for a removed Runtime for approval, and refuses too many at once', async () => {
@@ -198,7 +198,7 @@ describe('kimops generate --once', () => {
     expect(deleted.stdout).toMatch(
       /^delete +c-78fcc25: #1 opened, await-review: waits for 1 approval by a collaborator \(a delete no Runtime asked for; CODEOWNERS names no owner of its files\), has 0$/m,
     );
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
     expect((await records(gitdir)).records.at(-1)).toMatchObject({
       branch: 'kimops/dev/c-78fcc25',
       title: '[dev] delete (Runtime absent): c-78fcc25',
@@ -209,8 +209,8 @@ describe('kimops generate --once', () => {
     await cp(join(KEB, 'gcp.yaml'), join(runtimes, 'gcp.yaml'));
     const refused = await generate();
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('refusing to propose deleting 11 of 12 shoots');
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(refused.stderr).toContain('refusing to propose deleting 14 of 15 shoots');
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
   });
 
   it('reports Runtimes that fail to convert and opens no PR for them; usage errors exit 2', async () => {
@@ -223,8 +223,8 @@ describe('kimops generate --once', () => {
     const result = await generate();
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157: \S+: .+$/m);
-    expect(result.stdout).toContain('11 proposed (11 merged');
-    expect(shootsOnMain(gitdir)).toHaveLength(11);
+    expect(result.stdout).toContain('14 proposed (14 merged');
+    expect(shootsOnMain(gitdir)).toHaveLength(14);
 
     // Once on main, a Shoot whose Runtime fails to convert is neither changed nor proposed for deletion.
     await writeFile(aws, original);
@@ -233,9 +233,9 @@ describe('kimops generate --once', () => {
     const again = await generate();
     expect(again.code).toBe(1);
     expect(again.stdout).toContain(
-      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 11 unchanged, 0 closed, 1 failed',
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 14 unchanged, 0 closed, 1 failed',
     );
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
 
     expect((await kimops(['generate', '--landscape', 'dev', '--runtimes', runtimes, '--repo', gitdir])).code).toBe(2);
     expect(
@@ -338,7 +338,7 @@ describe('kimops generate --once: deletion only on proof', () => {
         /^not proposing to delete c-56a4813, c-78fcc25: runtime kcp-system\/61dd7761-08dc-59ce-840d-342f5e487157 has no spec\.shoot\.name/,
       ),
     ]);
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
     expect((await records(gitdir)).records).toEqual([]);
   });
 
@@ -351,9 +351,9 @@ describe('kimops generate --once: deletion only on proof', () => {
     const result = await generate();
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toBe(
-      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 12 unchanged, 0 closed, 0 failed\n',
+      '0 proposed (0 merged, 0 awaiting review, 0 blocked), 15 unchanged, 0 closed, 0 failed\n',
     );
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
   });
 
   it('refuses a symlinked folder outside the tree and deletes nothing while it does', async () => {
@@ -369,7 +369,7 @@ describe('kimops generate --once: deletion only on proof', () => {
     expect(heldBack(result.stderr)).toEqual([
       expect.stringMatching(/^not proposing to delete c-56a4813: some Runtime inputs could not be read/),
     ]);
-    expect(shootsOnMain(gitdir)).toHaveLength(12);
+    expect(shootsOnMain(gitdir)).toHaveLength(15);
   });
 
   it('deletes nothing on an empty stdin, not even the only Shoot', async () => {

@@ -99,17 +99,17 @@ describe('generate with a remote repo on GitHub', () => {
     const name = await newRepoName();
     const { run } = await landscape(name);
     const first = await run();
-    expect(first.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(12).fill('create auto-merge'));
+    expect(first.proposed.map((p) => `${p.class} ${p.action}`)).toEqual(Array(15).fill('create auto-merge'));
     expect(
       serverGit(name, 'ls-tree', '--name-only', 'main', 'shoots/')
         .split('\n')
         .filter((p) => p !== 'shoots/.gitkeep'),
-    ).toHaveLength(12);
-    // Each merge is GitHub's merge commit of a kimops branch: main's history holds twelve of them.
-    expect(serverGit(name, 'log', '--merges', '--format=%s', 'main').split('\n')).toHaveLength(12);
+    ).toHaveLength(15);
+    // Each merge is GitHub's merge commit of a kimops branch: main's history holds fifteen of them.
+    expect(serverGit(name, 'log', '--merges', '--format=%s', 'main').split('\n')).toHaveLength(15);
 
     const before = writes();
-    expect(await run()).toMatchObject({ proposed: [], unchanged: 12, closed: [] });
+    expect(await run()).toMatchObject({ proposed: [], unchanged: 15, closed: [] });
     expect(writes()).toBe(before);
   });
 
@@ -179,11 +179,11 @@ describe('generate with a remote repo on GitHub', () => {
         serverGit(name, 'ls-tree', '--name-only', 'main', 'shoots/')
           .split('\n')
           .filter((p) => p !== 'shoots/.gitkeep'),
-      ).toHaveLength(12);
+      ).toHaveLength(15);
       const created = github.requests.filter(
         (r) => r.method === 'POST' && r.path === `/repos/acme/${name}/pulls` && r.status === 201,
       );
-      expect(created).toHaveLength(12);
+      expect(created).toHaveLength(15);
     },
   );
 

@@ -71,10 +71,10 @@ describe('generate resumes after being killed', () => {
       for (const record of records)
         byBranch.set(record.branch, (byBranch.get(record.branch) ?? 0) + (record.state === 'closed' ? 0 : 1));
       expect([...byBranch.values()].every((n) => n === 1)).toBe(true); // never two live PRs for one Shoot
-      expect(records.filter((r) => r.state === 'merged')).toHaveLength(12);
+      expect(records.filter((r) => r.state === 'merged')).toHaveLength(15);
       expect(records.filter((r) => r.state === 'open')).toEqual([]);
       const main_ = await (await LandscapeRepo.open(repoDir)).readFiles('main', 'shoots');
-      expect([...main_.keys()].filter((p) => p.endsWith('/shoot.yaml'))).toHaveLength(12);
+      expect([...main_.keys()].filter((p) => p.endsWith('/shoot.yaml'))).toHaveLength(15);
     },
     60_000,
   );

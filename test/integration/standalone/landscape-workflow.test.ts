@@ -34,7 +34,7 @@ let tarball = '';
 let served: Buffer = Buffer.alloc(0);
 let server: Server;
 let releaseUrl = '';
-/** The landscape repo kimops init made, with the 12 KEB examples' Shoots on main. */
+/** The landscape repo kimops init made, with the 15 KEB examples' Shoots on main. */
 let origin = '';
 
 beforeAll(async () => {
@@ -75,7 +75,7 @@ beforeAll(async () => {
   // The Shoots reach main as they do in production: the generator, reading the landscape from the repo.
   const generate = await kimops(['generate', '--runtimes', EXAMPLES, '--repo', origin, '--once']);
   expect(generate.stderr).toBe('');
-  expect(generate.stdout).toContain('12 proposed (12 merged');
+  expect(generate.stdout).toContain('15 proposed (15 merged');
 }, 300_000);
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -194,7 +194,7 @@ describe("the landscape repo's validate workflow, as GitHub's runner runs it", (
     );
     expect(validate.stdout).toContain(`::error file=${SHOOT},title=kimops kubernetes-version-minimum::`);
     expect(validate.stdout).toMatch(
-      /1 Shoots checked changed against origin\/main \(11 unchanged\): 0 create, 1 update/,
+      /1 Shoots checked changed against origin\/main \(14 unchanged\): 0 create, 1 update/,
     );
     expect(validate.summary).toContain('| Shoot | operation | result | findings |');
     expect(validate.summary).toContain(
@@ -216,8 +216,8 @@ describe("the landscape repo's validate workflow, as GitHub's runner runs it", (
     const validate = byName(runs, VALIDATE_MAIN);
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
-    expect(validate.stdout).toBe('12 Shoots checked: 12 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
-    expect(validate.summary.split('\n').filter((line) => line.includes('✅ passed'))).toHaveLength(12);
+    expect(validate.stdout).toBe('15 Shoots checked: 15 create, 0 update, 0 delete; 0 denied, 0 warnings\n');
+    expect(validate.summary.split('\n').filter((line) => line.includes('✅ passed'))).toHaveLength(15);
   }, 240_000);
 
   it('refuses a tampered tarball at the checksum: nothing of it is unpacked, installed or run', async () => {
@@ -284,7 +284,7 @@ describe('generate and the landscape.yaml on main', () => {
     try {
       await eventually(
         'the creates',
-        async () => (running.stdout.includes('12 proposed (12 merged') ? true : undefined),
+        async () => (running.stdout.includes('15 proposed (15 merged') ? true : undefined),
         60_000,
       );
       // A reviewed landscape change lands on main: a newer machine image for every Shoot.

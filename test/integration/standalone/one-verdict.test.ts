@@ -67,9 +67,13 @@ describe('generate: a credential in what the generator commits', () => {
     expect([aws, gcpUpdate, azure].map((p) => p?.action)).toEqual(['blocked', 'blocked', 'auto-merge']);
     expect([aws, gcpUpdate, azure].map((p) => p?.class === 'create')).toEqual([true, false, true]);
     for (const blocked of [aws, gcpUpdate]) {
+      // The global account id is in the cluster's kyma-provisioning-info too (skr/): found there as well.
       expect(blocked?.failedChecks).toEqual([
         expect.stringMatching(
           /shoot\.yaml:\d+: document 1 \(Shoot [^)]+\), metadata\.labels\.account: a GitHub personal access token \(ghp_…, 40 characters\); remove it from the repo and rotate it/,
+        ),
+        expect.stringMatching(
+          /skr\/configmap-kyma-provisioning-info\.yaml:\d+: document 1 \(ConfigMap kyma-system\/kyma-provisioning-info\), data\.details \(YAML\) → globalAccountID: a GitHub personal access token/,
         ),
       ]);
       expect(blocked?.failedChecks.join('\n')).not.toContain(TOKEN);
