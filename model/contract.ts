@@ -69,8 +69,7 @@ export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
 export const REGISTRY_CACHE_EXTENSION = 'registry-cache';
 /**
  * The garden Secrets holding a registry cache's credentials, copied from the SKR, are named with this prefix (KIM:
- * `reg-cache-<uuid>`; kimops, when the live Shoot names none: `reg-cache-<cache uid>`). A Shoot's spec.resources
- * entry whose name holds it is one of them.
+ * `reg-cache-<uuid>`). A Shoot's spec.resources entry whose name holds it is one of them.
  */
 export const REGISTRY_CACHE_SECRET_PREFIX = 'reg-cache-';
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */

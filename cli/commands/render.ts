@@ -55,7 +55,7 @@ export function registerRender(program: Command, io: CliIo, setExitCode: (code: 
     )
     .option(
       '--registry-cache-secret <uid=name>',
-      "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; default: the live Shoot's, else reg-cache-<uid>; repeatable)",
+      "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; default: the one the live Shoot names; repeatable)",
       collect,
     )
     .addHelpText('after', JSON_HELP)

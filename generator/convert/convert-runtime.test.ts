@@ -102,7 +102,7 @@ describe('convertRuntime', () => {
       expect(secretsOf(live)).toEqual({ resources: expect.arrayContaining(['reg-cache-kim']), named: 'reg-cache-kim' });
     });
 
-    it("name reg-cache-<uid> where the live Shoot names none (or another upstream's)", () => {
+    it('refuse a cache no Secret is known for (the live Shoot names none for its upstream), naming the fix', () => {
       const live = converted(awsRuntime).shoot;
       live.spec.extensions = [
         ...(live.spec.extensions ?? []),
@@ -111,16 +111,22 @@ describe('convertRuntime', () => {
           providerConfig: { caches: [{ upstream: 'quay.io', secretReferenceName: 'reg-cache-q' }] },
         },
       ];
-      expect(secretsOf(live).named).toBe(`reg-cache-${UID}`);
-      expect(secretsOf(live).resources).toContain(`reg-cache-${UID}`);
+      const result = convertRuntime({ runtime: cached(), settings: settings(), live });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.field).toBe(`spec.imageRegistryCache[uid=${UID}].config.secretReferenceName`);
+      expect(result.error.message).toContain(`kimops render --registry-cache-secret ${UID}=<name>`);
     });
 
-    it('refuse a uid that makes no Secret name, naming the cache', () => {
-      const runtime = cached();
-      runtime.spec.imageRegistryCache = runtime.spec.imageRegistryCache?.map((c) => ({ ...c, uid: 'Not_A_UID' }));
-      const result = convertRuntime({ runtime, settings: settings(), live: converted(awsRuntime).shoot });
+    it('refuse a given Secret name that is no Kubernetes name, naming the cache', () => {
+      const result = convertRuntime({
+        runtime: cached(),
+        settings: settings(),
+        live: converted(awsRuntime).shoot,
+        registryCacheSecrets: { [UID]: 'Not_A_Name' },
+      });
       expect(result.ok).toBe(false);
-      if (!result.ok) expect(result.error.field).toBe('spec.imageRegistryCache[uid=Not_A_UID]');
+      if (!result.ok) expect(result.error.field).toBe(`spec.imageRegistryCache[uid=${UID}]`);
     });
   });
 

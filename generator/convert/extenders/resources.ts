@@ -8,10 +8,11 @@ import type { NamedResource, Shoot } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
 
 /**
- * The garden Secret of a cache with credentials, or undefined for a cache without. In this order: the name given
- * (`kimops render --registry-cache-secret`); the one the live Shoot's registry-cache extension already names for
- * the same upstream (KIM's copy `reg-cache-<uuid>`, found without reading a Secret); else `reg-cache-<cache uid>`,
- * a name the same in every pass (KIM's uuid is random), which the applier creates from the SKR's credentials.
+ * The garden Secret of a cache with credentials, or undefined for a cache without: the name given (`kimops render
+ * --registry-cache-secret`), else the one the live Shoot's registry-cache extension already names for the same
+ * upstream (KIM's copy `reg-cache-<uuid>`, found without reading a Secret). A cache no Secret is known for yet is
+ * refused: gardener-apiserver would refuse a Shoot naming a Secret nobody has copied into the project (kimops does
+ * not copy credentials from the SKR yet), so the Runtime says so instead of a Shoot write failing on every sync.
  */
 export function registryCacheSecret(
   cache: { uid: string; config: { upstream: string; secretReferenceName?: string } },
@@ -21,14 +22,21 @@ export function registryCacheSecret(
   if (!cache.config.secretReferenceName) return undefined;
   const name =
     (secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined) ??
-    liveCacheSecret(live, cache.config.upstream) ??
-    `${REGISTRY_CACHE_SECRET_PREFIX}${cache.uid}`;
+    liveCacheSecret(live, cache.config.upstream);
+  if (name === undefined) {
+    throw new FieldError(
+      `spec.imageRegistryCache[uid=${cache.uid}].config.secretReferenceName`,
+      `no garden Secret holds the credentials "${cache.config.secretReferenceName}" of registry cache ${cache.uid} yet: ` +
+        `the live Shoot names none for ${cache.config.upstream}; copy them into the project as reg-cache-<uuid> (KIM's ` +
+        `registry-cache controller does) or pass its name (kimops render --registry-cache-secret ${cache.uid}=<name>)`,
+    );
+  }
   // Gardener would refuse the Shoot's reference, and the applier could not create the Secret.
   if (!DNS_1123_SUBDOMAIN.test(name)) {
     throw new FieldError(
       `spec.imageRegistryCache[uid=${cache.uid}]`,
       `the garden Secret name "${name}" is no Kubernetes object name (lower-case letters, digits, "-" and ".", at most 253); ` +
-        `where the live Shoot names none, kimops names it reg-cache-<uid>, so a cache's uid must be its RegistryCacheConfig's metadata.uid, a lower-case UUID`,
+        `name the cache's garden Secret as Kubernetes names objects`,
     );
   }
   return name;
