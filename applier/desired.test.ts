@@ -156,6 +156,17 @@ describe('desiredFromFiles', () => {
     ]);
   });
 
+  it('holds a Shoot back whose skr/ lacks the Namespace or kyma-provisioning-info (a step would never run)', () => {
+    const withoutNamespace = Object.fromEntries(
+      Object.entries(SKR_FILES).filter(([path]) => !path.endsWith('/namespace-kyma-system.yaml')),
+    );
+    const { shoots, problems } = desiredFromFiles(repo(withoutNamespace));
+    expect(shoots).toEqual([]);
+    expect(problems.map((p) => p.error.message)).toEqual([
+      expect.stringMatching(/^shoots\/c-1\/skr\/.*has no Namespace \(kyma-system\)/),
+    ]);
+  });
+
   it.each<[string, Record<string, string>, string, RegExp]>([
     [
       'a kind KIM does not put on an SKR',

@@ -6,7 +6,13 @@
 import { ConfigError } from '../model/errors.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { parseYamlDocuments } from '../model/yaml-input.js';
-import { SHOOTS_FOLDER, SHOOT_FILE, SKR_FOLDER } from '../model/contract.js';
+import {
+  KYMA_SYSTEM_NAMESPACE,
+  PROVISIONING_INFO_CONFIG_MAP,
+  SHOOTS_FOLDER,
+  SHOOT_FILE,
+  SKR_FOLDER,
+} from '../model/contract.js';
 import { describeKind, isJsonObject } from '../model/json.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { skrObjectProblem, type SkrObject } from './skr-plan.js';
@@ -132,6 +138,21 @@ function readFolder(
         name,
       ),
     );
+  }
+  // Configured means every step ran: an skr/ without the Namespace or kyma-provisioning-info would be recorded as
+  // applied, and the Runtime reported KymaSystemNSCreated, though nothing was created.
+  if (skr.length > 0) {
+    for (const kind of ['Namespace', 'ConfigMap']) {
+      if (!skr.some((o) => o.object.kind === kind))
+        problems.push(
+          problem(
+            skrPrefix,
+            '',
+            `has no ${kind} (${kind === 'Namespace' ? KYMA_SYSTEM_NAMESPACE : `${KYMA_SYSTEM_NAMESPACE}/${PROVISIONING_INFO_CONFIG_MAP}`}): the generator writes both; restore the file`,
+            name,
+          ),
+        );
+    }
   }
   if (!shoot || problems.length > 0) return { problems };
   return { shoot: { name, path: shootPath, shoot, companions, skr }, problems };

@@ -331,6 +331,14 @@ describe('syncSkrs', () => {
     expect(result.configured.map((c) => c.shoot)).toEqual(['c-1']);
   });
 
+  it('reports an SKR API server that gives no answer as the client step, whatever step it was at', async () => {
+    const skrs = fakeSkrs({}, { 'APPLY Namespace/kyma-system': { status: 0, message: 'connect ECONNREFUSED' } });
+    const result = await syncSkrs(input([due('c-1')], skrs));
+    expect(result.failed[0]?.error).toMatchObject({ step: 'client', tree: 't2' });
+    expect(result.failed[0]?.error.message).toContain('apply Namespace kyma-system: unreachable: connect ECONNREFUSED');
+    expect(skrs.closed).toEqual(['c-1']);
+  });
+
   it('keeps one Shoot’s failure from the others', async () => {
     const skrs = fakeSkrs({}, { 'CONNECT c-1': { status: 0, message: 'unreachable' } });
     const result = await syncSkrs(input([due('c-1'), due('c-2'), due('c-3')], skrs));

@@ -151,6 +151,14 @@ async function configure(
   }
 }
 
+/**
+ * An SKR whose API server gave no answer (status 0: unreachable, timed out) failed to give a client, whatever the
+ * step: KIM's runtime client. Any answer is the step's own failure.
+ */
+function stepOrClient(step: SkrError['step'], status: number): SkrError['step'] {
+  return status === 0 ? 'client' : step;
+}
+
 /** The step's applies (server-side, forced: kimops's objects win over anyone's fields in them), then its pruning. */
 async function runStep(
   client: SkrApi,
@@ -161,7 +169,11 @@ async function runStep(
 ): Promise<void> {
   for (const object of apply) {
     const applied = await client.apply(object, fieldManager, { force: true });
-    if (!applied.ok) throw new StepFailed(step.step, `apply ${nameOf(object)}: ${describeFailure(applied)}`);
+    if (!applied.ok)
+      throw new StepFailed(
+        stepOrClient(step.step, applied.status),
+        `apply ${nameOf(object)}: ${describeFailure(applied)}`,
+      );
     lines.push(`applied ${nameOf(object)}`);
   }
   const prune = step.prune;
@@ -170,7 +182,7 @@ async function runStep(
   if (!listed.ok) {
     // No OpenIDConnect API (the Shoot's OIDC extension is off): there is nothing of KIM's to prune.
     if (listed.status === 404 && apply.length === 0) return;
-    throw new StepFailed(step.step, listed.message);
+    throw new StepFailed(stepOrClient(step.step, listed.status), listed.message);
   }
   for (const removed of prune.removed(listed.items)) {
     const object = { ...removed, ...prune.type };

@@ -224,25 +224,33 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   // A Garden that stopped answering gets no more requests from this sync; the next one writes the report.
   if (result.unreachable) return { ...report, result };
   // After the Garden's writes, never before: a Shoot's cluster is configured once Gardener has reconciled it.
-  const skr =
-    input.skr && !result.refused
-      ? await syncSkrs({
-          candidates: skrCandidates(plan, result, liveByName, trees),
-          read: async (names) => skrObjectsOf(await desiredOf(repo, commit, pick(folders, names))),
-          garden: pacedWriter(garden, {
-            qps: config.apply.qps,
-            burst: config.apply.burst,
-            ...(input.sleep && { sleep: input.sleep }),
-          }),
-          seeds: garden,
-          namespace,
-          connect: input.skr,
-          fieldManager,
-          concurrency: config.apply.concurrency,
-        })
-      : undefined;
+  // An error that is no SKR's (main unreadable) still leaves the Garden's facts reported, then fails the sync.
+  let skr: SkrSyncResult | undefined;
+  let skrFailure: { error: unknown } | undefined;
+  try {
+    skr =
+      input.skr && !result.refused
+        ? await syncSkrs({
+            candidates: skrCandidates(plan, result, liveByName, trees),
+            read: async (names) => skrObjectsOf(await desiredOf(repo, commit, pick(folders, names))),
+            garden: pacedWriter(garden, {
+              qps: config.apply.qps,
+              burst: config.apply.burst,
+              ...(input.sleep && { sleep: input.sleep }),
+            }),
+            seeds: garden,
+            namespace,
+            connect: input.skr,
+            fieldManager,
+            concurrency: config.apply.concurrency,
+          })
+        : undefined;
+  } catch (error) {
+    skrFailure = { error };
+  }
   const facts = applyFacts(plan.entries, result, skr?.failed);
   const applyReport = await writeApplyReport(garden, namespace, commit, facts, fieldManager);
+  if (skrFailure) throw skrFailure.error;
   return { ...report, result, applyReport, ...(skr && { skr }) };
 }
 
