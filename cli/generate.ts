@@ -138,6 +138,7 @@ async function generateWith(
       validation,
       memo,
       log,
+      forcePatchStaysOn: runtimes.removeAnnotations === undefined,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
     });
     await reportRuntimeFacts(

@@ -79,6 +79,12 @@ describe('the counter rule', () => {
     expect(forcePatchCounter(runtime('r', annotations), onMain)).toEqual(expected);
   });
 
+  it('takes a request from a file, which keeps its annotation, as answered once main holds any re-apply', () => {
+    expect(forcePatchCounter(runtime('r', FORCED), 0, true)).toEqual({ counter: 1, answered: false });
+    expect(forcePatchCounter(runtime('r', FORCED), 1, true)).toEqual({ counter: 1, answered: true });
+    expect(forcePatchCounter(runtime('r', FORCED), 4, true)).toEqual({ counter: 4, answered: true });
+  });
+
   it("carries main's counter into a render against main's Shoot (the plan's adopt check)", () => {
     const [rendered] = withMainCounter(shootManifests(shoot('a'), []), shoot('a', 3)).slice(-1);
     expect(counterOf(rendered?.object as Shoot)).toBe(3);

@@ -54,11 +54,13 @@ export interface ForcePatchCounter {
 
 /**
  * The counter for a Runtime's render, given main's: raised by one for a request (the same while its PR is open,
- * main being unchanged), main's own for a request main has answered, and main's carried otherwise.
+ * main being unchanged), main's own for a request main has answered, and main's carried otherwise. `staysOn`: the
+ * Runtime's source cannot take the annotation off (a file): then any re-apply main holds answers it, or every pass
+ * would re-apply the Shoot again.
  */
-export function forcePatchCounter(runtime: Runtime, onMain: number): ForcePatchCounter {
+export function forcePatchCounter(runtime: Runtime, onMain: number, staysOn = false): ForcePatchCounter {
   if (!forcePatchRequested(runtime)) return { counter: onMain, answered: false };
-  const proposed = proposedOf(runtime);
+  const proposed = staysOn ? 1 : proposedOf(runtime);
   if (proposed !== undefined && onMain >= proposed) return { counter: onMain, answered: true };
   return { counter: onMain + 1, answered: false };
 }
@@ -92,6 +94,7 @@ type MainView = Pick<MainSnapshot, 'shoot' | 'folder' | 'holds'>;
 export async function withForcePatchCounters(
   input: PassInput,
   main: MainView,
+  staysOn = false,
 ): Promise<{ input: PassInput; requests: ForcePatchRequest[] }> {
   const requests: ForcePatchRequest[] = [];
   const changed: RenderedChange[] = [];
@@ -100,7 +103,7 @@ export async function withForcePatchCounters(
   for (const change of input.renders.changed) {
     const shoot = change.rendered.shootName;
     const { runtime } = change.entry;
-    const decided = forcePatchCounter(runtime, counterOf(await main.shoot(shoot)));
+    const decided = forcePatchCounter(runtime, counterOf(await main.shoot(shoot)), staysOn);
     if (forcePatchRequested(runtime)) requests.push({ runtime, shoot, ...decided });
     const counted = withCounterOnChange(change, decided.counter);
     if (main.holds(shoot, counted.files)) inMain.push({ runtime: change.rendered.runtime, shoot });
@@ -114,7 +117,7 @@ export async function withForcePatchCounters(
       continue;
     }
     const folder = await main.folder(held.shoot);
-    const decided = forcePatchCounter(entry.runtime, counterOf(folder.shoot));
+    const decided = forcePatchCounter(entry.runtime, counterOf(folder.shoot), staysOn);
     requests.push({ runtime: entry.runtime, shoot: held.shoot, ...decided });
     if (decided.answered || !folder.shoot) {
       inMain.push(held);

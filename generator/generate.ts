@@ -52,6 +52,11 @@ export interface GenerateInput {
   validation?: ValidationSource;
   /** Kept across passes by a long-running generator, so unchanged Runtimes are not rendered again. */
   memo?: RenderMemo;
+  /**
+   * The Runtimes' source cannot take force-patch-reconciliation off (a folder of files): a request counts as
+   * answered once main holds a re-apply of that Shoot (force-patch.ts), instead of one re-apply per pass.
+   */
+  forcePatchStaysOn?: boolean;
   /** Overrides kimops.yaml's commit author (tests pin the timestamp). */
   author?: Signature;
   /** Progress, one line each. */
@@ -135,7 +140,11 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
   const memo = input.memo ?? new RenderMemo();
-  const forced = await withForcePatchCounters(await gatherPassInput(input, snapshot, memo), snapshot);
+  const forced = await withForcePatchCounters(
+    await gatherPassInput(input, snapshot, memo),
+    snapshot,
+    input.forcePatchStaysOn,
+  );
   const gathered = forced.input;
   const plan = planPass(gathered);
   for (const [shoot, key] of plan.memo.remember) memo.remember(shoot, key);

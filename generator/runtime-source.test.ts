@@ -114,7 +114,7 @@ describe('reportRuntimeFacts', () => {
       warnings.push(line),
     );
     expect(warnings).toEqual([
-      "runtime kcp-system/a: main holds the re-apply operator.kyma-project.io/force-patch-reconciliation asked for: remove it from the Runtime's file, or each pass re-applies the Shoot again",
+      "runtime kcp-system/a: main holds the re-apply operator.kyma-project.io/force-patch-reconciliation asked for; a file keeps the annotation, so remove it from the Runtime's file (while it stays, no further re-apply is proposed)",
     ]);
   });
 });

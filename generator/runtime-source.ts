@@ -54,7 +54,7 @@ export async function reportRuntimeFacts(
       if (!remove) {
         // A file keeps what its author wrote: only they can take the request off.
         warn(
-          `runtime ${runtimeRef(runtime)}: main holds the re-apply ${ANNOTATION_FORCE_PATCH} asked for: remove it from the Runtime's file, or each pass re-applies the Shoot again`,
+          `runtime ${runtimeRef(runtime)}: main holds the re-apply ${ANNOTATION_FORCE_PATCH} asked for; a file keeps the annotation, so remove it from the Runtime's file (while it stays, no further re-apply is proposed)`,
         );
         return;
       }
