@@ -29,7 +29,7 @@ export function benchConvert(): void {
   // Warm-up on a slice, so both measurements run optimised code.
   for (const runtime of runtimes.slice(0, 500)) {
     const result = convertRuntime({ runtime, settings });
-    if (result.ok) shootFiles(result.shoot, result.companions);
+    if (result.ok) shootFiles(result.shoot, result.companions, result.skr);
   }
 
   const perRuntime: number[] = [];
@@ -41,7 +41,7 @@ export function benchConvert(): void {
     const t0 = process.hrtime.bigint();
     const result = convertRuntime({ runtime, settings });
     if (result.ok) {
-      for (const file of shootFiles(result.shoot, result.companions)) bytes += file.content.length;
+      for (const file of shootFiles(result.shoot, result.companions, result.skr)) bytes += file.content.length;
       shoots.push(result.shoot);
     } else failures++;
     perRuntime.push(Number(process.hrtime.bigint() - t0));

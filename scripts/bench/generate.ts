@@ -36,7 +36,7 @@ function render(runtimes: readonly Runtime[], settings: ConversionSettings): Map
     const result = convertRuntime({ runtime, settings });
     if (!result.ok)
       throw new Error(`benchmark Runtime ${runtime.metadata.name} failed to convert: ${result.error.message}`);
-    for (const { path, content } of shootFiles(result.shoot, result.companions)) files.set(path, content);
+    for (const { path, content } of shootFiles(result.shoot, result.companions, result.skr)) files.set(path, content);
   }
   return files;
 }
