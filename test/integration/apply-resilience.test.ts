@@ -240,6 +240,9 @@ describe('kimops apply --watch when the Garden goes away', () => {
       await eventually(`${aws} created`, async () =>
         (await getShoot(env.garden, project.namespace, aws)) ? true : undefined,
       );
+      await eventually('the create through the proxy recorded', async () =>
+        namesOf(proxy.requests.filter(isApply), 'PATCH').length > 0 ? true : undefined,
+      );
       expect(namesOf(proxy.requests.filter(isApply), 'PATCH')).toEqual([aws]);
       // Reconciled by Gardener, its cluster is configured by the applier's next sync.
       await eventually(
@@ -284,6 +287,10 @@ describe('kimops apply --watch when the Garden goes away', () => {
             ? true
             : undefined,
         20_000,
+      );
+      // The proxy records a request once its answer has gone back, which may be just after the Garden holds it.
+      await eventually('the apply through the proxy recorded', async () =>
+        namesOf(proxy.requests.filter(isApply), 'PATCH').length > 0 ? true : undefined,
       );
       expect(namesOf(proxy.requests.filter(isApply), 'PATCH')).toEqual([aws]);
     } finally {

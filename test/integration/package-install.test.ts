@@ -88,7 +88,7 @@ describe('the package (npm pack, npm install <tarball>)', () => {
 
     expect((await run(bin, ['--version'], { cwd: work, env: CHILD_ENV })).stdout).toBe(`${version}\n`);
     const demo = await run(bin, ['demo', '--dir', join(work, 'demo')], { cwd: work, env: CHILD_ENV });
-    expect(demo.stdout).toContain('12 proposed (12 merged, 0 awaiting review, 0 blocked)');
+    expect(demo.stdout).toContain('15 proposed (15 merged, 0 awaiting review, 0 blocked)');
     // The review loop ran to its end: the disruptive update shown, approved and merged.
     expect(demo.stdout).toMatch(/`spec\.provider\.workers\[cpu-worker-0\]\.machine\.type` m6i\.large → m6i\.xlarge/);
     expect(demo.stdout).toMatch(/merged #13 \(kimops\/dev\/c-78fcc25\) into main/);
