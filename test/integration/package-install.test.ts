@@ -91,7 +91,7 @@ describe('the package (npm pack, npm install <tarball>)', () => {
     expect(demo.stdout).toContain('15 proposed (15 merged, 0 awaiting review, 0 blocked)');
     // The review loop ran to its end: the disruptive update shown, approved and merged.
     expect(demo.stdout).toMatch(/`spec\.provider\.workers\[cpu-worker-0\]\.machine\.type` m6i\.large → m6i\.xlarge/);
-    expect(demo.stdout).toMatch(/merged #13 \(kimops\/dev\/c-78fcc25\) into main/);
+    expect(demo.stdout).toMatch(/merged #16 \(kimops\/dev\/c-78fcc25\) into main/);
   }, 60_000);
 
   describe('KEB against the installed generate, apply and backfill, three processes', () => {
