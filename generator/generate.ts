@@ -194,7 +194,10 @@ interface Execution {
   result: GenerateResult;
 }
 
-/** The plan's PRs in its order — the Shoots' own, the rollout wave, the deletions — then the stale PRs closed. */
+/**
+ * The plan's PRs in its order — the Shoots' own, the rollout wave, the first skr/ objects of older Shoots, the
+ * deletions — then the stale PRs closed.
+ */
 async function execute(plan: PassPlan, run: Execution): Promise<void> {
   const { context, result } = run;
   for (const pr of plan.shoots) await propose(run, pr);
@@ -203,6 +206,7 @@ async function execute(plan: PassPlan, run: Execution): Promise<void> {
     const outcome = await propose(run, plan.rollout, { rollout: true });
     if (outcome) result.rollout = { name, pr: outcome.pr, shoots: plan.rollout.proposals.length, later };
   }
+  if (plan.firstSkr) await propose(run, plan.firstSkr, { rollout: true });
   if (plan.deprovisioningNote) context.log(plan.deprovisioningNote);
   for (const pr of plan.deletions) await propose(run, pr);
   const prefixes = [branchOf(context.landscape, ''), rolloutBranchOf(context.landscape, '')];

@@ -142,6 +142,7 @@ function summary(plan: PassPlan): string[] {
           `rollout ${plan.rollout.branch}: ${shoots(plan.rollout.proposals).join(', ')}; ${plan.rollout.rollout.later} later`,
         ]
       : []),
+    ...(plan.firstSkr ? [`first-skr ${plan.firstSkr.branch}: ${shoots(plan.firstSkr.proposals).join(', ')}`] : []),
     ...plan.deletions.map((pr) => `deletion ${pr.branch}: ${shoots(pr.proposals).join(', ')}`),
     ...(plan.deletionRefused ? [`deletions refused: ${plan.deletionRefused}`] : []),
     ...plan.failures.map((f) => `failure ${f.runtime} ${f.field}`),
@@ -547,16 +548,25 @@ describe('planPass on changes inside the clusters (skr/)', () => {
     expect(summary(plan)).toEqual([]);
   });
 
-  it("main written before kimops wrote skr/ (a kimops upgrade): each Runtime's own skr PR, as KIM applies them", async () => {
+  it('main written before kimops wrote skr/ (a kimops upgrade): one PR of class skr for all, no waves', async () => {
     const main = seeded();
     for (const files of main.values())
       for (const path of [...files.keys()]) if (path.includes('/skr/')) files.delete(path);
     const runtimes = all();
     const plan = planPass(await inputOf({ runtimes, main, config: { rollout: { waveSize: 2 } } }));
     expect(plan.rollout).toBeUndefined();
-    expect(summary(plan)).toHaveLength(runtimes.length);
-    for (const line of summary(plan)) expect(line).toMatch(/^runtime-change kimops\/\S+: \S+ skr$/);
-    const aws = plan.shoots.find((s) => s.proposals[0]?.shoot === shootOf('aws'))?.proposals[0];
+    expect(plan.shoots).toEqual([]);
+    const shoots = runtimes.map((r) => `${r.runtime.spec.shoot.name} skr`).sort();
+    expect(summary(plan)).toEqual([`first-skr kimops/dev-rollout/first-skr-objects: ${shoots.join(', ')}`]);
+    expect(plan.firstSkr?.rollout.later).toBe(0);
+    expect(plan.keep.has('kimops/dev-rollout/first-skr-objects')).toBe(true);
+    // Every Shoot's folder with its new skr/ files; nothing else of a folder differs from main.
+    const files = plan.firstSkr?.files ?? new Map<string, string>();
+    for (const { runtime } of runtimes)
+      expect([...files.keys()]).toContain(`shoots/${runtime.spec.shoot.name}/skr/namespace-kyma-system.yaml`);
+    for (const [path, content] of files)
+      if (!path.includes('/skr/')) expect(content).toBe(main.get(path.split('/')[1] ?? '')?.get(path));
+    const aws = plan.firstSkr?.proposals.find((p) => p.shoot === shootOf('aws'));
     expect(skrOf(aws)).toEqual([
       'Namespace kyma-system: added',
       'ConfigMap kyma-provisioning-info: added',

@@ -25,6 +25,9 @@ import { withMainCounter } from './force-patch.js';
 import { renderRuntimes, type RenderBug, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
 import { checkProposedShoot } from './validate/folder-check.js';
 
+/** The name of the PR that gives Shoots written before kimops configured clusters their first skr/ objects. */
+const FIRST_SKR_ROLLOUT = 'first-skr-objects';
+
 /** A Shoot's own PR: the change its Runtime asked for, or git following what Gardener changed (an adoption). */
 interface ShootPR extends BranchProposal {
   kind: 'runtime-change' | 'adoption';
@@ -39,6 +42,11 @@ export interface PassPlan extends PlannedDeletions {
   /** By Shoot name. */
   shoots: ShootPR[];
   rollout?: RolloutPR;
+  /**
+   * The first skr/ objects of every Shoot main holds without any (written by a kimops before it configured
+   * clusters), as one PR of class `skr`: what KIM applies for those Runtimes, landed in one commit, not a PR each.
+   */
+  firstSkr?: RolloutPR;
   failures: RenderFailure[];
   bugs: RenderBug[];
   /** Runtimes (`<ns>/<name>`) whose Shoot main holds as rendered: their change is merged. */
@@ -53,8 +61,11 @@ export interface PassPlan extends PlannedDeletions {
 interface Change {
   proposal: ShootProposal;
   files: Map<string, string>;
-  /** `rollout`: nobody's Runtime asked for it (the landscape config or kimops changed). */
-  kind: ShootPR['kind'] | 'rollout';
+  /**
+   * `rollout`: nobody's Runtime asked for it (the landscape config or kimops changed); `first-skr`: only the first
+   * skr/ objects of a Shoot written before kimops configured clusters.
+   */
+  kind: ShootPR['kind'] | 'rollout' | 'first-skr';
 }
 
 /** A change as `changeOf` sees it: `unknown` when its Runtime has no generation to tell (`originOf`). */
@@ -88,12 +99,18 @@ export function planPass(input: PassInput): PassPlan {
     renders.changed.flatMap((change) => changeOf(planning, change, undecided) ?? []),
   );
   const shoots = changes.flatMap(({ kind, proposal, files }): ShootPR[] =>
-    kind === 'rollout' ? [] : [{ kind, branch: branchOf(landscape, proposal.shoot), proposals: [proposal], files }],
+    kind === 'rollout' || kind === 'first-skr'
+      ? []
+      : [{ kind, branch: branchOf(landscape, proposal.shoot), proposals: [proposal], files }],
   );
   for (const pr of shoots) planning.keep.add(pr.branch);
   const rollout = rolloutWave(
     planning,
     changes.filter((c) => c.kind === 'rollout'),
+  );
+  const firstSkr = firstSkrPR(
+    planning,
+    changes.filter((c) => c.kind === 'first-skr'),
   );
 
   const requested = requestedShoots(selection.active);
@@ -101,6 +118,7 @@ export function planPass(input: PassInput): PassPlan {
   return {
     shoots,
     ...(rollout && { rollout }),
+    ...(firstSkr && { firstSkr }),
     ...deletions,
     failures: planning.failures,
     bugs: renders.bugs,
@@ -136,14 +154,14 @@ function changeOf(
   const skrOnly =
     skr.length > 0 && reviewedChanges(shootClass?.changes ?? []).length === 0 && !companionChanged(files, beforeFiles);
   // A Shoot main holds without any skr/ yet (written before kimops configured clusters): its first SKR objects are
-  // what KIM applies for this Runtime, so they go as the Runtime's own change, not as a rollout waiting for review
-  // while the Runtime stays Pending (docs/skr.md).
-  if (skrOnly && ![...(beforeFiles?.keys() ?? [])].some(isSkrPath)) kind = 'runtime-change';
+  // what KIM applies for this Runtime, so they merge as the Runtime's own (`skr`), not as a rollout waiting for
+  // review while the Runtime stays Pending; all such Shoots of the pass in one PR (docs/skr.md).
+  if (skrOnly && ![...(beforeFiles?.keys() ?? [])].some(isSkrPath)) kind = 'first-skr';
   let classification = skrOnly
-    ? skrClass(skr, kind === 'runtime-change', shootClass?.changes ?? [])
+    ? skrClass(skr, kind === 'runtime-change' || kind === 'first-skr', shootClass?.changes ?? [])
     : (shootClass ?? companionsOnly(files, beforeFiles));
   let signature: string | undefined;
-  if (kind !== 'runtime-change' && before) {
+  if (kind !== 'runtime-change' && kind !== 'first-skr' && before) {
     // Rendered against main's Shoot, not the Garden's: what the Runtime and the landscape change, without Gardener.
     const again = input.gardenShoots?.has(r.shootName) ? renderAgainst(input, runtime, before) : undefined;
     if (again && input.main.holds(again.shootName, again.files)) {
@@ -204,6 +222,19 @@ function rolloutWave(planning: Planning, changes: readonly Change[]): RolloutPR 
   const branch = rolloutBranchOf(input.landscape, name);
   planning.keep.add(branch);
   return { branch, proposals, rollout: { name, later: changes.length - wave.length }, files };
+}
+
+/** The first skr/ objects of Shoots written by an older kimops: one PR, all of them (no waves: KIM applies them at once). */
+function firstSkrPR(planning: Planning, changes: readonly Change[]): RolloutPR | undefined {
+  if (changes.length === 0) return undefined;
+  const branch = rolloutBranchOf(planning.input.landscape, FIRST_SKR_ROLLOUT);
+  planning.keep.add(branch);
+  return {
+    branch,
+    proposals: changes.map((c) => c.proposal),
+    rollout: { name: FIRST_SKR_ROLLOUT, later: 0 },
+    files: new Map(changes.flatMap((c) => [...c.files])),
+  };
 }
 
 /**

@@ -324,6 +324,26 @@ describe('renderPullRequest for a rollout wave', () => {
     );
   });
 
+  it("merges the first skr/ objects of Shoots written by an older kimops as skr, the Runtimes' own", () => {
+    const namespace = { subject: 'Namespace kyma-system', detail: 'added' };
+    const first = rolloutProposals(3).map((p): ShootProposal => ({
+      ...p,
+      after: p.before as Shoot,
+      classification: skrClass([namespace], true, []),
+      skr: [namespace],
+    }));
+    const pr = renderPullRequest({
+      landscape: 'dev',
+      branch: 'b',
+      proposals: first,
+      rollout: { name: 'first-skr-objects', later: 0 },
+      merge,
+    });
+    expect(pr.label).toBe('kimops:skr');
+    expect(pr.body).toContain('**Merge:** auto-merges per `mergePolicy.skr` when the required check passes');
+    expect(pr.title).toBe('[dev] rollout: SKR Namespace kyma-system: added, wave 1/1, 3 shoots');
+  });
+
   it("stays under GitHub's limit with a huge diff, keeping summary, class and rollback", () => {
     const proposals = rolloutProposals(400, 2000);
     const pr = renderPullRequest({

@@ -205,8 +205,10 @@ export function pullRequestClass(
 ): Pick<ChangeClass, 'class' | 'disruptive'> {
   const immutable = proposals.find((p) => p.classification.class === 'immutable');
   if (immutable) return { class: 'immutable', disruptive: true };
-  if (rollout && proposals.every((p) => p.classification.class === 'skr-unrequested'))
-    return { class: 'skr-unrequested', disruptive: false };
+  // Changes only inside the clusters keep their class: asked for by nobody (a new default OIDC), or the first skr/
+  // objects of Shoots written before kimops configured clusters (what KIM applies for their Runtimes).
+  for (const only of ['skr-unrequested', 'skr'] as const)
+    if (rollout && proposals.every((p) => p.classification.class === only)) return { class: only, disruptive: false };
   if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
   const { class: name, disruptive } = (proposals[0] as ShootProposal).classification;
   return { class: name, disruptive };
