@@ -558,6 +558,6 @@ export async function kebLifecycle(options: KebLifecycleOptions): Promise<CliRun
   }
   const results = await Promise.all(processes.map((p) => p.done));
   expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
-  return results;
   expect(simulator.problems).toEqual([]);
+  return results;
 }
