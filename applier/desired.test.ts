@@ -247,6 +247,32 @@ describe('desiredFromFiles', () => {
     expect(problems[0]?.error.message).toMatch(detail);
   });
 
+  describe('registry-cache/ stubs', () => {
+    const STUB =
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: reg-cache-1\n  namespace: garden-kyma-dev\n  labels:\n    kyma-project.io/runtime-id: rt-1\n    kyma-project.io/registry-cache-id: u-1\n    app.kubernetes.io/managed-by: infrastructure-manager\n  annotations:\n    kyma-project.io/registry-cache-name: c\n    kyma-project.io/registry-cache-namespace: kyma-system\n    kimops.kyma-project.io/registry-cache-secret: creds\nimmutable: true\n';
+    const PATH = 'shoots/c-1/registry-cache/secret-reg-cache-1.yaml';
+
+    it('reads them beside the Shoot, never as companions', () => {
+      const { shoots, problems } = desiredFromFiles(repo({ [PATH]: STUB }));
+      expect(problems).toEqual([]);
+      expect(shoots[0]?.registryCache?.map((s) => [s.path, s.object.metadata.name])).toEqual([[PATH, 'reg-cache-1']]);
+      expect(shoots[0]?.companions.map((c) => c.object.kind)).toEqual(['ConfigMap', 'ConfigMap']);
+    });
+
+    it('holds the Shoot back for a stub with data, naming the file and the fix', () => {
+      const { shoots, problems } = desiredFromFiles(repo({ [PATH]: `${STUB}data:\n  password: eA==\n` }));
+      expect(shoots).toEqual([]);
+      expect(problems.map((p) => [p.shoot, p.error.source])).toEqual([['c-1', PATH]]);
+      expect(problems[0]?.error.message).toContain('the applier copies the data from the SKR');
+    });
+
+    it('holds the Shoot back for two stubs of one Secret', () => {
+      const twin = PATH.replace('secret-reg-cache-1', 'secret-copy');
+      const { problems } = desiredFromFiles(repo({ [PATH]: STUB, [twin]: STUB }));
+      expect(problems[0]?.error.message).toContain(`is also defined in ${twin}`);
+    });
+  });
+
   it('reports a YAML file directly under shoots/ without holding any Shoot back', () => {
     const { shoots, problems } = desiredFromFiles(repo({ 'shoots/stray.yaml': 'a: 1\n' }));
     expect(shoots.map((s) => s.name)).toEqual(['c-1']);

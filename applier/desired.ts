@@ -9,6 +9,7 @@ import { parseYamlDocuments } from '../model/yaml-input.js';
 import {
   KYMA_SYSTEM_NAMESPACE,
   PROVISIONING_INFO_CONFIG_MAP,
+  REGISTRY_CACHE_FOLDER,
   SHOOTS_FOLDER,
   SHOOT_FILE,
   SKR_FOLDER,
@@ -16,6 +17,7 @@ import {
 import { describeKind, isJsonObject } from '../model/json.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { skrObjectProblem, type SkrObject } from './skr-plan.js';
+import { registryCacheStubProblem, type RegistryCacheStub } from './registry-cache-plan.js';
 
 /** A companion: a garden-side object its Shoot refers to, applied before it and deleted after it. */
 interface DesiredCompanion {
@@ -33,6 +35,12 @@ export interface DesiredShoot {
   companions: DesiredCompanion[];
   /** `shoots/<name>/skr/*.yaml`, sorted by path: applied inside the Shoot's cluster once it is reconciled (skr-sync.ts). */
   skr: SkrObject[];
+  /**
+   * `shoots/<name>/registry-cache/*.yaml`, sorted by path: data-less stubs of the registry caches' garden Secrets,
+   * never applied as they are (registry-cache-sync.ts copies the SKR's Secret into each before the Shoot is written).
+   * Absent: none.
+   */
+  registryCache?: RegistryCacheStub[];
 }
 
 export interface DesiredProblem {
@@ -71,13 +79,16 @@ export function desiredFromFiles(files: ReadonlyMap<string, string>): DesiredSta
       if (parts.length === 3) folders.set(parts[1] as string, folders.get(parts[1] as string) ?? []);
       continue;
     }
-    if (parts.length !== 3 && !(parts.length === 4 && parts[2] === SKR_FOLDER)) {
+    if (
+      parts.length !== 3 &&
+      !(parts.length === 4 && (parts[2] === SKR_FOLDER || parts[2] === REGISTRY_CACHE_FOLDER))
+    ) {
       const shoot = parts.length > 3 ? parts[1] : undefined;
       problems.push(
         problem(
           path,
           '',
-          `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ (or its ${SKR_FOLDER}/) or out of ${SHOOTS_FOLDER}/`,
+          `is not where kimops reads manifests: move it to ${SHOOTS_FOLDER}/<shoot-name>/ (or its ${SKR_FOLDER}/ or ${REGISTRY_CACHE_FOLDER}/) or out of ${SHOOTS_FOLDER}/`,
           shoot,
         ),
       );
@@ -105,9 +116,11 @@ function readFolder(
   const problems: DesiredProblem[] = [];
   const shootPath = `${SHOOTS_FOLDER}/${name}/${SHOOT_FILE}`;
   const skrPrefix = `${SHOOTS_FOLDER}/${name}/${SKR_FOLDER}/`;
+  const cachePrefix = `${SHOOTS_FOLDER}/${name}/${REGISTRY_CACHE_FOLDER}/`;
   let shoot: Shoot | undefined;
   const companions: DesiredCompanion[] = [];
   const skr: SkrObject[] = [];
+  const registryCache: RegistryCacheStub[] = [];
   for (const path of paths) {
     const value = readOne(path, files.get(path) ?? '', name, problems);
     if (value === undefined) continue;
@@ -120,6 +133,16 @@ function readFolder(
       const twin = object && skr.find((o) => sameObject(o.object, object));
       if (twin) problems.push(definedTwice(path, object, twin.path, name));
       else if (object) skr.push({ path, object });
+      continue;
+    }
+    if (path.startsWith(cachePrefix)) {
+      const wrong = registryCacheStubProblem(value);
+      if (wrong) problems.push(problem(path, wrong.field, `${wrong.detail}: fix the file or remove it`, name));
+      if (wrong) continue;
+      const stub = value as RegistryCacheStub['object'];
+      const twin = registryCache.find((other) => other.object.metadata.name === stub.metadata.name);
+      if (twin) problems.push(definedTwice(path, stub, twin.path, name));
+      else registryCache.push({ path, object: stub });
       continue;
     }
     const companion = checkedCompanion(value, path, name, problems);
@@ -155,7 +178,7 @@ function readFolder(
     }
   }
   if (!shoot || problems.length > 0) return { problems };
-  return { shoot: { name, path: shootPath, shoot, companions, skr }, problems };
+  return { shoot: { name, path: shootPath, shoot, companions, skr, registryCache }, problems };
 }
 
 /** Two files for one object would be applied in turn, the later one winning, on every sync. */

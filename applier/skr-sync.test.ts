@@ -7,7 +7,8 @@ import type { Shoot } from '../model/shoot.js';
 import { testShoot } from '../test/helpers/test-shoot.js';
 import type { PlanEntry, SyncPlan } from './plan.js';
 import type { SkrCandidate, SkrObject } from './skr-plan.js';
-import { skrCandidates, syncSkrs, type SkrApi, type SkrConnect, type SkrSyncInput } from './skr-sync.js';
+import type { SkrApi, SkrConnect } from './skr-connect.js';
+import { skrCandidates, syncSkrs, type SkrSyncInput } from './skr-sync.js';
 import { emptySyncResult } from './sync.js';
 
 const KIM = { [LABEL_RECONCILER_MANAGED_BY]: MANAGED_BY_KIM };
@@ -92,6 +93,12 @@ function fakeSkrs(
       return Promise.resolve(failure ? refused(failure.status, failure.message) : ok(body));
     };
     const client: SkrApi = {
+      get: <T extends KubeObject>(ref: ObjectRef) =>
+        answer(`GET ${ref.kind}/${ref.name ?? ''}`, {
+          apiVersion: 'v1',
+          kind: ref.kind,
+          metadata: { name: ref.name },
+        } as T),
       apply: <T extends KubeObject>(object: T, manager: string, options?: { force?: boolean }) => {
         if (manager !== 'kimops' || !options?.force) throw new Error('applies as kimops, forced');
         return answer(`APPLY ${object.kind}/${object.metadata.name}`, object);
@@ -159,6 +166,55 @@ function input(
     concurrency: 2,
   };
 }
+
+describe('syncSkrs with the registry caches’ cleanup', () => {
+  const cleanup = (order: string[], failing = false): NonNullable<SkrSyncInput['registryCache']> => ({
+    garden: {
+      listAll: <T extends KubeObject>(_ref: Omit<ObjectRef, 'name'>, options?: { labelSelector?: string }) => {
+        order.push(`LIST Secret?${options?.labelSelector ?? ''}`);
+        return Promise.resolve(
+          failing
+            ? { ok: false as const, status: 403, message: 'forbidden' }
+            : { ok: true as const, items: [] as T[], resourceVersion: '1' },
+        );
+      },
+      delete: () => Promise.resolve(ok({})),
+      patch: <T extends KubeObject>() => Promise.resolve(ok({} as T)),
+    },
+    stubs: (names) => Promise.resolve(new Map(names.map((name) => [name, []]))),
+  });
+  const shootWithRuntime = (): SkrCandidate => {
+    const candidate = due('c-1');
+    (candidate.live as Shoot).metadata.annotations = {
+      ...(candidate.live as Shoot).metadata.annotations,
+      'infrastructuremanager.kyma-project.io/runtime-id': 'rt-1',
+    };
+    return candidate;
+  };
+
+  it('lists the Runtime’s garden Secrets after the Namespace, before kyma-provisioning-info', async () => {
+    const skrs = fakeSkrs();
+    const order: string[] = [];
+    const result = await syncSkrs({ ...input([shootWithRuntime()], skrs), registryCache: cleanup(order) });
+    expect(result.failed).toEqual([]);
+    expect(order).toEqual([
+      'LIST Secret?kyma-project.io/runtime-id=rt-1,app.kubernetes.io/managed-by=infrastructure-manager',
+    ]);
+    const calls = skrs.calls['c-1'] ?? [];
+    expect(calls.indexOf('APPLY Namespace/kyma-system')).toBeLessThan(
+      calls.indexOf('APPLY ConfigMap/kyma-provisioning-info'),
+    );
+  });
+
+  it('stops at the step registry-cache with KIM’s message when the Garden refuses', async () => {
+    const skrs = fakeSkrs();
+    const result = await syncSkrs({ ...input([shootWithRuntime()], skrs), registryCache: cleanup([], true) });
+    expect(result.failed.map((f) => f.error)).toEqual([
+      { step: 'registry-cache', message: 'failed to list garden secrets: forbidden', tree: 't2' },
+    ]);
+    expect(skrs.calls['c-1']).toEqual(['APPLY Namespace/kyma-system']);
+  });
+});
 
 describe('syncSkrs', () => {
   it('configures a due SKR in KIM’s order, prunes KIM’s leftovers, closes its client, then records the tree', async () => {

@@ -8,13 +8,16 @@ import type { ObjectRef } from '../adapters/kube/resources.js';
 import { SKR_APPLIED_TREE_ANNOTATION } from '../model/contract.js';
 import { mapInParallel } from '../model/in-parallel.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { describeFailure, type KubeResult } from '../model/kube-result.js';
+import { describeFailure } from '../model/kube-result.js';
 import type { SkrError } from '../model/pipeline-facts.js';
 import type { Seed } from '../model/seed.js';
 import { SHOOT_API_VERSION, type Shoot } from '../model/shoot.js';
 import { ConfigError } from '../model/errors.js';
 import type { LiveDetails } from '../rules/provisioning-info.js';
 import type { GardenWriter } from './garden-writer.js';
+import type { SkrApi, SkrConnect } from './skr-connect.js';
+import { CleanupFailed, deleteUnusedSecrets, type RegistryCacheCleanupGarden } from './registry-cache-sync.js';
+import type { RegistryCacheStub } from './registry-cache-plan.js';
 
 import type { SyncPlan } from './plan.js';
 import type { SyncResult } from './sync.js';
@@ -33,21 +36,6 @@ interface GardenApiReads {
   listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options?: ListAllOptions): Promise<ListAllResult<T>>;
 }
 
-/** What configuring one SKR needs of its API: KubeClient has it. */
-export interface SkrApi {
-  apply<T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }): Promise<KubeResult<T>>;
-  delete(ref: ObjectRef): Promise<KubeResult<unknown>>;
-  listAll<T extends KubeObject>(ref: Omit<ObjectRef, 'name'>, options?: ListAllOptions): Promise<ListAllResult<T>>;
-  /** Its connections closed: the client is made for one SKR of one sync. */
-  close(): void;
-}
-
-/** A client for the SKR of Shoot `namespace/shoot` (adapters/kube/skr-client.ts), made anew each time, never kept. */
-export type SkrConnect = (
-  namespace: string,
-  shoot: string,
-) => Promise<{ ok: true; client: SkrApi } | { ok: false; message: string }>;
-
 export interface SkrSyncInput {
   candidates: readonly SkrCandidate[];
   /** The skr/ objects of the named Shoots' folders in the synced commit (a folder with problems: none). */
@@ -62,6 +50,14 @@ export interface SkrSyncInput {
   fieldManager: string;
   /** SKRs configured at once (kimops.yaml apply.concurrency). */
   concurrency: number;
+  /**
+   * KIM's cleanup of the registry caches' unused garden Secrets, run after the Namespace step
+   * (registry-cache-sync.ts): the Garden's Secrets, and the registry-cache/ stubs of the named Shoots' folders.
+   */
+  registryCache?: {
+    garden: RegistryCacheCleanupGarden;
+    stubs: (shoots: readonly string[]) => Promise<ReadonlyMap<string, readonly RegistryCacheStub[]>>;
+  };
 }
 
 interface SkrOutcome {
@@ -97,6 +93,7 @@ export async function syncSkrs(input: SkrSyncInput): Promise<SkrSyncResult> {
   const due = input.candidates.filter(skrDue);
   if (due.length === 0) return result;
   const objects = await input.read(due.map((candidate) => candidate.shoot));
+  const stubs = await input.registryCache?.stubs(due.map((candidate) => candidate.shoot));
   const seeds = new SeedRegions(input.seeds);
   await mapInParallel(due, input.concurrency, async (candidate) => {
     const own = objects.get(candidate.shoot) ?? [];
@@ -106,7 +103,7 @@ export async function syncSkrs(input: SkrSyncInput): Promise<SkrSyncResult> {
     const tree = candidate.tree as string;
     const lines: string[] = [];
     try {
-      await configure(input, candidate.live as Shoot, own, seeds, lines);
+      await configure(input, candidate.live as Shoot, own, seeds, lines, stubs?.get(shoot) ?? []);
     } catch (error) {
       if (!(error instanceof StepFailed)) throw error;
       result.failed.push({ shoot, lines, error: { step: error.step, message: error.message, tree } });
@@ -136,6 +133,7 @@ async function configure(
   objects: readonly SkrObject[],
   seeds: SeedRegions,
   lines: string[],
+  stubs: readonly RegistryCacheStub[],
 ): Promise<void> {
   const shoot = live.metadata.name;
   const connected = await input.connect(input.namespace, shoot);
@@ -145,6 +143,15 @@ async function configure(
     for (const step of skrSteps(objects)) {
       const apply = step.step === 'provisioning-info' ? filled(step.apply, await liveDetails(live, seeds)) : step.apply;
       await runStep(client, step, apply, input.fieldManager, lines);
+      // KIM's order: the registry caches' unused garden Secrets go after the Namespace, before the SKR's configuration.
+      if (step.step === 'namespace' && input.registryCache) {
+        try {
+          lines.push(...(await deleteUnusedSecrets(input.registryCache.garden, input.namespace, live, stubs)));
+        } catch (error) {
+          if (!(error instanceof CleanupFailed)) throw error;
+          throw new StepFailed('registry-cache', error.message);
+        }
+      }
     }
   } finally {
     client.close();

@@ -43,8 +43,16 @@ import { executePlan, orphanedCompanions, type ShootAnnotation, type SyncResult 
 import type { GardenWriter } from './garden-writer.js';
 import { overdueOperations, timeoutChanges } from '../rules/operation-timeouts.js';
 import { pacedWriter } from './paced-writer.js';
-import { skrCandidates, syncSkrs, type SkrConnect, type SkrSyncResult } from './skr-sync.js';
+import type { SkrConnect } from './skr-connect.js';
+import { skrCandidates, syncSkrs, type SkrSyncResult } from './skr-sync.js';
 import type { SkrObject } from './skr-plan.js';
+import {
+  deletingRuntimes,
+  goneSecretsQuery,
+  registryCacheCopyDue,
+  type RegistryCacheStub,
+} from './registry-cache-plan.js';
+import { deleteGoneRuntimesSecrets, syncRegistryCaches, type RegistryCacheSyncResult } from './registry-cache-sync.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
@@ -112,6 +120,10 @@ export interface SyncReport {
   applyReport?: { outcome: 'written' | 'unchanged'; shoots: number } | { outcome: 'failed'; message: string };
   /** The SKRs this sync configured or failed to (absent: it configured none, e.g. without `skr`). */
   skr?: SkrSyncResult;
+  /** The registry caches' garden Secrets copied before the Shoots' writes (absent: no Shoot needed it). */
+  registryCache?: RegistryCacheSyncResult;
+  /** The garden Secrets of Runtimes whose Shoot is gone, deleted (or not: `failures`, tried again next sync). */
+  goneSecrets?: { lines: string[]; failures: string[] };
 }
 
 const LIST_PAGE = 500;
@@ -208,6 +220,10 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     foldersRead: folders.size - remembered.size,
   };
   if (!input.write) return report;
+  // Before the Shoots are written: the registry caches' garden Secrets they name, copied from their SKRs.
+  const registryCache =
+    input.skr && !plan.refused ? await syncRegistryCacheSecrets(input, plan, folders, input.skr) : undefined;
+  if (registryCache) plan = report.plan = heldForRegistryCaches(plan, registryCache.failed);
   const events = plan.entries
     .filter((entry) => entry.drift)
     .map((entry) => driftEvent(entry, namespace, config.drift, now));
@@ -223,6 +239,9 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   });
   // A Garden that stopped answering gets no more requests from this sync; the next one writes the report.
   if (result.unreachable) return { ...report, result };
+  // KIM's DeleteAll: the registry caches' garden Secrets of Runtimes whose Shoot is gone.
+  const goneSecrets =
+    input.skr && !result.refused ? await cleanGoneRuntimes(input, memo, plan, live, liveByName) : undefined;
   // After the Garden's writes, never before: a Shoot's cluster is configured once Gardener has reconciled it.
   // An error that is no SKR's (main unreadable) still leaves the Garden's facts reported, then fails the sync.
   let skr: SkrSyncResult | undefined;
@@ -243,15 +262,126 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
             connect: input.skr,
             fieldManager,
             concurrency: config.apply.concurrency,
+            registryCache: {
+              garden,
+              stubs: async (names) => stubsOf(await desiredOf(repo, commit, pick(folders, names))),
+            },
           })
         : undefined;
   } catch (error) {
     skrFailure = { error };
   }
-  const facts = applyFacts(plan.entries, result, skr?.failed);
+  const facts = applyFacts(plan.entries, result, skr?.failed, registryCache?.failed);
   const applyReport = await writeApplyReport(garden, namespace, commit, facts, fieldManager);
   if (skrFailure) throw skrFailure.error;
-  return { ...report, result, applyReport, ...(skr && { skr }) };
+  return {
+    ...report,
+    result,
+    applyReport,
+    ...(skr && { skr }),
+    ...(registryCache && { registryCache }),
+    ...(goneSecrets && { goneSecrets }),
+  };
+}
+
+/**
+ * The Shoots about to be written from a new tree (their folder changed since they were applied), or whose stubs were
+ * not all copied for their tree yet, whose folders hold registry-cache/ stubs: their garden Secrets are created (or
+ * replaced) from the SKRs first, as KIM syncs them before its patch.
+ */
+async function syncRegistryCacheSecrets(
+  input: SyncCommitInput,
+  plan: SyncPlan,
+  folders: ReadonlyMap<string, FolderEntry>,
+  connect: SkrConnect,
+): Promise<RegistryCacheSyncResult | undefined> {
+  const changed = plan.entries.filter(registryCacheCopyDue);
+  if (changed.length === 0) return undefined;
+  const stubs = stubsOf(
+    await desiredOf(
+      input.repo,
+      input.commit,
+      pick(
+        folders,
+        changed.map((entry) => entry.shoot),
+      ),
+    ),
+  );
+  const candidates = changed.flatMap((entry) => {
+    const own = stubs.get(entry.shoot) ?? [];
+    return own.length === 0
+      ? []
+      : [{ shoot: entry.shoot, tree: entry.tree as string, live: entry.live as Shoot, stubs: own }];
+  });
+  if (candidates.length === 0) return undefined;
+  return syncRegistryCaches({
+    candidates,
+    garden: pacedWriter(input.garden, {
+      qps: input.config.apply.qps,
+      burst: input.config.apply.burst,
+      ...(input.sleep && { sleep: input.sleep }),
+    }),
+    namespace: input.namespace,
+    connect,
+    concurrency: input.config.apply.concurrency,
+  });
+}
+
+/**
+ * A listing sync (`--once`), and a watching applier's first (Shoots may have gone while no applier ran), list the
+ * registry caches' Secrets and delete those of runtime ids no live Shoot has; a watching applier's later syncs,
+ * whose no-op syncs list nothing, remember the Runtimes of Shoots being deleted and list only theirs, once their
+ * Shoots are gone (kept for the next sync when that fails; a failed first LIST is done again).
+ */
+async function cleanGoneRuntimes(
+  input: SyncCommitInput,
+  memo: SyncMemo,
+  plan: SyncPlan,
+  live: readonly Shoot[],
+  liveByName: ReadonlyMap<string, Shoot>,
+): Promise<{ lines: string[]; failures: string[] } | undefined> {
+  const remembered = memo.deletingRuntimes ?? new Map<string, string>();
+  const gone = [...remembered].filter(([shoot]) => !liveByName.has(shoot));
+  memo.deletingRuntimes = deletingRuntimes(plan.entries, live);
+  const query = goneSecretsQuery(
+    input.live !== undefined,
+    memo.goneSecretsListed === true,
+    gone.map(([, runtimeId]) => runtimeId),
+  );
+  if (query === undefined) return undefined;
+  const outcome = await deleteGoneRuntimesSecrets(
+    input.garden,
+    input.namespace,
+    live,
+    query === 'all' ? undefined : query,
+  );
+  if (outcome.failures.length > 0) for (const [shoot, runtimeId] of gone) memo.deletingRuntimes.set(shoot, runtimeId);
+  else memo.goneSecretsListed = true;
+  return outcome;
+}
+
+/** A Shoot naming a garden Secret that is still missing is not written: Gardener would refuse it. */
+function heldForRegistryCaches(plan: SyncPlan, failed: RegistryCacheSyncResult['failed']): SyncPlan {
+  const held = new Map(failed.filter((f) => f.hold).map((f) => [f.shoot, f.error.message]));
+  if (held.size === 0) return plan;
+  const counts = { ...plan.counts };
+  const entries = plan.entries.map((entry) => {
+    const message = held.get(entry.shoot);
+    if (message === undefined) return entry;
+    counts[entry.action]--;
+    counts.blocked++;
+    return {
+      ...entry,
+      action: 'blocked' as const,
+      reasons: [`not written: a registry cache's garden Secret it names is missing: ${message}`],
+    };
+  });
+  return { ...plan, entries, counts };
+}
+
+/** The registry-cache/ stubs of each Shoot read without problems. */
+function stubsOf(desired: DesiredState): Map<string, RegistryCacheStub[]> {
+  return new Map(desired.shoots.map((shoot) => [shoot.name, shoot.registryCache ?? []]));
 }
 
 function pick(folders: ReadonlyMap<string, FolderEntry>, names: readonly string[]): Map<string, FolderEntry> {
@@ -361,10 +491,14 @@ function gardenStateAnnotations(
  */
 export interface SyncMemo {
   plan: Map<string, PlanEntry>;
+  /** Shoot → runtime id of the Shoots being deleted at the last sync: their garden Secrets go once they are gone. */
+  deletingRuntimes?: Map<string, string>;
+  /** Set once this process listed all the registry caches' Secrets (cleanGoneRuntimes): later syncs list fewer. */
+  goneSecretsListed?: boolean;
 }
 
 export function syncMemo(): SyncMemo {
-  return { plan: new Map() };
+  return { plan: new Map(), deletingRuntimes: new Map() };
 }
 
 /** Folders read at once: reading is waiting on the disk (isomorphic-git reads object by object). */

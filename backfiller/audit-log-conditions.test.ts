@@ -5,6 +5,7 @@ import type { Shoot } from '../model/shoot.js';
 import { CUSTOMER_TENANT, migratedToDedicatedAuditLog } from '../test/helpers/dedicated-audit-log.js';
 import { exampleRuntime, landscapeSettings, render } from '../test/helpers/shoots.js';
 import {
+  auditLogStep,
   auditLogFailureCondition,
   credentialsCopiedCondition,
   customAuditLogCondition,
@@ -30,10 +31,9 @@ const customer: AuditLog = {
   },
   status: { state: 'Assigned' },
 };
-const facts = (live: Shoot | undefined, more: { reconciled?: boolean; applyRefused?: boolean } = {}) => ({
+const facts = (live: Shoot | undefined, more: { applyRefused?: boolean } = {}) => ({
   assigned: customer,
   live,
-  reconciled: more.reconciled ?? true,
   applyRefused: more.applyRefused ?? false,
 });
 
@@ -56,8 +56,7 @@ describe("KIM's audit-log conditions", () => {
     });
   });
 
-  it('says nothing before the claim, then follows the tenant into the Shoot and through Gardener', () => {
-    expect(customAuditLogCondition({ ...facts(shared), assigned: undefined })).toBeUndefined();
+  it('follows the claimed tenant into the Shoot', () => {
     const at = (live: Shoot, more: Parameters<typeof facts>[1] = {}) => {
       const c = customAuditLogCondition(facts(live, more));
       return c && [c.status, c.message, c.state];
@@ -69,29 +68,16 @@ describe("KIM's audit-log conditions", () => {
       'Pending',
     ]);
     const migrated = migratedToDedicatedAuditLog(shared);
-    expect(at(migrated, { reconciled: false })).toEqual([
-      'Unknown',
-      'Custom AuditLog shoot configuration completed',
-      'Pending',
-    ]);
     expect(at(migrated)).toEqual(['True', 'Custom AuditLog shoot configuration completed', 'Ready']);
     expect(customAuditLogCondition(facts(migrated))?.reason).toBe('CustomAuditLogConfigured');
   });
 
   it('copies from the AuditLog’s read Secret in the Runtime’s namespace, or says why not yet', () => {
-    expect(readCredentialsSource(customer, 'rt-1', 'kcp-system')).toEqual({
-      namespace: AUDIT_LOG_NAMESPACE,
-      name: 'pool-7-read',
-    });
-    expect(readCredentialsSource(undefined, 'rt-1', 'kcp-system')).toMatchObject({
+    expect(readCredentialsSource(customer, 'kcp-stage')).toEqual({ namespace: 'kcp-stage', name: 'pool-7-read' });
+    const unfilled = { ...customer, spec: { ...customer.spec, config: { serviceURL: 'u' } } };
+    expect(readCredentialsSource(unfilled, 'kcp-system')).toMatchObject({
       type: 'AuditLogCredentialsCopied',
       reason: 'CredentialsCopyErr',
-      status: 'False',
-      message: 'Failed to get audit log data: no AuditLogCR found for runtime rt-1',
-      state: 'Pending',
-    });
-    const unfilled = { ...customer, spec: { ...customer.spec, config: { serviceURL: 'u' } } };
-    expect(readCredentialsSource(unfilled, 'rt-1', 'kcp-system')).toMatchObject({
       status: 'False',
       message: 'Waiting for read credentials secret to be configured',
       state: 'Pending',
@@ -139,7 +125,7 @@ describe("KIM's audit-log conditions", () => {
     expect(readCredentialsCopyDue(configured, [], 3)).toBe(true);
     expect(readCredentialsCopyDue(configured, copiedAt(3), 3)).toBe(false);
     expect(readCredentialsCopyDue(configured, copiedAt(2), 3)).toBe(true);
-    expect(readCredentialsCopyDue(customAuditLogCondition(facts(shared)), [], 3)).toBe(false);
+    expect(readCredentialsCopyDue(customAuditLogCondition(facts(shared)), copiedAt(2), 3)).toBe(false);
     expect(readCredentialsCopyDue(undefined, [], 3)).toBe(false);
   });
 
@@ -155,6 +141,98 @@ describe("KIM's audit-log conditions", () => {
       },
       type: 'Opaque',
       data,
+    });
+  });
+
+  describe('auditLogStep: the chain after Configured', () => {
+    const migrated = migratedToDedicatedAuditLog(shared);
+    const step = (more: Partial<Parameters<typeof auditLogStep>[0]> = {}) =>
+      auditLogStep({
+        runtimeID: 'rt-1',
+        runtimeNamespace: 'kcp-stage',
+        generation: 3,
+        previous: [],
+        pool: [customer],
+        live: migrated,
+        ...more,
+      });
+    const short = (result: ReturnType<typeof auditLogStep>) =>
+      result.set.map((c) => `${c.type}/${c.reason}/${c.status}/${c.message}`);
+
+    it('before the claim: no condition, not done, saying what the generator does next', () => {
+      const reserved: AuditLog = {
+        ...customer,
+        metadata: { ...customer.metadata, labels: { 'reserved-for-runtime-id': 'rt-1' } },
+        spec: { ...customer.spec, assignedToRuntimeID: '' },
+      };
+      expect(step({ pool: [reserved] })).toEqual({
+        set: [],
+        done: false,
+        fix: "the generator claims the reserved AuditLog pool-7 on its next pass and proposes the Shoot's change to its tenant",
+      });
+      expect(step({ pool: [] }).fix).toBe(
+        'no AuditLog in kcp-stage is reserved for or assigned to runtime rt-1: the generator reserves or claims one on its next pass',
+      );
+      // Another Runtime's AuditLog is not this one's.
+      expect(step({ runtimeID: 'rt-2' }).set).toEqual([]);
+    });
+
+    it('claimed, the tenant not in the Shoot yet: Unknown, nothing copied', () => {
+      const result = step({ live: shared });
+      expect(short(result)).toEqual([
+        'CustomAuditLogConfigured/CustomAuditLogConfigured/Unknown/Dedicated audit logging claimed, configuring shoot',
+      ]);
+      expect(result.done).toBe(false);
+      expect(result.copyFrom).toBeUndefined();
+    });
+
+    it('configured, KALM has not named the read Secret yet: waits', () => {
+      const unfilled = {
+        ...customer,
+        spec: { ...customer.spec, config: { ...customer.spec?.config, readCredsSecretName: '' } },
+      };
+      const result = step({ pool: [unfilled] });
+      expect(short(result)).toEqual([
+        'CustomAuditLogConfigured/CustomAuditLogConfigured/True/Custom AuditLog shoot configuration completed',
+        'AuditLogCredentialsCopied/CredentialsCopyErr/False/Waiting for read credentials secret to be configured',
+      ]);
+      expect(result.copyFrom).toBeUndefined();
+    });
+
+    it('configured: the copy is due from the read Secret in the Runtime’s namespace; its outcome decides', () => {
+      const due = step();
+      expect(due).toMatchObject({ done: false, copyFrom: { namespace: 'kcp-stage', name: 'pool-7-read' } });
+      expect(short(due)).toEqual([
+        'CustomAuditLogConfigured/CustomAuditLogConfigured/True/Custom AuditLog shoot configuration completed',
+      ]);
+      const copied = step({ copied: {} });
+      expect(copied.done).toBe(true);
+      expect(copied.copyFrom).toBeUndefined();
+      expect(short(copied)[1]).toBe(
+        'AuditLogCredentialsCopied/CredentialsCopied/True/Audit log read credentials copied to runtime',
+      );
+      const failed = step({ copied: { failure: { step: 'apply', message: '403 Forbidden: no' } } });
+      expect(failed.done).toBe(false);
+      expect(failed.fix).toBe('the backfiller copies again on its next pass');
+      expect(short(failed)[1]).toBe(
+        'AuditLogCredentialsCopied/CredentialsCopyErr/False/Failed to copy read credentials: failed to update secret in SKR: 403 Forbidden: no',
+      );
+    });
+
+    it('copied for this generation: done without another copy; a new generation copies again', () => {
+      const previous: RuntimeCondition[] = [
+        {
+          type: 'AuditLogCredentialsCopied',
+          status: 'True',
+          reason: 'CredentialsCopied',
+          message: 'Audit log read credentials copied to runtime',
+          lastTransitionTime: '2026-12-01T10:00:00Z',
+          observedGeneration: 3,
+        },
+      ];
+      expect(step({ previous })).toMatchObject({ done: true });
+      expect(step({ previous }).copyFrom).toBeUndefined();
+      expect(step({ previous, generation: 4 }).copyFrom).toEqual({ namespace: 'kcp-stage', name: 'pool-7-read' });
     });
   });
 });

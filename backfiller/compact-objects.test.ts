@@ -57,6 +57,34 @@ describe('what the caches keep', () => {
     });
   });
 
+  it("compactShootForStatus keeps the audit-log extension and its credentials' resources: the tenant, for the dedicated audit log", () => {
+    const auditlog = {
+      type: 'shoot-auditlog-service',
+      providerConfig: { tenantID: 't', serviceURL: 'u', secretReferenceName: 'dedicated-auditlog-credentials' },
+    };
+    const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', name });
+    const compact = compactShootForStatus({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'c-1' },
+      spec: {
+        extensions: [{ type: 'shoot-dns-service', providerConfig: { a: 1 } }, auditlog],
+        resources: [
+          { name: 'auditlog-credentials', resourceRef: secret('shared') },
+          { name: 'dedicated-auditlog-credentials', resourceRef: secret('customer') },
+          { name: 'registry-cache-creds', resourceRef: secret('other') },
+        ],
+      },
+    });
+    expect(compact.spec).toEqual({
+      extensions: [auditlog],
+      resources: [
+        { name: 'auditlog-credentials', resourceRef: secret('shared') },
+        { name: 'dedicated-auditlog-credentials', resourceRef: secret('customer') },
+      ],
+    });
+  });
+
   it('compactSecret keeps the metadata and which keys hold a value, not the kubeconfig', () => {
     const listed = {
       apiVersion: 'v1',

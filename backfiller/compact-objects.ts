@@ -2,6 +2,11 @@
 // and managedFields are most of their size, and 10,000 customers' kubeconfigs have no business in its memory.
 import type { KubeObject } from '../model/kube-object.js';
 import { OIDC_EXTENSION_TYPE, SHOOT_API_VERSION } from '../model/shoot.js';
+import {
+  AUDITLOG_CREDENTIALS_RESOURCE,
+  AUDITLOG_EXTENSION_TYPE,
+  DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE,
+} from '../rules/audit-log.js';
 import type { ShootObject } from './objects.js';
 
 /** Stands for a Secret value a compacted Secret does not hold. */
@@ -43,19 +48,26 @@ export function withoutManagedFields<T extends KubeObject>(item: T): T {
 
 /**
  * What the Shoot cache keeps: metadata (without managedFields), the status, and of the spec only the DNS domain
- * (the GardenerCluster's `skr-domain`) and the OIDC extension's entry without its providerConfig (whether
- * OpenIDConnect resources belong on the SKR, skr-status.ts) — the status mapping reads nothing else, and 10,000
- * Shoots' specs and managedFields are most of their size.
+ * (the GardenerCluster's `skr-domain`), the OIDC extension's entry without its providerConfig (whether
+ * OpenIDConnect resources belong on the SKR, skr-status.ts), and the audit-log extension with its providerConfig
+ * and the `spec.resources` entries of its credentials (the tenant the Shoot sends to, for the dedicated audit log:
+ * rules/audit-log.ts) — the status mapping reads nothing else, and 10,000 Shoots' specs and managedFields are most
+ * of their size.
  */
 export function compactShootForStatus(item: KubeObject): KubeObject {
   const shoot = withoutManagedFields(item) as ShootObject;
   const domain = shoot.spec?.dns?.domain;
-  const extensions = (shoot.spec?.extensions ?? [])
-    .filter((extension) => extension.type === OIDC_EXTENSION_TYPE)
-    .map(({ type, disabled }) => ({ type, ...(disabled !== undefined && { disabled }) }));
+  const extensions = (shoot.spec?.extensions ?? []).flatMap(({ type, disabled, providerConfig }) => {
+    if (type === OIDC_EXTENSION_TYPE) return [{ type, ...(disabled !== undefined && { disabled }) }];
+    if (type === AUDITLOG_EXTENSION_TYPE)
+      return [{ type, ...(disabled !== undefined && { disabled }), ...(providerConfig && { providerConfig }) }];
+    return [];
+  });
+  const resources = (shoot.spec?.resources ?? []).filter((resource) => AUDIT_LOG_RESOURCES.includes(resource.name));
   const spec = {
     ...(domain !== undefined && { dns: { domain } }),
     ...(extensions.length > 0 && { extensions }),
+    ...(resources.length > 0 && { resources }),
   };
   return {
     apiVersion: SHOOT_API_VERSION,
@@ -65,3 +77,6 @@ export function compactShootForStatus(item: KubeObject): KubeObject {
     ...(shoot.status !== undefined && { status: shoot.status }),
   };
 }
+
+/** The `spec.resources` entries the audit-log extension reads its Secret through (rules/audit-log.ts). */
+const AUDIT_LOG_RESOURCES: readonly string[] = [AUDITLOG_CREDENTIALS_RESOURCE, DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE];

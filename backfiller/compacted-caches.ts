@@ -4,10 +4,11 @@
 // domain; of a Secret which keys hold a value, never a kubeconfig), so a reconcile GETs nothing and 10,000
 // Runtimes' worth stays small.
 import type { InformerOptions } from '../adapters/kube/informer.js';
+import type { AuditLog } from '../model/audit-log.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { APPLY_REPORT_SELECTOR } from '../model/contract.js';
 import { compactSecret, compactShootForStatus, withoutManagedFields } from './compact-objects.js';
-import { KUBECONFIG_SECRET_SELECTOR } from './lookups.js';
+import { AUDIT_LOG_TYPE, KUBECONFIG_SECRET_SELECTOR } from './lookups.js';
 import {
   GARDENER_CLUSTER_TYPE,
   RUNTIME_TYPE,
@@ -39,6 +40,8 @@ export interface BackfillCaches {
   applyReports: CachedKind<KubeObject>;
   gardenerClusters: CachedKind<GardenerClusterObject>;
   secrets: CachedKind<SecretObject>;
+  /** KALM's AuditLogs of the KCP namespace, only with the landscape's dedicated-audit-log switch on. */
+  auditLogs?: CachedKind<AuditLog>;
   /** Starts them all: register listeners first, the first lists' events go to those already there. */
   start(): void;
   stop(): Promise<void>;
@@ -48,6 +51,7 @@ export function backfillCaches(
   on: { kcp: StartCache; garden: StartCache },
   namespaces: { kcp: string; garden: string },
   log: (line: string) => void,
+  options: { auditLogs?: boolean } = {},
 ): BackfillCaches {
   const kcp = { namespace: namespaces.kcp, log };
   const garden = { namespace: namespaces.garden, log };
@@ -63,6 +67,9 @@ export function backfillCaches(
       ...kcp,
       labelSelector: KUBECONFIG_SECRET_SELECTOR,
       transform: compactSecret,
+    }),
+    ...(options.auditLogs && {
+      auditLogs: on.kcp<AuditLog>(AUDIT_LOG_TYPE, { ...kcp, transform: withoutManagedFields }),
     }),
   };
   const all = Object.values(caches);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cachedLookup } from './lookups.js';
+import { TransportError } from '../model/errors.js';
+import { cachedLookup, snapshotLookup } from './lookups.js';
 import { fakeClient, ok, shootObject } from '../test/helpers/backfiller-doubles.js';
 
 describe('cachedLookup', () => {
@@ -49,5 +50,65 @@ describe('cachedLookup', () => {
     expect(kcp.calls).toHaveLength(1);
     expect((await lookup.secretFresh?.('kcp-system', 'kubeconfig-rid'))?.data).toEqual({ config: 'x' });
     expect(kcp.calls).toHaveLength(2);
+  });
+});
+
+describe('snapshotLookup and the AuditLogs', () => {
+  const pool = [
+    {
+      apiVersion: 'auditlogmanager.kyma-project.io/v1beta1',
+      kind: 'AuditLog',
+      metadata: { name: 'pool-1', namespace: 'kcp-stage' },
+    },
+  ];
+  /** A KCP whose AuditLog LIST answers `auditLogs`; everything else empty. */
+  function kcpWith(auditLogs: { ok: true; items: unknown[] } | { ok: false; status: number; message: string }) {
+    const double = fakeClient();
+    const listed: string[] = [];
+    const client = {
+      ...double.client,
+      listAll: async (ref: { kind: string; namespace?: string }) => {
+        listed.push(`${ref.kind}/${ref.namespace ?? ''}`);
+        return ref.kind === 'AuditLog'
+          ? { ...auditLogs, resourceVersion: undefined }
+          : { ok: true, items: [], resourceVersion: undefined };
+      },
+    } as typeof double.client;
+    return { client, listed };
+  }
+  const skr = async () => ({ ok: false as const, message: 'unused' });
+
+  it('lists them in the KCP namespace only with the switch on', async () => {
+    const on = kcpWith({ ok: true, items: pool });
+    const lookup = await snapshotLookup(
+      { kcp: on.client, garden: fakeClient().client, gardenNamespace: 'garden-p', dedicatedAuditLogging: { skr } },
+      'kcp-stage',
+    );
+    expect(on.listed).toContain('AuditLog/kcp-stage');
+    expect(lookup.auditLogs?.()).toEqual(pool);
+
+    const off = kcpWith({ ok: true, items: pool });
+    const without = await snapshotLookup(
+      { kcp: off.client, garden: fakeClient().client, gardenNamespace: 'garden-p' },
+      'kcp-stage',
+    );
+    expect(off.listed).not.toContain('AuditLog/kcp-stage');
+    expect(without.auditLogs).toBeUndefined();
+  });
+
+  it('a pool it cannot read stops the pass, naming the fix (a guessed pool would misreport every dedicated Runtime)', async () => {
+    const refused = kcpWith({
+      ok: false,
+      status: 404,
+      message: '404 NotFound: the server could not find the requested resource',
+    });
+    const failing = snapshotLookup(
+      { kcp: refused.client, garden: fakeClient().client, gardenNamespace: 'garden-p', dedicatedAuditLogging: { skr } },
+      'kcp-stage',
+    );
+    await expect(failing).rejects.toThrow(TransportError);
+    await expect(failing).rejects.toThrow(
+      "list AuditLogs in kcp-stage (features.dedicatedAuditLogging is on): 404 NotFound: the server could not find the requested resource — the KCP does not serve KALM's auditlogs.auditlogmanager.kyma-project.io (KALM is not installed there), or set features.dedicatedAuditLogging: false in landscape.yaml",
+    );
   });
 });

@@ -1,6 +1,7 @@
 // Where a reconcile finds the facts about its Runtime: the Shoot, the GardenerCluster, the kubeconfig Secret and
 // what the applier's report says — from one LIST each (--once) or from the watching backfiller's caches.
 import type { ListAllResult } from '../adapters/kube/kube-client.js';
+import { AUDIT_LOG_API_VERSION, AUDIT_LOG_KIND, type AuditLog } from '../model/audit-log.js';
 import { describeFailure, fixFor } from '../model/kube-result.js';
 import { type BackoffPolicy, backoffDelayMs } from '../model/backoff.js';
 import { LABEL_CLUSTER_NAME, APPLY_REPORT_NAME } from '../model/contract.js';
@@ -32,6 +33,8 @@ export interface Lookup {
   secret(namespace: string, name: string): Promise<SecretObject | undefined>;
   /** What the applier's report (rules/apply-report.ts) says it could not do for this Shoot. */
   applyFacts(shoot: string): ApplyFacts | undefined;
+  /** The KCP namespace's AuditLogs (KALM's pool); only with the landscape's dedicated-audit-log switch on. */
+  auditLogs?(): readonly AuditLog[];
   /** The Secret read again from the API, where `secret` may answer from a cache behind the backfiller's own writes. */
   secretFresh?(namespace: string, name: string): Promise<SecretObject | undefined>;
   /** Why some facts are missing (a report the identity may not read), one line each, for the command to print. */
@@ -43,7 +46,7 @@ export interface Lookup {
  * one fails.
  */
 export async function snapshotLookup(context: BackfillContext, kcpNamespace: string): Promise<Lookup> {
-  const [shoots, clusters, secrets, report] = await Promise.all([
+  const [shoots, clusters, secrets, report, auditLogs] = await Promise.all([
     listWithRetry(() =>
       context.garden.listAll<ShootObject>({ ...SHOOT_TYPE, namespace: context.gardenNamespace }, { limit: PAGE }),
     ),
@@ -60,6 +63,11 @@ export async function snapshotLookup(context: BackfillContext, kcpNamespace: str
       ),
     ),
     context.garden.get<KubeObject>({ ...APPLY_REPORT_TYPE, namespace: context.gardenNamespace }),
+    context.dedicatedAuditLogging
+      ? listWithRetry(() =>
+          context.kcp.listAll<AuditLog>({ ...AUDIT_LOG_TYPE, namespace: kcpNamespace }, { limit: PAGE }),
+        )
+      : undefined,
   ]);
   // The report only adds facts: one that cannot be read leaves the status to the Shoot, and says why.
   const warnings =
@@ -72,6 +80,9 @@ export async function snapshotLookup(context: BackfillContext, kcpNamespace: str
   if (!shoots.ok) throw new TransportError(`kubeconfig ${context.garden.label}`, shoots.message);
   if (!clusters.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, clusters.message);
   if (!secrets.ok) throw new TransportError(`kubeconfig ${context.kcp.label}`, secrets.message);
+  // Without the pool a dedicated Runtime's status would be a guess (Ready without its tenant, or Pending for good).
+  if (auditLogs && !auditLogs.ok)
+    throw new TransportError(`kubeconfig ${context.kcp.label}`, auditLogListFailure(auditLogs, kcpNamespace));
   const byName = <T extends KubeObject>(items: T[]) =>
     new Map(items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
   const shootMap = byName(shoots.items);
@@ -93,8 +104,22 @@ export async function snapshotLookup(context: BackfillContext, kcpNamespace: str
     // A kubeconfig Secret without the label (made by hand) counts as missing: the next write takes it over.
     secret: (namespace, name) => inSnapshot(secretMap, SECRET_TYPE, namespace, name),
     applyFacts: (shoot) => applied.get(shoot),
+    ...(auditLogs?.ok && { auditLogs: () => auditLogs.items }),
     warnings,
   };
+}
+
+/** KALM's AuditLog (model/audit-log.ts), read-only: the backfiller never writes the pool (the generator does). */
+export const AUDIT_LOG_TYPE = { apiVersion: AUDIT_LOG_API_VERSION, kind: AUDIT_LOG_KIND } as const;
+
+/** A failed LIST of the AuditLogs, with the fix: they are read only because the landscape's switch is on. */
+function auditLogListFailure(result: { status: number; message: string }, namespace: string): string {
+  const resource = 'auditlogs.auditlogmanager.kyma-project.io';
+  const fix =
+    result.status === 404
+      ? `the KCP does not serve KALM's ${resource} (KALM is not installed there)`
+      : fixFor(result.status, resource);
+  return `list AuditLogs in ${namespace} (features.dedicatedAuditLogging is on): ${result.message} — ${fix}, or set features.dedicatedAuditLogging: false in landscape.yaml`;
 }
 
 /** The applier's report: one ConfigMap of garden-<project>. */
@@ -144,6 +169,7 @@ export function cachedLookup(
   synced: () => boolean = () => true,
   applyReport: () => ReadonlyMap<string, ApplyFacts> = () => new Map(),
   kcp?: KcpCaches,
+  auditLogs?: () => readonly AuditLog[],
 ): Lookup {
   // A cache hit is used as it is; a miss is asked by GET: the object may be one this process has just written,
   // which its watch has not delivered yet (a miss taken for "none" would write Pending over a Ready, rotate twice).
@@ -155,6 +181,7 @@ export function cachedLookup(
   ): Promise<T | undefined> => cached ?? getOrUndefined<T>(context.kcp, { ...type, namespace, name });
   return {
     applyFacts: (name) => applyReport().get(name),
+    ...(auditLogs && { auditLogs }),
     shoot: async (name) => {
       const cached = shoot(name);
       if (cached || synced()) return cached;

@@ -13,6 +13,8 @@ export interface RuntimeOutcome {
   events: number;
   finalizer?: 'added' | 'released';
   kubeconfig?: 'created' | 'rotated';
+  /** The dedicated audit log's read credentials were copied to the SKR. */
+  readCredentialsCopied?: true;
   /** What went wrong, one line each (naming the object, the server's answer and the fix). */
   errors: string[];
   unreachable: boolean;
@@ -38,6 +40,7 @@ export function outcomeLine(outcome: RuntimeOutcome): string | undefined {
   if (outcome.conflict) parts.push('status changed concurrently twice; left to the next pass');
   if (outcome.finalizer) parts.push(`finalizer ${outcome.finalizer}`);
   if (outcome.kubeconfig) parts.push(`kubeconfig Secret ${outcome.kubeconfig}`);
+  if (outcome.readCredentialsCopied) parts.push('audit-log read credentials copied to the SKR');
   if (parts.length === 0) return undefined;
   return `${outcome.runtime}: ${parts.join('; ')}`;
 }

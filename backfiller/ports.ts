@@ -42,6 +42,16 @@ export interface GardenPort extends ApiReads {
   request<T>(method: string, path: string, options?: { body?: unknown }): Promise<KubeResult<T>>;
 }
 
+/** A Shoot's own cluster (the SKR), for the dedicated audit log's read credentials: one server-side apply. */
+export interface SkrPort {
+  apply<T extends KubeObject>(object: T, fieldManager: string, options?: { force?: boolean }): Promise<KubeResult<T>>;
+  /** Done with this cluster (its short-lived credentials dropped). */
+  close(): void;
+}
+
+/** Connects to the SKR of a Shoot of the Garden namespace; a failure says why, naming the Shoot and the fix. */
+export type SkrConnect = (shoot: string) => Promise<{ ok: true; client: SkrPort } | { ok: false; message: string }>;
+
 /** What every step of the backfiller gets: the two APIs and the settings of the run. */
 export interface BackfillContext<Kcp extends KcpPort = KcpPort, Garden extends GardenPort = GardenPort> {
   kcp: Kcp;
@@ -53,4 +63,9 @@ export interface BackfillContext<Kcp extends KcpPort = KcpPort, Garden extends G
   expirationSeconds?: number;
   /** The rotation period's share of the expiration (default KIM's 0.6). */
   minimalRotationTime?: number;
+  /**
+   * The landscape's `features.dedicatedAuditLogging` (KIM's -dedicated-audit-logging-enabled): the AuditLogs are
+   * read and the read credentials copied to the SKR through `skr`. Off or absent: today's status, nothing copied.
+   */
+  dedicatedAuditLogging?: { skr: SkrConnect };
 }

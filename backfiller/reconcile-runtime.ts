@@ -55,7 +55,9 @@ export async function reconcileRuntime(
     // The status first, from what was read: no kubeconfig step can keep a generation bump from showing Pending.
     const read = deleting ? { ready: false } : await readKubeconfigSecret(runtime, lookup, outcome);
     const applied = shootName ? lookup.applyFacts(shootName) : undefined;
-    runtime = await writeStatus(context, runtime, shoot, read.ready, applied, now, outcome);
+    // The pool as read for this pass; a copy of the read credentials made by the first write is kept here.
+    const auditLog = lookup.auditLogs && { pool: lookup.auditLogs() };
+    runtime = await writeStatus(context, runtime, shoot, read.ready, applied, now, outcome, auditLog);
 
     if (!deleting && shoot && createSucceeded(shoot)) {
       let ready = read.ready;
@@ -72,7 +74,8 @@ export async function reconcileRuntime(
         outcome.unreachable ||= error.unreachable;
       }
       // The Secret appeared (or went) in this pass: the status follows at once.
-      if (ready !== read.ready) runtime = await writeStatus(context, runtime, shoot, ready, applied, now, outcome);
+      if (ready !== read.ready)
+        runtime = await writeStatus(context, runtime, shoot, ready, applied, now, outcome, auditLog);
     }
 
     if (finalizerAction(runtime, shoot) === 'release') {

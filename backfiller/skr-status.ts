@@ -61,6 +61,7 @@ const FIX_SKR: Record<SkrError['step'], string> = {
   'provisioning-info': `the SKR refused the ConfigMap kyma-system/kyma-provisioning-info: check the SKR's API server and its admission webhooks; ${RETRY}`,
   oidc: `the SKR refused the OpenIDConnect resources: check the Shoot's shoot-oidc-service extension and the Runtime's spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig (or the landscape's skrDefaultOidc); ${RETRY}`,
   administrators: `the SKR refused the administrators' ClusterRoleBindings: check the SKR's API server and the Runtime's spec.security.administrators; ${RETRY}`,
+  'registry-cache': `the Garden refused to list or delete the registry caches' unused garden Secrets: check the applier's RBAC on secrets in the project namespace (deploy/garden/roles.yaml); ${RETRY}`,
 };
 
 /**
@@ -124,6 +125,9 @@ export function skrVerdict(shoot: SkrShoot, skrError: SkrError | undefined): Skr
         set: [failure(CONDITION_KYMA_SYSTEM_NS_CREATED, REASON_KYMA_SYSTEM_NS_ERROR, 'False', error)],
         fix,
       };
+    case 'registry-cache':
+      // RegistryCacheConfigured itself is registry-cache-condition.ts's: only a Runtime with caches has it.
+      return { configured: false, set: [namespace], fix: `${error}: ${fix}` };
     case 'provisioning-info':
       return {
         configured: false,

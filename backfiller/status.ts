@@ -17,7 +17,7 @@ import {
 } from '../model/contract.js';
 import { rfc3339Seconds } from '../model/go-time.js';
 import type { ObjectMeta } from '../model/kube-object.js';
-import type { PipelineState, SkrError } from '../model/pipeline-facts.js';
+import type { PipelineState } from '../model/pipeline-facts.js';
 import {
   type ConditionStatus,
   type RuntimeCondition,
@@ -71,10 +71,20 @@ import {
   type RuntimeConditionType,
   type RuntimeConditionReason,
 } from '../model/runtime-status.js';
-import type { ShootStatus } from '../model/shoot.js';
+import type { AuditLog } from '../model/audit-log.js';
+import type { Extension, NamedResource, ShootStatus } from '../model/shoot.js';
 import { type ShootHealth, isRetryable, shootHealth } from '../rules/shoot-health.js';
+import { assignedTo } from '../rules/audit-log-pool.js';
 import type { LiveRuntime } from '../model/runtime.js';
 import { type SkrShoot, skrVerdict } from './skr-status.js';
+import { registryCacheCondition } from './registry-cache-condition.js';
+import {
+  type CopyFailure,
+  auditLogFailureCondition,
+  auditLogStep,
+  customAuditLogCondition,
+  inShoot,
+} from './audit-log-conditions.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // KIM's vocabulary. Every string is KIM's own (api/v1 runtime_types.go and the FSM states), as recorded in
@@ -155,6 +165,10 @@ const FIX_NO_MATCHING_SEEDS =
   "no Seed has a provider matching the Shoot's: check its provider type and region against the Garden's Seeds";
 const FIX_APPLY =
   'Gardener refused the Shoot manifest: fix it in the landscape repo (or git revert the change); the applier retries on every sync';
+const FIX_AUDIT_LOG_RESERVE =
+  "no free AuditLog for the Runtime's region in the KCP's pool: ask the audit-log team (KALM) for one, or turn spec.auditLogAccessEnabled off; the generator tries again on every pass";
+const FIX_AUDIT_LOG_CLAIM =
+  "the generator could not claim the Runtime's reserved AuditLog: check it in the KCP namespace (state, reservation label) and the generator's KCP access; it tries again on every pass";
 const FIX_TIMEOUT =
   "check the Shoot's status.lastOperation and status.lastErrors, fix the cause (annotate the Shoot gardener.cloud/operation=retry if Gardener gave up) or raise apply.timeouts in kimops.yaml; the Runtime leaves Failed by itself once the operation ends";
 
@@ -168,7 +182,19 @@ const FIX_TIMEOUT =
  */
 export interface StatusShoot extends SkrShoot {
   metadata: ObjectMeta;
+  /** The extensions and resources; the audit-log extension's providerConfig and its Secrets' entries are read too. */
+  spec?: { extensions?: readonly Extension[]; resources?: readonly NamedResource[] };
   status?: ShootStatus;
+}
+
+/**
+ * The dedicated audit log's facts (docs/skr.md "Dedicated audit log"), given only when the landscape's switch
+ * `features.dedicatedAuditLogging` is on: the AuditLogs of the KCP namespace, and the read-credentials copy the
+ * reconcile made in this pass (none yet: undefined).
+ */
+export interface AuditLogFacts {
+  pool: readonly AuditLog[];
+  copied?: { failure?: CopyFailure };
 }
 
 export interface StatusInput {
@@ -178,6 +204,8 @@ export interface StatusInput {
   /** The Secret `kcp-system/kubeconfig-<runtimeID>` exists with key `config`. */
   kubeconfigReady: boolean;
   pipeline: PipelineState;
+  /** Present when the landscape's dedicated-audit-log switch is on. */
+  auditLog?: AuditLogFacts;
   now: Date;
 }
 
@@ -205,6 +233,8 @@ interface Verdict {
   /** What to do: goes to `Stalled` when Failed, to `Reconciling` when Pending or Terminating. */
   fix?: string;
   provisioningCompleted?: true;
+  /** The dedicated audit log's read credentials are to be copied now, from this KCP Secret (audit-log-conditions.ts). */
+  copyFrom?: { namespace: string; name: string };
 }
 
 /**
@@ -250,18 +280,14 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
   const previous = readRuntimeStatus(runtime.status);
   const generation = runtime.metadata.generation;
   const health = shoot ? shootHealth(shoot) : undefined;
-  // Facts about an older Runtime generation than the newest: the failures among them are stale (PipelineState.generation).
-  const current =
-    input.pipeline.generation === undefined || generation === undefined || input.pipeline.generation >= generation;
-  const failures: PipelineState = current ? input.pipeline : {};
+  const current = pipelineCurrent(input);
+  const failures = currentFailures(input);
   const facts: PipelineState = current
     ? input.pipeline
     : { ...(input.pipeline.proposal && { proposal: input.pipeline.proposal }) };
   const deleting = Boolean(runtime.metadata.deletionTimestamp);
 
-  const verdict = deleting
-    ? deletionVerdict(shoot, failures)
-    : lifecycleVerdict(input, failures, previous.state, health);
+  const verdict = verdictOf(input, failures, previous.state, health);
 
   const conditions = (previous.conditions ?? []).map((condition) => ({ ...condition }));
   const lastTransitionTime = rfc3339Seconds(now);
@@ -273,6 +299,9 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
     });
 
   verdict.set.forEach(set);
+  // KIM's RegistryCacheConfigured, beside the chain (a Runtime with caches only; registry-cache-condition.ts).
+  const registryCache = deleting ? undefined : registryCacheCondition(runtime, shoot, input.pipeline);
+  if (registryCache) set(registryCache);
   const head: DecidingCondition = verdict.set.at(-1) ??
     conditions.find((condition) => condition.type === CONDITION_PROVISIONED) ?? {
       type: CONDITION_PROVISIONED,
@@ -291,6 +320,29 @@ export function runtimeStatus(input: StatusInput): RuntimeStatus {
   if (lastErrors && lastErrors.length > 0) status.shootLastErrors = lastErrors;
   if (previous.auditLogCR !== undefined) status.auditLogCR = previous.auditLogCR;
   return status;
+}
+
+/**
+ * Where the dedicated audit log's read credentials are to be copied from now: the chain has reached KIM's
+ * CopyAuditLogReadCredentials and no copy was made in this pass (the caller copies, then computes the status with
+ * the outcome in `auditLog.copied`).
+ */
+export function readCredentialsCopyFrom(input: StatusInput): { namespace: string; name: string } | undefined {
+  if (!dedicatedAuditLog(input) || input.auditLog?.copied) return undefined;
+  const previous = readRuntimeStatus(input.runtime.status);
+  const health = input.shoot ? shootHealth(input.shoot) : undefined;
+  return verdictOf(input, currentFailures(input), previous.state, health).copyFrom;
+}
+
+function verdictOf(
+  input: StatusInput,
+  failures: PipelineState,
+  previousState: RuntimeState | undefined,
+  health: ShootHealth | undefined,
+): Verdict {
+  return input.runtime.metadata.deletionTimestamp
+    ? deletionVerdict(input.shoot, failures)
+    : lifecycleVerdict(input, failures, previousState, health);
 }
 
 /**
@@ -325,7 +377,11 @@ function lifecycleVerdict(
   health: ShootHealth | undefined,
 ): Verdict {
   const { runtime, shoot } = input;
-  const failure = pipelineFailure(pipeline, shoot !== undefined);
+  const failure = pipelineFailure(
+    input.auditLog ? pipeline : withoutAuditLogError(pipeline),
+    shoot !== undefined,
+    tenantWriteRefused(input, pipeline),
+  );
   if (failure) return failure;
   if (!shoot || !health) {
     // §1 Initialize: "Runtime initialized" only while there is no `Provisioned` condition yet. A Shoot gone after
@@ -385,7 +441,7 @@ function lifecycleVerdict(
         ? failed(CONDITION_PROVISIONED, REASON_CREATION_ERR, MSG_SHOOT_CREATION_FAILED, health.reason)
         : failed(CONDITION_PROVISIONED, REASON_PROCESSING_ERR, health.codes.join(', '), health.reason);
     case 'healthy':
-      return shootSucceeded(create, input.kubeconfigReady, shoot, input.pipeline.skrError);
+      return shootSucceeded(create, input, shoot);
     case 'unknown':
       // §2 "other": a state Gardener does not define; KIM stops and leaves the status as it is.
       return { state: previousState ?? 'Pending', set: [] };
@@ -397,12 +453,8 @@ function lifecycleVerdict(
  * ApplyClusterRoleBindings) → Ready. The SKR's `skrError` is keyed by the tree it was about, not by the Runtime
  * generation, so it is read from the pipeline as given (skrVerdict ignores one of another tree).
  */
-function shootSucceeded(
-  create: boolean,
-  kubeconfigReady: boolean,
-  shoot: StatusShoot,
-  skrError: SkrError | undefined,
-): Verdict {
+function shootSucceeded(create: boolean, input: StatusInput, shoot: StatusShoot): Verdict {
+  const { kubeconfigReady } = input;
   const provisioned: ConditionSpec = create
     ? {
         type: CONDITION_PROVISIONED,
@@ -436,15 +488,101 @@ function shootSucceeded(
     reason: REASON_GARDENER_CLUSTER_CR_READY,
     message: MSG_GARDENER_CLUSTER_CR_READY,
   };
-  const skr = skrVerdict(shoot, skrError);
+  const skr = skrVerdict(shoot, input.pipeline.skrError);
   // KIM's UpdateStatePending along the way (Pending also with a False condition), Ready only at the end.
   if (!skr.configured)
     return { state: 'Pending', set: [provisioned, kubeconfig, ...skr.set], ...(skr.fix && { fix: skr.fix }) };
+  const dedicated = dedicatedAuditLog(input);
+  if (dedicated) {
+    // KIM's ApplyClusterRoleBindings → MigrateToDedicatedAuditLog → CopyAuditLogReadCredentials.
+    const step = auditLogStep({
+      runtimeID: runtimeIdOf(input.runtime),
+      runtimeNamespace: input.runtime.metadata.namespace ?? '',
+      generation: input.runtime.metadata.generation,
+      previous: readRuntimeStatus(input.runtime.status).conditions ?? [],
+      pool: dedicated.pool,
+      live: shoot,
+      ...(dedicated.copied && { copied: dedicated.copied }),
+    });
+    const set = [provisioned, kubeconfig, ...skr.set, ...step.set.map(asSpec)];
+    if (!step.done)
+      return {
+        state: 'Pending',
+        set,
+        ...(step.fix && { fix: step.fix }),
+        ...(step.copyFrom && { copyFrom: step.copyFrom }),
+      };
+    return { state: 'Ready', set, provisioningCompleted: true };
+  }
   return { state: 'Ready', set: [provisioned, kubeconfig, ...skr.set], provisioningCompleted: true };
 }
 
-/** The generator's and applier's failures, in KIM's words where KIM has them (§1 CreateShoot, §3 Errors). */
-function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict | undefined {
+/** Facts about an older Runtime generation than the newest: the failures among them are stale (PipelineState.generation). */
+function pipelineCurrent(input: StatusInput): boolean {
+  const generation = input.runtime.metadata.generation;
+  return input.pipeline.generation === undefined || generation === undefined || input.pipeline.generation >= generation;
+}
+
+function currentFailures(input: StatusInput): PipelineState {
+  return pipelineCurrent(input) ? input.pipeline : {};
+}
+
+/** The dedicated audit log's facts when they apply: the switch on and the Runtime asking (KIM's IsDedicatedAuditLogEnabled). */
+function dedicatedAuditLog(input: StatusInput): AuditLogFacts | undefined {
+  // KEB's field, read as served (LiveRuntime declares only what every reader needs).
+  const spec = input.runtime.spec as { auditLogAccessEnabled?: unknown } | undefined;
+  return input.auditLog && spec?.auditLogAccessEnabled === true ? input.auditLog : undefined;
+}
+
+/** KIM's runtime ID: the Runtime's `kyma-project.io/runtime-id` label. */
+function runtimeIdOf(runtime: LiveRuntime): string {
+  return runtime.metadata.labels?.[LABEL_RUNTIME_ID] ?? '';
+}
+
+function asSpec(condition: ReturnType<typeof auditLogStep>['set'][number]): ConditionSpec {
+  return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
+}
+
+/**
+ * The generator's audit-log failure counts only while the landscape's switch is on: one written before it was
+ * turned off would otherwise keep the Runtime Failed (the generator drops it too, generator/runtime-facts.ts).
+ */
+function withoutAuditLogError(pipeline: PipelineState): PipelineState {
+  const rest = { ...pipeline };
+  delete rest.auditLogError;
+  return rest;
+}
+
+/**
+ * The applier refused the Shoot's write that carries the Runtime's claimed tenant: main holds the Runtime's render
+ * (no proposal of it is pending: the generator renders a claimed AuditLog's tenant, and merges it as the Runtime's
+ * own change) and the live Shoot is not on that tenant yet. KIM's "could not be patched, will retry" (Pending, as
+ * KIM: the applier retries on every sync), the applier's error in Reconciling. Any other refusal, e.g. one while
+ * the tenant change still waits in its pull request, keeps the applier's ordinary verdict.
+ */
+function tenantWriteRefused(input: StatusInput, pipeline: PipelineState): Verdict | undefined {
+  const dedicated = dedicatedAuditLog(input);
+  if (!dedicated || !input.shoot || pipeline.applyError === undefined) return undefined;
+  if (pipeline.proposal !== undefined && pipeline.proposal.state !== 'merged') return undefined;
+  const assigned = assignedTo(dedicated.pool, runtimeIdOf(input.runtime));
+  if (!assigned || inShoot(assigned, input.shoot)) return undefined;
+  const refused = customAuditLogCondition({ assigned, live: input.shoot, applyRefused: true });
+  return {
+    state: refused.state,
+    set: [asSpec(refused)],
+    fix: `${pipeline.applyError}; the applier retries on every sync`,
+  };
+}
+
+/**
+ * The generator's and applier's failures, in KIM's words where KIM has them (§1 CreateShoot, §3 Errors); a refused
+ * write of an existing Shoot is `refusedTenant` when that write carried the dedicated audit log's tenant.
+ */
+function pipelineFailure(
+  pipeline: PipelineState,
+  shootExists: boolean,
+  refusedTenant: Verdict | undefined,
+): Verdict | undefined {
   if (pipeline.conversionError !== undefined) {
     return failed(
       CONDITION_PROVISIONED,
@@ -461,6 +599,15 @@ function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict
       FIX_VALIDATION,
     );
   }
+  if (pipeline.auditLogError !== undefined) {
+    const failure = auditLogFailureCondition(pipeline.auditLogError);
+    return failed(
+      failure.type,
+      failure.reason,
+      failure.message,
+      pipeline.auditLogError.step === 'reserve' ? FIX_AUDIT_LOG_RESERVE : FIX_AUDIT_LOG_CLAIM,
+    );
+  }
   if (pipeline.proposal?.state === 'blocked') {
     const reason = shootExists ? REASON_PROCESSING_ERR : REASON_CREATION_ERR;
     return failed(CONDITION_PROVISIONED, reason, `${MSG_CHANGE_BLOCKED_PREFIX} ${pipeline.proposal.url}`, FIX_BLOCKED);
@@ -469,6 +616,7 @@ function pipelineFailure(pipeline: PipelineState, shootExists: boolean): Verdict
     return failed(CONDITION_PROVISIONED, REASON_SEED_NOT_FOUND, pipeline.seedNotFound, FIX_SEED_NOT_FOUND);
   }
   if (pipeline.applyError !== undefined) {
+    if (shootExists && refusedTenant) return refusedTenant;
     return shootExists
       ? failed(
           CONDITION_PROVISIONED,

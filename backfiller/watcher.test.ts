@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { AuditLog } from '../model/audit-log.js';
 import type { KubeObject } from '../model/kube-object.js';
 import type { GardenerClusterObject, SecretObject, ShootObject } from './objects.js';
 import type { KcpPort } from './ports.js';
@@ -209,6 +210,49 @@ describe('backfillWatcher before the caches have synced', () => {
     shoots.emit('modified', shootObject('c-3'));
     await watcher.idle();
     expect(seen).toEqual(['kcp-system/b']);
+    watcher.close();
+  });
+});
+
+describe('backfillWatcher and the dedicated audit log', () => {
+  const auditLog = (name: string, labels: Record<string, string>, assigned?: string): AuditLog => ({
+    apiVersion: 'auditlogmanager.kyma-project.io/v1beta1',
+    kind: 'AuditLog',
+    metadata: { name, namespace: 'kcp-system', labels },
+    spec: { regions: ['eu-central-1'], ...(assigned !== undefined && { assignedToRuntimeID: assigned }) },
+  });
+
+  it('waits for the pool too, then reconciles the Runtime an AuditLog is reserved for or assigned to', async () => {
+    let syncPool: () => void = () => {};
+    const poolSynced = new Promise<void>((resolve) => (syncPool = resolve));
+    const runtimes = kind([
+      runtime(),
+      { ...runtime({ name: 'other', labels: { 'kyma-project.io/runtime-id': 'rid-2' } }) },
+    ]);
+    const auditLogs = kind<AuditLog>([], poolSynced);
+    const seen: string[] = [];
+    const watcher = backfillWatcher(
+      { kcp: fakeClient().client, garden: fakeClient().client, gardenNamespace: 'garden-p', now: () => NOW },
+      { runtimes, shoots: kind<ShootObject>([]), auditLogs, kcpNamespace: 'kcp-system' },
+      (o) => seen.push(o.runtime),
+    );
+    runtimes.emit('added', runtime());
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // An empty pool before its first LIST would read as "nothing claimed": nothing runs yet.
+    expect(seen).toEqual([]);
+    syncPool();
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/rt']);
+
+    seen.length = 0;
+    auditLogs.emit('modified', auditLog('pool-1', { 'reserved-for-runtime-id': 'rid-2' }));
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/other']);
+    seen.length = 0;
+    auditLogs.emit('modified', auditLog('pool-2', {}, 'rid'));
+    auditLogs.emit('added', auditLog('pool-3', {}));
+    await watcher.idle();
+    expect(seen).toEqual(['kcp-system/rt']);
     watcher.close();
   });
 });

@@ -1,6 +1,7 @@
 // `--watch`: the caches' events turned into reconciles of the Runtimes they concern, through a work queue, and
 // the full pass the command runs every interval.
 import { stringify } from 'safe-stable-stringify';
+import { LABEL_RESERVED_FOR_RUNTIME_ID, type AuditLog } from '../model/audit-log.js';
 import { LABEL_CLUSTER_NAME, APPLY_REPORT_NAME } from '../model/contract.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { readApplyReport, type ApplyFacts } from '../rules/apply-report.js';
@@ -58,11 +59,13 @@ export function backfillWatcher(
      */
     gardenerClusters?: WatchedKind<GardenerClusterObject>;
     secrets?: WatchedKind<SecretObject>;
+    /** KALM's AuditLogs (the landscape's dedicated-audit-log switch on): the pool the status reads. */
+    auditLogs?: WatchedKind<AuditLog>;
   },
   report: (outcome: RuntimeOutcome) => void,
   concurrency = DEFAULT_CONCURRENCY,
 ): BackfillWatcher {
-  const { runtimes, shoots, kcpNamespace, applyReports, gardenerClusters, secrets } = sources;
+  const { runtimes, shoots, kcpNamespace, applyReports, gardenerClusters, secrets, auditLogs } = sources;
   let synced = false;
   // The applier's report, read once per change of it (not once per reconcile).
   let applied: ReadonlyMap<string, ApplyFacts> = new Map();
@@ -81,6 +84,7 @@ export function backfillWatcher(
     () => synced,
     () => applied,
     kcpCaches,
+    auditLogs && (() => auditLogs.items()),
   );
   const index = new RuntimeIndex();
   for (const runtime of runtimes.items()) index.update(runtime, false);
@@ -129,21 +133,31 @@ export function backfillWatcher(
   });
   // A GardenerCluster or kubeconfig Secret someone deleted or changed: its Runtime at once (KIM's GardenerCluster
   // controller watches both), not at the next full pass — KEB hands the Secret to the customer.
-  const onKubeconfigObject = (runtimeId: string | undefined) => {
+  const reconcileRuntimeId = (runtimeId: string | undefined) => {
     const name = runtimeId === undefined ? undefined : index.withRuntimeId(runtimeId);
     if (name !== undefined) queue.add(name);
   };
   const unsubscribeClusters = gardenerClusters?.onChange((change) => {
-    if (change.type !== 'added') onKubeconfigObject(change.object.metadata.name);
+    if (change.type !== 'added') reconcileRuntimeId(change.object.metadata.name);
   });
   const unsubscribeSecrets = secrets?.onChange((change) => {
-    if (change.type !== 'added') onKubeconfigObject(change.object.metadata.labels?.[LABEL_CLUSTER_NAME]);
+    if (change.type !== 'added') reconcileRuntimeId(change.object.metadata.labels?.[LABEL_CLUSTER_NAME]);
+  });
+  // An AuditLog claimed or reserved (KALM fills in the read Secret's name later): its Runtime at once.
+  const unsubscribeAuditLogs = auditLogs?.onChange((change) => {
+    const spec = change.object.spec;
+    for (const runtimeId of new Set([
+      spec?.assignedToRuntimeID,
+      change.object.metadata.labels?.[LABEL_RESERVED_FOR_RUNTIME_ID],
+    ]))
+      reconcileRuntimeId(runtimeId);
   });
   // A stopped cache rejects: then nothing runs any more (close() follows).
   // The report and the KCP caches only add facts or save GETs: an identity that may not read them (their informers
   // retry and log the fix) must not keep a bump from showing Pending.
   applyReports?.synced().then(refreshReport, () => {});
-  Promise.all([runtimes.synced(), shoots.synced()]).then(
+  // The pool too when read: an empty one would read as "nothing claimed" and drop Ready Runtimes to Pending.
+  Promise.all([runtimes.synced(), shoots.synced(), auditLogs?.synced()]).then(
     () => {
       synced = true;
       queue.pump();
@@ -165,6 +179,7 @@ export function backfillWatcher(
       unsubscribeReports?.();
       unsubscribeClusters?.();
       unsubscribeSecrets?.();
+      unsubscribeAuditLogs?.();
       queue.close();
     },
   };

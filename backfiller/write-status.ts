@@ -3,18 +3,29 @@
 import { readPipelineAnnotation, withApplyFacts, type PipelineState } from '../model/pipeline-facts.js';
 import { readRuntimeStatus, type RuntimeStatus } from '../model/runtime-status.js';
 import type { ApplyFacts } from '../rules/apply-report.js';
+import { copyReadCredentials } from './audit-log-copy.js';
 import { readyAfterSeconds, runtimeStateSeries, type RuntimeProgress } from './metrics.js';
 import { RUNTIME_TYPE, type RuntimeObject, type ShootObject } from './objects.js';
 import type { RuntimeOutcome } from './outcome.js';
 import type { BackfillContext } from './ports.js';
 import { recordEvent } from './runtime-events.js';
-import { appliedRuntimeGeneration, conditionEvent, eventConditions, runtimeStatus, statusChanged } from './status.js';
+import {
+  type AuditLogFacts,
+  appliedRuntimeGeneration,
+  conditionEvent,
+  eventConditions,
+  readCredentialsCopyFrom,
+  runtimeStatus,
+  statusChanged,
+} from './status.js';
 import { failure } from './step-error.js';
 
 /**
  * `runtimeStatus` written through `/status` as a full replace carrying the Runtime's resourceVersion, only when
  * `statusChanged`. A 409: read the Runtime again, compute again, write once more; a second 409 is left to the
- * next pass. Returns the Runtime as written (or as last read).
+ * next pass. Returns the Runtime as written (or as last read). With the dedicated audit log (`auditLog`), a copy of
+ * the read credentials the status says is due is made first, once per reconcile (its outcome is kept in
+ * `auditLog.copied` for a second write of the same pass), and the status says how it went.
  */
 export async function writeStatus(
   context: BackfillContext,
@@ -24,6 +35,7 @@ export async function writeStatus(
   applied: ApplyFacts | undefined,
   now: () => Date,
   outcome: RuntimeOutcome,
+  auditLog?: AuditLogFacts,
 ): Promise<RuntimeObject> {
   let runtime = read;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -34,7 +46,18 @@ export async function writeStatus(
       applied,
       runtime.metadata.generation,
     );
-    const next = runtimeStatus({ runtime, shoot, kubeconfigReady, pipeline, now: at });
+    const input = { runtime, shoot, kubeconfigReady, pipeline, now: at, ...(auditLog && { auditLog }) };
+    const copyFrom = readCredentialsCopyFrom(input);
+    const skr = context.dedicatedAuditLogging?.skr;
+    if (copyFrom && shoot && auditLog && skr) {
+      auditLog.copied = await copyReadCredentials(context, skr, shoot.metadata.name, copyFrom);
+      if (auditLog.copied.failure)
+        outcome.errors.push(
+          `copy the dedicated audit log's read credentials ${copyFrom.namespace}/${copyFrom.name} to the SKR of Shoot ${shoot.metadata.name}: ${auditLog.copied.failure.message}`,
+        );
+      else outcome.readCredentialsCopied = true;
+    }
+    const next = runtimeStatus(input);
     outcome.state = next.state;
     // The metrics follow the status the Runtime has (unchanged, or written), never one a failed write meant.
     const progress = progressOf(outcome.runtime, runtime, shoot, pipeline, next);

@@ -336,14 +336,19 @@ async function sync(
     return plan.refused || heldBack ? EXIT.conversionFailed : EXIT.ok;
   }
   // A sync that wrote nothing says so at debug: a service logs what happened, not that nothing did.
-  const skr = report.skr;
+  const { skr, registryCache, goneSecrets } = report;
   const quiet =
     result.applied.length + result.failed.length + result.cleaned.length + result.annotated.length === 0 &&
     !result.refused &&
     result.notAttempted === 0 &&
-    (skr === undefined || skr.configured.length + skr.failed.length + skr.unrecorded.length === 0);
+    (skr === undefined || skr.configured.length + skr.failed.length + skr.unrecorded.length === 0) &&
+    (registryCache === undefined || registryCache.synced.length + registryCache.failed.length === 0) &&
+    (goneSecrets === undefined || goneSecrets.lines.length + goneSecrets.failures.length === 0);
   const log = logLine(io, quiet ? 'debug' : 'info');
   for (const [line, shoot] of resultLines(result)) log(line, shoot === undefined ? {} : { shoot });
+  for (const outcome of registryCache?.synced ?? [])
+    for (const line of outcome.lines) log(`${outcome.shoot}: registry cache: ${line}`, { shoot: outcome.shoot });
+  for (const line of goneSecrets?.lines ?? []) log(`registry cache: ${line}`);
   for (const outcome of skr?.configured ?? [])
     for (const line of outcome.lines) log(`${outcome.shoot}: SKR: ${line}`, { shoot: outcome.shoot });
   for (const line of reportTail(report, true).trimEnd().split('\n')) log(line);
@@ -362,6 +367,12 @@ async function sync(
       `${failed.shoot}: SKR not configured (step ${failed.error.step}): ${failed.error.message}; the next sync tries again\n`,
     );
   for (const unrecorded of skr?.unrecorded ?? []) io.stderr(`${unrecorded.shoot}: SKR: ${unrecorded.message}\n`);
+  // A copy that failed holds the Shoot only while a Secret it names is missing (then it is a blocked entry too).
+  for (const failed of registryCache?.failed ?? [])
+    io.stderr(
+      `${failed.shoot}: registry-cache credentials not copied: ${failed.error.message}; ${failed.hold ? 'the Shoot is held until they are' : 'the Shoot was written'}, the next sync tries again\n`,
+    );
+  for (const failure of goneSecrets?.failures ?? []) io.stderr(`registry cache: ${failure}\n`);
   if (result.unreachable) return EXIT.unavailable;
   return result.refused || result.failed.length > 0 || heldBack ? EXIT.conversionFailed : EXIT.ok;
 }

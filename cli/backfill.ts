@@ -5,6 +5,7 @@ import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { informersOn } from '../adapters/kube/informer-factory.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
+import { skrClient } from '../adapters/kube/skr-client.js';
 import { verifyGardenNamespace } from '../backfiller/garden-namespace-check.js';
 import { outcomeLine, passSummary, type PassReport, type RuntimeOutcome } from '../backfiller/outcome.js';
 import { backfillPass } from '../backfiller/pass.js';
@@ -56,7 +57,7 @@ export async function backfill(options: BackfillOptions, commandIo: CliIo): Prom
 async function contextOf(options: BackfillOptions, landscape: Landscape): Promise<Context> {
   const rotation = rotationOf(options);
   const project = landscape.gardener.project;
-  const context = {
+  const context: Context = {
     kcp: KubeClient.forCluster({
       kubeconfig: options.kcpKubeconfig,
       context: options.context,
@@ -73,6 +74,12 @@ async function contextOf(options: BackfillOptions, landscape: Landscape): Promis
     gardenNamespace: gardenNamespaceOf(project),
     ...rotation,
   };
+  // KIM's -dedicated-audit-logging-enabled: the AuditLogs are read, the read credentials copied to each SKR
+  // through a short-lived admin kubeconfig of its Shoot (as the applier reaches the SKR).
+  if (landscape.features.dedicatedAuditLogging === true)
+    context.dedicatedAuditLogging = {
+      skr: (shoot) => skrClient(context.garden, context.gardenNamespace, shoot),
+    };
   // A wrong project would read every Shoot as gone (404) and release finalizers in bulk: checked before anything runs.
   await verifyGardenNamespace(context, { name: landscape.name, project });
   return context;
@@ -157,8 +164,9 @@ async function watchWith(
     { kcp: informersOn(context.kcp), garden: informersOn(context.garden) },
     { kcp: options.kcpNamespace, garden: context.gardenNamespace },
     (line) => io.stderr(`${line}\n`),
+    { auditLogs: context.dedicatedAuditLogging !== undefined },
   );
-  const { runtimes, shoots, applyReports, gardenerClusters, secrets } = caches;
+  const { runtimes, shoots, applyReports, gardenerClusters, secrets, auditLogs } = caches;
   releaseDeletedRuntimes(runtimes, metrics);
   // Made on the first pass, so only once this replica leads: its events reconcile (and write) at once. A standby
   // keeps the caches warm and writes nothing.
@@ -166,7 +174,15 @@ async function watchWith(
   const leading = () =>
     (watcher ??= backfillWatcher(
       context,
-      { runtimes, shoots, applyReports, gardenerClusters, secrets, kcpNamespace: options.kcpNamespace },
+      {
+        runtimes,
+        shoots,
+        applyReports,
+        gardenerClusters,
+        secrets,
+        ...(auditLogs && { auditLogs }),
+        kcpNamespace: options.kcpNamespace,
+      },
       (outcome) => {
         recordOutcome(metrics, outcome);
         reportOutcome(outcome, io);
@@ -177,7 +193,7 @@ async function watchWith(
     await runUntilStopped({
       // The first pass waits for both caches, then reconciles every Runtime; events reconcile theirs from then on.
       pass: async () => {
-        await Promise.all([runtimes.synced(), shoots.synced()]);
+        await Promise.all([runtimes.synced(), shoots.synced(), auditLogs?.synced()]);
         const started = performance.now();
         const report = await leading().fullPass();
         metrics.pass((performance.now() - started) / 1000, exitCodeOf(report) !== EXIT.ok);

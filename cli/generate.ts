@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { readKebZones } from '../adapters/files/keb-zones.js';
 import { readPolicySet } from '../adapters/files/policies.js';
 import { folderRuntimeSource } from '../adapters/files/runtime-folder.js';
+import { kcpAuditLogPool } from '../adapters/kube/kcp-audit-logs.js';
 import { kcpRuntimeSource } from '../adapters/kube/kcp-runtimes.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { objectSource, type ObjectSource } from '../adapters/kube/object-source.js';
@@ -85,6 +86,9 @@ async function generateWith(
     options.runtimes !== undefined
       ? folderRuntimeSource(options.runtimes, () => io.readStdin())
       : kcpRuntimeSource(kcp as KubeClient, { namespace: options.kcpNamespace, watch, log: warn });
+  // KALM's AuditLog pool lives on the KCP; a pass reads it only while the landscape turns dedicated audit logs on.
+  const auditLogPool = kcp && kcpAuditLogPool(kcp, options.kcpNamespace);
+  let saidNoPool = false;
   const gardenClient =
     options.gardenKubeconfig === undefined
       ? undefined
@@ -128,6 +132,12 @@ async function generateWith(
     const { inputs, errors } = await runtimes.read();
     for (const error of errors) io.stderr(`${printableLines(String(error))}\n`);
     const gardenShoots = garden && new Map((await garden.items()).map((shoot) => [shoot.metadata.name, shoot]));
+    if (settings.flags.dedicatedAuditLogging === true && !auditLogPool && !saidNoPool) {
+      saidNoPool = true;
+      warn(
+        "features.dedicatedAuditLogging is on, but with --runtimes there is no KCP to reserve KALM's AuditLogs on: Runtimes render with the landscape's tenants (a live dedicated one is kept); pass --kcp-kubeconfig instead",
+      );
+    }
     const result = await generatePass({
       landscape: landscape.name,
       settings,
@@ -140,6 +150,7 @@ async function generateWith(
       log,
       forcePatchStaysOn: runtimes.removeAnnotations === undefined,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
+      ...(auditLogPool && { auditLogPool }),
     });
     await reportRuntimeFacts(
       runtimeFactWrites(
@@ -160,7 +171,8 @@ async function generateWith(
     const code =
       result.bugs.length > 0
         ? EXIT.internal
-        : errors.length + result.failures.length + result.refused.length > 0 || result.deletionRefused
+        : errors.length + result.failures.length + result.refused.length + (result.auditLogHeld?.length ?? 0) > 0 ||
+            result.deletionRefused
           ? EXIT.conversionFailed
           : EXIT.ok;
     return { code, result };
@@ -263,6 +275,7 @@ function summary(result: GenerateResult): string {
       : []),
     ...(result.deprovisioning?.later ? [`${result.deprovisioning.later} deprovisionings in later passes`] : []),
     ...(result.suspended.length > 0 ? [`${result.suspended.length} suspended`] : []),
+    ...(result.auditLogHeld?.length ? [`${result.auditLogHeld.length} held without a dedicated audit log`] : []),
     ...(result.refused.length > 0 ? [`${result.refused.length} refused by the forge`] : []),
     `${result.failures.length + result.bugs.length} failed`,
   ].join(', ');

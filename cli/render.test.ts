@@ -250,7 +250,7 @@ describe('kimops render', () => {
     expect(stderr).toBe(`wrote 0 files under ${out} (${written} unchanged)\n`);
   });
 
-  it('refuses a cache with credentials no garden Secret is known for, and names the one --registry-cache-secret gives', async () => {
+  it('names reg-cache-<uid> for a cache with credentials no garden Secret is known for, or the one --registry-cache-secret gives', async () => {
     const created = await kimops(['render', '--landscape', 'dev', '--runtime', AWS]);
     const live = await dir.write('live/shoot.yaml', created.stdout.split('---\n').at(-1) ?? '');
     const cached =
@@ -265,8 +265,29 @@ describe('kimops render', () => {
       ).spec.resources.map((r) => r.name);
 
     const unknown = await kimops(['render', '--landscape', 'dev', '--runtime', runtime, '--live-shoot', live]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('pass its name (kimops render --registry-cache-secret 0a1b=<name>)');
+    expect(unknown.stderr).toBe('');
+    expect(unknown.code).toBe(0);
+    expect(resourcesOf(unknown.stdout)).toContain('reg-cache-0a1b');
+    // The stub is the repo's (--out), never the Garden stream's: applied, it would be an empty Secret.
+    expect(documentsOf(unknown.stdout).map((d) => d.kind)).not.toContain('Secret');
+    const out = await kimops([
+      'render',
+      '--landscape',
+      'dev',
+      '--runtime',
+      runtime,
+      '--live-shoot',
+      live,
+      '--output',
+      'json',
+    ]);
+    const [shoot] = (
+      JSON.parse(out.stdout) as { shoots: { files: string[]; registryCache: { immutable: boolean }[] }[] }
+    ).shoots;
+    expect(shoot?.files.filter((f) => f.includes('/registry-cache/'))).toEqual([
+      expect.stringMatching(/\/registry-cache\/secret-reg-cache-0a1b\.yaml$/),
+    ]);
+    expect(shoot?.registryCache).toMatchObject([{ immutable: true }]);
 
     const named = await kimops([
       'render',

@@ -6,7 +6,7 @@ import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes, readShoots, STDIN } from '../adapters/files/manifests.js';
 import { writeFiles } from '../adapters/files/write-files.js';
 import { toYamlStream } from '../rules/canonical-yaml.js';
-import { filesOf, isSkrPath } from '../rules/landscape-layout.js';
+import { filesOf, isRegistryCachePath, isSkrPath } from '../rules/landscape-layout.js';
 import { renderRuntimes, type RenderResult } from '../generator/render-runtimes.js';
 import { parseAssignments } from '../model/assignments.js';
 import { ConfigError } from '../model/errors.js';
@@ -52,10 +52,15 @@ export async function render(options: RenderOptions, io: CliIo): Promise<number>
     io.stderr(`wrote ${written.length} files under ${printable(options.out)} (${unchanged.length} unchanged)\n`);
   }
   if (options.output === 'json') io.stdout(`${jsonReport(result, readErrors)}\n`);
-  // The stream is for the Garden (kubectl apply -f -): the objects of the clusters (skr/) are not.
+  // The stream is for the Garden (kubectl apply -f -): the objects of the clusters (skr/) are not, nor the
+  // registry caches' data-less stubs (applied, they would be empty immutable Secrets; the applier copies the data).
   else if (!options.out)
     io.stdout(
-      toYamlStream(result.rendered.flatMap((r) => r.manifests.filter((m) => !isSkrPath(m.path)).map((m) => m.object))),
+      toYamlStream(
+        result.rendered.flatMap((r) =>
+          r.manifests.filter((m) => !isSkrPath(m.path) && !isRegistryCachePath(m.path)).map((m) => m.object),
+        ),
+      ),
     );
 
   if (result.unusedLiveShoots.length > 0) {
@@ -117,7 +122,7 @@ const stableJson = configure({ deterministic: true });
 
 function jsonReport(result: RenderResult, readErrors: readonly { source: string; message: string }[]): string {
   const shoots = result.rendered.map((r) => {
-    const garden = r.manifests.filter((m) => !isSkrPath(m.path)).map((m) => m.object);
+    const garden = r.manifests.filter((m) => !isSkrPath(m.path) && !isRegistryCachePath(m.path)).map((m) => m.object);
     return {
       name: r.shootName,
       runtime: r.runtime,
@@ -126,6 +131,7 @@ function jsonReport(result: RenderResult, readErrors: readonly { source: string;
       shoot: garden.at(-1),
       companions: garden.slice(0, -1),
       skr: r.manifests.filter((m) => isSkrPath(m.path)).map((m) => m.object),
+      registryCache: r.manifests.filter((m) => isRegistryCachePath(m.path)).map((m) => m.object),
       files: r.manifests.map((m) => m.path),
     };
   });

@@ -165,8 +165,33 @@ describe('the dedicated audit log of one Runtime', () => {
       a.spec = { ...a.spec, orphaned: true };
     });
     expect(decide(deleted, [orphaned])).toEqual({ kind: 'none' });
-    expect(decide(deleted, [auditLog('r', reserved)])).toEqual({ kind: 'none' });
     expect(decide(deleted, [auditLog('mine', assigned)], true, false)).toEqual({ kind: 'none' });
+  });
+
+  it('frees a reservation never claimed only when the Runtime is deleted (a difference from KIM, ADR 0003)', () => {
+    const deleted = runtime((r) => (r.metadata.deletionTimestamp = '2026-12-01T10:00:00Z'));
+    const decision = decide(deleted, [auditLog('r', reserved)]);
+    expect(picked(decision)).toEqual({ kind: 'unreserve', name: 'r' });
+    expect(auditLogWrite(decision, RUNTIME_ID, new Date())?.patch).toEqual({
+      metadata: {
+        resourceVersion: 'rv-r',
+        labels: { [LABEL_RESERVED_FOR_RUNTIME_ID]: null, [LABEL_RESERVED_AT]: null },
+      },
+    });
+    expect(auditLogWriteFailure(decision, { conflict: false, message: 'forbidden' })).toBeUndefined();
+    expect(decide(deleted, [auditLog('r', reserved)], true, false)).toEqual({ kind: 'none' });
+    // The access switched off: the reservation stays (KIM's), nothing to write.
+    const off = runtime((r) => delete r.spec.auditLogAccessEnabled);
+    expect(decide(off, [auditLog('r', reserved)])).toEqual({ kind: 'shared' });
+  });
+
+  it("fails a Runtime without a runtime ID with KIM's message before it looks at the pool", () => {
+    const unlabelled = runtime((r) => delete r.metadata.labels?.[LABEL_RUNTIME_ID]);
+    const expected = { kind: 'fail', failure: { step: 'reserve', message: 'runtimeID is empty' } };
+    expect(decide(unlabelled, [auditLog('free')], false)).toEqual(expected);
+    expect(decide(unlabelled, [auditLog('free')], true)).toEqual(expected);
+    // Without the switch or the Runtime asking, the ID is not needed.
+    expect(decide(unlabelled, [auditLog('free')], false, false)).toEqual({ kind: 'shared' });
   });
 
   it("says a refused write in KIM's words: a conflict is another Runtime's, a release failure is only logged", () => {

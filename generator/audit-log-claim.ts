@@ -37,24 +37,35 @@ export interface AuditLogDecisionInput {
  * - `dedicated`: the Runtime's AuditLog; render with its tenant.
  * - `fail`: nothing available; no render, the Runtime fails with KIM's condition (`failure`).
  * - `release`: the Runtime is deleted: its AuditLog is marked orphaned (KALM keeps the logs for the retention).
+ * - `unreserve`: the Runtime is deleted before it claimed its reserved AuditLog: the reservation labels go, so the
+ *   AuditLog is back in the pool (KIM leaves them for good; ADR 0003).
  * - `none`: a deleted Runtime with nothing to release.
  */
 export type AuditLogDecision =
   | { kind: 'shared' | 'none' }
-  | { kind: 'reserve' | 'claim' | 'direct-claim' | 'dedicated' | 'release'; auditLog: AuditLog }
+  | { kind: 'reserve' | 'claim' | 'direct-claim' | 'dedicated' | 'release' | 'unreserve'; auditLog: AuditLog }
   | { kind: 'fail'; failure: AuditLogFailure };
 
 export function decideAuditLog({ enabled, runtime, shootExists, pool }: AuditLogDecisionInput): AuditLogDecision {
   const runtimeID = runtime.metadata.labels?.[LABEL_RUNTIME_ID] ?? '';
   const assigned = assignedTo(pool, runtimeID);
-  if (runtime.metadata.deletionTimestamp !== undefined)
+  if (runtime.metadata.deletionTimestamp !== undefined) {
+    if (!enabled) return { kind: 'none' };
     // Also when the Runtime had switched the access off since (KIM releases only while it is on, and so leaves
     // such an AuditLog assigned for good): the tenant stayed, so it is released with the Runtime.
-    return enabled && assigned && releasable(assigned) ? { kind: 'release', auditLog: assigned } : { kind: 'none' };
+    if (assigned) return releasable(assigned) ? { kind: 'release', auditLog: assigned } : { kind: 'none' };
+    // A reservation never claimed frees only with the Runtime's deletion (switching the access off keeps it, as KIM).
+    const reservation = reservedFor(pool, runtimeID);
+    return reservation && !reservation.spec?.assignedToRuntimeID
+      ? { kind: 'unreserve', auditLog: reservation }
+      : { kind: 'none' };
+  }
   if (!enabled) return { kind: 'shared' };
   // Irreversible: a claimed tenant stays even when the Runtime no longer asks for it (KIM ignores the switch-off).
   if (assigned) return { kind: 'dedicated', auditLog: assigned };
   if (!runtime.spec.auditLogAccessEnabled) return { kind: 'shared' };
+  // KIM's first check: without an ID nothing could find the reservation again, and every pass would take another.
+  if (runtimeID === '') return { kind: 'fail', failure: { step: 'reserve', message: 'runtimeID is empty' } };
 
   const reserved = reservedFor(pool, runtimeID);
   const region = runtime.spec.shoot.region;
@@ -111,13 +122,18 @@ export function auditLogWrite(
     claim: { metadata: { resourceVersion }, spec: { assignedToRuntimeID: runtimeID } },
     'direct-claim': { metadata: { resourceVersion, labels }, spec: { assignedToRuntimeID: runtimeID } },
     release: { metadata: { resourceVersion }, spec: { orphaned: true } },
+    // null removes a label (RFC 7386).
+    unreserve: {
+      metadata: { resourceVersion, labels: { [LABEL_RESERVED_FOR_RUNTIME_ID]: null, [LABEL_RESERVED_AT]: null } },
+    },
   };
   return { name, patch: patches[decision.kind] };
 }
 
 /**
  * KIM's error text for a write the API refused (`conflict`: 409, another Runtime was first), as the Runtime's
- * status reports it; undefined for a release, whose failure KIM only logs (it never holds a deletion).
+ * status reports it; undefined for a release or an unreserve, whose failure is only logged (it never holds a
+ * deletion).
  */
 export function auditLogWriteFailure(
   decision: AuditLogDecision,

@@ -11,6 +11,7 @@ import type { ValidationSource } from './validate/checks.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
 import type { LogLine } from '../model/log.js';
+import type { AuditLogRendering } from './audit-log-pass.js';
 
 /** What gathering needs of a pass's input (generate.ts's GenerateInput has it). */
 export interface GatherInput {
@@ -24,11 +25,17 @@ export interface GatherInput {
   log: LogLine;
 }
 
+/** What a pass settled with KALM's AuditLog pool before it gathers (audit-log-pass.ts). */
+export interface GatherExtras {
+  auditLogs?: AuditLogRendering;
+}
+
 /** What the plan decides on: the Runtimes to render and their renders, main's folders they need, the policies. */
 export async function gatherPassInput(
   input: GatherInput,
   snapshot: MainSnapshot,
   memo: Pick<RenderMemo, 'isUnchanged'>,
+  extras: GatherExtras = {},
 ): Promise<PassInput> {
   const { landscape, settings, gardenShoots } = input;
   const selection = selectRenders({
@@ -37,6 +44,7 @@ export async function gatherPassInput(
     folders: snapshot.folders,
     ...(gardenShoots && { gardenShoots }),
     memo,
+    ...(extras.auditLogs && { auditLogs: extras.auditLogs }),
   });
   const validation = input.validation && {
     policies: await input.validation.policies(snapshot.config.policySet),
@@ -49,6 +57,7 @@ export async function gatherPassInput(
     settings,
     ...(gardenShoots && { gardenShoots }),
     main: snapshot,
+    dedicatedAuditLogs: selection.dedicatedAuditLogs,
   });
   const read = new Map<string, MainFolder>();
   for (const shoot of foldersToRead(selection, renders, snapshot.folders))

@@ -11,6 +11,8 @@ import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
+import type { AuditLogFailure, AuditLogPool } from '../model/audit-log.js';
+import { settleAuditLogs } from './audit-log-pass.js';
 import { branchOf, rolloutBranchOf } from './branches.js';
 import { gatherPassInput } from './gather.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
@@ -63,6 +65,11 @@ export interface GenerateInput {
   log: LogLine;
   /** Deletions a human confirmed beyond the mass-deletion guard. */
   allowMassDeletion?: number;
+  /**
+   * KALM's AuditLog pool on the KCP: read and written each pass while the landscape's `features.dedicatedAuditLogging`
+   * is on (audit-log-pass.ts); absent, or the switch off, Runtimes render with the landscape's tenants.
+   */
+  auditLogPool?: AuditLogPool;
 }
 
 export interface ShootOutcome extends BranchOutcome {
@@ -103,6 +110,10 @@ export interface GenerateResult {
   refused: { branch: string; message: string }[];
   /** The forced Runtimes' re-applies (force-patch.ts): done once main holds their counter, else their PR waits. */
   forcePatch?: ForcePatchOutcome[];
+  /** By Runtime (`<ns>/<name>`): what the pass could not reserve or claim of the AuditLog pool (audit-log-pass.ts). */
+  auditLogFailures?: ReadonlyMap<string, AuditLogFailure>;
+  /** Shoots not rendered because their Runtime got no dedicated audit log. */
+  auditLogHeld?: string[];
 }
 
 export async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -140,8 +151,20 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
   const memo = input.memo ?? new RenderMemo();
+  // Before the renders: a reservation, claim or release is decided on what main and the Garden hold now, and the
+  // renders take the tenants claimed.
+  const auditLogs =
+    input.auditLogPool && input.settings.flags.dedicatedAuditLogging === true
+      ? await settleAuditLogs({
+          runtimes: input.runtimes,
+          pool: input.auditLogPool,
+          shootExists: (shoot) => snapshot.folders.has(shoot) || input.gardenShoots?.has(shoot) === true,
+          now: new Date(),
+          log: input.log,
+        })
+      : undefined;
   const forced = await withForcePatchCounters(
-    await gatherPassInput(input, snapshot, memo),
+    await gatherPassInput(input, snapshot, memo, { ...(auditLogs && { auditLogs }) }),
     snapshot,
     input.forcePatchStaysOn,
   );
@@ -164,6 +187,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
     deletionRefused: plan.deletionRefused,
     ...(plan.deprovisioning && { deprovisioning: plan.deprovisioning }),
     refused: [],
+    ...(auditLogs && { auditLogFailures: auditLogs.failures, auditLogHeld: selection.auditLogHeld }),
   };
   const context: BranchContext = {
     landscape: input.landscape,

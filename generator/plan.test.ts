@@ -467,6 +467,42 @@ describe('planPass', () => {
   });
 });
 
+describe('planPass on rotated registry-cache credentials', () => {
+  it("proposes the Secret the applier recorded on the live Shoot as the Runtime's own change", async () => {
+    const cache = {
+      name: 'ghcr',
+      namespace: 'default',
+      uid: '6f2e7c1a-0d4b-4c1e-9a7b-2f3c4d5e6f70',
+      config: { upstream: 'ghcr.io', secretReferenceName: 'ghcr-credentials' },
+    };
+    const withCache = structuredClone(RUNTIMES.aws);
+    withCache.runtime.spec.imageRegistryCache = [cache];
+    // main as the generator left it: the Shoot rendered against its live self, naming reg-cache-<uid>.
+    const [rendered] = renderRuntimes([withCache], SETTINGS, new Map([[shootOf('aws'), created('aws')]])).rendered;
+    const main = seeded();
+    main.set(shootOf('aws'), fileMapOf(rendered?.manifests ?? []));
+    const live = structuredClone(rendered?.manifests.at(-1)?.object as Shoot);
+    const rotated = `reg-cache-${cache.uid}-0123456789`;
+    live.metadata.annotations = {
+      ...live.metadata.annotations,
+      [`registry-cache.kimops.kyma-project.io/${cache.uid}`]: rotated,
+    };
+
+    const plan = planPass(
+      await inputOf({
+        runtimes: all().map((r) => (r.source === withCache.source ? withCache : r)),
+        main,
+        gardenShoots: new Map([[shootOf('aws'), live]]),
+      }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('aws')}: ${shootOf('aws')} update`]);
+    expect(plan.shoots[0]?.proposals[0]?.after?.spec.resources).toContainEqual({
+      name: rotated,
+      resourceRef: { apiVersion: 'v1', kind: 'Secret', name: rotated },
+    });
+  });
+});
+
 describe('planPass on changes inside the clusters (skr/)', () => {
   const addAdministrator = (runtime: Runtime) => runtime.spec.security.administrators.push('alice@example.com');
   /** The Runtime as KEB writes it without OIDC providers of its own: the SKR gets the landscape's default. */

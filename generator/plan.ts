@@ -9,7 +9,9 @@
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION, SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
+import { auditLogTenantOf, sameAuditLogTenant } from '../rules/audit-log.js';
 import { fileMapOf, isSkrPath } from '../rules/landscape-layout.js';
+import { pendingRotations } from '../rules/registry-cache-rotation.js';
 import { semanticDiff } from '../rules/semantic-diff.js';
 import { branchOf, rolloutBranchOf, rolloutName } from './branches.js';
 import { planShootDeletions, type PlannedDeletions } from './plan-deletions.js';
@@ -85,6 +87,8 @@ export function planPass(input: PassInput): PassPlan {
   // Branches whose PRs stay as they are: suspended, or of a Runtime that failed (its change is unknown).
   keepShoots(shootsOf(selection.active, selection.failures));
   keepShoots(selection.suspended);
+  // Runtimes no AuditLog could be reserved or claimed for: not rendered, their PRs stay (KIM fails them).
+  keepShoots(selection.auditLogHeld);
   for (const { entry, error } of renders.brokenOnMain)
     brokenOnMain(planning, entry.runtime.spec.shoot.name, error, entry);
   planning.failures.push(...renders.failures);
@@ -147,6 +151,19 @@ function changeOf(
   const beforeFiles = folder?.files;
   const after = r.manifests.at(-1)?.object as Shoot;
   let kind: Candidate['kind'] = before === undefined ? 'runtime-change' : originOf(runtime, before);
+  // The tenant this pass claimed for the Runtime (audit-log-pass.ts) is its own change, as KIM's patch after a claim:
+  // the Runtime's generation does not move when the generator claims.
+  const claimed = input.selection.dedicatedAuditLogs.get(r.runtime);
+  if (kind !== 'runtime-change' && before && claimed && !sameAuditLogTenant(auditLogTenantOf(before), claimed))
+    kind = 'runtime-change';
+  // Registry-cache credentials the customer rotated (the applier copied them and recorded the new Secret on the live
+  // Shoot): the Runtime's own change too, though its generation did not move either.
+  if (
+    kind !== 'runtime-change' &&
+    before &&
+    pendingRotations(input.gardenShoots?.get(r.shootName), before, runtime.spec.imageRegistryCache).length > 0
+  )
+    kind = 'runtime-change';
   const skr = before === undefined ? [] : skrChanges(files, beforeFiles);
   const shootClass = classifyChange({ before, after });
   // Same Shoot, other companion bytes: still a change to propose, one that replaces no node. Only the objects inside
@@ -307,6 +324,9 @@ function renderAgainst(
     [{ source: 'main', runtime }],
     input.settings,
     new Map([[before.metadata.name, before]]),
+    {},
+    // With the claimed tenant too: rendered with the shared one, a claim would look like an adoption.
+    input.selection.dedicatedAuditLogs,
   ).rendered;
   if (!again) return undefined;
   // main's force-patch counter carried, as by every render (force-patch.ts): without it no adoption would hold.

@@ -6,11 +6,13 @@
 // Update mode on its own output gives that output back (property-tested in convert/), so main's Shoot is parsed
 // only for those. In batches, keeping only the renders main does not hold: a 10,000-Shoot pass holds the changed
 // Shoots only. Reads main through the snapshot, writes nothing.
+import type { AuditLogTenant } from '../model/converter-config.js';
 import type { ConfigError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
+import { withRotationsOf } from '../rules/registry-cache-rotation.js';
 import { managedShoot } from '../rules/managed-fields.js';
 import type { MainSnapshot } from './main-snapshot.js';
 import {
@@ -29,6 +31,8 @@ interface RenderInput {
   settings: ConversionSettings;
   gardenShoots?: ReadonlyMap<string, Shoot>;
   main: Pick<MainSnapshot, 'folders' | 'holds' | 'shoot' | 'broken'>;
+  /** By Runtime: the tenant of the AuditLog it claimed (render-selection.ts). */
+  dedicatedAuditLogs?: ReadonlyMap<string, AuditLogTenant>;
 }
 
 /** A render whose files main does not hold. */
@@ -73,7 +77,7 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
       return shoot ? [[shoot.metadata.name, shoot] as const] : [];
     }),
   );
-  const first = renderRuntimes(batch, settings, gardenLive);
+  const first = renderRuntimes(batch, settings, gardenLive, {}, input.dedicatedAuditLogs);
   const again: RuntimeInput[] = [];
   for (const r of first.rendered) {
     const files = fileMapOf(r.manifests);
@@ -94,11 +98,12 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
     }
     readable.push(entry);
     const garden = gardenLive.get(name);
-    // Not the whole live Shoot: what the API server defaulted is no difference to main (ADR 0009).
-    if (garden) live.set(name, shoot ? managedShoot(garden, shoot) : garden);
+    // Not the whole live Shoot: what the API server defaulted is no difference to main (ADR 0009). The applier's
+    // records of rotated registry-cache credentials are kept: they name the Secret the render must use.
+    if (garden) live.set(name, shoot ? withRotationsOf(managedShoot(garden, shoot), garden) : garden);
     else if (shoot) live.set(name, shoot);
   }
-  const second = renderRuntimes(readable, settings, live);
+  const second = renderRuntimes(readable, settings, live, {}, input.dedicatedAuditLogs);
   for (const { failures, bugs } of [first, second]) {
     renders.failures.push(...failures);
     renders.bugs.push(...bugs);

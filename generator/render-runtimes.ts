@@ -1,6 +1,7 @@
 // Many Runtimes → their Shoots laid out for the landscape repo. Pure: a Runtime that fails is reported
 // and the others are still rendered; the result is sorted by Shoot name, so it never depends on input order.
 import { convertRuntime } from './convert/index.js';
+import type { AuditLogTenant } from '../model/converter-config.js';
 import { ConfigError, ConversionError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
@@ -54,6 +55,8 @@ export function renderRuntimes(
   liveShoots: ReadonlyMap<string, Shoot> = new Map(),
   /** Registry-cache uid → garden Secret (update mode), as the registry-cache controller named it. */
   registryCacheSecrets: Record<string, string> = {},
+  /** By Runtime (`<namespace>/<name>`): the tenant of the AuditLog it claimed (audit-log-pass.ts). */
+  dedicatedAuditLogs: ReadonlyMap<string, AuditLogTenant> = new Map(),
 ): RenderResult {
   const rendered: RenderedRuntime[] = [];
   const { unique: renderable, failures } = withoutSharedShootNames(inputs);
@@ -65,7 +68,7 @@ export function renderRuntimes(
     if (live) usedLiveShoots.add(live.metadata.name);
     let outcome: ReturnType<typeof renderOne>;
     try {
-      outcome = renderOne(runtime, settings, live, registryCacheSecrets);
+      outcome = renderOne(runtime, settings, live, registryCacheSecrets, dedicatedAuditLogs.get(runtimeRef(runtime)));
     } catch (error) {
       // One Runtime's crash must not cost the others their render.
       bugs.push({ source, runtime: runtimeRef(runtime), error });
@@ -87,6 +90,7 @@ function renderOne(
   settings: ConversionSettings,
   live: Shoot | undefined,
   registryCacheSecrets: Record<string, string>,
+  dedicatedAuditLog: AuditLogTenant | undefined,
 ): { shootName: string; manifests: Manifest[] } | ConversionError {
   const ref = runtimeRef(runtime);
   // What the KCP API server would refuse (or silently prune: a misspelt field from a file) is refused here.
@@ -97,12 +101,18 @@ function renderOne(
       problem.path,
       `${problem.message}${problem.fix ? `; ${problem.fix}` : ''} (the Runtime CRD's schema)`,
     );
-  const result = convertRuntime({ runtime, settings, registryCacheSecrets, ...(live && { live }) });
+  const result = convertRuntime({
+    runtime,
+    settings,
+    registryCacheSecrets,
+    ...(live && { live }),
+    ...(dedicatedAuditLog && { dedicatedAuditLog }),
+  });
   if (!result.ok) return result.error;
   try {
     return {
       shootName: result.shoot.metadata.name,
-      manifests: shootManifests(result.shoot, result.companions, result.skr),
+      manifests: shootManifests(result.shoot, result.companions, result.skr, result.registryCache),
     };
   } catch (error) {
     // The layout refuses names that would leave shoots/; they come from the Runtime's shoot name.

@@ -1,13 +1,16 @@
 // Which Runtimes a pass renders. A Runtime KEB is deleting is rendered no more (its Shoot goes); two Runtimes
-// naming one Shoot neither (they would overwrite each other's files); a suspended one is left alone; and one
-// whose render inputs are what they were when main last held its render is known unchanged (render-memo.ts).
+// naming one Shoot neither (they would overwrite each other's files); a suspended one is left alone, and so is one
+// that got no dedicated audit log (audit-log-pass.ts); and one whose render inputs are what they were when main last
+// held its render is known unchanged (render-memo.ts).
 // Pure: the memo is read here and written by the caller, from the plan.
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH } from '../model/contract.js';
+import type { AuditLogTenant } from '../model/converter-config.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { withoutSharedShootNames, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
 import { digestOf, renderKey, type RenderMemo } from './render-memo.js';
+import type { AuditLogRendering } from './audit-log-pass.js';
 
 interface SelectionInput {
   /** Every Runtime read, those KEB is deleting included. */
@@ -17,6 +20,8 @@ interface SelectionInput {
   folders: ReadonlyMap<string, string>;
   gardenShoots?: ReadonlyMap<string, Shoot>;
   memo: Pick<RenderMemo, 'isUnchanged'>;
+  /** With the landscape's dedicated audit logging: the claimed tenants, and the Runtimes held for want of one. */
+  auditLogs?: AuditLogRendering;
 }
 
 export interface RenderSelection {
@@ -27,6 +32,10 @@ export interface RenderSelection {
   keys: ReadonlyMap<string, string>;
   /** Shoots of Runtimes annotated to suspend reconciliation: nothing is proposed for them. */
   suspended: string[];
+  /** Shoots of Runtimes that got no dedicated audit log (KIM fails them): nothing is proposed for them. */
+  auditLogHeld: string[];
+  /** By Runtime (`<namespace>/<name>`): the tenant of the AuditLog it claimed, to render instead of the landscape's. */
+  dedicatedAuditLogs: ReadonlyMap<string, AuditLogTenant>;
   /** Runtimes the memo knows to be unchanged. */
   unchanged: number;
   /** Runtimes that share their Shoot name with another one. */
@@ -44,6 +53,8 @@ export function selectRenders(input: SelectionInput): RenderSelection {
     toRender: [] as RuntimeInput[],
     keys: new Map<string, string>(),
     suspended: [] as string[],
+    auditLogHeld: [] as string[],
+    dedicatedAuditLogs: input.auditLogs?.tenants ?? new Map<string, AuditLogTenant>(),
     unchanged: 0,
     failures,
     log: [] as string[],
@@ -61,12 +72,27 @@ export function selectRenders(input: SelectionInput): RenderSelection {
       );
       continue;
     }
+    const ref = runtimeRef(entry.runtime);
+    const held = input.auditLogs?.held.get(ref);
+    if (held !== undefined) {
+      selection.auditLogHeld.push(shoot);
+      selection.log.push(`audit-log held      ${shoot}: ${ref}: ${held}; nothing proposed`);
+      continue;
+    }
     const garden = input.gardenShoots?.get(shoot);
     // A live Shoot's spec changes bump its generation; its annotations and labels the converter reads too.
     const gardenKey = garden
       ? JSON.stringify([garden.metadata.generation, garden.metadata.annotations, garden.metadata.labels])
       : '';
-    const key = renderKey(entry.runtime, settingsKey, input.folders.get(shoot) ?? '', gardenKey);
+    // A claimed tenant is an input the Runtime does not show: its claim must render the Shoot again.
+    const tenant = selection.dedicatedAuditLogs.get(ref);
+    const key = renderKey(
+      entry.runtime,
+      settingsKey,
+      input.folders.get(shoot) ?? '',
+      gardenKey,
+      tenant ? JSON.stringify(tenant) : '',
+    );
     if (!annotated(entry.runtime, ANNOTATION_FORCE_PATCH) && input.memo.isUnchanged(shoot, key)) {
       selection.unchanged++;
       continue;

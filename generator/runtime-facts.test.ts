@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditLogFailure } from '../model/audit-log.js';
 import { readPipelineAnnotation } from '../model/pipeline-facts.js';
 import { PIPELINE_ANNOTATION } from '../model/contract.js';
 import type { Runtime } from '../model/runtime.js';
@@ -73,6 +74,63 @@ describe('runtimeFactWrites', () => {
       generation: 3,
       proposal: { url: 'https://forge/pull/7', state, ...(commit && { commit }) },
     });
+  });
+
+  it("reports what the pass could not do with the AuditLog pool: alone for a held Runtime, beside a claim's other facts", () => {
+    const reserve = {
+      step: 'reserve' as const,
+      message: 'no available AuditLogCR in the pool for region eu-central-1',
+    };
+    const claim = { step: 'claim' as const, message: 'failed to claim AuditLogCR: 500: boom' };
+    const writes = runtimeFactWrites([runtime('held', 2), runtime('claimed', 5), runtime('fine', 1)], {
+      ...none,
+      inMain: ['kcp-system/claimed', 'kcp-system/fine'],
+      auditLogFailures: new Map<string, AuditLogFailure>([
+        ['kcp-system/held', reserve],
+        ['kcp-system/claimed', claim],
+      ]),
+    });
+    expect(factsOf(writes, 'held')).toEqual({ generation: 2, auditLogError: reserve });
+    expect(factsOf(writes, 'claimed')).toEqual({ generation: 5, auditLogError: claim });
+    expect(factsOf(writes, 'fine')).toBeUndefined();
+  });
+
+  it('clears an earlier audit-log failure once the pass reserved or claimed', () => {
+    const earlier = JSON.stringify({ generation: 2, auditLogError: { step: 'reserve', message: 'none' } });
+    const writes = runtimeFactWrites([runtime('r1', 2, earlier)], {
+      ...none,
+      proposed: [outcome('r1', 2, { class: 'create' })],
+      auditLogFailures: new Map(),
+    });
+    expect(factsOf(writes, 'r1')).toEqual({
+      generation: 2,
+      proposal: { url: 'https://forge/pull/7', state: 'merged', commit: 'm1' },
+    });
+  });
+
+  it("drops an earlier audit-log failure of a Runtime the pass did not render, keeping the annotation's other facts", () => {
+    const held = JSON.stringify({ generation: 2, auditLogError: { step: 'reserve', message: 'none' } });
+    const claim = JSON.stringify({
+      generation: 3,
+      proposal: { url: 'https://forge/pull/6', state: 'merged', commit: 'm0' },
+      auditLogError: { step: 'claim', message: 'failed to claim AuditLogCR: boom' },
+    });
+    const still = JSON.stringify({ generation: 4, auditLogError: { step: 'reserve', message: 'none' } });
+    // The switch turned off (no pool pass at all), or the pool served it: neither is in this pass's failures.
+    for (const auditLogFailures of [undefined, new Map<string, AuditLogFailure>()]) {
+      const writes = runtimeFactWrites([runtime('held', 2, held), runtime('claim', 3, claim)], {
+        ...none,
+        ...(auditLogFailures && { auditLogFailures }),
+      });
+      expect(factsOf(writes, 'held')).toBeNull();
+      expect(factsOf(writes, 'claim')).toEqual({
+        generation: 3,
+        proposal: { url: 'https://forge/pull/6', state: 'merged', commit: 'm0' },
+      });
+    }
+    // Still failing: nothing to write.
+    const failing = new Map<string, AuditLogFailure>([['kcp-system/r', { step: 'reserve', message: 'none' }]]);
+    expect(runtimeFactWrites([runtime('r', 4, still)], { ...none, auditLogFailures: failing })).toEqual([]);
   });
 
   it('reports failed checks as a validation error beside the blocked PR', () => {

@@ -46,7 +46,10 @@ const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
   'left-to-human': 'open',
 };
 
-type PassFacts = Pick<GenerateResult, 'failures' | 'proposed' | 'inMain' | 'mainCommit' | 'forcePatch'>;
+type PassFacts = Pick<
+  GenerateResult,
+  'failures' | 'proposed' | 'inMain' | 'mainCommit' | 'forcePatch' | 'auditLogFailures'
+>;
 
 export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFacts): FactsWrite[] {
   const failures = new Map(result.failures.map((failure) => [failure.runtime, failure]));
@@ -80,10 +83,20 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
     } else if (inMain.has(ref)) {
       // Main holds its Shoot: an open or blocked proposal of an earlier pass has been merged (by a reviewer);
       // errors of earlier generations are gone. Nothing to say for a Runtime that never had facts.
-      if (current === undefined) continue;
-      const earlier = readPipelineAnnotation(runtime.metadata.annotations).proposal;
-      facts = { ...at, ...(earlier && { proposal: merged(earlier, result.mainCommit) }) };
+      if (current !== undefined) {
+        const earlier = readPipelineAnnotation(runtime.metadata.annotations).proposal;
+        facts = { ...at, ...(earlier && { proposal: merged(earlier, result.mainCommit) }) };
+      }
+    } else if (current !== undefined) {
+      // Nothing else learned (the render memo skipped the Runtime): an audit-log failure of an earlier pass that this
+      // one no longer has (the pool served it, or the switch went off) must not keep the Runtime Failed.
+      const { auditLogError: stale, ...earlier } = readPipelineAnnotation(runtime.metadata.annotations);
+      if (stale !== undefined) facts = earlier;
     }
+    // What the pass could not do with the AuditLog pool comes with whatever else it learned (a claim that failed
+    // leaves the Shoot as main holds it); a Runtime it held has nothing else to say.
+    const auditLogError = result.auditLogFailures?.get(ref);
+    if (auditLogError) facts = { ...at, ...facts, auditLogError };
     if (!facts) continue;
     // Facts that say nothing but the generation: the annotation goes (absent means all is in main).
     const value = Object.keys(facts).some((key) => key !== 'generation') ? pipelineAnnotationValue(facts) : null;

@@ -58,3 +58,30 @@ export interface AuditLogFailure {
   step: 'reserve' | 'claim';
   message: string;
 }
+
+/** The pool as the generator reads and writes it (adapters/kube/kcp-audit-logs.ts; generator/audit-log-pass.ts). */
+export interface AuditLogPool {
+  /** Every AuditLog now; throws (a TransportError naming the kubeconfig and the fix) when they cannot be read. */
+  list(): Promise<AuditLog[]>;
+  /**
+   * A JSON merge patch of one AuditLog; the patch carries the resourceVersion it was decided on, so `conflict`
+   * (409) says another writer changed it first. On success, the AuditLog as written.
+   */
+  patch(name: string, patch: Record<string, unknown>): Promise<AuditLogPatchResult>;
+  /** One AuditLog as it is now: after a conflict, the pass decides again on it. */
+  get(name: string): Promise<AuditLogGetResult>;
+}
+
+/**
+ * A refused call: `message` is the API server's error, what KIM's message wraps (the Runtime's condition carries
+ * it); `fix`, kimops's hint for the operator, goes to the generator's log only.
+ */
+interface AuditLogCallFailure {
+  ok: false;
+  message: string;
+  fix?: string;
+}
+
+export type AuditLogPatchResult = { ok: true; auditLog: AuditLog } | (AuditLogCallFailure & { conflict: boolean });
+/** `notFound`: the AuditLog was deleted meanwhile. */
+export type AuditLogGetResult = { ok: true; auditLog: AuditLog } | (AuditLogCallFailure & { notFound: boolean });

@@ -72,6 +72,29 @@ export const REGISTRY_CACHE_EXTENSION = 'registry-cache';
  * `reg-cache-<uuid>`). A Shoot's spec.resources entry whose name holds it is one of them.
  */
 export const REGISTRY_CACHE_SECRET_PREFIX = 'reg-cache-';
+/**
+ * The Shoot folder's subfolder of registry-cache Secret stubs: `shoots/<shoot>/registry-cache/secret-<name>.yaml`,
+ * data-less; the applier copies the SKR Secret each names into the garden Secret of its name (docs/skr.md).
+ */
+export const REGISTRY_CACHE_FOLDER = 'registry-cache';
+// KIM's labels and annotations on a registry cache's garden Secret (internal/registrycache/garden_secret_syncer.go).
+export const LABEL_REGISTRY_CACHE_ID = 'kyma-project.io/registry-cache-id';
+/** KIM marks a replaced (rotated) garden Secret with it, `"true"`; its cleanup deletes such Secrets. */
+export const LABEL_REGISTRY_CACHE_DIRTY = 'kyma-project.io/dirty';
+export const ANNOTATION_REGISTRY_CACHE_NAME = 'kyma-project.io/registry-cache-name';
+export const ANNOTATION_REGISTRY_CACHE_NAMESPACE = 'kyma-project.io/registry-cache-namespace';
+/** kimops's, on a stub: the SKR Secret (in the cache's namespace) whose data the garden Secret holds. */
+export const ANNOTATION_REGISTRY_CACHE_SOURCE = 'kimops.kyma-project.io/registry-cache-secret';
+/**
+ * kimops's, on a live Shoot: `<prefix><cache uid>` = the garden Secret the applier created when the SKR's
+ * credentials changed (rotation); the generator names it in the Shoot it renders next.
+ */
+export const REGISTRY_CACHE_ROTATED_ANNOTATION_PREFIX = 'registry-cache.kimops.kyma-project.io/';
+/**
+ * kimops's, on a live Shoot: the folder tree whose registry-cache/ stubs the applier copied, all of them. Not equal
+ * to the folder's tree: the copy is still due (tried again each sync), and RegistryCacheConfigured is not True.
+ */
+export const REGISTRY_CACHE_SYNCED_TREE_ANNOTATION = 'kimops.kyma-project.io/registry-cache-synced-tree';
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
 export const FIELD_MANAGER = 'kimops';
 /** Gardener refuses a DELETE of a Shoot without it (docs/design.md §1.3). */

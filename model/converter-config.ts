@@ -53,6 +53,11 @@ export interface ConversionFlags {
   networkRestrictionEnabled: boolean;
   apiServerAclEnabled: boolean;
   auditLogMandatory: boolean;
+  /**
+   * KIM `-dedicated-audit-logging-enabled` (default false): a Runtime with `auditLogAccessEnabled` gets a tenant of
+   * KALM's AuditLog pool (ADR 0003). The generator's pass reads it; the converter only renders the tenant it is given.
+   */
+  dedicatedAuditLogging?: boolean;
 }
 
 export const DEFAULT_CONVERSION_FLAGS: ConversionFlags = {

@@ -262,16 +262,19 @@ describe('parseKimFlags', () => {
   it("ignores KIM's other flags with a warning", () => {
     const warnings: string[] = [];
     const flags = parseKimFlags(
-      [
-        'dedicated-audit-logging-enabled=true',
-        'gardener-project-name=kyma-dev',
-        'registry-cache-config-controller-enabled=true',
-      ],
+      ['runtime-ctrl-workers-cnt=5', 'gardener-project-name=kyma-dev', 'registry-cache-config-controller-enabled=true'],
       warnings,
     );
     expect(flags).toEqual(DEFAULT_CONVERSION_FLAGS);
     expect(warnings).toHaveLength(3);
     expect(warnings[1]).toContain('gardener-project-name: ignored');
+  });
+
+  it('turns the dedicated audit log on with dedicated-audit-logging-enabled, as KIM (default off)', () => {
+    expect(DEFAULT_CONVERSION_FLAGS.dedicatedAuditLogging).toBeUndefined();
+    expect(parseKimFlags(['dedicated-audit-logging-enabled=true']).dedicatedAuditLogging).toBe(true);
+    expect(parseKimFlags(['-dedicated-audit-logging-enabled']).dedicatedAuditLogging).toBe(true);
+    expect(parseKimFlags(['dedicated-audit-logging-enabled=false']).dedicatedAuditLogging).toBe(false);
   });
 
   it('refuses an unknown flag and lists the valid ones', () => {

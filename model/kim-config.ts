@@ -343,6 +343,7 @@ const CONVERSION_FLAGS: Record<string, keyof ConversionFlags> = {
   'network-restriction-enabled': 'networkRestrictionEnabled',
   'api-server-acl-enabled': 'apiServerAclEnabled',
   'audit-log-mandatory': 'auditLogMandatory',
+  'dedicated-audit-logging-enabled': 'dedicatedAuditLogging',
 };
 
 const OPERATIONAL = 'controller operation only; it does not change the Shoot';
@@ -352,8 +353,6 @@ const BOOTSTRAPPER =
 
 /** KIM's other flags (cmd/main.go): accepted so a KIM command line can be pasted, then ignored with a warning. */
 const IGNORED_FLAGS: Record<string, string> = {
-  'dedicated-audit-logging-enabled':
-    'the dedicated audit log is set up by KIM after the Shoot exists, not by the converter',
   'registry-cache-config-controller-enabled': 'the converter reads registry caches from the Runtime either way',
   'gardener-project-name':
     'kimops takes the project from the config (gardener.projectName), which KIM requires to be equal',

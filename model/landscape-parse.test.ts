@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import type { Landscape } from './landscape.js';
+import { conversionSettingsOf, type Landscape } from './landscape.js';
 import { parseLandscape } from './landscape-parse.js';
 
 const LANDSCAPES = new URL('../landscapes/', import.meta.url);
@@ -116,6 +116,19 @@ describe('parseLandscape', () => {
     const landscape = parseLandscape(MINIMAL, SOURCE, 'test');
     expect(landscape.gardener.project).toBe('kyma-test');
     expect(landscape.kubernetes.maxTokenExpiration).toBe('720h');
+  });
+
+  it('takes the dedicated audit log as off unless features.dedicatedAuditLogging says true', () => {
+    expect(conversionSettingsOf(parseLandscape(MINIMAL, SOURCE, 'test')).flags).not.toHaveProperty(
+      'dedicatedAuditLogging',
+    );
+    const on = parseLandscape(edit('awsIMDSv2: true}', 'awsIMDSv2: true, dedicatedAuditLogging: true}'), SOURCE);
+    expect(conversionSettingsOf(on).flags.dedicatedAuditLogging).toBe(true);
+    const off = parseLandscape(edit('awsIMDSv2: true}', 'awsIMDSv2: true, dedicatedAuditLogging: false}'), SOURCE);
+    expect(conversionSettingsOf(off).flags).not.toHaveProperty('dedicatedAuditLogging');
+    expect(problem(edit('awsIMDSv2: true}', 'awsIMDSv2: true, dedicatedAuditLogging: "yes"}')).field).toBe(
+      'features.dedicatedAuditLogging',
+    );
   });
 
   it('names an unknown key and suggests the right one', () => {

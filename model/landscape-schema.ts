@@ -152,6 +152,9 @@ export const LANDSCAPE_SCHEMA = {
         credentialsBinding: bool('converter.gardener.enableCredentialBinding'),
         dualStack: bool('converter.networking.enableDualStackIP'),
         awsIMDSv2: bool('converter.provider.aws.enableIMDSv2'),
+        dedicatedAuditLogging: bool(
+          "KIM -dedicated-audit-logging-enabled (KIM default false): reserve and claim KALM's AuditLogs for Runtimes with auditLogAccessEnabled",
+        ),
       },
     },
     kubernetes: {

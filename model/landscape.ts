@@ -38,6 +38,11 @@ export interface Landscape {
     dualStack: boolean;
     /** converter.provider.aws.enableIMDSv2: force IMDSv2 on every AWS worker. */
     awsIMDSv2: boolean;
+    /**
+     * KIM `-dedicated-audit-logging-enabled` (default false): the generator reserves, claims and releases KALM's
+     * AuditLogs in kcp-system for Runtimes with `auditLogAccessEnabled` (docs/adr/0003-dedicated-audit-log-is-kept.md).
+     */
+    dedicatedAuditLogging?: boolean;
   };
   kubernetes: {
     defaultVersion: string;
@@ -129,6 +134,8 @@ export function conversionSettingsOf(landscape: Landscape): ConversionSettings {
       networkRestrictionEnabled: features.networkRestriction,
       apiServerAclEnabled: features.apiServerAcl,
       auditLogMandatory: features.auditLogMandatory,
+      // Only when on: a landscape without the switch keeps the settings (and their render keys) it had.
+      ...(features.dedicatedAuditLogging === true && { dedicatedAuditLogging: true }),
     },
     auditLogTenants: landscape.auditLog.tenants,
     maintenanceWindows: landscape.maintenanceWindows ?? {},

@@ -25,6 +25,23 @@ describe('the pipeline annotation', () => {
     ).toBe(text);
   });
 
+  it('carries the generator’s audit-log failure (step and KIM’s text) and drops one of an unknown step', () => {
+    const auditLogError = { step: 'reserve' as const, message: 'no available AuditLogCR in the pool for region r' };
+    const text = pipelineAnnotationValue({ generation: 2, auditLogError });
+    expect(text).toBe(
+      '{"generation":2,"auditLogError":{"step":"reserve","message":"no available AuditLogCR in the pool for region r"}}',
+    );
+    expect(read(text)).toEqual({ generation: 2, auditLogError });
+    expect(read('{"auditLogError":{"step":"claim","message":"m"}}')).toEqual({
+      auditLogError: { step: 'claim', message: 'm' },
+    });
+    expect(read('{"auditLogError":{"step":"release","message":"m"}}')).toEqual({});
+    expect(read('{"auditLogError":{"step":"claim"}}')).toEqual({});
+    expect(
+      read(pipelineAnnotationValue({ auditLogError: { step: 'claim', message: 'x'.repeat(5_000) } })),
+    ).toMatchObject({ auditLogError: { message: expect.stringMatching(/^x{1999}…$/) } });
+  });
+
   it('cuts long messages, so one broken Runtime cannot make its annotation huge', () => {
     const text = pipelineAnnotationValue({ conversionError: 'x'.repeat(10_000) });
     expect(read(text).conversionError).toHaveLength(2_000);

@@ -5,6 +5,7 @@
 // Pure: values in, values out.
 import { isJsonObject } from './json.js';
 import { PIPELINE_ANNOTATION } from './contract.js';
+import type { AuditLogFailure } from './audit-log.js';
 
 export type ProposalState = 'open' | 'waiting-for-review' | 'merged' | 'blocked';
 const PROPOSAL_STATES: readonly ProposalState[] = ['open', 'waiting-for-review', 'merged', 'blocked'];
@@ -29,6 +30,11 @@ export interface PipelineState {
   conversionError?: string;
   /** The rendered Shoot violates the landscape's policies. */
   validationError?: string;
+  /**
+   * The generator could not reserve or claim the Runtime's dedicated audit log (KALM's AuditLog pool, ADR 0003):
+   * which step, and KIM's error text for the Runtime's condition.
+   */
+  auditLogError?: AuditLogFailure;
   proposal?: Proposal;
   /** applier/seeds.ts's `SeedNotFound` message (only meaningful before the Shoot exists). */
   seedNotFound?: string;
@@ -39,6 +45,17 @@ export interface PipelineState {
   applyError?: string;
   /** The applier could not configure the Shoot's cluster (the SKR objects of its folder): the step that failed. */
   skrError?: SkrError;
+  /**
+   * The applier could not copy a registry cache's credentials from the SKR into the garden Secret the Shoot names,
+   * before writing the Shoot (KIM's message); keyed by the folder's tree it tried, like skrError.
+   */
+  registryCacheError?: RegistryCacheError;
+}
+
+export interface RegistryCacheError {
+  /** KIM's: `failed to copy secret for registry cache <name>: <err>`, `failed to replace secret …`, or the SKR client's. */
+  message: string;
+  tree: string;
 }
 
 /** The SKR steps in KIM's order, after `client`: the short-lived admin kubeconfig Gardener issues for the Shoot. */
@@ -49,17 +66,24 @@ export const SKR_ERROR_STEPS: readonly SkrError['step'][] = [
   'provisioning-info',
   'oidc',
   'administrators',
+  'registry-cache',
 ];
 
 export interface SkrError {
-  step: 'client' | SkrStep;
+  /** `registry-cache`: KIM's cleanup of unused garden Secrets, after the Namespace (a Garden step, not the SKR's). */
+  step: 'client' | SkrStep | 'registry-cache';
   message: string;
   /** The Shoot folder's tree whose SKR objects the applier tried: about the applied tree only while it is that one. */
   tree: string;
 }
 
 /** The generator's part of PipelineState: what its annotation may carry. */
-export type GeneratorFacts = Pick<PipelineState, 'generation' | 'conversionError' | 'validationError' | 'proposal'>;
+export type GeneratorFacts = Pick<
+  PipelineState,
+  'generation' | 'conversionError' | 'validationError' | 'auditLogError' | 'proposal'
+>;
+
+const AUDIT_LOG_FAILURE_STEPS: readonly AuditLogFailure['step'][] = ['reserve', 'claim'];
 
 /** Messages are cut here: an annotation is read on every status write, and KEB's operators read the first lines. */
 const MESSAGE_LIMIT = 2_000;
@@ -77,6 +101,9 @@ export function pipelineAnnotationValue(facts: GeneratorFacts): string {
     ...(facts.generation !== undefined && { generation: facts.generation }),
     ...(facts.conversionError !== undefined && { conversionError: cut(facts.conversionError) }),
     ...(facts.validationError !== undefined && { validationError: cut(facts.validationError) }),
+    ...(facts.auditLogError !== undefined && {
+      auditLogError: { step: facts.auditLogError.step, message: cut(facts.auditLogError.message) },
+    }),
     ...(proposal && { proposal }),
   });
 }
@@ -100,6 +127,13 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
     facts.generation = value.generation;
   if (typeof value.conversionError === 'string') facts.conversionError = value.conversionError;
   if (typeof value.validationError === 'string') facts.validationError = value.validationError;
+  const auditLogError = value.auditLogError;
+  if (
+    isJsonObject(auditLogError) &&
+    AUDIT_LOG_FAILURE_STEPS.includes(auditLogError.step as AuditLogFailure['step']) &&
+    typeof auditLogError.message === 'string'
+  )
+    facts.auditLogError = { step: auditLogError.step as AuditLogFailure['step'], message: auditLogError.message };
   const proposal = value.proposal;
   if (
     isJsonObject(proposal) &&
@@ -122,7 +156,8 @@ export function readPipelineAnnotation(annotations: Readonly<Record<string, stri
  */
 export function withApplyFacts(
   generator: GeneratorFacts,
-  apply: Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError' | 'skrError'> | undefined,
+  apply:
+    Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError' | 'skrError' | 'registryCacheError'> | undefined,
   runtimeGeneration: number | undefined,
 ): PipelineState {
   if (
@@ -135,5 +170,6 @@ export function withApplyFacts(
     ...(apply.seedNotFound !== undefined && { seedNotFound: apply.seedNotFound }),
     ...(apply.applyError !== undefined && { applyError: apply.applyError }),
     ...(apply.skrError !== undefined && { skrError: apply.skrError }),
+    ...(apply.registryCacheError !== undefined && { registryCacheError: apply.registryCacheError }),
   };
 }

@@ -179,6 +179,25 @@ export const REASON_GARDENER_SHOOT_DELETED = 'GardenerShootDeleted';
 /** KIM's `ConditionReasonDeletionErr` (api/v1 runtime_types.go); kimops uses it for a deletion past its timeout. */
 export const REASON_DELETION_ERR = 'DeletionErr';
 
+// KIM's dedicated audit log (api/v1 runtime_types.go; docs/skr.md "Dedicated audit log"): the Shoot sends to the
+// customer's tenant, and the customer's read credentials are on the SKR.
+export const CONDITION_CUSTOM_AUDIT_LOG_CONFIGURED = 'CustomAuditLogConfigured';
+export const CONDITION_AUDIT_LOG_CREDENTIALS_COPIED = 'AuditLogCredentialsCopied';
+export const REASON_CUSTOM_AUDIT_LOG_ERR = 'CustomAuditLogErr';
+export const REASON_CUSTOM_AUDIT_LOG_CONFIGURED = 'CustomAuditLogConfigured';
+export const REASON_CREDENTIALS_COPY_ERR = 'CredentialsCopyErr';
+export const REASON_CREDENTIALS_COPIED = 'CredentialsCopied';
+
+// KIM's registry cache (api/v1 runtime_types.go; docs/skr.md "Registry cache"): the caches' credentials copied
+// into the Garden, and the unused copies deleted. KIM's reason RegistryCacheError is defined but never written.
+export const CONDITION_REGISTRY_CACHE_CONFIGURED = 'RegistryCacheConfigured';
+export const REASON_REGISTRY_CACHE_CONFIGURED = 'RegistryCacheConfigured';
+export const REASON_REGISTRY_CACHE_GARDEN_CLUSTER_CONFIGURATION_FAILED =
+  'RegistryCacheGardenClusterConfigurationFailed';
+export const REASON_REGISTRY_CACHE_GARDEN_CLUSTER_CLEANUP_FAILED = 'RegistryCacheGardenClusterCleanupFailed';
+/** KIM's message once the cleanup is done. */
+export const MSG_REGISTRY_CACHE_CONFIGURED = 'Registry cache configured successfully';
+
 // Kubernetes-standard conditions (kstatus: Reconciling and Stalled are "abnormal-true").
 export const CONDITION_READY = 'Ready';
 export const CONDITION_RECONCILING = 'Reconciling';
@@ -214,6 +233,9 @@ export type RuntimeConditionType =
   | typeof CONDITION_DEPROVISIONED
   | typeof CONDITION_KYMA_SYSTEM_NS_CREATED
   | typeof CONDITION_OIDC_AND_CONFIG_MAP_CONFIGURED
+  | typeof CONDITION_CUSTOM_AUDIT_LOG_CONFIGURED
+  | typeof CONDITION_AUDIT_LOG_CREDENTIALS_COPIED
+  | typeof CONDITION_REGISTRY_CACHE_CONFIGURED
   | typeof CONDITION_READY
   | typeof CONDITION_RECONCILING
   | typeof CONDITION_STALLED
@@ -245,6 +267,13 @@ export type RuntimeConditionReason =
   | typeof REASON_OIDC_CONFIGURATION_ERR
   | typeof REASON_GARDENER_SHOOT_DELETED
   | typeof REASON_DELETION_ERR
+  | typeof REASON_CUSTOM_AUDIT_LOG_ERR
+  | typeof REASON_CUSTOM_AUDIT_LOG_CONFIGURED
+  | typeof REASON_CREDENTIALS_COPY_ERR
+  | typeof REASON_CREDENTIALS_COPIED
+  | typeof REASON_REGISTRY_CACHE_CONFIGURED
+  | typeof REASON_REGISTRY_CACHE_GARDEN_CLUSTER_CONFIGURATION_FAILED
+  | typeof REASON_REGISTRY_CACHE_GARDEN_CLUSTER_CLEANUP_FAILED
   | typeof REASON_RUNTIME_READY
   | typeof REASON_PULL_REQUEST_OPEN
   | typeof REASON_WAITING_FOR_REVIEW

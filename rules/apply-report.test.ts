@@ -150,3 +150,20 @@ describe('the report ConfigMap', () => {
     expect(readApplyReport(odd).size).toBe(0);
   });
 });
+
+describe('applyFacts for registry caches', () => {
+  it('reports the copy’s failure beside a Shoot’s other facts, writes it (cut) and reads it back', () => {
+    const registryCacheError = {
+      message: `failed to copy secret for registry cache c: ${'m'.repeat(600)}`,
+      tree: 't2',
+    };
+    const facts = applyFacts([entry('a')], undefined, [], [{ shoot: 'a', error: registryCacheError }]);
+    expect(Object.fromEntries(facts)).toEqual({ a: { generation: 4, registryCacheError } });
+    const read = readApplyReport(applyReportConfigMap('garden-p', 'abc', facts)).get('a');
+    expect(read?.registryCacheError?.tree).toBe('t2');
+    expect(read?.registryCacheError?.message).toHaveLength(512);
+    const odd = applyReportConfigMap('garden-p', 'abc', new Map());
+    odd.data = { 'report.json': '{"shoots": {"a": {"registryCacheError": {"message": 1, "tree": "t"}}}}' };
+    expect(readApplyReport(odd).size).toBe(0);
+  });
+});

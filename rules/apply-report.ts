@@ -13,12 +13,20 @@ import {
   APPLY_REPORT_LABEL_VALUE,
 } from '../model/contract.js';
 import { isJsonObject } from '../model/json.js';
-import { SKR_ERROR_STEPS, type PipelineState, type SkrError } from '../model/pipeline-facts.js';
+import {
+  SKR_ERROR_STEPS,
+  type PipelineState,
+  type RegistryCacheError,
+  type SkrError,
+} from '../model/pipeline-facts.js';
 
 const REPORT_KEY = 'report.json';
 
 /** The applier's part of PipelineState, with the Runtime generation the desired Shoot was rendered from. */
-export type ApplyFacts = Pick<PipelineState, 'generation' | 'seedNotFound' | 'applyError' | 'skrError'>;
+export type ApplyFacts = Pick<
+  PipelineState,
+  'generation' | 'seedNotFound' | 'applyError' | 'skrError' | 'registryCacheError'
+>;
 
 /** What the report reads of an applier plan entry: the Shoot, a missing Seed, the desired manifest's annotations. */
 export interface ReportedEntry {
@@ -44,16 +52,23 @@ export interface FailedSkr {
   error: SkrError;
 }
 
+/** A Shoot whose registry caches' credentials the sync could not copy before writing it (registry-cache-sync.ts). */
+export interface FailedRegistryCache {
+  shoot: string;
+  error: RegistryCacheError;
+}
+
 /**
  * The facts of one sync: creates blocked for want of a Seed, writes Gardener refused for good (a 4xx but a
  * conflict, a rate limit, a timeout, a vanished object or refused credentials — the next sync retries those, as
- * it does an unreachable Garden or a 5xx), and SKRs it could not configure (whatever the cause: the next sync
- * tries again, and until then the Runtime shows KIM's condition of the failing step).
+ * it does an unreachable Garden or a 5xx), SKRs it could not configure and registry caches' credentials it could
+ * not copy (whatever the cause: the next sync tries again, and until then the Runtime shows KIM's condition).
  */
 export function applyFacts(
   entries: readonly ReportedEntry[],
   result: { failed: readonly FailedWrite[] } | undefined,
   skr: readonly FailedSkr[] = [],
+  registryCache: readonly FailedRegistryCache[] = [],
 ): Map<string, ApplyFacts> {
   const byShoot = new Map(entries.map((entry) => [entry.shoot, entry]));
   const facts = new Map<string, ApplyFacts>();
@@ -74,6 +89,12 @@ export function applyFacts(
   }
   for (const failed of skr)
     facts.set(failed.shoot, { ...generationOf(failed.shoot), ...facts.get(failed.shoot), skrError: failed.error });
+  for (const failed of registryCache)
+    facts.set(failed.shoot, {
+      ...generationOf(failed.shoot),
+      ...facts.get(failed.shoot),
+      registryCacheError: failed.error,
+    });
   return facts;
 }
 
@@ -133,7 +154,10 @@ export function readApplyReport(configMap: KubeObject | undefined): Map<string, 
     if (typeof entry.applyError === 'string') read.applyError = entry.applyError;
     const skrError = readSkrError(entry.skrError);
     if (skrError) read.skrError = skrError;
-    if (read.seedNotFound !== undefined || read.applyError !== undefined || skrError) facts.set(name, read);
+    const registryCacheError = readRegistryCacheError(entry.registryCacheError);
+    if (registryCacheError) read.registryCacheError = registryCacheError;
+    if (read.seedNotFound !== undefined || read.applyError !== undefined || skrError || registryCacheError)
+      facts.set(name, read);
   }
   return facts;
 }
@@ -146,6 +170,11 @@ function readSkrError(value: unknown): SkrError | undefined {
   return { step: step as SkrError['step'], message, tree };
 }
 
+function readRegistryCacheError(value: unknown): RegistryCacheError | undefined {
+  if (!isJsonObject(value) || typeof value.message !== 'string' || typeof value.tree !== 'string') return undefined;
+  return { message: value.message, tree: value.tree };
+}
+
 function cutMessages(facts: ApplyFacts): ApplyFacts {
   const cut = (text: string) => (text.length <= MAX_MESSAGE ? text : `${text.slice(0, MAX_MESSAGE - 1)}…`);
   return {
@@ -153,5 +182,8 @@ function cutMessages(facts: ApplyFacts): ApplyFacts {
     ...(facts.seedNotFound !== undefined && { seedNotFound: cut(facts.seedNotFound) }),
     ...(facts.applyError !== undefined && { applyError: cut(facts.applyError) }),
     ...(facts.skrError !== undefined && { skrError: { ...facts.skrError, message: cut(facts.skrError.message) } }),
+    ...(facts.registryCacheError !== undefined && {
+      registryCacheError: { ...facts.registryCacheError, message: cut(facts.registryCacheError.message) },
+    }),
   };
 }

@@ -44,6 +44,17 @@ describe('reading the tenant back from a Shoot', () => {
     expect(hasDedicatedAuditLogMark(patchedByKim())).toBe(true);
   });
 
+  it('reads the Secret the extension names: a Shoot KIM moved back to the shared tenant keeps the mark, not its Secret', () => {
+    // KIM's patch without its flag: the shared tenant again, the migration's resource still listed.
+    const movedBack = migratedToDedicatedAuditLog(shared);
+    const extension = extensionOf(movedBack);
+    if (extension) extension.providerConfig = structuredClone(extensionOf(shared)?.providerConfig);
+    expect(auditLogTenantOf(movedBack)).toEqual(sharedTenant);
+    expect(resource(movedBack, DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE)?.resourceRef.name).toBe(
+      CUSTOMER_TENANT.secretName,
+    );
+  });
+
   it('reads nothing without an extension or without the credentials it names', () => {
     expect(auditLogTenantOf({ ...shared, spec: { ...shared.spec, extensions: [] } })).toBeUndefined();
     expect(auditLogTenantOf({ ...shared, spec: { ...shared.spec, resources: [] } })).toBeUndefined();

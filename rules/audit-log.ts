@@ -19,26 +19,31 @@ export const AUDITLOG_CREDENTIALS_RESOURCE = 'auditlog-credentials';
  */
 export const DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE = 'dedicated-auditlog-credentials';
 
-function auditLogExtension(shoot: Shoot): Extension | undefined {
-  return (shoot.spec.extensions ?? []).find((e) => e.type === AUDITLOG_EXTENSION_TYPE);
+/** What of a Shoot tells its audit-log tenant: a Shoot fits, as does the backfiller's compacted one. */
+interface AuditLogSpec {
+  spec?: { extensions?: readonly Extension[]; resources?: readonly NamedResource[] };
 }
 
-function resourceNamed(shoot: Shoot, name: unknown): NamedResource | undefined {
-  return typeof name === 'string' ? (shoot.spec.resources ?? []).find((r) => r.name === name) : undefined;
+function auditLogExtension(shoot: AuditLogSpec): Extension | undefined {
+  return (shoot.spec?.extensions ?? []).find((e) => e.type === AUDITLOG_EXTENSION_TYPE);
+}
+
+function resourceNamed(shoot: AuditLogSpec, name: unknown): NamedResource | undefined {
+  return typeof name === 'string' ? (shoot.spec?.resources ?? []).find((r) => r.name === name) : undefined;
 }
 
 /**
  * The tenant of the Shoot's audit-log extension (KIM's getShootAuditLogConfig): tenant ID and service URL from
- * its provider config; the Secret from the migration's `dedicated-auditlog-credentials` resource when the Shoot
- * has one (KIM's migration points the extension at it, and KIM's next patch points `auditlog-credentials` at the
- * same Secret), else from the resource the extension names. Undefined without a complete one.
+ * its provider config, the Secret from the resource the extension names (`secretReferenceName`). Always through
+ * that reference, as KIM: a Shoot KIM moved back to the shared tenant keeps the migration's
+ * `dedicated-auditlog-credentials` resource, and its Secret is not the one the shared tenant is written with.
+ * Undefined without a complete one.
  */
-export function auditLogTenantOf(shoot: Shoot): AuditLogTenant | undefined {
+export function auditLogTenantOf(shoot: AuditLogSpec): AuditLogTenant | undefined {
   const extension = auditLogExtension(shoot);
   if (!extension) return undefined;
   const config = asJsonObject(extension.providerConfig);
-  const credentials =
-    resourceNamed(shoot, DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE) ?? resourceNamed(shoot, config.secretReferenceName);
+  const credentials = resourceNamed(shoot, config.secretReferenceName);
   if (typeof config.tenantID !== 'string' || typeof config.serviceURL !== 'string' || !credentials) return undefined;
   return { tenantID: config.tenantID, serviceURL: config.serviceURL, secretName: credentials.resourceRef.name };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../model/errors.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import type { KubeObject } from '../model/kube-object.js';
-import { isSkrPath, shootFiles, shootManifests, withoutServerFields } from './landscape-layout.js';
+import { isRegistryCachePath, isSkrPath, shootFiles, shootManifests, withoutServerFields } from './landscape-layout.js';
 
 function shoot(name: string): Shoot {
   return {
@@ -144,5 +144,21 @@ describe('withoutServerFields', () => {
     expect(copy.status).toBeUndefined();
     expect(original.metadata.uid).toBe('1b2c');
     expect(original.status).toEqual({ observedGeneration: 3 });
+  });
+});
+
+describe('shootManifests with registry-cache stubs', () => {
+  it('places each stub at shoots/<shoot>/registry-cache/secret-<name>.yaml, before the Shoot', () => {
+    const stub = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'reg-cache-1', namespace: 'garden-p' },
+      immutable: true,
+    };
+    const paths = shootManifests(shoot('s'), [], [], [stub]).map((m) => m.path);
+    expect(paths).toEqual(['shoots/s/registry-cache/secret-reg-cache-1.yaml', 'shoots/s/shoot.yaml']);
+    expect(paths.map(isRegistryCachePath)).toEqual([true, false]);
+    expect(isRegistryCachePath('shoots/s/skr/secret-x.yaml')).toBe(false);
+    expect(isRegistryCachePath('shoots/s/registry-cache/deeper/x.yaml')).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import type { KubeObject } from '../model/kube-object.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
 import { toCanonicalYaml } from './canonical-yaml.js';
 import { DNS_1123_LABEL } from '../model/names.js';
-import { SHOOTS_FOLDER, SHOOT_FILE, SKR_FOLDER } from '../model/contract.js';
+import { REGISTRY_CACHE_FOLDER, SHOOTS_FOLDER, SHOOT_FILE, SKR_FOLDER } from '../model/contract.js';
 
 /** Metadata the API server owns; written into Git it would be stale at once and fight every apply. */
 const SERVER_SET_METADATA = new Set([
@@ -34,20 +34,24 @@ export interface RenderedFile {
 }
 
 /**
- * `shoots/<shoot>/shoot.yaml`, each companion at `shoots/<shoot>/<kind>-<name>.yaml` and each object of the
- * Shoot's cluster at `shoots/<shoot>/skr/<kind>-<name>.yaml` (kind lower-cased; an SKR object may be cluster-scoped).
- * In apply order: companions first (sorted by path), the Shoot last, because the Shoot refers to them; the SKR
- * objects (sorted by path) just before it — they are applied inside the cluster, once it is reconciled.
+ * `shoots/<shoot>/shoot.yaml`, each companion at `shoots/<shoot>/<kind>-<name>.yaml`, each registry cache's
+ * data-less Secret stub at `shoots/<shoot>/registry-cache/secret-<name>.yaml` and each object of the Shoot's cluster
+ * at `shoots/<shoot>/skr/<kind>-<name>.yaml` (kind lower-cased; an SKR object may be cluster-scoped).
+ * In apply order: companions first (sorted by path), the Shoot last, because the Shoot refers to them; the stubs
+ * (never applied as they are: the applier copies the SKR's Secret into each) and the SKR objects (sorted by path)
+ * just before it — those are applied inside the cluster, once it is reconciled.
  * Throws ConfigError when a name is not a DNS-1123 label or two objects would share a file.
  */
 export function shootManifests(
   shoot: Shoot,
   companions: readonly ConfigMap[],
   skr: readonly KubeObject[] = [],
+  registryCache: readonly KubeObject[] = [],
 ): Manifest[] {
   const folder = `${SHOOTS_FOLDER}/${checkedName(shoot)}`;
   return [
     ...placed(`${folder}/`, companions, shoot),
+    ...placed(`${folder}/${REGISTRY_CACHE_FOLDER}/`, registryCache, shoot),
     ...placed(`${folder}/${SKR_FOLDER}/`, skr, shoot),
     { path: `${folder}/${SHOOT_FILE}`, object: shoot },
   ].map(({ path, object }) => ({ path, object: withoutServerFields(object) }));
@@ -58,8 +62,15 @@ export function shootFiles(
   shoot: Shoot,
   companions: readonly ConfigMap[],
   skr: readonly KubeObject[] = [],
+  registryCache: readonly KubeObject[] = [],
 ): RenderedFile[] {
-  return filesOf(shootManifests(shoot, companions, skr));
+  return filesOf(shootManifests(shoot, companions, skr, registryCache));
+}
+
+/** Whether a repo path is one of a Shoot's registry-cache Secret stubs (`shoots/<shoot>/registry-cache/…`). */
+export function isRegistryCachePath(path: string): boolean {
+  const parts = path.split('/');
+  return parts.length === 4 && parts[0] === SHOOTS_FOLDER && parts[2] === REGISTRY_CACHE_FOLDER;
 }
 
 /** Whether a repo path is one of a Shoot's SKR objects (`shoots/<shoot>/skr/…`). */

@@ -40,6 +40,8 @@ const TYPES: ResourceType[] = [
     plural: 'gardenerclusters',
     namespaced: true,
   },
+  // KALM's dedicated audit-log pool on the KCP (model/audit-log.ts).
+  { apiVersion: 'auditlogmanager.kyma-project.io/v1beta1', kind: 'AuditLog', plural: 'auditlogs', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', plural: 'shoots', namespaced: true },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Project', plural: 'projects', namespaced: false },
   { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', plural: 'cloudprofiles', namespaced: false },

@@ -16,6 +16,11 @@ export interface ConverterContext {
   flags: Pick<ConversionFlags, 'networkRestrictionEnabled' | 'apiServerAclEnabled'>;
   /** Audit-log tenant for the Runtime's provider and region; absent → no audit-log extension. */
   auditLog?: AuditLogTenant;
+  /**
+   * `auditLog` is the tenant of the AuditLog the Runtime claimed (ADR 0003): the Shoot also carries the
+   * `dedicated-auditlog-credentials` resource, the mark by which the applier keeps it against another tenant.
+   */
+  dedicatedAuditLog?: boolean;
   /** Only for production Runtimes whose region is in the window map. */
   maintenanceWindow?: MaintenanceWindow;
   /** Needed only when an ACL extension is emitted. */

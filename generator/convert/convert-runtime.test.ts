@@ -102,7 +102,7 @@ describe('convertRuntime', () => {
       expect(secretsOf(live)).toEqual({ resources: expect.arrayContaining(['reg-cache-kim']), named: 'reg-cache-kim' });
     });
 
-    it('refuse a cache no Secret is known for (the live Shoot names none for its upstream), naming the fix', () => {
+    it('name reg-cache-<uid> for a cache no Secret is known for, and write its data-less stub', () => {
       const live = converted(awsRuntime).shoot;
       live.spec.extensions = [
         ...(live.spec.extensions ?? []),
@@ -111,11 +111,12 @@ describe('convertRuntime', () => {
           providerConfig: { caches: [{ upstream: 'quay.io', secretReferenceName: 'reg-cache-q' }] },
         },
       ];
+      expect(secretsOf(live)).toEqual({
+        resources: expect.arrayContaining([`reg-cache-${UID}`]),
+        named: `reg-cache-${UID}`,
+      });
       const result = convertRuntime({ runtime: cached(), settings: settings(), live });
-      expect(result.ok).toBe(false);
-      if (result.ok) return;
-      expect(result.error.field).toBe(`spec.imageRegistryCache[uid=${UID}].config.secretReferenceName`);
-      expect(result.error.message).toContain(`kimops render --registry-cache-secret ${UID}=<name>`);
+      expect(result.ok && result.registryCache.map((stub) => stub.metadata.name)).toEqual([`reg-cache-${UID}`]);
     });
 
     it('refuse a given Secret name that is no Kubernetes name, naming the cache', () => {
@@ -162,6 +163,13 @@ describe('convertRuntime', () => {
     expect(result.ok ? '' : result.error.message).toMatch(
       /metadata\.labels\["kyma-project\.io\/subaccount-id"\]: is required/,
     );
+  });
+
+  it('names the missing audit-log tenant before a missing label, as KIM checks them', () => {
+    const unlabeled = structuredClone(awsRuntime);
+    delete unlabeled.metadata.labels?.['kyma-project.io/subaccount-id'];
+    const result = convertRuntime({ runtime: unlabeled, settings: settings({ auditLogTenants: {} }) });
+    expect(result.ok ? '' : `${result.error.field}: ${result.error.message}`).toMatch(/^spec\.shoot\.region: .*audit/);
   });
 
   it('refuses a Shoot name that would escape the repo layout', () => {
@@ -319,6 +327,8 @@ describe('convertRuntime', () => {
           ...audit.providerConfig,
           tenantID: 'customer-tenant',
           serviceURL: 'https://customer.audit.example',
+          // KIM's migration points the extension at the customer's credentials.
+          secretReferenceName: 'dedicated-auditlog-credentials',
         };
         live.spec.resources = [
           ...(live.spec.resources ?? []),
@@ -353,6 +363,44 @@ describe('convertRuntime', () => {
             ?.providerConfig?.tenantID;
         expect(tenant(withAccess)).toBe('customer-tenant');
         expect(tenant(awsRuntime)).toBe('tenant-1');
+      });
+
+      const claimed = { tenantID: 'claimed-tenant', serviceURL: 'https://claimed.audit.example', secretName: 'al-1' };
+      const claimedResources = [
+        { name: 'auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'al-1' } },
+        { name: 'dedicated-auditlog-credentials', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'al-1' } },
+      ];
+
+      it("renders a claimed AuditLog's tenant in KIM's patch shape, plus the dedicated mark on the same Secret", () => {
+        const live = structuredClone(converted(awsRuntime).shoot);
+        const result = convertRuntime({ runtime: awsRuntime, settings: settings(), live, dedicatedAuditLog: claimed });
+        if (!result.ok) throw result.error;
+        expect(result.shoot.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig).toEqual({
+          apiVersion: 'service.auditlog.extensions.gardener.cloud/v1alpha1',
+          kind: 'AuditlogConfig',
+          type: 'standard',
+          tenantID: 'claimed-tenant',
+          serviceURL: 'https://claimed.audit.example',
+          secretReferenceName: 'auditlog-credentials',
+        });
+        expect(result.shoot.spec.resources?.filter((r) => r.name.includes('auditlog'))).toEqual(claimedResources);
+      });
+
+      it('renders the claimed tenant over a migrated live Shoot and in create mode alike, and no mark without one', () => {
+        const over = convertRuntime({
+          runtime: awsRuntime,
+          settings: settings(),
+          live: dedicatedLive(),
+          dedicatedAuditLog: claimed,
+        });
+        const created = convertRuntime({ runtime: awsRuntime, settings: settings(), dedicatedAuditLog: claimed });
+        for (const result of [over, created]) {
+          if (!result.ok) throw result.error;
+          expect(result.shoot.spec.resources?.filter((r) => r.name.includes('auditlog'))).toEqual(claimedResources);
+        }
+        expect(converted(awsRuntime).shoot.spec.resources?.map((r) => r.name)).not.toContain(
+          'dedicated-auditlog-credentials',
+        );
       });
     });
 

@@ -2,6 +2,7 @@
 // Pure: values in, values out. Failures a user can cause come back as ConversionError values naming the field.
 import { ConversionError, FieldError } from '../../model/errors.js';
 import type { KubeObject } from '../../model/kube-object.js';
+import type { AuditLogTenant } from '../../model/converter-config.js';
 import type { ConversionSettings } from '../../model/landscape.js';
 import { runtimeRef, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../../model/shoot.js';
@@ -10,9 +11,10 @@ import type { ConverterContext, ExtenderInput } from './context.js';
 import { keepCreateOnlyFields } from '../../rules/live-rules.js';
 import { CREATE_EXTENDERS, UPDATE_EXTENDERS } from './pipeline.js';
 import { skrObjects } from './skr/index.js';
+import { registryCacheStubs, type RegistryCacheStub } from './registry-cache-stubs.js';
 import { structuredAuthConfigMap } from './structured-auth.js';
 import { validateLiveShoot } from './validate-live-shoot.js';
-import { validateRuntime } from './validate-runtime.js';
+import { validateRuntime, validateRuntimeNames, validateRuntimeShape } from './validate-runtime.js';
 import { gardenNamespaceOf } from '../../model/contract.js';
 
 export interface ConvertInput {
@@ -22,6 +24,11 @@ export interface ConvertInput {
   live?: Shoot;
   /** Registry-cache uid → garden Secret name (update mode only), as KIM looks them up by label. */
   registryCacheSecrets?: Record<string, string>;
+  /**
+   * The tenant of the AuditLog the Runtime claimed (generator/audit-log-claim.ts): rendered instead of the
+   * landscape's or the live Shoot's, with the dedicated mark.
+   */
+  dedicatedAuditLog?: AuditLogTenant;
 }
 
 export type ConversionResult =
@@ -31,24 +38,40 @@ export type ConversionResult =
       companions: ConfigMap[];
       /** What the applier applies inside the Shoot's cluster once it is reconciled (skr/index.ts). */
       skr: KubeObject[];
+      /** Data-less stubs of the registry caches' garden Secrets (registry-cache-stubs.ts). */
+      registryCache: RegistryCacheStub[];
     }
   | { ok: false; error: ConversionError };
 
 export function convertRuntime(input: ConvertInput): ConversionResult {
   const { runtime, settings } = input;
   return guarded(runtime, () => {
-    validateRuntime(runtime);
+    validateRuntimeShape(runtime);
     if (input.live) validateLiveShoot(input.live);
+    // KIM refuses a Runtime without an audit-log tenant before it looks at its labels: the same reason first.
+    const auditLog = input.dedicatedAuditLog ?? auditLogTenantFor(runtime, settings, input.live);
+    validateRuntimeNames(runtime);
     const ctx: ConverterContext = {
       config: settings.config,
       flags: settings.flags,
-      auditLog: auditLogTenantFor(runtime, settings, input.live),
+      auditLog,
+      ...(input.dedicatedAuditLog && { dedicatedAuditLog: true }),
       maintenanceWindow: maintenanceWindowFor(runtime, settings),
       acl: settings.acl,
       registryCacheSecrets: input.registryCacheSecrets,
     };
     const { shoot, companions } = runPipeline(runtime, ctx, input.live);
-    return { shoot, companions, skr: skrObjects({ runtime, shoot, defaultOidc: settings.skrDefaultOidc }) };
+    return {
+      shoot,
+      companions,
+      skr: skrObjects({ runtime, shoot, defaultOidc: settings.skrDefaultOidc }),
+      registryCache: registryCacheStubs(
+        runtime,
+        shoot.metadata.namespace ?? '',
+        input.registryCacheSecrets,
+        input.live,
+      ),
+    };
   });
 }
 

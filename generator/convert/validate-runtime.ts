@@ -130,8 +130,20 @@ const runtimeShape = object({
 
 /** Throws a FieldError for the first field the converter cannot work with. */
 export function validateRuntime(value: unknown): asserts value is Runtime {
+  validateRuntimeShape(value);
+  validateRuntimeNames(value);
+}
+
+/** Throws a FieldError for the first field of the wrong type or missing: what the converter reads must be there. */
+export function validateRuntimeShape(value: unknown): asserts value is Runtime {
   runtimeShape(value, '');
-  const runtime = value as Runtime;
+}
+
+/**
+ * Throws a FieldError for a required label KEB sets that is missing, or a name Gardener could not hold. Apart from
+ * the shape: KIM looks up the audit-log tenant before it checks the labels, and kimops refuses in the same order.
+ */
+export function validateRuntimeNames(runtime: Runtime): void {
   for (const label of REQUIRED_RUNTIME_LABELS) {
     if (!runtime.metadata.labels?.[label]) {
       throw new FieldError(

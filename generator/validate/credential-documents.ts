@@ -3,6 +3,7 @@
 // items, and inside what a value encodes — base64 (a Secret's `data`, `!!binary`, any base64-looking
 // string), JSON or YAML held in a string (`.dockerconfigjson`, a kubeconfig in a ConfigMap). Pure: it
 // returns hits with a field path and what to search the file's lines for; credentials.ts places them.
+import { ANNOTATION_REGISTRY_CACHE_SOURCE } from '../../model/contract.js';
 import { isJsonObject } from '../../model/json.js';
 import { formatField } from '../../model/landscape-parse.js';
 import { printable } from '../../model/printable.js';
@@ -96,7 +97,8 @@ function visitObject(object: Record<string, unknown>, at: At, walk: Walk, top: b
     });
     return; // its private_key is this finding, not a second one
   }
-  const secret = object.kind === 'Secret' && (top || 'data' in object || 'stringData' in object);
+  const secret =
+    object.kind === 'Secret' && ('data' in object || 'stringData' in object || (top && !isRegistryCacheStub(object)));
   if (secret) hits.push(secretHit(object, at));
   const list = typeof object.kind === 'string' && object.kind.endsWith('List') && Array.isArray(object.items);
   for (const [key, value] of Object.entries(object)) {
@@ -114,6 +116,15 @@ function visitObject(object: Record<string, unknown>, at: At, walk: Walk, top: b
     // A token found in the value says more than "a literal value for <key>".
     if (hits.length === before) keyHit(key, value, at, at2, hits);
   }
+}
+
+/**
+ * The generator's data-less stub of a registry cache's garden Secret (generator/convert/registry-cache-stubs.ts):
+ * it holds no credential, only where the applier copies one from. With data it is a Secret like any other.
+ */
+function isRegistryCacheStub(object: Record<string, unknown>): boolean {
+  const annotations = isJsonObject(object.metadata) ? object.metadata.annotations : undefined;
+  return isJsonObject(annotations) && typeof annotations[ANNOTATION_REGISTRY_CACHE_SOURCE] === 'string';
 }
 
 function secretHit(object: Record<string, unknown>, at: At): DocumentHit {

@@ -34,6 +34,14 @@ const SERVICE_ACCOUNT = JSON.stringify(
 const SECRETS = [GITHUB_TOKEN, AWS_KEY, SLACK_TOKEN, PASSWORD, 'abc.def.ghi', 'MIIEvQIBADANBg', 's3cr3t-Value'];
 
 describe('scanFile', () => {
+  it("passes the generator's data-less registry-cache stub, but not one with data", () => {
+    const stub =
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: reg-cache-1\n  annotations:\n    kimops.kyma-project.io/registry-cache-secret: creds\nimmutable: true\n';
+    const path = 'shoots/a/registry-cache/secret-reg-cache-1.yaml';
+    expect(scanFile(path, stub)).toEqual([]);
+    expect(scanFile(path, `${stub}data:\n  password: eA==\n`).map((f) => f.rule)).toContain('secret-object');
+  });
+
   it.each([
     [
       'a Secret object',

@@ -77,6 +77,22 @@ describe('gardenDryRun', () => {
     expect(live.calls).not.toContain(`apply Shoot/a ${FIELD_MANAGER} dry-run`);
   });
 
+  it('neither dry-runs nor reads a registry cache stub (the applier creates its Secret), and warns why', async () => {
+    const live = garden({ holds: ['audit-a', 'auth-a'] });
+    const withStub = new Map([
+      ...files,
+      ['shoots/a/registry-cache/secret-reg-cache-1.yaml', object('Secret', 'reg-cache-1')],
+    ]);
+    const findings = await gardenDryRun(live, withStub, report(['shoots/a/shoot.yaml', 'UPDATE']));
+    expect(findings.map((f) => [f.severity, f.message])).toEqual([
+      [
+        'warn',
+        'not checked by the Garden: it refers to Secret reg-cache-1, which the Garden gets only when the applier creates it (a dry-run creates nothing)',
+      ],
+    ]);
+    expect(live.calls.filter((call) => call.includes('Secret'))).toEqual([]);
+  });
+
   it('denies what the Garden refuses, a companion or the Shoot, and skips deletes and files it cannot read', async () => {
     const refusal: KubeResult<unknown> = {
       ok: false,

@@ -7,7 +7,7 @@ import { TransportError } from '../../model/errors.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { describeFailure, type KubeResult } from '../../model/kube-result.js';
 import { parseYamlDocuments } from '../../model/yaml-input.js';
-import { isSkrPath } from '../../rules/landscape-layout.js';
+import { isRegistryCachePath, isSkrPath } from '../../rules/landscape-layout.js';
 import type { Finding, RepoCheckReport } from './repo-check.js';
 
 /** The two calls the dry run makes on the Garden; `label` names it in a transport failure. */
@@ -54,6 +54,12 @@ export async function gardenDryRun(
       .filter((p) => p.startsWith(folder) && p !== path && p.endsWith('.yaml') && !isSkrPath(p))
       .sort()) {
       const companion = parsed(file);
+      // A registry cache's stub is no manifest: the applier creates its Secret from the SKR's, and the generator may
+      // not read Secrets to know whether it has already.
+      if (companion && isRegistryCachePath(file)) {
+        missing.push(`${companion.kind} ${companion.metadata.name}`);
+        continue;
+      }
       if (!companion || (await refused(file, companion))) continue;
       const { apiVersion, kind, metadata } = companion;
       const existing = await garden.get({ apiVersion, kind, namespace: metadata.namespace, name: metadata.name });

@@ -1,7 +1,9 @@
 // Seeds a running test control plane: the KCP side (kcp-system, the Runtime and GardenerCluster
-// CRDs), the SKR side (the OpenIDConnect CRD) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
+// CRDs, KALM's AuditLog CRD), the SKR side (the OpenIDConnect CRD) and a realistic garden (garden-seed.ts). Run by up.sh once the plane is ready; safe to run
 // again (server-side apply; the Seeds' status is written again). Usage: tsx scripts/testenv/seed.ts <state dir>
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { CONTENT_TYPE, KubeClient, refOf } from '../../adapters/kube/kube-client.js';
 import { describeFailure } from '../../model/kube-result.js';
 import type { KubeObject } from '../../model/kube-object.js';
@@ -81,7 +83,11 @@ if (!stateDir) {
 const started = Date.now();
 const kcp = KubeClient.fromKubeconfigFile(join(stateDir, 'kcp.kubeconfig'));
 const garden = KubeClient.fromKubeconfigFile(join(stateDir, 'garden.kubeconfig'));
-const kcpObjects = [...kcpSeedObjects(), ...skrSeedObjects()];
+/** KALM's AuditLog CRD (fixtures/kcp/, see its README): the dedicated audit-log pool lives on the KCP. */
+const auditLogCrd = parse(
+  readFileSync(new URL('fixtures/kcp/auditlogmanager.kyma-project.io_auditlogs.yaml', import.meta.url), 'utf8'),
+) as KubeObject;
+const kcpObjects = [...kcpSeedObjects(), ...skrSeedObjects(), auditLogCrd];
 await applyAll(kcp, kcpObjects);
 await waitForCrd(kcp, {
   apiVersion: 'infrastructuremanager.kyma-project.io/v1',
@@ -89,6 +95,11 @@ await waitForCrd(kcp, {
   namespace: 'kcp-system',
 });
 await waitForCrd(kcp, { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' });
+await waitForCrd(kcp, {
+  apiVersion: 'auditlogmanager.kyma-project.io/v1beta1',
+  kind: 'AuditLog',
+  namespace: 'kcp-system',
+});
 const gardenObjects = gardenSeedObjects(loadGardenSeedInput());
 await applyAll(garden, gardenObjects);
 const seeds = gardenObjects.filter((object) => object.kind === 'Seed');

@@ -173,12 +173,14 @@ describe('deploy/ on the real API', () => {
       false,
     );
     expect(await mayI(kcpAs.generator, { ...runtimes, verb: 'update', subresource: 'status' })).toBe(false);
-    // The applier never touches the KCP's Runtimes, and cannot list the Garden's Secrets (it may get one by name).
+    // The applier never touches the KCP's Runtimes; of the Garden's Secrets it lists the registry caches' copies (by
+    // label, for their cleanup) but watches none; the generator reads none.
     for (const verb of ['get', 'list', 'patch', 'delete'])
       expect(await mayI(kcpAs.applier, { ...runtimes, verb })).toBe(false);
-    expect(
-      await mayI(gardenAs.applier, { group: '', resource: 'secrets', namespace: project.namespace, verb: 'list' }),
-    ).toBe(false);
+    const gardenSecrets = { group: '', resource: 'secrets', namespace: project.namespace };
+    expect(await mayI(gardenAs.applier, { ...gardenSecrets, verb: 'list' })).toBe(true);
+    expect(await mayI(gardenAs.applier, { ...gardenSecrets, verb: 'watch' })).toBe(false);
+    expect(await mayI(gardenAs.generator, { ...gardenSecrets, verb: 'get' })).toBe(false);
     // The backfiller creates, patches and deletes no Shoot.
     for (const verb of ['create', 'patch', 'delete'])
       expect(await mayI(gardenAs.backfiller, { ...shoots, verb })).toBe(false);

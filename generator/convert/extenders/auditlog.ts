@@ -3,7 +3,7 @@
 import type { NamedResource } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
 import { ANNOTATION_EXPERIMENTAL_AUDIT_POLICY } from '../../../model/contract.js';
-import { AUDITLOG_CREDENTIALS_RESOURCE } from '../../../rules/audit-log.js';
+import { AUDITLOG_CREDENTIALS_RESOURCE, DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE } from '../../../rules/audit-log.js';
 
 // One name, shared with the readers of a live Shoot's tenant (rules/audit-log.ts); extensions.ts imports it here.
 export { AUDITLOG_CREDENTIALS_RESOURCE };
@@ -17,10 +17,19 @@ function upsertResource(resources: NamedResource[], resource: NamedResource): Na
 export const auditLogPolicy: Extender = (draft, { runtime, ctx }) => {
   const tenant = ctx.auditLog;
   if (!tenant) return;
+  const secret = { apiVersion: 'v1', kind: 'Secret', name: tenant.secretName };
   draft.spec.resources = upsertResource(draft.spec.resources ?? [], {
     name: AUDITLOG_CREDENTIALS_RESOURCE,
-    resourceRef: { apiVersion: 'v1', kind: 'Secret', name: tenant.secretName },
+    resourceRef: secret,
   });
+  // KIM's patch shape after its migration: the extension reads `auditlog-credentials`, and the migration's resource
+  // names the same Secret. kimops writes the latter for every claimed tenant (also a direct claim, where KIM has
+  // none), so the applier can tell the Shoot is on a dedicated tenant without the Runtime (ADR 0003).
+  if (ctx.dedicatedAuditLog)
+    draft.spec.resources = upsertResource(draft.spec.resources, {
+      name: DEDICATED_AUDITLOG_CREDENTIALS_RESOURCE,
+      resourceRef: { ...secret },
+    });
   const experimental = runtime.metadata.annotations?.[ANNOTATION_EXPERIMENTAL_AUDIT_POLICY]?.toLowerCase() === 'true';
   const policy = experimental
     ? EXPERIMENTAL_AUDIT_POLICY_CONFIGMAP

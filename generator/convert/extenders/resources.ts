@@ -1,18 +1,23 @@
 // Update mode: spec.resources keeps what others put there, and carries one Secret reference per
-// registry cache with credentials (the garden Secret KIM copies them into).
-import { REGISTRY_CACHE_EXTENSION, REGISTRY_CACHE_SECRET_PREFIX } from '../../../model/contract.js';
+// registry cache with credentials (the garden Secret the applier copies them into, docs/skr.md "Registry cache").
+import {
+  REGISTRY_CACHE_EXTENSION,
+  REGISTRY_CACHE_ROTATED_ANNOTATION_PREFIX,
+  REGISTRY_CACHE_SECRET_PREFIX,
+} from '../../../model/contract.js';
 import { FieldError } from '../../../model/errors.js';
-import { DNS_1123_SUBDOMAIN } from '../../../model/names.js';
+import { DNS_1123_LABEL } from '../../../model/names.js';
 import { isJsonObject } from '../../../model/json.js';
 import type { NamedResource, Shoot } from '../../../model/shoot.js';
 import type { Extender } from '../context.js';
 
 /**
- * The garden Secret of a cache with credentials, or undefined for a cache without: the name given (`kimops render
- * --registry-cache-secret`), else the one the live Shoot's registry-cache extension already names for the same
- * upstream (KIM's copy `reg-cache-<uuid>`, found without reading a Secret). A cache no Secret is known for yet is
- * refused: gardener-apiserver would refuse a Shoot naming a Secret nobody has copied into the project (kimops does
- * not copy credentials from the SKR yet), so the Runtime says so instead of a Shoot write failing on every sync.
+ * The garden Secret of a cache with credentials, or undefined for a cache without. In this order: the name given
+ * (`kimops render --registry-cache-secret`); the one the applier created when the SKR's credentials changed (it
+ * records it on the live Shoot, REGISTRY_CACHE_ROTATED_ANNOTATION_PREFIX + uid); the one the live Shoot's
+ * registry-cache extension already names for the same upstream (KIM's copy `reg-cache-<uuid>`); else
+ * `reg-cache-<uid>`, the same on every render. No Secret is read: the applier creates a missing one from the SKR
+ * before it writes the Shoot (its stub in the Shoot's folder says from where, registry-cache-stubs.ts).
  */
 export function registryCacheSecret(
   cache: { uid: string; config: { upstream: string; secretReferenceName?: string } },
@@ -20,23 +25,21 @@ export function registryCacheSecret(
   live: Shoot | undefined,
 ): string | undefined {
   if (!cache.config.secretReferenceName) return undefined;
+  const given = secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined;
   const name =
-    (secrets && Object.hasOwn(secrets, cache.uid) ? secrets[cache.uid] : undefined) ??
-    liveCacheSecret(live, cache.config.upstream);
-  if (name === undefined) {
-    throw new FieldError(
-      `spec.imageRegistryCache[uid=${cache.uid}].config.secretReferenceName`,
-      `no garden Secret holds the credentials "${cache.config.secretReferenceName}" of registry cache ${cache.uid} yet: ` +
-        `the live Shoot names none for ${cache.config.upstream}; copy them into the project as reg-cache-<uuid> (KIM's ` +
-        `registry-cache controller does) or pass its name (kimops render --registry-cache-secret ${cache.uid}=<name>)`,
-    );
-  }
-  // Gardener would refuse the Shoot's reference, and the applier could not create the Secret.
-  if (!DNS_1123_SUBDOMAIN.test(name)) {
+    given ??
+    live?.metadata.annotations?.[`${REGISTRY_CACHE_ROTATED_ANNOTATION_PREFIX}${cache.uid}`] ??
+    liveCacheSecret(live, cache.config.upstream) ??
+    `${REGISTRY_CACHE_SECRET_PREFIX}${cache.uid}`;
+  // Gardener would refuse the Shoot's reference, and the applier could not create the Secret; its stub's file and
+  // the applier's check take a DNS-1123 label (at most 63), as KIM's names are.
+  if (!DNS_1123_LABEL.test(name)) {
+    const rule = 'lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63';
     throw new FieldError(
       `spec.imageRegistryCache[uid=${cache.uid}]`,
-      `the garden Secret name "${name}" is no Kubernetes object name (lower-case letters, digits, "-" and ".", at most 253); ` +
-        `name the cache's garden Secret as Kubernetes names objects`,
+      given !== undefined
+        ? `--registry-cache-secret ${cache.uid}=${name}: the garden Secret name is no Kubernetes name (${rule}); give another name`
+        : `the garden Secret name "${name}" is no Kubernetes name (${rule}); a cache's uid must be a lower-case UUID`,
     );
   }
   return name;
