@@ -1,12 +1,11 @@
 // The text of kyma-provisioning-info's `details` (docs/skr.md): KIM's KymaProvisioningInfo as sigs.k8s.io/yaml
-// writes it (pkg/gardener/skrdetails/configmap.go at f271b80a): JSON turned into go-yaml v2's block style, every
-// map's keys sorted, lists flush under their key. The generator writes it without the two live fields; the applier
-// adds them from the Garden when it applies the ConfigMap. Pure.
+// writes it (pkg/gardener/skrdetails/configmap.go at f271b80a), byte for byte (go-yaml.ts). The generator writes it
+// without the two live fields; the applier adds them from the Garden when it applies the ConfigMap. Pure.
 import { ConfigError } from '../model/errors.js';
 import { isJsonObject } from '../model/json.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { parseYaml11 } from '../model/yaml-input.js';
-import { toCanonicalYaml } from './canonical-yaml.js';
+import { toGoYaml } from './go-yaml.js';
 
 /** The ConfigMap's one key. */
 export const PROVISIONING_DETAILS_KEY = 'details';
@@ -19,18 +18,9 @@ export interface LiveDetails {
   lastReconcileTime?: string;
 }
 
-const INDENT = '  ';
-
-/**
- * The details as KIM's YAML: keys sorted in every map (go-yaml v2 sorts the map JSON becomes), a nested map
- * indented by two spaces, a list flush under its key, empty maps and lists as `{}` and `[]`. Strings are quoted
- * where a YAML reader could take them for something else, as the landscape repo's YAML is (canonical-yaml.ts):
- * for the values KIM writes here (ids, regions, machine types, CIDRs) that is go-yaml's own choice.
- */
+/** The details as KIM's YAML (sigs.k8s.io/yaml of its KymaProvisioningInfo). */
 export function provisioningDetails(details: Record<string, unknown>): string {
-  const lines: string[] = [];
-  writeMap(lines, details, '');
-  return `${lines.join('\n')}\n`;
+  return toGoYaml(details);
 }
 
 /**
@@ -56,58 +46,4 @@ export function withLiveDetails<T extends KubeObject>(configMap: T, live: LiveDe
 function metav1Time(text: string): string {
   const time = new Date(text);
   return Number.isNaN(time.getTime()) ? text : time.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function writeMap(lines: string[], map: Record<string, unknown>, pad: string): void {
-  const keys = Object.keys(map)
-    .filter((key) => map[key] !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const key of keys) writeEntry(lines, `${pad}${scalar(key)}:`, map[key], pad, pad + INDENT);
-}
-
-/** `head value`, or `head` followed by the block of a non-empty map (at `mapPad`) or list (at `listPad`). */
-function writeEntry(lines: string[], head: string, value: unknown, listPad: string, mapPad: string): void {
-  if (Array.isArray(value) && value.length > 0) {
-    lines.push(head);
-    writeList(lines, value, listPad);
-  } else if (isNonEmptyMap(value)) {
-    lines.push(head);
-    writeMap(lines, value, mapPad);
-  } else {
-    lines.push(`${head} ${scalar(value)}`);
-  }
-}
-
-/** Each item `- …`; a map or list item starts on the dash's line and continues two spaces in. */
-function writeList(lines: string[], list: readonly unknown[], pad: string): void {
-  for (const item of list) {
-    const start = lines.length;
-    const inner = pad + INDENT;
-    if ((Array.isArray(item) && item.length > 0) || isNonEmptyMap(item)) {
-      if (Array.isArray(item)) writeList(lines, item, inner);
-      else writeMap(lines, item, inner);
-      lines[start] = `${pad}- ${(lines[start] as string).slice(inner.length)}`;
-    } else {
-      lines.push(`${pad}- ${scalar(item ?? null)}`);
-    }
-  }
-}
-
-function isNonEmptyMap(value: unknown): value is Record<string, unknown> {
-  return isJsonObject(value) && Object.values(value).some((v) => v !== undefined);
-}
-
-const scalarTexts = new Map<string, string>();
-/** Bounds the cache in a long-running generator; ids differ per Runtime, keys and most values repeat. */
-const SCALAR_TEXTS_KEPT = 50_000;
-
-/** A scalar (or empty collection) on one line, quoted as the landscape repo quotes it. */
-function scalar(value: unknown): string {
-  if (typeof value !== 'string') return toCanonicalYaml(value).slice(0, -1);
-  let text = scalarTexts.get(value);
-  if (text === undefined) {
-    text = toCanonicalYaml(value).slice(0, -1);
-    if (scalarTexts.size < SCALAR_TEXTS_KEPT) scalarTexts.set(value, text);
-  }
-  return text;
 }

@@ -1,7 +1,7 @@
 // The structured-authentication ConfigMap the Shoot's API server reads (companion object,
 // applied before the Shoot). Built from the Runtime's OIDC config, or the landscape's operator OIDC.
 import type { OidcProviderConfig } from '../../model/converter-config.js';
-import { toCanonicalYaml } from '../../rules/canonical-yaml.js';
+import { toGoYaml } from '../../rules/go-yaml.js';
 import type { ConfigMap } from '../../model/shoot.js';
 import type { ExtenderInput } from './context.js';
 import { structuredAuthConfigMapName } from './extenders/kube-apiserver.js';
@@ -30,7 +30,8 @@ export function structuredAuthConfigMap({ runtime, ctx }: ExtenderInput, namespa
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: structuredAuthConfigMapName(runtime.spec.shoot.name), namespace },
-    // The same canonical YAML as every manifest: stable bytes, safe for the API server's YAML reader.
-    data: { [STRUCTURED_AUTH_CONFIG_KEY]: toCanonicalYaml(authentication) },
+    // KIM's bytes (sigs.k8s.io/yaml): the ConfigMap is written create-or-update, so other bytes would rewrite every
+    // one of them when kimops takes a Shoot over from KIM, and again when it hands one back.
+    data: { [STRUCTURED_AUTH_CONFIG_KEY]: toGoYaml(authentication) },
   };
 }
