@@ -21,7 +21,8 @@ export const annotations: Extender = (draft, { runtime }) => {
   draft.metadata.annotations = {
     [ANNOTATION_RUNTIME_ID]: runtime.metadata.labels?.[LABEL_RUNTIME_ID] ?? '',
     [ANNOTATION_RUNTIME_GENERATION]: String(runtime.metadata.generation ?? 0),
-    ...(licenceType !== undefined && { [ANNOTATION_LICENCE_TYPE]: licenceType }),
+    // KIM writes it only for a non-empty licence type.
+    ...(licenceType && { [ANNOTATION_LICENCE_TYPE]: licenceType }),
     ...CLEANUP_GRACE_PERIODS,
   };
 };

@@ -17,6 +17,7 @@ import { providerModule } from '../providers/index.js';
 import type { ProviderModule } from '../providers/provider.js';
 import {
   withDefaultImage,
+  withGoDurations,
   withMachineControllerDefaults,
   withMaxPodsCaps,
   withProviderWorkerConfig,
@@ -30,7 +31,10 @@ function runtimeWorkers(runtime: Runtime): Worker[] {
       `must hold exactly one main worker; got ${workers.length} (put further workers in additionalWorkers)`,
     );
   }
-  return cloneJson([...workers, ...(additionalWorkers ?? [])]);
+  return [
+    ...workers.map((w, i) => withGoDurations(w, `spec.shoot.provider.workers[${i}]`)),
+    ...(additionalWorkers ?? []).map((w, i) => withGoDurations(w, `spec.shoot.provider.additionalWorkers[${i}]`)),
+  ];
 }
 
 /** The per-worker rules both modes re-apply (KIM re-runs them on every patch). */

@@ -26,6 +26,50 @@ export function withDefaultImage(worker: Worker, config: ConverterConfig): Worke
   };
 }
 
+/**
+ * The metav1.Duration fields of a Gardener worker. KIM decodes the Runtime into Gardener's Go types, so they reach
+ * the Shoot as Go prints them (30m → 30m0s, 90s → 1m30s), as Gardener stores them: written so, a manifest equals
+ * the live Shoot of a Runtime KIM converted, and a take-over changes nothing.
+ */
+const WORKER_DURATIONS: readonly (readonly string[])[] = [
+  ...['scaleDownUnneededTime', 'scaleDownUnreadyTime', 'maxNodeProvisionTime'].map((f) => ['clusterAutoscaler', f]),
+  ...['machineDrainTimeout', 'machineHealthTimeout', 'machineCreationTimeout', 'inPlaceUpdateTimeout'].map((f) => [
+    'machineControllerManager',
+    f,
+  ]),
+  ...[
+    'evictionPressureTransitionPeriod',
+    'streamingConnectionIdleTimeout',
+    'imageMinimumGCAge',
+    'imageMaximumGCAge',
+  ].map((f) => ['kubernetes', 'kubelet', f]),
+  ...['memoryAvailable', 'imageFSAvailable', 'imageFSInodesFree', 'nodeFSAvailable', 'nodeFSInodesFree'].map((f) => [
+    'kubernetes',
+    'kubelet',
+    'evictionSoftGracePeriod',
+    f,
+  ]),
+];
+
+/** The worker with its durations in Go's form; `field` names it for an error (`spec.shoot.provider.workers[0]`). */
+export function withGoDurations(worker: Worker, field: string): Worker {
+  const copy = cloneJson(worker);
+  for (const path of WORKER_DURATIONS) {
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], copy);
+    const key = path.at(-1) as string;
+    const text = (parent as Record<string, unknown> | undefined)?.[key];
+    if (typeof text !== 'string') continue;
+    const nanos = parseGoDuration(text);
+    if (nanos === undefined) {
+      throw new FieldError(`${field}.${path.join('.')}`, `"${text}" is no duration; write one like "30m" or "1h30m"`);
+    }
+    (parent as Record<string, unknown>)[key] = formatGoDuration(nanos);
+  }
+  return copy;
+}
+
 /** Fills only the MCM fields the Runtime leaves unset. */
 export function withMachineControllerDefaults(worker: Worker, config: ConverterConfig): Worker {
   const settings = config.provider?.worker;

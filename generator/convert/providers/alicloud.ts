@@ -7,7 +7,7 @@ import { requireUniqueZones, workerCidrWithin } from './zones.js';
 const API_VERSION = 'alicloud.provider.extensions.gardener.cloud/v1alpha1';
 const MAX_ZONES = 8;
 
-function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; workers: string }[] {
+function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; worker: ''; workers: string }[] {
   if (zoneNames.length > MAX_ZONES) {
     throw new FieldError(
       ZONES_FIELD,
@@ -16,7 +16,9 @@ function alicloudZones(nodesCidr: string, zoneNames: string[]): { name: string; 
   }
   const cidr = workerCidrWithin(nodesCidr, 16, 24);
   requireUniqueZones(zoneNames, (zone) => `zone name ${zone} is duplicated`);
-  return zoneNames.map((name, i) => ({ name, workers: subnet(cidr, cidr.prefix + 3, i) }));
+  // `worker: ""`: Gardener's deprecated field, which KIM's Go types always write (no omitempty); written too, so a
+  // Shoot taken over from KIM keeps its bytes.
+  return zoneNames.map((name, i) => ({ name, worker: '', workers: subnet(cidr, cidr.prefix + 3, i) }));
 }
 
 export const alicloud: ProviderModule = {

@@ -16,7 +16,8 @@ export const openstack: ProviderModule = {
       kind: 'InfrastructureConfig',
       apiVersion: API_VERSION,
       floatingPoolName: OPENSTACK_FLOATING_POOL,
-      networks: { workers: nodesCidr },
+      // `worker: ""`: the deprecated field KIM's Go types always write (no omitempty); kept for a byte-equal take-over.
+      networks: { worker: '', workers: nodesCidr },
     };
   },
   controlPlaneConfig() {
