@@ -102,6 +102,20 @@ describe('convertRuntime', () => {
       expect(secretsOf(live)).toEqual({ resources: expect.arrayContaining(['reg-cache-kim']), named: 'reg-cache-kim' });
     });
 
+    it("keep the live order of the Shoot's resources: a cache Secret listed first stays first", () => {
+      const live = converted(awsRuntime).shoot;
+      const kim = { name: 'reg-cache-kim', resourceRef: { apiVersion: 'v1', kind: 'Secret', name: 'reg-cache-kim' } };
+      live.spec.resources = [kim, ...(live.spec.resources ?? [])];
+      live.spec.extensions = [
+        ...(live.spec.extensions ?? []),
+        {
+          type: 'registry-cache',
+          providerConfig: { caches: [{ upstream: 'ghcr.io', secretReferenceName: 'reg-cache-kim' }] },
+        },
+      ];
+      expect(secretsOf(live).resources).toEqual(live.spec.resources.map((r) => r.name));
+    });
+
     it('name reg-cache-<uid> for a cache no Secret is known for, and write its data-less stub', () => {
       const live = converted(awsRuntime).shoot;
       live.spec.extensions = [

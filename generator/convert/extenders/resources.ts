@@ -65,6 +65,11 @@ export const patchResources: Extender = (draft, { runtime, ctx, live }) => {
     const secret = registryCacheSecret(cache, ctx.registryCacheSecrets, live);
     if (secret) caches.push({ name: secret, resourceRef: { apiVersion: 'v1', kind: 'Secret', name: secret } });
   }
-  const resources = [...structuredClone(kept), ...caches];
+  // The caches where the live Shoot lists its first cache Secret (appended when it lists none): the live order
+  // stays, so a Shoot KIM wrote with its caches before its other resources is not rewritten for the order alone.
+  const liveResources = live?.spec.resources ?? [];
+  const at = liveResources.findIndex((r) => r.name.includes(REGISTRY_CACHE_SECRET_PREFIX));
+  const before = at < 0 ? kept.length : liveResources.slice(0, at).filter((r) => kept.includes(r)).length;
+  const resources = [...structuredClone(kept.slice(0, before)), ...caches, ...structuredClone(kept.slice(before))];
   if (resources.length > 0) draft.spec.resources = resources;
 };
