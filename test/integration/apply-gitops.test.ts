@@ -289,7 +289,12 @@ describe('rollback of a change main made to a companion only', () => {
       if (!got.ok) throw new Error(got.error.message);
       return got.body.data['config.yaml'] ?? '';
     };
-    repo.edit(companion, (t) => t.replace('prefix: "stage-op:"', 'prefix: "stage-sre:"'), 'another username prefix');
+    const edited = (t: string) => {
+      // KIM's quoting (sigs.k8s.io/yaml): single quotes around a prefix ending in a colon.
+      expect(t).toContain("prefix: 'stage-op:'");
+      return t.replace("prefix: 'stage-op:'", "prefix: 'stage-sre:'");
+    };
+    repo.edit(companion, edited, 'another username prefix');
     const changed = await kimops(repo.apply);
     expect(changed.stderr).toBe('');
     expect(changed.stdout).toContain(`${AWS}: updated ConfigMap structured-auth-config-${AWS}`);

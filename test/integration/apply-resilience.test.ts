@@ -254,13 +254,17 @@ describe('kimops apply --watch when the Garden goes away', () => {
       const syncs = () => applier.stdout.split('\n').filter((l) => /^main at [0-9a-f]{12}: /.test(l)).length;
       const before = syncs();
       await eventually('three more syncs', async () => (syncs() >= before + 3 ? true : undefined), 20_000);
-      // Besides: the SKR phase's one LIST of the Runtime's registry-cache garden Secrets, when it configured the cluster.
+      // Besides, of the registry caches' garden Secrets: the first sync's one LIST of every copy (for those of Runtimes
+      // whose Shoot is gone), and the SKR phase's one LIST of the Runtime's, when it configured the cluster.
       const lists = listsIn(project.namespace, proxy.requests);
       expect(lists.filter((l) => !l.startsWith('secrets?')).sort()).toEqual([
         `configmaps?labelSelector=${encodeURIComponent(`${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE},${COMPANION_OF_LABEL}`)}&limit=500`,
         `shoots?limit=500`,
       ]);
-      expect(lists.filter((l) => l.startsWith('secrets?'))).toEqual([
+      expect(lists.filter((l) => l.startsWith('secrets?')).sort()).toEqual([
+        expect.stringMatching(
+          /^secrets\?labelSelector=app\.kubernetes\.io%2Fmanaged-by%3Dinfrastructure-manager%2Ckyma-project\.io%2Fregistry-cache-id%2Ckyma-project\.io%2Fruntime-id$/,
+        ),
         expect.stringMatching(
           /^secrets\?labelSelector=kyma-project\.io%2Fruntime-id%3D[^&]+%2Capp\.kubernetes\.io%2Fmanaged-by%3Dinfrastructure-manager$/,
         ),
