@@ -12,6 +12,7 @@ import { registerBackfill } from './commands/backfill.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerInit } from './commands/init.js';
+import { registerLandscape } from './commands/landscape.js';
 import { registerPolicies } from './commands/policies.js';
 import { registerPr } from './commands/pr.js';
 import { registerRender } from './commands/render.js';
@@ -30,6 +31,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   };
   for (const register of [
     registerRender,
+    registerLandscape,
     registerInit,
     registerPr,
     registerGenerate,

@@ -38,6 +38,7 @@ describe('kimops --help', () => {
       'cli/commands/demo.ts',
       'cli/commands/generate.ts',
       'cli/commands/init.ts',
+      'cli/commands/landscape.ts',
       'cli/commands/policies.ts',
       'cli/commands/pr.ts',
       'cli/commands/render.ts',

@@ -1,6 +1,7 @@
 // What several commands' flags share: the options declared alike, their defaults and the parsers of their
 // values. Light (commander, model/ and rules/ only): the declarations in commands/ import it, so `kimops --help` does.
 import { Option } from 'commander';
+import type { KimInputs } from '../adapters/files/kim-settings.js';
 import { ConfigError } from '../model/errors.js';
 import { parseDeletionCount } from '../rules/mass-deletion.js';
 
@@ -19,6 +20,48 @@ export function landscapeOption(): Option {
     '--landscape <name|dir>',
     'a landscape shipped with kimops (dev), or a folder/file with landscape.yaml',
   );
+}
+
+/** KIM's own configuration, for `render --kim-config` and `landscape from-kim`: the config file and what it reads. */
+export function kimConfigOptions(configDescription: string): Option[] {
+  return [
+    new Option('--kim-config <file>', configDescription),
+    new Option(
+      '--kim-flag <name=value>',
+      'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)',
+    ).argParser(collect),
+    new Option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)').argParser(
+      collect,
+    ),
+    new Option(
+      '--kim-file <path=file>',
+      'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)',
+    ).argParser(collect),
+  ];
+}
+
+/** The values of kimConfigOptions, as commander hands them over. */
+export interface KimConfigFlags {
+  kimConfig?: string;
+  kimFlag?: string[];
+  kimConfigmap?: string[];
+  kimFile?: string[];
+}
+
+/** What the KIM reader (adapters/files/kim-settings.ts) takes, from the options. */
+export function kimInputsOf(options: KimConfigFlags & { kimConfig: string }, project?: string): KimInputs {
+  return {
+    kimConfig: options.kimConfig,
+    kimFlags: options.kimFlag ?? [],
+    kimConfigMaps: options.kimConfigmap ?? [],
+    kimFiles: options.kimFile ?? [],
+    ...(project !== undefined && { project }),
+  };
+}
+
+/** A repeatable option's values, in order. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 export function repoOption(): Option {

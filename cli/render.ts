@@ -14,17 +14,14 @@ import { printable, printableLines } from '../model/printable.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
 import { EXIT, reportFailure, type CliIo } from './cli-io.js';
+import { kimInputsOf, type KimConfigFlags } from './options.js';
 
-export interface RenderOptions {
+export interface RenderOptions extends KimConfigFlags {
   landscape?: string;
   runtime: string;
   liveShoot?: string;
   out?: string;
   output: 'yaml' | 'json';
-  kimConfig?: string;
-  kimFlag?: string[];
-  kimConfigmap?: string[];
-  kimFile?: string[];
   registryCacheSecret?: string[];
 }
 
@@ -81,12 +78,7 @@ export async function render(options: RenderOptions, io: CliIo): Promise<number>
 
 async function loadSettings(options: RenderOptions, io: CliIo): Promise<ConversionSettings> {
   if (options.landscape) return conversionSettingsOf(await readLandscape(options.landscape));
-  const { settings, warnings } = await readKimSettings({
-    kimConfig: options.kimConfig ?? '',
-    kimFlags: options.kimFlag ?? [],
-    kimConfigMaps: options.kimConfigmap ?? [],
-    kimFiles: options.kimFile ?? [],
-  });
+  const { settings, warnings } = await readKimSettings(kimInputsOf({ ...options, kimConfig: options.kimConfig ?? '' }));
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   return settings;
 }

@@ -168,6 +168,21 @@ describe('decodeKimConfig', () => {
     expect(partial.config).toEqual({ converter: { kubernetes: { defaultVersion: '1.33.3' } } });
   });
 
+  it('takes the project from outside when the config names none, and refuses another than the one it names', () => {
+    const text = '{"converter":{"gardener":{"enableCredentialBinding":true}}}';
+    const { config } = decodeKimConfig(text, 'cfg.json', { requireAll: false, project: 'kyma' });
+    expect(config.converter.gardener).toEqual({ enableCredentialBinding: true, projectName: 'kyma' });
+    const named = '{"converter":{"gardener":{"projectName":"kyma-dev"}}}';
+    expect(decodeKimConfig(named, 'cfg.json', { requireAll: false, project: 'kyma-dev' }).config).toEqual(
+      JSON.parse(named),
+    );
+    const error = configError(() => decodeKimConfig(named, 'cfg.json', { requireAll: false, project: 'kyma' }));
+    expect(error.field).toBe('converter.gardener.projectName');
+    expect(error.detail).toBe(
+      `is "kyma-dev", but --project says "kyma"; KIM's converter writes every Shoot into garden-kyma-dev: pass --project kyma-dev, or leave --project out`,
+    );
+  });
+
   it('treats null as unset and merges repeated keys like Go', () => {
     const text =
       '{"converter":{"dns":null,"gardener":{"projectName":"a"},"Gardener":{"enableCredentialBinding":true}}}';

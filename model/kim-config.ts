@@ -193,6 +193,12 @@ export interface DecodeKimConfigOptions {
    * false: accept partial configs (test fixtures); a missing field is Go's zero value to the converter.
    */
   requireAll?: boolean;
+  /**
+   * The Garden project from outside the config (`kimops landscape from-kim --project`, KIM's own
+   * -gardener-project-name): fills converter.gardener.projectName when the config names none, and must
+   * equal it when it does (KIM's converter writes every Shoot into garden-<projectName>).
+   */
+  project?: string;
 }
 
 /**
@@ -203,9 +209,10 @@ export interface DecodeKimConfigOptions {
 export function decodeKimConfig(
   jsonText: string,
   source: string,
-  { requireAll = true }: DecodeKimConfigOptions = {},
+  { requireAll = true, project }: DecodeKimConfigOptions = {},
 ): { config: KimConfigFile; warnings: string[] } {
   const { value, warnings } = decodeJson(jsonText, KIM_CONFIG, source);
+  if (project !== undefined) withProject(value, project, source);
   if (requireAll) {
     const missing = REQUIRED_PATHS.filter((path) => isZero(at(value, path)));
     throwIfAny(
@@ -217,6 +224,20 @@ export function decodeKimConfig(
     );
   }
   return { config: value as unknown as KimConfigFile, warnings };
+}
+
+function withProject(config: Record<string, unknown>, project: string, source: string): void {
+  const converter = isJsonObject(config['converter']) ? config['converter'] : (config['converter'] = {});
+  const gardener = isJsonObject(converter['gardener']) ? converter['gardener'] : (converter['gardener'] = {});
+  const named = gardener['projectName'];
+  if (typeof named === 'string' && named !== '' && named !== project) {
+    throw new ConfigError(
+      source,
+      'converter.gardener.projectName',
+      `is ${JSON.stringify(named)}, but --project says ${JSON.stringify(project)}; KIM's converter writes every Shoot into garden-${named}: pass --project ${named}, or leave --project out`,
+    );
+  }
+  gardener['projectName'] = project;
 }
 
 function at(value: unknown, path: string): unknown {
@@ -439,6 +460,36 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 // ---------------------------------------------------------------------------------------------
 
 const KIM_SOURCE = 'KIM converter config';
+
+/** The config keys naming what KIM reads besides the config: its two mounted files and the ACL ConfigMap. */
+export const TENANT_PATH_KEY = 'converter.auditLogging.tenantConfigPath';
+export const WINDOW_PATH_KEY = 'converter.maintenanceWindow.windowMapPath';
+export const ACL_NAME_KEY = 'converter.kubernetes.kubeApiServer.acl.configMapName';
+
+/** Everything KIM runs with, read (adapters/files/kim-settings.ts) but not yet combined. */
+export interface KimConfiguration {
+  file: KimConfigFile;
+  flags: ConversionFlags;
+  tenants: AuditLogTenantMap;
+  windows: MaintenanceWindowMap;
+  acl?: AclAllowList;
+  origin: KimOrigin;
+  /** What KIM tolerates and kimops noted while reading: unknown keys, ignored flags and ConfigMaps. */
+  warnings: string[];
+}
+
+/** Where each part of a KimConfiguration was read: for messages and the header of a landscape made from it. */
+interface KimOrigin {
+  /** converter_config.json, as given. */
+  config: string;
+  /** The KIM flags as given (`name=value`). */
+  flags: readonly string[];
+  /** The path the config names (KIM's mount) and the local file read for it. */
+  tenantFile: { path: string; local: string };
+  windowFile?: { path: string; local: string };
+  /** The ACL ConfigMap the config names, and the document it was read from. */
+  aclConfigMap?: { name: string; source: string };
+}
 
 /**
  * KIM's files and flags as the converter's settings, after KIM's startup checks (an ACL ConfigMap

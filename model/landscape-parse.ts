@@ -20,7 +20,7 @@ import { parseGoDuration } from './go-time.js';
 import { MAX_YAML_ALIASES, YAML_READ_OPTIONS } from './yaml-input.js';
 import { isJsonObject } from './json.js';
 
-interface Problem {
+export interface Problem {
   /** Keys and list indexes from the document root. */
   path: (string | number)[];
   detail: string;
@@ -50,7 +50,14 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
     throw new ConfigError(source, '', `must be a YAML mapping (apiVersion, kind: Landscape, name, …); got ${got}`);
   }
 
-  const problems = [...nonJsonValues(data, [])];
+  const problems = [...nonJsonValues(data, []), ...landscapeProblems(data, expectedName)];
+  if (problems.length > 0) throw fail(problems);
+  return data as unknown as Landscape;
+}
+
+/** What the schema and the checks beyond it find wrong in a landscape value, each with its field path. */
+export function landscapeProblems(data: Record<string, unknown>, expectedName?: string): Problem[] {
+  const problems: Problem[] = [];
   if (!validateLandscapeSchema(data)) {
     for (const error of validateLandscapeSchema.errors ?? []) {
       const problem = schemaProblem(error);
@@ -58,8 +65,7 @@ export function parseLandscape(text: string, source: string, expectedName?: stri
     }
   }
   problems.push(...semanticProblems(data, expectedName));
-  if (problems.length > 0) throw fail(problems);
-  return data as unknown as Landscape;
+  return problems;
 }
 
 /** Checks the schema cannot express; guarded so they also run on data that failed the schema. */

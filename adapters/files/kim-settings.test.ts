@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
-import { readKimSettings } from './kim-settings.js';
+import { readKimConfiguration, readKimSettings } from './kim-settings.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 
 const dir = useTempDir('kim');
@@ -106,6 +106,33 @@ describe('readKimSettings', () => {
     expect(settings.flags.apiServerAclEnabled).toBe(true);
     expect(warnings).toEqual([
       `${configMaps} (document 2): ConfigMap other ignored — only converter.kubernetes.kubeApiServer.acl.configMapName (acl-ip-list) is read`,
+    ]);
+  });
+
+  it('hands over the parts as read, with where each came from and the notes named by their file', async () => {
+    const tenants = await dir.write('elsewhere/tenants.json', JSON.stringify(TENANTS));
+    const kimConfig = await kimDevConfig((config) => {
+      delete config.converter.maintenanceWindow;
+      config.converter['typo'] = true;
+      config.converter.kubernetes.kubeApiServer = { acl: { configMapName: 'acl-ip-list' } };
+    });
+    const configMaps = await dir.write('acl.yaml', ACL_CONFIG_MAP);
+    const kim = await readKimConfiguration({
+      kimConfig,
+      kimFlags: ['api-server-acl-enabled', 'leader-elect'],
+      kimConfigMaps: [configMaps],
+      kimFiles: [`/gardener/tenant/config=${tenants}`],
+    });
+    expect(kim.origin).toEqual({
+      config: kimConfig,
+      flags: ['api-server-acl-enabled', 'leader-elect'],
+      tenantFile: { path: '/gardener/tenant/config', local: tenants },
+      aclConfigMap: { name: 'acl-ip-list', source: configMaps },
+    });
+    expect(kim.acl).toEqual({ operatorCIDRs: ['192.0.2.0/29'], kcpIP: '203.0.113.7/32' });
+    expect(kim.warnings).toEqual([
+      `${kimConfig}: converter.typo: unknown key, ignored (KIM ignores it too); check the spelling`,
+      '--kim-flag leader-elect: ignored; controller operation only; it does not change the Shoot',
     ]);
   });
 

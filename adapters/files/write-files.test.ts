@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, stat, symlink } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../model/errors.js';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
-import { outputFolder, writeFiles, writeProblemReason } from './write-files.js';
+import { outputFolder, writeFileWhole, writeFiles, writeProblemReason } from './write-files.js';
 
 const dir = useTempDir('write');
 
@@ -111,5 +111,37 @@ describe('writeFiles', () => {
       'no space left on the device',
       undefined,
     ]);
+  });
+});
+
+describe('writeFileWhole', () => {
+  it('creates the folder and the file, and leaves no temporary file', async () => {
+    const path = join(dir.path, 'landscapes/prod/landscape.yaml');
+    await writeFileWhole(path, 'name: prod\n', false, '--out');
+    expect(await readFile(path, 'utf8')).toBe('name: prod\n');
+    expect(await readdir(join(dir.path, 'landscapes/prod'))).toEqual(['landscape.yaml']);
+  });
+
+  it('refuses an existing file without force, and a folder even with it', async () => {
+    const path = await dir.write('landscape.yaml', 'kept\n');
+    await expect(writeFileWhole(path, 'new\n', false, '--out')).rejects.toThrow(
+      `--out: ${path} exists — pass --force to replace it, or another path; nothing was written`,
+    );
+    expect(await readFile(path, 'utf8')).toBe('kept\n');
+    await mkdir(join(dir.path, 'folder'));
+    await expect(writeFileWhole(join(dir.path, 'folder'), 'new\n', true, '--out')).rejects.toThrow(ConfigError);
+    await expect(writeFileWhole(join(dir.path, 'folder'), 'new\n', true, '--out')).rejects.toThrow(
+      'is a folder — pass the path of a file',
+    );
+  });
+
+  it('with force, replaces a file, and a symbolic link in its place rather than writing through it', async () => {
+    const target = await dir.write('elsewhere.yaml', 'untouched\n');
+    const path = join(dir.path, 'landscape.yaml');
+    await symlink(target, path);
+    await writeFileWhole(path, 'new\n', true, '--out');
+    expect(await readFile(path, 'utf8')).toBe('new\n');
+    expect(await readFile(target, 'utf8')).toBe('untouched\n');
+    expect((await lstat(path)).isSymbolicLink()).toBe(false);
   });
 });

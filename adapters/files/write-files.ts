@@ -2,9 +2,10 @@
 // path that would leave the folder — by `..`, or through a symbolic link inside it — stops the whole write
 // rather than half of it.
 import { constants } from 'node:fs';
-import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../../model/errors.js';
+import { temporaryPathFor } from '../git/atomic-file.js';
 import { isInside } from './inside.js';
 import { fileProblemReason, type FileProblem } from './read-text.js';
 
@@ -159,5 +160,36 @@ export function writeProblemReason(error: unknown): string | undefined {
       return 'a symbolic link was put in its place';
     default:
       return undefined;
+  }
+}
+
+/**
+ * Writes one file whole: the bytes go to a temporary file beside it, renamed into place, so a reader never sees
+ * half of it. An existing file is replaced only with `force`; without, a file that appears meanwhile is kept
+ * too (the temporary is linked into place, which fails rather than replace). `option` names the path in errors.
+ */
+export async function writeFileWhole(path: string, content: string, force: boolean, option: string): Promise<void> {
+  const refuse = (reason: string) => new ConfigError(option, '', `${path} ${reason}; nothing was written`);
+  const existing = await lstat(path).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw refuse(fileProblemReason(error) ?? String(error));
+  });
+  if (existing?.isDirectory()) throw refuse('is a folder — pass the path of a file');
+  if (existing && !force) throw refuse('exists — pass --force to replace it, or another path');
+  await outputFolder(dirname(path), (reason) => refuse(`cannot be written: its folder ${reason}`));
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = temporaryPathFor(path);
+  try {
+    await writeFile(temporary, content, { encoding: 'utf8', flag: 'wx' });
+    if (force) await rename(temporary, path);
+    else await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw refuse('appeared while it was written — pass --force to replace it, or another path');
+    const reason = writeProblemReason(error);
+    if (reason === undefined) throw error;
+    throw refuse(`cannot be written (${reason})`);
+  } finally {
+    await rm(temporary, { force: true });
   }
 }

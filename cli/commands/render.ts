@@ -2,7 +2,7 @@
 // landscape-repo layout. The command's options and help; it runs cli/render.ts.
 import { Option, type Command } from 'commander';
 import { EXIT, type CliIo } from '../cli-io.js';
-import { landscapeOption } from '../options.js';
+import { collect, kimConfigOptions, landscapeOption } from '../options.js';
 import type { RenderOptions } from '../render.js';
 
 const JSON_HELP = `
@@ -27,8 +27,8 @@ Examples:
     --kim-configmap acl.yaml --runtime runtime.yaml --live-shoot shoot.yaml`;
 
 export function registerRender(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
-    .command('render')
+  const command = program.command('render');
+  command
     .description('render the Gardener Shoots (and their companions) for Kyma Runtimes')
     .addOption(landscapeOption().conflicts('kimConfig'))
     .addOption(
@@ -41,32 +41,22 @@ export function registerRender(program: Command, io: CliIo, setExitCode: (code: 
     .option('--out <dir>', 'write the landscape-repo layout under this folder instead of printing YAML')
     .addOption(
       new Option('--output <format>', 'yaml or json (see Output below)').choices(['yaml', 'json']).default('yaml'),
-    )
-    .option(
-      '--kim-config <file>',
-      "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)",
-    )
-    .option('--kim-flag <name=value>', 'a KIM conversion flag, e.g. api-server-acl-enabled=true (repeatable)', collect)
-    .option('--kim-configmap <file>', 'a KCP ConfigMap KIM reads: the API-server ACL list (repeatable)', collect)
-    .option(
-      '--kim-file <path=file>',
-      'where a file KIM reads from its mounts is here, e.g. /gardener/tenant/config=./tenants.json (repeatable)',
-      collect,
-    )
+    );
+  for (const option of kimConfigOptions(
+    "KIM's converter_config.json, in place of --landscape (its tenant and window files are read too)",
+  ))
+    command.addOption(option);
+  command
     .option(
       '--registry-cache-secret <uid=name>',
       "the garden Secret holding a registry cache's credentials, by the cache's uid (update mode; default: the one the live Shoot names; repeatable)",
       collect,
     )
     .addHelpText('after', JSON_HELP)
-    .action(async (options: RenderOptions, command: Command) => {
+    .action(async (options: RenderOptions) => {
       const { render, optionsProblem } = await import('../render.js');
       const usageError = optionsProblem(options);
       if (usageError) command.error(`error: ${usageError}`, { exitCode: EXIT.usage });
       setExitCode(await render(options, io));
     });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }

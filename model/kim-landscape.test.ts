@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONVERSION_FLAGS, type KimConfigFile } from './converter-config.js';
+import { ConfigError } from './errors.js';
+import { decodeKimConfig, type KimConfiguration } from './kim-config.js';
+import { landscapeFromKim } from './kim-landscape.js';
+
+const DEV_CONFIG = readFileSync(new URL('../landscapes/kim/dev-converter-config.json', import.meta.url), 'utf8');
+const TENANT = {
+  tenantID: '79c64792-9c1e-4c1b-9941-ef7560dd3eae',
+  serviceURL: 'https://audit.example.invalid',
+  secretName: 'audit',
+};
+
+/** KIM's dev config, as read with a tenant file and no window file, edited by `edit`. */
+function kim(edit: (kim: KimConfiguration) => void = () => undefined): KimConfiguration {
+  const { config } = decodeKimConfig(DEV_CONFIG, 'converter_config.json');
+  delete config.converter.maintenanceWindow;
+  const value: KimConfiguration = {
+    file: config,
+    flags: { ...DEFAULT_CONVERSION_FLAGS },
+    tenants: { aws: { 'eu-central-1': { ...TENANT } } },
+    windows: {},
+    origin: {
+      config: 'converter_config.json',
+      flags: [],
+      tenantFile: { path: '/gardener/tenant/config', local: 'tenants.json' },
+    },
+    warnings: [],
+  };
+  edit(value);
+  return value;
+}
+const converterOf = (value: KimConfiguration): KimConfigFile['converter'] => value.file.converter;
+
+describe('landscapeFromKim', () => {
+  it('carries every setting that changes a Shoot into its place in the landscape', () => {
+    const { landscape } = landscapeFromKim(
+      kim((value) => {
+        value.flags = {
+          networkRestrictionEnabled: false,
+          apiServerAclEnabled: true,
+          auditLogMandatory: false,
+          dedicatedAuditLogging: true,
+        };
+        value.acl = { operatorCIDRs: ['192.0.2.0/24'], kcpIP: '203.0.113.7/32' };
+        value.windows = { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } };
+        const converter = converterOf(value);
+        converter.kubernetes = {
+          ...converter.kubernetes,
+          kubeApiServer: {
+            acl: { configMapName: 'acl-ip-list' },
+            maxTokenExpiration: '',
+            runtimeConfig: { 'a/v1': true },
+          },
+          kubelet: { featureGates: { Gate: false } },
+        };
+        converter.gardener = { projectName: 'kyma', enableCredentialBinding: true };
+        converter.networking = { enableDualStackIP: true };
+        converter.provider = {
+          worker: { defaultMaxEvictRetries: '+3', defaultMachineDrainTimeout: '' },
+          gdch: { parentReferenceName: 'subnet', parentReferenceNamespace: '', parentReferenceType: 'SingleSubnet' },
+        };
+        converter.maintenanceWindow = { windowMapPath: '/windows' };
+        value.origin.windowFile = { path: '/windows', local: '/windows' };
+      }),
+      'prod',
+    );
+    expect(landscape).toMatchObject({
+      name: 'prod',
+      gardener: { project: 'kyma' },
+      features: {
+        networkRestriction: false,
+        apiServerAcl: true,
+        auditLogMandatory: false,
+        credentialsBinding: true,
+        dualStack: true,
+        awsIMDSv2: false,
+        dedicatedAuditLogging: true,
+      },
+      kubernetes: { kubeApiServer: { runtimeConfig: { 'a/v1': true } }, kubelet: { featureGates: { Gate: false } } },
+      workers: { defaultMaxEvictRetries: 3 },
+      gdch: { parentReference: { name: 'subnet', type: 'SingleSubnet' } },
+      maintenanceWindows: { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } },
+      apiServerAcl: { operatorCIDRs: ['192.0.2.0/24'], kcpIP: '203.0.113.7/32' },
+    });
+    // Go's zero values, which the converter reads as unset, are left out rather than written empty.
+    expect(landscape.workers).toEqual({ defaultMaxEvictRetries: 3 });
+    expect(landscape.kubernetes.maxTokenExpiration).toBeUndefined();
+    expect(landscape.gdch?.cloudProfileName).toBeUndefined();
+  });
+
+  it('leaves out a DNS whose three values are empty, and windows KIM does not read (no windowMapPath)', () => {
+    const { landscape } = landscapeFromKim(
+      kim((value) => {
+        converterOf(value).dns = { secretName: '', domainPrefix: '', providerType: '' };
+        value.windows = { 'eu-central-1': { begin: '010000+0000', end: '020000+0000' } };
+      }),
+      'dev',
+    );
+    expect(landscape.dns).toBeUndefined();
+    expect(landscape.maintenanceWindows).toBeUndefined();
+  });
+
+  it('lists where it came from and what changes no Shoot in the header', () => {
+    const { header } = landscapeFromKim(
+      kim((value) => {
+        value.origin.flags = ['leader-elect'];
+        value.warnings = ['--kim-flag leader-elect: ignored; controller operation only; it does not change the Shoot'];
+        const converter = converterOf(value);
+        converter.kubernetes = { ...converter.kubernetes, kubeApiServer: { acl: { configMapName: 'acl-ip-list' } } };
+      }),
+      'dev',
+    );
+    expect(header).toEqual([
+      "Generated by `kimops landscape from-kim` from KIM's configuration; from now on this file is the source:",
+      '- converter config: converter_config.json',
+      '- audit-log tenants: /gardener/tenant/config (read from tenants.json)',
+      "- KIM flags: leader-elect (KIM's defaults for the others)",
+      '',
+      "KIM's settings that change no Shoot, not carried over:",
+      '- converter.auditLogging.tenantConfigPath /gardener/tenant/config: where KIM reads the tenant file; its content is auditLog.tenants',
+      '- converter.maintenanceWindow.windowMapPath is not set: KIM uses no maintenance windows, so none are written',
+      '- converter.kubernetes.kubeApiServer.acl.configMapName acl-ip-list: not read (no --kim-configmap with it), as KIM reads it only with api-server-acl-enabled',
+      '- --kim-flag leader-elect: ignored; controller operation only; it does not change the Shoot',
+    ]);
+  });
+
+  // Each: what KIM holds, and the line naming it.
+  it.each<[string, (value: KimConfiguration) => void, string]>([
+    [
+      'a DNS with one of its values missing',
+      (value) => void (converterOf(value).dns = { secretName: 's', domainPrefix: 'example.com', providerType: '' }),
+      'converter_config.json: converter.dns.providerType: must be a DNS label',
+    ],
+    [
+      'a negative evict retry count',
+      (value) => void (converterOf(value).provider = { worker: { defaultMaxEvictRetries: '-1' } }),
+      'converter_config.json: converter.provider.worker.defaultMaxEvictRetries: must be >= 0',
+    ],
+    [
+      'a Kubernetes version that is no full release',
+      (value) => void (converterOf(value).kubernetes = { ...converterOf(value).kubernetes, defaultVersion: '1.33' }),
+      'converter_config.json: converter.kubernetes.defaultVersion: must be a Kubernetes version like "1.33.3"; got "1.33"',
+    ],
+    [
+      'a GDCH parent reference name that is no DNS name',
+      (value) => void (converterOf(value).provider = { gdch: { parentReferenceName: 'Sub_Net' } }),
+      'converter_config.json: converter.provider.gdch.parentReferenceName: must be a DNS name',
+    ],
+    [
+      'a tenant whose ID is no UUID',
+      (value) => void (value.tenants = { aws: { 'eu-central-1': { ...TENANT, tenantID: 'tenant-1' } } }),
+      '/gardener/tenant/config: aws.eu-central-1.tenantID: must be a UUID',
+    ],
+    [
+      'tenants of a provider type Runtimes do not have',
+      (value) => void (value.tenants = { 'sap-converged-cloud': { 'eu-de-1': TENANT } }),
+      '/gardener/tenant/config: sap-converged-cloud: is not allowed as a key here: must be one of',
+    ],
+    [
+      'an empty ACL list',
+      (value) => {
+        value.acl = { operatorCIDRs: [], kcpIP: '203.0.113.7/32' };
+        value.origin.aclConfigMap = { name: 'acl-ip-list', source: 'acl.yaml' };
+      },
+      'acl.yaml: data["acl-list.json"]: must NOT have fewer than 1 items',
+    ],
+    [
+      'a toleration without a key',
+      (value) => void (converterOf(value).tolerations = { 'me-central2': [{ key: '' }] }),
+      'converter_config.json: converter.tolerations.me-central2[0].key: must NOT have fewer than 1 characters',
+    ],
+    [
+      'an SKR default OIDC without an issuer',
+      (value) => void (value.file.cluster = { defaultSharedIASTenant: { clientID: 'c' } }),
+      'converter_config.json: cluster.defaultSharedIASTenant.issuerURL: is required',
+    ],
+  ])('refuses %s, naming it', (_, edit, line) => {
+    const convert = () => landscapeFromKim(kim(edit), 'dev');
+    expect(convert).toThrow(ConfigError);
+    expect(convert).toThrow(
+      "converter_config.json: KIM's configuration cannot be written as a landscape.yaml; kimops's landscape does not allow this setting",
+    );
+    expect(convert).toThrow(`\n  - ${line}`);
+  });
+
+  it('lists several such settings at once, and a bad --name as the option', () => {
+    const convert = () =>
+      landscapeFromKim(
+        kim((value) => void (converterOf(value).machineImage = { defaultName: 'Garden Linux', defaultVersion: 'x' })),
+        'Dev',
+      );
+    expect(convert).toThrow('does not allow these 3 settings');
+    expect(convert).toThrow('\n  - --name: must be a DNS label');
+    expect(convert).toThrow('\n  - converter_config.json: converter.machineImage.defaultName: must be a DNS label');
+    expect(convert).toThrow(
+      '\n  - converter_config.json: converter.machineImage.defaultVersion: must be an image version',
+    );
+  });
+
+  it("runs KIM's startup checks first: the ACL on needs its ConfigMap", () => {
+    const convert = () =>
+      landscapeFromKim(
+        kim((value) => {
+          value.flags.apiServerAclEnabled = true;
+          const converter = converterOf(value);
+          converter.kubernetes = { ...converter.kubernetes, kubeApiServer: { acl: { configMapName: 'acl-ip-list' } } };
+        }),
+        'dev',
+      );
+    expect(convert).toThrow('acl: the API-server ACL is on: pass the ACL ConfigMap kcp-system/acl-ip-list');
+  });
+});
