@@ -23,7 +23,7 @@ import {
 } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { Runtime } from '../../model/runtime.js';
-import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
+import type { Shoot } from '../../model/shoot.js';
 import { readApplyReport } from '../../rules/apply-report.js';
 import { fileMapOf, shootManifests } from '../../rules/landscape-layout.js';
 import { provisioningDetails } from '../../rules/provisioning-info.js';
@@ -31,7 +31,8 @@ import { rotatedSecretName } from '../../applier/registry-cache-plan.js';
 import { kimops } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
-import { exampleRuntime, getShoot } from '../helpers/shoots.js';
+import { exampleRuntime } from '../helpers/shoots.js';
+import { liveShoots } from '../helpers/live-shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
@@ -126,40 +127,7 @@ function folder(
   };
 }
 
-async function liveShoot(name: string): Promise<Shoot> {
-  const shoot = await getShoot(env.garden, project.namespace, name);
-  if (!shoot) throw new Error(`Shoot ${name} is not there`);
-  return shoot;
-}
-
-const reconciled = (name: string) =>
-  eventually(`Shoot ${name} reconciled`, async () => {
-    const shoot = await getShoot(env.garden, project.namespace, name);
-    return shoot?.status?.lastOperation?.state === 'Succeeded' &&
-      shoot.status.observedGeneration === shoot.metadata.generation
-      ? shoot
-      : undefined;
-  });
-
-async function schedule(name: string): Promise<void> {
-  const seeds = await env.garden.list<KubeObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
-  if (!seeds.ok) throw new Error(seeds.error.message ?? 'list Seeds');
-  await eventually(`Shoot ${name} bound`, async () => {
-    const shoot = await liveShoot(name);
-    const seed = seeds.body.items.find((s) => {
-      const provider = (s.spec as { provider: { type: string; region: string } }).provider;
-      return provider.type === shoot.spec.provider.type && provider.region === shoot.spec.region;
-    });
-    if (!seed) throw new Error(`no Seed in ${shoot.spec.region}`);
-    const bound = await env.garden.replace(
-      { ...shoot, spec: { ...shoot.spec, seedName: seed.metadata.name } } as unknown as KubeObject,
-      'binding',
-    );
-    if (bound.ok) return true;
-    if (bound.status !== 409) throw new Error(`bind Shoot ${name}: ${bound.error.message ?? bound.status}`);
-    return undefined;
-  });
-}
+const { liveShoot, reconciled, schedule } = liveShoots(env.garden, project);
 
 async function applyReport() {
   const report = await env.garden.get<KubeObject>({

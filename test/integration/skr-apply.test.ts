@@ -17,16 +17,17 @@ import {
   SKR_APPLIED_TREE_ANNOTATION,
 } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
-import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
+import { SHOOT_API_VERSION } from '../../model/shoot.js';
 import { readApplyReport } from '../../rules/apply-report.js';
 import { fileMapOf, shootManifests } from '../../rules/landscape-layout.js';
 import { provisioningDetails } from '../../rules/provisioning-info.js';
 import { kimops } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { landscapeForProject, useTestProject } from '../helpers/projects.js';
-import { exampleRuntime, getShoot, render } from '../helpers/shoots.js';
+import { exampleRuntime, render } from '../helpers/shoots.js';
+import { liveShoots } from '../helpers/live-shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
+import { connect, planeAsShootCluster } from '../helpers/testenv.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'dev');
@@ -104,42 +105,7 @@ async function commit(repo: LandscapeRepo, files: Map<string, string>, deletions
   await repo.commitFiles({ branch: 'main', files, deletions, message: 'change skr/', author });
 }
 
-async function liveShoot(name: string): Promise<Shoot> {
-  const shoot = await getShoot(env.garden, project.namespace, name);
-  if (!shoot) throw new Error(`Shoot ${name} is not there`);
-  return shoot;
-}
-
-/** Waits until Gardener (the simulator) has reconciled the Shoot's newest generation. */
-const reconciled = (name: string) =>
-  eventually(`Shoot ${name} reconciled`, async () => {
-    const shoot = await getShoot(env.garden, project.namespace, name);
-    return shoot?.status?.lastOperation?.state === 'Succeeded' &&
-      shoot.status.observedGeneration === shoot.metadata.generation
-      ? shoot
-      : undefined;
-  });
-
-/** As Gardener's scheduler does: the Shoot bound to a Seed of its region (again after a conflict with the simulator). */
-async function schedule(name: string): Promise<void> {
-  const seeds = await env.garden.list<KubeObject>({ apiVersion: SHOOT_API_VERSION, kind: 'Seed' });
-  if (!seeds.ok) throw new Error(seeds.error.message ?? 'list Seeds');
-  await eventually(`Shoot ${name} bound`, async () => {
-    const shoot = await liveShoot(name);
-    const seed = seeds.body.items.find((s) => {
-      const provider = (s.spec as { provider: { type: string; region: string } }).provider;
-      return provider.type === shoot.spec.provider.type && provider.region === shoot.spec.region;
-    });
-    if (!seed) throw new Error(`no Seed in ${shoot.spec.region}`);
-    const bound = await env.garden.replace(
-      { ...shoot, spec: { ...shoot.spec, seedName: seed.metadata.name } } as unknown as KubeObject,
-      'binding',
-    );
-    if (bound.ok) return true;
-    if (bound.status !== 409) throw new Error(`bind Shoot ${name}: ${bound.error.message ?? bound.status}`);
-    return undefined;
-  });
-}
+const { liveShoot, reconciled, schedule } = liveShoots(env.garden, project);
 
 async function bindings(): Promise<Map<string, KubeObject>> {
   const listed = await skr.list<KubeObject>(CRB);
