@@ -90,7 +90,24 @@ function keyText(key: string): string {
  * (a number, a boolean, null, a timestamp) or single quotes cannot hold it. Multi-line text is not written by KIM
  * into these objects and is refused rather than guessed.
  */
+/** Texts without a space never fold, so their form depends on the text alone; ids, regions and names repeat. */
+const unfoldedTexts = new Map<string, string>();
+/** Bounds the cache in a long-running generator. */
+const UNFOLDED_TEXTS_KEPT = 50_000;
+
 function stringText(text: string, column: number, pad: string, fold = true): string {
+  if (!text.includes(' ')) {
+    let known = unfoldedTexts.get(text);
+    if (known === undefined) {
+      known = formOf(text, 0, '', false);
+      if (unfoldedTexts.size < UNFOLDED_TEXTS_KEPT) unfoldedTexts.set(text, known);
+    }
+    return known;
+  }
+  return formOf(text, column, pad, fold);
+}
+
+function formOf(text: string, column: number, pad: string, fold: boolean): string {
   if (text.includes('\n'))
     throw new RangeError(`go-yaml writes multi-line text as a block; not supported: ${JSON.stringify(text)}`);
   if (!readsAsString(text)) return JSON.stringify(text);
@@ -185,8 +202,12 @@ function readsAsString(text: string): boolean {
   return !INTEGER.test(plain) && !YAML_FLOAT.test(plain) && !/^-0[bB][01]+$/.test(plain);
 }
 
+const LETTERS_ONLY = /^[A-Za-z]*$/;
+
 /** sorter.go's order of string keys: letters after other characters, runs of digits by their number. */
 function compareKeys(a: string, b: string): number {
+  // Most keys are words: between letters the order is the characters' (the rule below, without its cost).
+  if (LETTERS_ONLY.test(a) && LETTERS_ONLY.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const ar = [...a];
   const br = [...b];
   for (let i = 0; i < ar.length && i < br.length; i++) {
