@@ -94,13 +94,15 @@ describe('the Garden proxy', () => {
     expect(refused.status).toBe(0);
     expect(refused.error.message).toContain(`cannot reach ${proxy.url}`);
     expect(refused.error.message).toContain('ECONNREFUSED');
-    const recorded = proxy.requests.length;
+    // The cut watch is recorded when its connection closes, which may come after this line: only LISTs are counted.
+    const lists = () => proxy.requests.filter((request) => request.path === '/api/v1/namespaces');
+    const recorded = lists().length;
 
     // Started again: the same address works.
     await proxy.start();
     expect((await client.list(NAMESPACES)).ok).toBe(true);
-    expect(proxy.requests.length).toBe(recorded + 1);
-    expect(proxy.requests.at(-1)).toEqual({
+    expect(lists().length).toBe(recorded + 1);
+    expect(lists().at(-1)).toEqual({
       method: 'GET',
       at: expect.any(Number),
       path: '/api/v1/namespaces',
