@@ -29,7 +29,7 @@ import type { Landscape } from '../model/landscape.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { collectGarbage } from './collect-garbage.js';
 import { WEBHOOK_SECRET_ENV } from './environment.js';
-import { landscapeOnMain, openLandscapeRepo } from './landscape-target.js';
+import { landscapeOnMain, openLandscapeRepo, refuseExampleLandscape } from './landscape-target.js';
 import { leaderElectionOf } from './leader-option.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
@@ -43,6 +43,7 @@ import { runUntilStopped } from './until-stopped.js';
 export interface ApplyOptions extends LogOptions, LeaderOptions, ReportForgeOptions {
   /** Absent: the landscape.yaml on the repo's main. */
   landscape?: string;
+  allowExampleLandscape?: boolean;
   repo: string;
   gardenKubeconfig: string;
   gardenContext?: string;
@@ -228,11 +229,16 @@ interface Watching {
   planCache: PlanCacheState;
 }
 
-/** --landscape, else the landscape.yaml on the repo's main (fetched); both: the same landscape. */
+/**
+ * --landscape, else the landscape.yaml on the repo's main (fetched); both: the same landscape. An example landscape
+ * only with --allow-example-landscape, unless the run writes nothing (--dry-run, --shadow).
+ */
 async function landscapeOf(options: ApplyOptions, io: CliIo): Promise<Landscape> {
-  return landscapeOnMain(options.landscape, await openLandscapeRepo(options), options.repo, (line) =>
+  const landscape = await landscapeOnMain(options.landscape, await openLandscapeRepo(options), options.repo, (line) =>
     io.stderr(`${line}\n`),
   );
+  const writes = options.dryRun !== true && options.shadow !== true;
+  return writes ? refuseExampleLandscape(landscape, options.allowExampleLandscape) : landscape;
 }
 
 async function run(

@@ -3,6 +3,7 @@
 // outcomes printed. The per-Runtime work is backfiller/; the options commands/backfill.ts.
 import { Registry } from 'prom-client';
 import { readLandscape } from '../adapters/files/landscape.js';
+import { refuseExampleLandscape } from './landscape-target.js';
 import { informersOn } from '../adapters/kube/informer-factory.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { skrClient } from '../adapters/kube/skr-client.js';
@@ -30,6 +31,7 @@ import { runUntilStopped } from './until-stopped.js';
 
 export interface BackfillOptions extends LogOptions, LeaderOptions {
   landscape: string;
+  allowExampleLandscape?: boolean;
   kcpKubeconfig?: string;
   context?: string;
   gardenKubeconfig: string;
@@ -47,7 +49,7 @@ export interface BackfillOptions extends LogOptions, LeaderOptions {
 type Context = BackfillContext<KubeClient, KubeClient>;
 
 export async function backfill(options: BackfillOptions, commandIo: CliIo): Promise<number> {
-  const landscape = await readLandscape(options.landscape);
+  const landscape = refuseExampleLandscape(await readLandscape(options.landscape), options.allowExampleLandscape);
   const labels = { component: 'backfiller', landscape: landscape.name };
   const io = loggingIo(commandIo, options, labels, options.watch === true);
   return reportingFailures(io, () => (options.watch ? watch(options, io, landscape) : once(options, io, landscape)));

@@ -31,13 +31,20 @@ import { loggingIo, logLine, reportingFailures } from './logging.js';
 import type { LeaderOptions, LogOptions } from './service-options.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf, type MetricsOptions } from './metrics-option.js';
-import { landscapeOnMain, openLandscapeTarget, type ForgeKind, type LandscapeTarget } from './landscape-target.js';
+import {
+  landscapeOnMain,
+  openLandscapeTarget,
+  refuseExampleLandscape,
+  type ForgeKind,
+  type LandscapeTarget,
+} from './landscape-target.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
 export interface GenerateOptions extends LogOptions, LeaderOptions, Partial<MetricsOptions> {
   /** Absent: the landscape.yaml on the repo's main. */
   landscape?: string;
+  allowExampleLandscape?: boolean;
   runtimes?: string;
   kcpKubeconfig?: string;
   context?: string;
@@ -60,8 +67,9 @@ export async function generate(options: GenerateOptions, commandIo: CliIo): Prom
   // The forge's retries are logged like the passes' lines once the landscape, a label of every line, is known.
   let log: LogLine = logLine(commandIo);
   const target = await openLandscapeTarget(options, (line) => log(line));
-  const landscape = await landscapeOnMain(options.landscape, target, options.repo, (line) =>
-    commandIo.stderr(`${line}\n`),
+  const landscape = refuseExampleLandscape(
+    await landscapeOnMain(options.landscape, target, options.repo, (line) => commandIo.stderr(`${line}\n`)),
+    options.allowExampleLandscape,
   );
   const io = loggingIo(commandIo, options, { component: 'generator', landscape: landscape.name }, watch);
   log = logLine(io);
@@ -113,7 +121,10 @@ async function generateWith(
     }
     // main as the last pass fetched it, not fetched again (each pass fetches once): a landscape.yaml merged since
     // then is read by the next pass.
-    const onMain = await landscapeOnMain(undefined, target, options.repo, warn, { fetch: false });
+    const onMain = refuseExampleLandscape(
+      await landscapeOnMain(undefined, target, options.repo, warn, { fetch: false }),
+      options.allowExampleLandscape,
+    );
     if (isDeepStrictEqual(onMain, current)) return;
     if (onMain.name !== landscape.name)
       throw new ConfigError(

@@ -169,6 +169,22 @@ export async function chooseLandscape(
 }
 
 /**
+ * A landscape a writing command may use: one marked `example: true` only with --allow-example-landscape. The shipped
+ * stage and prod are examples (their values are invented), so `generate --landscape prod` cannot auto-merge Shoots
+ * with an audit-log tenant under example.invalid.
+ */
+export function refuseExampleLandscape(landscape: Landscape, allowExample: boolean | undefined): Landscape {
+  if (landscape.example !== true || allowExample === true) return landscape;
+  throw new ConfigError(
+    '--landscape',
+    '',
+    `landscape ${landscape.name} is an example (example: true): its values are invented and must not reach a Shoot; ` +
+      "pass a landscape file with the real values (kimops landscape from-kim writes one from KIM's configuration), " +
+      'or --allow-example-landscape to try kimops with it',
+  );
+}
+
+/**
  * chooseLandscape with the landscape.yaml on main of the repo `repo` and `remote` name (fetched first when
  * remote, unless `fetch` is false: main as last fetched); `label` is the repo as the user named it.
  */

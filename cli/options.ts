@@ -22,6 +22,18 @@ export function landscapeOption(): Option {
   );
 }
 
+/**
+ * The commands that write (generate, apply, backfill, bootstrap) refuse a landscape marked `example: true` without
+ * it: the shipped stage and prod hold invented values (an audit-log URL under example.invalid), which must never
+ * reach a Shoot by accident. Reading commands (render, validate, policies) take examples freely.
+ */
+export function allowExampleLandscapeOption(): Option {
+  return new Option(
+    '--allow-example-landscape',
+    'accept a landscape marked example: true (invented values; for trying kimops out, never for a real landscape)',
+  );
+}
+
 /** KIM's own configuration, for `render --kim-config` and `landscape from-kim`: the config file and what it reads. */
 export function kimConfigOptions(configDescription: string): Option[] {
   return [

@@ -13,7 +13,7 @@ import {
   WEBHOOK_SECRET_ENV,
 } from '../environment.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
-import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import { DEFAULT_INTERVAL_SECONDS, allowExampleLandscapeOption, landscapeOption, repoOption } from '../options.js';
 import type { ApplyOptions } from '../apply.js';
 
 const HELP = `
@@ -69,6 +69,7 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
     .command('apply')
     .description("sync the landscape repo's main to the Shoots in the Garden")
     .addOption(landscapeOption())
+    .addOption(allowExampleLandscapeOption())
     .addOption(repoOption())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to write the Shoots to').makeOptionMandatory())
     .addOption(gardenContextOption())

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
-import { DEFAULT_INTERVAL_SECONDS, landscapeOption } from '../options.js';
+import { DEFAULT_INTERVAL_SECONDS, allowExampleLandscapeOption, landscapeOption } from '../options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { BackfillOptions } from '../backfill.js';
 
@@ -38,6 +38,7 @@ export function registerBackfill(program: Command, io: CliIo, setExitCode: (code
     .command('backfill')
     .description("write the Runtimes' status, finalizer and kubeconfig Secret from their Shoots")
     .addOption(landscapeOption().makeOptionMandatory())
+    .addOption(allowExampleLandscapeOption())
     .option(
       '--kcp-kubeconfig <file>',
       "the KCP cluster with the Runtimes (default: KUBECONFIG, else the pod's ServiceAccount)",

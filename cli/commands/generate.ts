@@ -6,7 +6,7 @@ import { GITHUB_API } from '../../adapters/forge/github-api.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { GIT_TOKEN_SOURCES, GITHUB_APP_ENV, GITHUB_TOKEN_SOURCES, sourcesText } from '../environment.js';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
-import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import { DEFAULT_INTERVAL_SECONDS, allowExampleLandscapeOption, landscapeOption, repoOption } from '../options.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { GenerateOptions } from '../generate.js';
@@ -58,6 +58,7 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
     .command('generate')
     .description('propose the rendered Shoots as pull requests on the landscape repo')
     .addOption(landscapeOption())
+    .addOption(allowExampleLandscapeOption())
     .addOption(
       new Option('--runtimes <dir>', 'Runtime manifests: a file or a folder (read recursively)').conflicts(
         'kcpKubeconfig',

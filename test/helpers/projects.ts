@@ -189,7 +189,9 @@ export async function createTestNamespace(kcp: KubeClient, prefix = 'kcp-test-')
 
 /**
  * A landscape folder for a test project: the shipped landscape's file with its Gardener project replaced,
- * so `kimops … --landscape <folder>` writes into the project the test owns. Returns the file's path.
+ * so `kimops … --landscape <folder>` writes into the project the test owns. Returns the file's path. The copy is no
+ * longer the shipped example (its values go to a test's plane only), so its `example: true` is dropped: the writing
+ * commands would refuse it otherwise.
  */
 export async function landscapeForProject(
   dir: TempDir,
@@ -198,7 +200,9 @@ export async function landscapeForProject(
   project: { readonly namespace: string },
 ): Promise<string> {
   const shipped = readFileSync(`landscapes/${landscape}/landscape.yaml`, 'utf8');
-  const replaced = shipped.replace(/^(\s+project:) \S+$/m, `$1 ${project.namespace.slice('garden-'.length)}`);
+  const replaced = shipped
+    .replace(/^(\s+project:) \S+$/m, `$1 ${project.namespace.slice('garden-'.length)}`)
+    .replace(/^example: true\n/m, '');
   if (replaced === shipped)
     throw new Error(`landscapes/${landscape}/landscape.yaml names no gardener project to replace`);
   return dir.write(`${folder}/landscape.yaml`, replaced);
