@@ -27,7 +27,17 @@ const plan: SyncPlan = {
     entry('c', 'update', { tree: 't3' }),
     entry('d', 'unchanged', { tree: 't4', appliedTree: 't4' }),
   ],
-  counts: { create: 0, update: 3, 'take-over': 0, delete: 0, unchanged: 1, blocked: 0, drifted: 0 },
+  counts: {
+    create: 0,
+    update: 3,
+    'take-over': 0,
+    delete: 0,
+    unchanged: 1,
+    blocked: 0,
+    drifted: 0,
+    shadow: 0,
+    'hand-back': 0,
+  },
   problems: [],
 };
 
@@ -52,7 +62,7 @@ describe('drift', () => {
     expect(marked.entries.map((e) => e.action)).toEqual(['drifted', 'update', 'update', 'unchanged']);
     expect(marked.entries[0]?.reasons[0]).toContain(`drift: ${mode}`);
     expect(marked.entries[0]?.reasons[0]).toContain('spec.provider.workers[a].maximum');
-    expect(marked.counts).toMatchObject({ update: 2, drifted: 1 });
+    expect(marked.counts).toMatchObject({ update: 2, drifted: 1, shadow: 0, 'hand-back': 0 });
   });
 
   it("is never what gardener-apiserver defaulted: a Shoot served with its defaults has drifted only where main's fields moved", () => {

@@ -14,6 +14,7 @@ import {
 } from '../model/contract.js';
 import { massDeletionApproval } from '../rules/mass-deletion.js';
 import { ConfigError } from '../model/errors.js';
+import { LEADER_ANNOTATION, withLeader } from '../rules/leader.js';
 
 const COMMIT = 'c0ffee';
 const POLICY = { maxShoots: 2, maxPercent: 50 };
@@ -455,5 +456,99 @@ describe('planSync', () => {
       expect(result.refused !== undefined).toBe(refused);
       if (refused) expect(result.refused?.message).toMatch(/--allow-mass-deletion 3/);
     });
+  });
+});
+
+describe('planSync for Shoots KIM leads (ADR 0011)', () => {
+  const kims = (name: string, edit?: (s: Shoot) => void) => withLeader(shoot(name, edit), 'kim');
+  /** A live Shoot as KIM wrote it: no ownership label, KIM's field manager. */
+  const kimLive = (name: string, edit?: (s: Shoot) => void) =>
+    applied(shoot(name, edit), (l) => {
+      delete l.metadata.labels?.[OWNERSHIP_LABEL];
+      l.metadata.managedFields = [{ manager: 'kim', operation: 'Apply', fieldsV1: { 'f:spec': {} } }];
+    });
+
+  it('shadows a marked folder: the differences computed, nothing written, even with no live Shoot', () => {
+    const result = plan(
+      [want(kims('a', (s) => (worker(s, 'b').maximum = 9))), want(kims('b')), want(kims('c'))],
+      [kimLive('a'), kimLive('b')],
+    );
+    expect(result.entries.map((e) => [e.shoot, e.action])).toEqual([
+      ['a', 'shadow'],
+      ['b', 'shadow'],
+      ['c', 'shadow'],
+    ]);
+    expect(result.counts).toMatchObject({ shadow: 3, create: 0, update: 0, 'take-over': 0 });
+    const [a, b, c] = result.entries;
+    expect(a?.object).toMatchObject({
+      action: 'unchanged',
+      changes: [{ path: 'spec.provider.workers[b].maximum', before: 5, after: 9 }],
+    });
+    expect(a?.object.manifest).toBeUndefined();
+    expect(a?.reasons).toEqual([
+      `KIM leads this Shoot (${LEADER_ANNOTATION}: kim in main): nothing is written`,
+      expect.stringMatching(/^spec\.provider\.workers\[b\]\.maximum/),
+    ]);
+    expect(b?.object.changes).toEqual([]);
+    expect(c?.reasons).toEqual([
+      `KIM leads this Shoot (${LEADER_ANNOTATION}: kim in main): not live, and kimops creates nothing`,
+    ]);
+  });
+
+  it("never deletes a marked folder's Shoot, not even one being deleted", () => {
+    const deleting = kimLive('a', () => {});
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    expect(plan([want(kims('a'))], [deleting]).entries.map((e) => e.action)).toEqual(['shadow']);
+  });
+
+  it('hands back a marked Shoot kimops still owns: its fields to kim at their live values, then the identity alone', () => {
+    const live = applied(shoot('a'), (l) => {
+      l.metadata.managedFields = [
+        { manager: 'kimops', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': {} } },
+      ];
+    });
+    live.spec.kubernetes.version = '1.33.9'; // raised by Gardener's maintenance: main says less
+    const [entry] = plan([want(kims('a'))], [live]).entries;
+    expect(entry?.action).toBe('hand-back');
+    const kim = entry?.handBack?.kim as Shoot;
+    expect(entry?.handBack?.manager).toBe('kim');
+    expect(kim.spec.kubernetes.version).toBe('1.33.9');
+    expect(kim.metadata.labels?.[OWNERSHIP_LABEL]).toBeUndefined();
+    expect(kim.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBeUndefined();
+    expect(kim.metadata.annotations?.[LEADER_ANNOTATION]).toBeUndefined();
+    expect(kim).not.toHaveProperty('status');
+    expect(kim.metadata).not.toHaveProperty('resourceVersion');
+    expect(entry?.handBack?.release).toEqual({
+      apiVersion: live.apiVersion,
+      kind: 'Shoot',
+      metadata: { name: 'a', namespace: live.metadata.namespace },
+    });
+    // kimops applying as `kim` already (kimops.yaml apply.fieldManager): one apply, no release of the identity alone.
+    const asKim = plan([want(kims('a'))], [live], { fieldManager: 'kim' }).entries[0]?.handBack;
+    expect(asKim?.manager).toBe('kim');
+    expect(asKim?.release).toBeUndefined();
+    // Handed back, the live Shoot carries no ownership label: the next plan is a shadow.
+    const after = structuredClone(live);
+    delete after.metadata.labels?.[OWNERSHIP_LABEL];
+    expect(plan([want(kims('a'))], [after]).entries.map((e) => e.action)).toEqual(['shadow']);
+  });
+
+  it('takes over an unmarked folder whose live Shoot KIM wrote, and never writes the mark to the Garden', () => {
+    const [entry] = plan([want(shoot('a'))], [kimLive('a')]).entries;
+    expect(entry?.action).toBe('take-over');
+    const marked = plan([want(withLeader(shoot('a'), 'kimops'))], []).entries[0];
+    expect(marked?.object.manifest?.metadata.annotations?.[LEADER_ANNOTATION]).toBeUndefined();
+  });
+
+  it("remembers a shadow like an unchanged entry, and plans again when the leader (the folder's tree) changes", () => {
+    const memo = new Map();
+    const live = kimLive('a');
+    live.metadata.resourceVersion = '7';
+    plan([want(kims('a'))], [live], { memo, trees: new Map([['a', 'tree-kim']]) });
+    expect([...memo.values()].map((e) => e.action)).toEqual(['shadow']);
+    expect(rememberedFolders(memo, new Map([['a', 'tree-kim']]), [live], [])).toEqual(new Set(['a']));
+    expect(rememberedFolders(memo, new Map([['a', 'tree-kimops']]), [live], [])).toEqual(new Set());
+    const next = plan([want(shoot('a'))], [live], { memo, trees: new Map([['a', 'tree-kimops']]) });
+    expect(next.entries.map((e) => e.action)).toEqual(['take-over']);
   });
 });

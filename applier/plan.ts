@@ -19,6 +19,8 @@ import { describeChange } from '../rules/change-text.js';
 import { keepLive, type KeptLive } from '../rules/live-rules.js';
 import type { DesiredProblem, DesiredShoot, DesiredState } from './desired.js';
 import { isJsonObject } from '../model/json.js';
+import { LEADER_ANNOTATION, shootLeader, withLeader } from '../rules/leader.js';
+import { differingFields } from '../rules/field-differences.js';
 
 /**
  * The inventory is every Shoot in garden-<project> carrying OWNERSHIP_LABEL=OWNERSHIP_VALUE. The applier adds the
@@ -38,8 +40,19 @@ const MARKERS = [APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION];
  * - `blocked`: the commit's files for this Shoot have problems, or the live Shoot is being deleted while still
  *   desired; nothing is applied or deleted for it.
  * - `drifted`: an `update` that is drift (drift.ts) under kimops.yaml `drift: report` or `adopt`: no write.
+ * - `shadow`: KIM leads the Shoot (`kimops.kyma-project.io/leader: kim` in main, ADR 0011): where main differs from
+ *   the live Shoot is computed (`changes`), nothing is written, and it is never deleted.
+ * - `hand-back`: KIM leads it, but the live Shoot still carries the ownership label: its fields go to KIM's field
+ *   manager and kimops's ownership (label and fields) goes (`handBack`); the next plan is `shadow`.
  */
-export type PlanAction = 'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked' | 'drifted';
+export type PlanAction =
+  'create' | 'update' | 'take-over' | 'delete' | 'unchanged' | 'blocked' | 'drifted' | 'shadow' | 'hand-back';
+
+/** The prefix of kimops's own labels and annotations (model/contract.ts). */
+const KIMOPS_ANNOTATIONS = OWNERSHIP_LABEL.slice(0, OWNERSHIP_LABEL.indexOf('/') + 1);
+
+/** KIM's field manager on the Shoots it writes: a hand-back gives it the fields kimops applied. */
+export const KIM_FIELD_MANAGER = 'kim';
 
 type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
 
@@ -83,6 +96,18 @@ export interface PlanEntry {
   skr?: true;
   /** The live Shoot, for what a sync reads besides the plan (health, force-deletion); absent when not live. */
   live?: Shoot;
+  /**
+   * A hand-back's two applies (sync.ts): `kim`, the fields kimops applied with their live values, applied with force
+   * as KIM's field manager; then `release`, the Shoot's identity alone, applied as kimops's, so that kimops owns no
+   * field any more and the API server drops those only kimops held (the ownership label, the markers).
+   */
+  handBack?: {
+    manager: string;
+    kim: KubeObject;
+    release?: KubeObject;
+    /** kimops's own annotations the applier set by merge patch (the SKR's tree, …): no apply removes them. */
+    unannotate: string[];
+  };
 }
 
 export interface SyncPlan {
@@ -167,7 +192,9 @@ export function planSync({
         { commit, tree: trees.get(wanted.name) },
         fieldManager,
       );
-    if (key !== undefined && entry.action === 'unchanged' && !entry.moveMarkers) remembered.set(key, entry);
+    // A shadow writes nothing either; a change of its leader changes its folder's tree, so the key moves with it.
+    if (key !== undefined && (entry.action === 'unchanged' || entry.action === 'shadow') && !entry.moveMarkers)
+      remembered.set(key, entry);
     entries.push(entry);
   }
   // Folders of the commit the caller did not read because their entry is remembered (rememberedFolders).
@@ -210,6 +237,8 @@ export function planSync({
     unchanged: 0,
     blocked: 0,
     drifted: 0,
+    shadow: 0,
+    'hand-back': 0,
   } satisfies Record<PlanAction, number>;
   for (const entry of entries) counts[entry.action]++;
   const deleting = entries.filter((entry) => entry.action === 'delete' && !entry.alreadyDeleting).length;
@@ -288,6 +317,8 @@ function planDesired(
   fieldManager: string,
 ): PlanEntry {
   const name = wanted.name;
+  // Before anything else: for a Shoot KIM leads nothing is written, not even a block's reason for a deleting one.
+  if (shootLeader(wanted.shoot) === 'kim') return planKimLed(wanted, liveShoot, fieldManager);
   if (liveShoot && isDeleting(liveShoot)) {
     return {
       shoot: name,
@@ -366,6 +397,88 @@ function planDesired(
     ...(stale && { moveMarkers: markersOf(source) }),
     ...(wanted.skr.length > 0 && { skr: true as const }),
     ...(liveShoot && { live: liveShoot }),
+  };
+}
+
+/**
+ * A folder main marks as KIM's (ADR 0011): `shadow`, or `hand-back` while the live Shoot still carries kimops's
+ * ownership label. Its companions are left as they are.
+ */
+function planKimLed(wanted: DesiredShoot, liveShoot: Shoot | undefined, fieldManager: string): PlanEntry {
+  const name = wanted.name;
+  const object: ObjectPlan = { kind: 'Shoot', name, path: wanted.path, action: 'unchanged', changes: [] };
+  const led = `KIM leads this Shoot (${LEADER_ANNOTATION}: kim in main)`;
+  if (!liveShoot)
+    return {
+      shoot: name,
+      action: 'shadow',
+      reasons: [`${led}: not live, and kimops creates nothing`],
+      object,
+      companions: [],
+    };
+  // What an apply of main would change, as `kimops compare` says it: main's values against the live ones.
+  const changes = differingFields(wanted.shoot, liveShoot).map(({ path, main, live }): FieldChange => ({
+    path,
+    kind: main === undefined ? 'removed' : live === undefined ? 'added' : 'changed',
+    ...(live !== undefined && { before: live }),
+    ...(main !== undefined && { after: main }),
+  }));
+  const shown = { ...object, changes };
+  if (!isOwned(liveShoot))
+    return {
+      shoot: name,
+      action: 'shadow',
+      reasons: [`${led}: nothing is written`, ...changes.map(describeChange)],
+      object: shown,
+      companions: [],
+      live: liveShoot,
+    };
+  return {
+    shoot: name,
+    action: 'hand-back',
+    reasons: [
+      `${led}, and the live Shoot still carries ${OWNERSHIP_LABEL}=${OWNERSHIP_VALUE}: its fields go to field manager ${KIM_FIELD_MANAGER} with their live values, kimops's label and field ownership go`,
+      ...changes.map(describeChange),
+    ],
+    object: shown,
+    companions: [],
+    live: liveShoot,
+    handBack: handBackOf(wanted.shoot, liveShoot, fieldManager),
+  };
+}
+
+/**
+ * The two applies of a hand-back: the part of the live Shoot kimops manages (the fields main sets and those its
+ * field manager applied), with the live values so no field changes, without kimops's label and markers; and the
+ * Shoot's identity alone.
+ */
+function handBackOf(main: Shoot, live: Shoot, fieldManager: string): NonNullable<PlanEntry['handBack']> {
+  const managed = managedPart(
+    comparable(live),
+    comparable(withLeader(main, 'kimops')),
+    ownedFields(live, fieldManager),
+  ) as Shoot;
+  const labels = withoutKeys(managed.metadata.labels, [OWNERSHIP_LABEL]);
+  const annotations = withoutKeys(managed.metadata.annotations, [LEADER_ANNOTATION]);
+  const identity = { name: live.metadata.name, ...(live.metadata.namespace && { namespace: live.metadata.namespace }) };
+  const { apiVersion, kind } = live;
+  return {
+    manager: KIM_FIELD_MANAGER,
+    kim: {
+      ...managed,
+      apiVersion,
+      kind,
+      metadata: {
+        ...managed.metadata,
+        ...identity,
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+      },
+    } as KubeObject,
+    // Applying as `kim` already (kimops.yaml apply.fieldManager): its own apply without the label drops it, and an
+    // apply of the identity alone as `kim` would drop every field.
+    ...(fieldManager !== KIM_FIELD_MANAGER && { release: { apiVersion, kind, metadata: identity } }),
+    unannotate: Object.keys(live.metadata.annotations ?? {}).filter((key) => key.startsWith(KIMOPS_ANNOTATIONS)),
   };
 }
 
@@ -470,8 +583,13 @@ function owned<T extends KubeObject>(object: T, source: Source, companionOf?: st
     [OWNERSHIP_LABEL]: OWNERSHIP_VALUE,
     ...(companionOf ? { [COMPANION_OF_LABEL]: companionOf } : {}),
   };
-  const annotations = { ...object.metadata.annotations, ...markersOf(source) };
+  // The leader mark is main's alone: never written to the Garden (a Shoot kimops applies carries none anyway).
+  const annotations = { ...withoutKeys(object.metadata.annotations, [LEADER_ANNOTATION]), ...markersOf(source) };
   return { ...object, metadata: { ...object.metadata, labels, annotations } };
+}
+
+function withoutKeys(map: Record<string, string> | undefined, keys: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(map ?? {}).filter(([key]) => !keys.includes(key)));
 }
 
 /** Without the marker annotations (and without an annotations map they leave empty). */

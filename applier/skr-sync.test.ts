@@ -431,7 +431,17 @@ describe('skrCandidates', () => {
     const plan: SyncPlan = {
       commit: 'c0ffee',
       fieldManager: 'kimops',
-      counts: { create: 0, update: 2, 'take-over': 1, delete: 0, unchanged: 2, blocked: 0, drifted: 0 },
+      counts: {
+        create: 0,
+        update: 2,
+        'take-over': 1,
+        delete: 0,
+        unchanged: 2,
+        blocked: 0,
+        drifted: 0,
+        shadow: 0,
+        'hand-back': 0,
+      },
       problems: [],
       entries: [
         entry('spec', { action: 'update', object: { kind: 'Shoot', name: 'spec', action: 'update', changes: [] } }),

@@ -53,6 +53,7 @@ import {
   type RegistryCacheStub,
 } from './registry-cache-plan.js';
 import { deleteGoneRuntimesSecrets, syncRegistryCaches, type RegistryCacheSyncResult } from './registry-cache-sync.js';
+import type { Leader } from '../rules/leader.js';
 
 /** What a sync needs of the Garden: the writes, and one paged LIST per kind. KubeClient has it. */
 export interface GardenApi extends GardenWriter {
@@ -80,6 +81,11 @@ export interface SyncCommitInput {
   allowMassDeletion?: number;
   /** false: plan and report only (dry-run, shadow): not one write. */
   write: boolean;
+  /**
+   * landscape.yaml's defaultLeader. `kim`: the landscape is being taken over, so the Garden's leftovers of gone
+   * Runtimes are KIM's to clean (ADR 0011); the plan itself follows main's marks (`kimops.kyma-project.io/leader`).
+   */
+  defaultLeader?: Leader;
   now?: Date;
   /** Test seam for the writes' pacing (sleep, clock); QPS and burst come from kimops.yaml. */
   sleep?: (ms: number) => Promise<void>;
@@ -203,7 +209,9 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   plan = await withSeedChecks(plan, garden);
   const orphans = orphanedCompanions(plan, new Set(live.map((s) => s.metadata.name)), liveCompanions);
 
-  const inventory = inventoryOf(live);
+  // A Shoot KIM leads (shadow, or handed back in this sync) is KIM's: no timeout mark, no annotation (ADR 0011).
+  const kimLed = new Set(plan.entries.filter(isKimLed).map((entry) => entry.shoot));
+  const inventory = inventoryOf(live).filter((shoot) => !kimLed.has(shoot.metadata.name));
   const now = input.now ?? new Date();
   const overdue = overdueOperations(inventory, config.apply.timeouts, now);
   const { annotations, stuckDeletions } = gardenStateAnnotations(plan, inventory, overdue, config, now);
@@ -239,9 +247,12 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
   });
   // A Garden that stopped answering gets no more requests from this sync; the next one writes the report.
   if (result.unreachable) return { ...report, result };
-  // KIM's DeleteAll: the registry caches' garden Secrets of Runtimes whose Shoot is gone.
+  // KIM's DeleteAll: the registry caches' garden Secrets of Runtimes whose Shoot is gone. Not while KIM leads some
+  // Shoots of the landscape: a gone Runtime's Secret may be one of KIM's, and KIM cleans up after its own.
   const goneSecrets =
-    input.skr && !result.refused ? await cleanGoneRuntimes(input, memo, plan, live, liveByName) : undefined;
+    input.skr && !result.refused && kimLed.size === 0 && input.defaultLeader !== 'kim'
+      ? await cleanGoneRuntimes(input, memo, plan, live, liveByName)
+      : undefined;
   // After the Garden's writes, never before: a Shoot's cluster is configured once Gardener has reconciled it.
   // An error that is no SKR's (main unreadable) still leaves the Garden's facts reported, then fails the sync.
   let skr: SkrSyncResult | undefined;
@@ -250,7 +261,8 @@ export async function syncCommit(input: SyncCommitInput): Promise<SyncReport> {
     skr =
       input.skr && !result.refused
         ? await syncSkrs({
-            candidates: skrCandidates(plan, result, liveByName, trees),
+            // The SKRs of the Shoots KIM leads are KIM's to configure.
+            candidates: skrCandidates(plan, result, liveByName, trees).filter((c) => !kimLed.has(c.shoot)),
             read: async (names) => skrObjectsOf(await desiredOf(repo, commit, pick(folders, names))),
             garden: pacedWriter(garden, {
               qps: config.apply.qps,
@@ -459,6 +471,7 @@ function gardenStateAnnotations(
       if (decision.action === 'report') stuckDeletions.push(decision.message);
     } else if (
       entry.action !== 'blocked' &&
+      !isKimLed(entry) &&
       !shoot.metadata.deletionTimestamp &&
       shoot.metadata.annotations?.[DELETION_CONFIRMATION_ANNOTATION] === 'true'
     ) {
@@ -482,6 +495,11 @@ function gardenStateAnnotations(
     );
   }
   return { annotations, stuckDeletions };
+}
+
+/** A plan entry of a Shoot KIM leads (ADR 0011). */
+function isKimLed(entry: PlanEntry): boolean {
+  return entry.action === 'shadow' || entry.action === 'hand-back';
 }
 
 /**
@@ -555,18 +573,28 @@ async function listLive(
   namespace: string,
   fieldManager: string,
 ): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {
+  const shoots = await listShoots(garden, namespace, fieldManager);
+  const companions = await garden.listAll<KubeObject>(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace },
+    { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) },
+  );
+  if (!companions.ok) throw new TransportError('Garden', companions.message);
+  return { shoots, companions: companions.items };
+}
+
+/** The Shoots of the namespace, one paged LIST, each page's Shoots compacted as it arrives (as a sync keeps them). */
+export async function listShoots(
+  garden: Pick<GardenApi, 'listAll'>,
+  namespace: string,
+  fieldManager: string,
+): Promise<Shoot[]> {
   // Pages of 500 (as client-go's informers list) keep the JSON of 10,000 Shoots from being held at once.
   const shoots = await garden.listAll<Shoot>(
     { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace },
     { limit: LIST_PAGE, map: (item) => compactShoot(item, fieldManager) },
   );
   if (!shoots.ok) throw new TransportError('Garden', shoots.message);
-  const companions = await garden.listAll<KubeObject>(
-    { apiVersion: 'v1', kind: 'ConfigMap', namespace },
-    { labelSelector: COMPANION_SELECTOR, limit: LIST_PAGE, map: (item) => compactCompanion(item, fieldManager) },
-  );
-  if (!companions.ok) throw new TransportError('Garden', companions.message);
-  return { shoots: shoots.items, companions: companions.items };
+  return shoots.items;
 }
 
 async function fromCaches(live: LiveObjects): Promise<{ shoots: Shoot[]; companions: KubeObject[] }> {

@@ -14,6 +14,7 @@ import {
 } from '../model/contract.js';
 import { executePlan, orphanedCompanions } from './sync.js';
 import type { GardenWriter } from './garden-writer.js';
+import { withLeader } from '../rules/leader.js';
 
 const NS = 'garden-kyma-dev';
 const POLICY = { maxShoots: 1, maxPercent: 100 };
@@ -268,5 +269,61 @@ describe('executePlan', () => {
     });
     expect(most).toBe(3);
     expect(result.applied.map((a) => a.shoot)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+});
+
+describe('executePlan for Shoots KIM leads (ADR 0011)', () => {
+  it('writes nothing for a shadow; a hand-back applies the fields as kim, then the identity as kimops, both forced', async () => {
+    const plan = planSync({
+      desired: { shoots: [want(withLeader(shoot('a'), 'kim')), want(withLeader(shoot('b'), 'kim'))], problems: [] },
+      live: [
+        shoot('a'),
+        {
+          ...owned('b'),
+          metadata: {
+            ...owned('b').metadata,
+            annotations: { 'kimops.kyma-project.io/skr-applied-tree': 't1', other: 'x' },
+          },
+        },
+      ],
+      liveCompanions: [],
+      commit: 'c1',
+      massDeletion: POLICY,
+    });
+    expect(plan.entries.map((e) => e.action)).toEqual(['shadow', 'hand-back']);
+    const applies: [string, string, boolean | undefined, KubeObject][] = [];
+    const { garden, calls, patches } = fakeGarden();
+    const recording: GardenWriter = {
+      ...garden,
+      apply: async (object, manager, options) => {
+        applies.push([object.metadata.name, manager, options?.force, object]);
+        return { ok: true, status: 200, body: object };
+      },
+    };
+    const result = await executePlan({ plan, garden: recording, namespace: NS, pacing: NO_WAIT });
+    expect(calls).toEqual(['PATCH Shoot/b']);
+    expect(patches).toEqual([
+      { name: 'b', patch: { metadata: { annotations: { 'kimops.kyma-project.io/skr-applied-tree': null } } } },
+    ]);
+    expect(applies.map(([name, manager, force]) => [name, manager, force])).toEqual([
+      ['b', 'kim', true],
+      ['b', 'kimops', true],
+    ]);
+    expect(applies[1]?.[3]).toEqual({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: 'b', namespace: NS },
+    });
+    expect(result.skipped.map((o) => [o.shoot, o.action])).toEqual([['a', 'shadow']]);
+    expect(result.applied).toEqual([
+      {
+        shoot: 'b',
+        action: 'hand-back',
+        lines: [
+          "handed Shoot b's fields to field manager kim",
+          `released kimops's ownership of Shoot b (its ${OWNERSHIP_LABEL} label and fields): KIM leads it`,
+        ],
+      },
+    ]);
   });
 });

@@ -130,6 +130,7 @@ export async function executePlan({
       entry.action === 'update' ||
       entry.action === 'take-over' ||
       entry.action === 'delete' ||
+      entry.action === 'hand-back' ||
       entry.moveMarkers !== undefined;
     if (!writes) result.skipped.push({ shoot: entry.shoot, action: entry.action, lines: entry.reasons });
     return writes;
@@ -141,6 +142,7 @@ export async function executePlan({
       const lines: string[] = [];
       try {
         if (entry.action === 'delete') await deleteShoot(entry, writer, lines);
+        else if (entry.action === 'hand-back') await handBack(entry, writer, lines);
         else await applyShoot(entry, writer, lines);
         result.applied.push({ shoot: entry.shoot, action: entry.action, lines });
       } catch (error) {
@@ -247,6 +249,25 @@ async function applyShoot(entry: PlanEntry, writer: Writer, lines: string[]): Pr
 }
 
 /**
+ * A Shoot given back to KIM (ADR 0011): its fields applied with their live values as KIM's field manager, forced, so
+ * KIM owns them; then the Shoot's identity alone applied as kimops's, so kimops owns nothing and the API server drops
+ * what only kimops held (the ownership label, the applied markers). No field of the spec changes.
+ */
+async function handBack(entry: PlanEntry, writer: Writer, lines: string[]): Promise<void> {
+  const handBack = entry.handBack;
+  if (!handBack) throw new Error(`plan for Shoot ${entry.shoot} hands it back without the objects to apply`);
+  await writer.applyAs(handBack.kim, handBack.manager, entry.shoot);
+  lines.push(`handed Shoot ${entry.shoot}'s fields to field manager ${handBack.manager}`);
+  if (handBack.release) await writer.applyAs(handBack.release, writer.fieldManager, entry.shoot);
+  // What the applier set by merge patch besides its applies (the SKR's applied tree, the registry caches' synced tree).
+  if (handBack.unannotate.length > 0)
+    await writer.annotate(entry.shoot, Object.fromEntries(handBack.unannotate.map((key) => [key, null])));
+  lines.push(
+    `released kimops's ownership of Shoot ${entry.shoot} (its ${OWNERSHIP_LABEL} label and fields): KIM leads it`,
+  );
+}
+
+/**
  * Confirmation, DELETE, and the companions once the Shoot is gone. Gardener deletes asynchronously (its
  * finalizer stays until the cluster is torn down): a Shoot still there keeps its companions until a later sync
  * finds it gone (the companions are then orphans, see orphanedCompanions).
@@ -300,8 +321,18 @@ class Writer {
   constructor(
     private readonly garden: GardenWriter,
     private readonly namespace: string,
-    private readonly fieldManager: string,
+    readonly fieldManager: string,
   ) {}
+
+  /** Server-side apply of a Shoot as `manager`, forced (a hand-back's two applies). */
+  async applyAs(manifest: KubeObject, manager: string, shoot: string): Promise<void> {
+    const result = await this.garden.apply(
+      { ...manifest, metadata: { ...manifest.metadata, namespace: this.namespace } },
+      manager,
+      { force: true },
+    );
+    if (!result.ok) throw failure(`apply as ${manager}`, 'Shoot', shoot, result);
+  }
 
   shootRef(name: string): ObjectRef {
     return { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace: this.namespace, name };

@@ -24,6 +24,8 @@ export interface RuntimeOutcome {
   runtimeId?: string;
   /** For KIM's GardenerCluster and kubeconfig-expiration metrics: what this reconcile found or wrote. */
   kubeconfigMetrics?: KubeconfigObservation;
+  /** KIM leads the Runtime (rules/leader.ts): nothing was read for it or written onto it. */
+  ledByKim?: true;
 }
 
 export interface PassReport {

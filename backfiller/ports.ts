@@ -5,6 +5,7 @@ import type { ListAllOptions, ListAllResult } from '../adapters/kube/kube-client
 import type { ObjectRef } from '../adapters/kube/resources.js';
 import type { KubeResult } from '../model/kube-result.js';
 import type { KubeObject } from '../model/kube-object.js';
+import type { Leader } from '../rules/leader.js';
 
 interface ApiReads {
   /** Names the API in messages: the kubeconfig's path. */
@@ -68,4 +69,9 @@ export interface BackfillContext<Kcp extends KcpPort = KcpPort, Garden extends G
    * read and the read credentials copied to the SKR through `skr`. Off or absent: today's status, nothing copied.
    */
   dedicatedAuditLogging?: { skr: SkrConnect };
+  /**
+   * landscape.yaml's defaultLeader: who leads a Runtime without the `kimops.kyma-project.io/leader` label (absent:
+   * kimops). A Runtime KIM leads is left to KIM: nothing is written for it (reconcile-runtime.ts, ADR 0011).
+   */
+  defaultLeader?: Leader;
 }

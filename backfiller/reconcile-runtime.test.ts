@@ -263,4 +263,58 @@ describe('reconcileRuntime', () => {
       'write status of Runtime kcp-system/rt on https://fake (kubeconfig fake.kubeconfig)',
     );
   });
+
+  describe('a Runtime KIM leads (ADR 0011)', () => {
+    const context = (defaultLeader?: 'kimops' | 'kim') => {
+      const kcp = fakeClient();
+      const garden = fakeClient();
+      return {
+        kcp,
+        garden,
+        context: {
+          kcp: kcp.client,
+          garden: garden.client,
+          gardenNamespace: 'garden-p',
+          now: () => NOW,
+          ...(defaultLeader && { defaultLeader }),
+        },
+      };
+    };
+    const labelled = (leader: string) =>
+      runtime({ labels: { 'kyma-project.io/runtime-id': 'rid', 'kimops.kyma-project.io/leader': leader } });
+
+    it.each<[string, RuntimeObject, 'kimops' | 'kim' | undefined]>([
+      ['labelled kim', labelled('kim'), undefined],
+      ['without label where the landscape defaults to kim', runtime(), 'kim'],
+      ['with a label kimops cannot read', labelled('KIM'), undefined],
+      [
+        'being deleted, its Shoot gone',
+        runtime({ labels: { 'kimops.kyma-project.io/leader': 'kim' }, deletionTimestamp: '2026-01-01T00:00:00Z' }),
+        undefined,
+      ],
+    ])(
+      '%s: nothing is read or written, not its status, finalizer, GardenerCluster or Secret',
+      async (_, read, leader) => {
+        const { kcp, garden, context: ctx } = context(leader);
+        const outcome = await reconcileRuntime(ctx, read, configuredShoot());
+        expect(outcome).toEqual({
+          runtime: 'kcp-system/rt',
+          statusWritten: false,
+          conflict: false,
+          events: 0,
+          errors: [],
+          unreachable: false,
+          ledByKim: true,
+        });
+        expect([...kcp.calls, ...garden.calls]).toEqual([]);
+      },
+    );
+
+    it('labelled kimops in a landscape that defaults to kim: reconciled as ever', async () => {
+      const { kcp, context: ctx } = context('kim');
+      const outcome = await reconcileRuntime(ctx, labelled('kimops'), configuredShoot());
+      expect(outcome.ledByKim).toBeUndefined();
+      expect(kcp.calls.some((c) => c.method === 'replace')).toBe(true);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 // One Runtime brought up to date: finalizer, status and Events, the kubeconfig, and on deletion the release.
 // Every decision is status.ts's or kubeconfig.ts's; every failure lands in the outcome, never stops the others.
+// A Runtime KIM leads is KIM's to write: its status, finalizer, GardenerCluster and kubeconfig Secret (ADR 0011).
 import { LABEL_RUNTIME_ID } from '../model/contract.js';
 import { createSucceeded, ensureKubeconfig, readKubeconfigSecret, removeKubeconfig } from './kubeconfig-sync.js';
 import { getOrUndefined, type Lookup } from './lookups.js';
@@ -10,6 +11,7 @@ import { addFinalizer, releaseFinalizer } from './runtime-finalizer.js';
 import { finalizerAction } from './status.js';
 import { StepError } from './step-error.js';
 import { writeStatus } from './write-status.js';
+import { runtimeLeader } from '../rules/leader.js';
 
 /**
  * One Runtime brought up to date: finalizer, status and Events (from the Secret as read), then the kubeconfig
@@ -32,6 +34,8 @@ export async function reconcileRuntime(
     errors: [],
     unreachable: false,
   };
+  // An unreadable label counts as KIM's too: the generator reports it, and doing nothing is the safe side.
+  if (runtimeLeader(read, context).leader === 'kim') return { ...outcome, ledByKim: true };
   const now = context.now ?? (() => new Date());
   let runtime = read;
   try {

@@ -71,7 +71,12 @@ const FIX_SKR: Record<SkrError['step'], string> = {
  * `skrError` of another tree is stale (the applier has moved on) and ignored; one of the current tree shows
  * KIM's condition for its step, Pending as KIM's UpdateStatePending (also with status False).
  */
-export function skrVerdict(shoot: SkrShoot, skrError: SkrError | undefined): SkrVerdict {
+export function skrVerdict(
+  shoot: SkrShoot,
+  skrError: SkrError | undefined,
+  /** The Runtime's status as read: KIM's, for a Runtime just taken over from it (ADR 0011). */
+  previous?: { state?: string; conditions?: readonly Pick<RuntimeCondition, 'type' | 'status'>[] },
+): SkrVerdict {
   const tree = shoot.metadata.annotations?.[APPLIED_TREE_ANNOTATION];
   const skrTree = shoot.metadata.annotations?.[SKR_APPLIED_TREE_ANNOTATION];
   const oidc: SkrCondition = {
@@ -95,8 +100,17 @@ export function skrVerdict(shoot: SkrShoot, skrError: SkrError | undefined): Skr
     };
     return { configured: true, set: [namespace, oidc, administrators] };
   }
+  // An SKR kimops never configured (no skr-applied-tree) of a Runtime KIM left Ready with `Configured` True: KIM's,
+  // just taken over (ADR 0011). Its SKR holds what KIM applied for the Runtime's generation (the Shoot is at it, or
+  // the Runtime would be Pending already): KIM's conditions stand until the applier configures it, so KEB sees no
+  // Pending blip. A generation KEB asks for later makes it Pending as ever, and Ready once kimops configured it.
+  const kimConfigured =
+    skrTree === undefined &&
+    previous?.state === 'Ready' &&
+    previous.conditions?.some((c) => c.type === CONDITION_CONFIGURED && c.status === 'True') === true;
+  if (kimConfigured) return { configured: true, set: [] };
   if (tree === undefined) {
-    // A Shoot the applier has not applied from main yet (KIM's, before its adoption): nothing configured by kimops.
+    // A Shoot the applier has not applied from main yet: nothing configured by kimops.
     return {
       configured: false,
       set: [],

@@ -545,6 +545,34 @@ describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, Configur
     expect(runtimeStatus(input({ shoot: shoot({ tree: null, skrTree: 'tree-1' }) })).state).toBe('Pending');
   });
 
+  it('a Shoot taken over from KIM, its SKR not yet configured by kimops, keeps what KIM said Ready: no Pending blip, its conditions as they were', () => {
+    // KIM's status: its own condition types only, as KIM's runtime controller leaves a Ready Runtime.
+    const kimTypes = [
+      'Provisioned',
+      'KubeconfigReady',
+      'KymaSystemNSCreated',
+      'OidcAndConfigMapConfigured',
+      'Configured',
+    ];
+    const kims = {
+      state: 'Ready',
+      provisioningCompleted: true,
+      conditions: (readyStatus.conditions ?? []).filter((c) => kimTypes.includes(c.type)),
+    };
+    expect(kims.conditions.map((c) => c.type).sort()).toEqual([...kimTypes].sort());
+    const kimShoot = shoot({ tree: null, skrTree: null });
+    const first = runtimeStatus(input({ runtime: runtime({ status: kims }), shoot: kimShoot }));
+    expect(first.state).toBe('Ready');
+    for (const kimCondition of kims.conditions) expect(condition(first, kimCondition.type)).toEqual(kimCondition);
+    // Taken over (applied from main, a new tree), its SKR not yet configured by kimops: still KIM's, still Ready.
+    const takenOver = runtimeStatus(input({ runtime: runtime({ status: kims }), shoot: shoot({ skrTree: null }) }));
+    expect(takenOver.state).toBe('Ready');
+    for (const kimCondition of kims.conditions) expect(condition(takenOver, kimCondition.type)).toEqual(kimCondition);
+    // What KIM had not finished stays unfinished: Pending until the applier configures the SKR.
+    const notReady = { ...kims, state: 'Pending' };
+    expect(runtimeStatus(input({ runtime: runtime({ status: notReady }), shoot: kimShoot })).state).toBe('Pending');
+  });
+
   it('KEB’s update: Pending at once; Pending while the SKR holds the older tree; Ready once it holds the new one', () => {
     expect(readyStatus.state).toBe('Ready');
     // The Runtime changed: nothing on the Shoot yet (changePending), although its SKR is configured for tree-1.

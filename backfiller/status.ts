@@ -488,7 +488,7 @@ function shootSucceeded(create: boolean, input: StatusInput, shoot: StatusShoot)
     reason: REASON_GARDENER_CLUSTER_CR_READY,
     message: MSG_GARDENER_CLUSTER_CR_READY,
   };
-  const skr = skrVerdict(shoot, input.pipeline.skrError);
+  const skr = skrVerdict(shoot, input.pipeline.skrError, readRuntimeStatus(input.runtime.status));
   // KIM's UpdateStatePending along the way (Pending also with a False condition), Ready only at the end.
   if (!skr.configured)
     return { state: 'Pending', set: [provisioned, kubeconfig, ...skr.set], ...(skr.fix && { fix: skr.fix }) };

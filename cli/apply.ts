@@ -8,7 +8,6 @@ import { Registry } from 'prom-client';
 import { defaultPlanCachePath, readPlanCache, writePlanCache } from '../adapters/files/plan-cache.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
 import { clusterConnection } from '../adapters/kube/informer-factory.js';
-import type { ClusterOptions } from '../adapters/kube/kubeconfig-source.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { skrClient } from '../adapters/kube/skr-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../adapters/webhook/receiver.js';
@@ -36,7 +35,7 @@ import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
 import { mainRefWatchOf } from './main-ref-watch.js';
 import { reportBackOf, type ReportForgeOptions } from './report-back-option.js';
-import type { LeaderOptions, LogOptions } from './service-options.js';
+import { gardenCluster, type LeaderOptions, type LogOptions } from './service-options.js';
 import { allowMassDeletionOf, intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
@@ -90,7 +89,7 @@ export async function applyWatching(options: ApplyOptions, commandIo: CliIo): Pr
 async function watchWith(options: ApplyOptions, io: CliIo, landscape: Landscape): Promise<number> {
   // What no later sync can fix is refused now, not retried forever.
   const intervalMs = intervalMsOf(options.interval);
-  const gardenConnection = clusterConnection(gardenOptions(options));
+  const gardenConnection = clusterConnection(gardenCluster(options));
   // A verified push only makes the next sync come sooner; the initial sync covers pushes before the loop runs.
   let loop: WatchLoop | undefined;
   // Each sync parses only the Shoot folders main changed, and plans only the Shoots that moved, since the last one.
@@ -253,12 +252,20 @@ async function run(
   const project = landscape.gardener.project;
   const namespace = gardenNamespaceOf(project);
   // Read each sync, so a rotated kubeconfig file is picked up; its connections are closed when the sync ends.
-  const garden = KubeClient.forCluster(gardenOptions(options));
+  const garden = KubeClient.forCluster(gardenCluster(options));
   try {
     return await sync(
       options,
       io,
-      { garden, namespace, project, landscape: landscape.name, allowMassDeletion, reportBack },
+      {
+        garden,
+        namespace,
+        project,
+        landscape: landscape.name,
+        allowMassDeletion,
+        reportBack,
+        defaultLeader: landscape.defaultLeader,
+      },
       reported,
       watching,
     );
@@ -276,6 +283,8 @@ interface SyncTarget {
   allowMassDeletion: number | undefined;
   /** --forge: where the sync's outcome is reported (the kimops/apply status, the PR's comment). */
   reportBack: ReportBack | undefined;
+  /** landscape.yaml's defaultLeader (ADR 0011). */
+  defaultLeader: Landscape['defaultLeader'];
 }
 
 /** One sync of main's newest commit to `target`. */
@@ -286,7 +295,7 @@ async function sync(
   reported: (report: SyncReport) => void,
   watching: Watching | undefined,
 ): Promise<number> {
-  const { garden, namespace, project, landscape, allowMassDeletion, reportBack } = target;
+  const { garden, namespace, project, landscape, allowMassDeletion, reportBack, defaultLeader } = target;
   const { repo, ref } = await openMain(options);
   const { commit, config } = await configAtCommit(repo, await repo.resolve(ref), {
     repo: options.repo,
@@ -312,6 +321,7 @@ async function sync(
       namespace,
       config,
       write: !options.dryRun && !options.shadow,
+      ...(defaultLeader && { defaultLeader }),
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
       memo: watching?.memo ?? syncMemo(),
       ...(watching && { live: await watching.caches.live(namespace, fieldManager) }),
@@ -421,6 +431,8 @@ const PAST: Record<PlanAction, string> = {
   unchanged: 'unchanged',
   blocked: 'blocked',
   drifted: 'drifted (not corrected)',
+  shadow: 'shadowed (KIM leads it: nothing written)',
+  'hand-back': 'handed back to KIM',
 };
 
 /** The plan as `flux diff` shows one: an object per line with what would happen, the field paths under it. */
@@ -433,6 +445,8 @@ function planText(
   const lines: string[] = [];
   for (const entry of plan.entries) {
     if (entry.action === 'unchanged') continue;
+    // A Shoot KIM leads is listed where main differs from it (what a take-over would change); the rest are counted.
+    if (entry.action === 'shadow' && entry.object.changes.length === 0) continue;
     lines.push(`► Shoot/${namespace}/${entry.shoot} ${PAST[entry.action]}`);
     for (const reason of entry.reasons) lines.push(`    ${reason}`);
     for (const kept of entry.kept ?? []) lines.push(`    kept ${kept.path}: ${kept.why}`);
@@ -445,7 +459,7 @@ function planText(
     );
   const c = plan.counts;
   lines.push(
-    `${mode} of ${MAIN_BRANCH} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.drifted > 0 ? `${c.drifted} drifted, ` : ''}${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
+    `${mode} of ${MAIN_BRANCH} at ${plan.commit.slice(0, 12)}: ${c.create} create, ${c.update} update, ${c['take-over']} take-over, ${c.delete} delete, ${c.unchanged} unchanged, ${c.drifted > 0 ? `${c.drifted} drifted, ` : ''}${c.shadow + c['hand-back'] > 0 ? `${c.shadow} shadow, ${c['hand-back']} hand-back, ` : ''}${c.blocked} blocked${plan.refused ? '; refused by the mass-deletion guard' : ''}; nothing written`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -473,16 +487,4 @@ function resultLines(result: SyncResult): [string, string?][] {
       : `${at}: ${result.applied.length} applied, ${count('unchanged')} unchanged, ${count('drifted') > 0 ? `${count('drifted')} drifted, ` : ''}${count('blocked')} blocked, ${result.failed.length} failed${result.events > 0 ? `; ${result.events} drift Event(s) recorded` : ''}`,
   ]);
   return lines;
-}
-
-/** The Garden as --garden-kubeconfig and --garden-context name it. */
-function gardenOptions(options: ApplyOptions): ClusterOptions {
-  return {
-    kubeconfig: options.gardenKubeconfig,
-    context: options.gardenContext,
-    option: '--garden-kubeconfig',
-    contextOption: '--garden-context',
-    // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
-    inCluster: false,
-  };
 }

@@ -25,7 +25,7 @@ import { leaderElectionOf, type LeaderElection } from './leader-option.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
-import type { LeaderOptions, LogOptions } from './service-options.js';
+import { gardenCluster, type LeaderOptions, type LogOptions } from './service-options.js';
 import { intervalMsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
@@ -65,16 +65,11 @@ async function contextOf(options: BackfillOptions, landscape: Landscape): Promis
       context: options.context,
       option: '--kcp-kubeconfig',
     }),
-    garden: KubeClient.forCluster({
-      kubeconfig: options.gardenKubeconfig,
-      context: options.gardenContext,
-      option: '--garden-kubeconfig',
-      contextOption: '--garden-context',
-      // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
-      inCluster: false,
-    }),
+    garden: KubeClient.forCluster(gardenCluster(options)),
     gardenNamespace: gardenNamespaceOf(project),
     ...rotation,
+    // Who leads a Runtime without the leader label: the Runtimes KIM leads are left to it (ADR 0011).
+    ...(landscape.defaultLeader && { defaultLeader: landscape.defaultLeader }),
   };
   // KIM's -dedicated-audit-logging-enabled: the AuditLogs are read, the read credentials copied to each SKR
   // through a short-lived admin kubeconfig of its Shoot (as the applier reaches the SKR).

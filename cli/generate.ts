@@ -28,7 +28,7 @@ import { EXIT, reportFailure, type CliIo } from './cli-io.js';
 import { leaderElectionOf } from './leader-option.js';
 import type { LogLine } from '../model/log.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
-import type { LeaderOptions, LogOptions } from './service-options.js';
+import { gardenCluster, type LeaderOptions, type LogOptions } from './service-options.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf, type MetricsOptions } from './metrics-option.js';
 import {
@@ -100,14 +100,7 @@ async function generateWith(
   const gardenClient =
     options.gardenKubeconfig === undefined
       ? undefined
-      : KubeClient.forCluster({
-          kubeconfig: options.gardenKubeconfig,
-          context: options.gardenContext,
-          option: '--garden-kubeconfig',
-          contextOption: '--garden-context',
-          // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named.
-          inCluster: false,
-        });
+      : KubeClient.forCluster(gardenCluster({ ...options, gardenKubeconfig: options.gardenKubeconfig }));
   const garden = gardenClient && gardenSource(gardenClient, settings, watch, warn);
   let validation = await policySource(landscape, { readPolicySet, readKebZones }, gardenClient);
   const memo = new RenderMemo();
@@ -162,6 +155,8 @@ async function generateWith(
       forcePatchStaysOn: runtimes.removeAnnotations === undefined,
       ...(allowMassDeletion !== undefined && { allowMassDeletion }),
       ...(auditLogPool && { auditLogPool }),
+      // Who leads a Runtime without the leader label: the landscape of this pass says (ADR 0011).
+      ...((current ?? landscape).defaultLeader && { defaultLeader: (current ?? landscape).defaultLeader }),
     });
     await reportRuntimeFacts(
       runtimeFactWrites(

@@ -9,9 +9,12 @@ import { kimopsVersion } from '../adapters/files/package-version.js';
 import { EXIT, processIo, reportFailure, type CliIo } from './cli-io.js';
 import { registerApply } from './commands/apply.js';
 import { registerBackfill } from './commands/backfill.js';
+import { registerCompare } from './commands/compare.js';
+import { registerBootstrap } from './commands/bootstrap.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerInit } from './commands/init.js';
+import { registerImport } from './commands/import.js';
 import { registerLandscape } from './commands/landscape.js';
 import { registerPolicies } from './commands/policies.js';
 import { registerPr } from './commands/pr.js';
@@ -32,13 +35,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   for (const register of [
     registerRender,
     registerLandscape,
+    registerImport,
     registerInit,
     registerPr,
     registerGenerate,
+    registerBootstrap,
     registerPolicies,
     registerValidate,
     registerApply,
     registerBackfill,
+    registerCompare,
   ])
     register(program, io, setExitCode);
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.

@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_KCP_NAMESPACE } from '../model/contract.js';
 import { LOG_LEVELS, type LogLevel } from '../model/log.js';
+import type { ClusterOptions } from '../adapters/kube/kubeconfig-source.js';
 import { EXIT } from './cli-io.js';
 
 const LOG_FORMATS = ['plain', 'text', 'json'] as const;
@@ -52,6 +53,18 @@ export function contextOption(): Option {
 /** --garden-context: the Garden kubeconfig's context to use. */
 export function gardenContextOption(): Option {
   return new Option('--garden-context <name>', "the Garden kubeconfig's context to use (default: its current-context)");
+}
+
+/** The Garden as --garden-kubeconfig and --garden-context name it, for every command that reaches it. */
+export function gardenCluster(options: { gardenKubeconfig: string; gardenContext?: string }): ClusterOptions {
+  return {
+    kubeconfig: options.gardenKubeconfig,
+    context: options.gardenContext,
+    option: '--garden-kubeconfig',
+    contextOption: '--garden-context',
+    // The pod's ServiceAccount belongs to the KCP kimops runs on: the Garden is always named, never taken from it.
+    inCluster: false,
+  };
 }
 
 /** Refuses the service flags without --watch: a single pass needs no Lease, probes or metrics. */

@@ -100,7 +100,7 @@ describe('the counter rule', () => {
 });
 
 /** A pass gathered over `main` (Shoot name → main's Shoot), with these renders changed and held. */
-function gathered(main: Map<string, Shoot>, changed: [Runtime, Shoot][], held: Runtime[]) {
+function gathered(main: Map<string, Shoot>, changed: [Runtime, Shoot][], held: Runtime[], defaultLeader?: 'kim') {
   const filesOf = (s: Shoot) => fileMapOf(shootManifests(s, []));
   const change = ([r, s]: [Runtime, Shoot]): RenderedChange => ({
     entry: { source: 'test', runtime: r },
@@ -120,6 +120,7 @@ function gathered(main: Map<string, Shoot>, changed: [Runtime, Shoot][], held: R
       inMain: held.map((r) => ({ runtime: `kcp-system/${r.metadata.name}`, shoot: r.spec.shoot.name })),
     },
     main: { read: new Map() },
+    ...(defaultLeader && { leaders: { defaultLeader, problems: [] } }),
   } as unknown as PassInput;
   const view = {
     shoot: async (name: string) => main.get(name),
@@ -180,6 +181,16 @@ describe('withForcePatchCounters', () => {
       { runtime: forced, shoot: 'a', counter: 2, answered: false },
       { runtime: answered, shoot: 'b', counter: 4, answered: true },
     ]);
+  });
+
+  it('leaves the request of a Runtime KIM leads to KIM: no counter raised, nothing to settle', async () => {
+    const forced = runtime('a', FORCED);
+    const { input, requests } = await gathered(new Map([['a', shoot('a', 1)]]), [], [forced], 'kim');
+    expect(input.renders.changed).toEqual([]);
+    expect(requests).toEqual([]);
+    const changing = await gathered(new Map([['a', shoot('a', 1)]]), [[forced, shoot('a')]], [], 'kim');
+    expect(changing.input.renders.changed).toEqual([]);
+    expect(changing.requests).toEqual([]);
   });
 
   it('proposes a create of a forced Runtime with counter 1', async () => {

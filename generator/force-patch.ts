@@ -24,6 +24,7 @@ import type { MainFolder, MainSnapshot } from './main-snapshot.js';
 import type { PassInput } from './plan-input.js';
 import type { BranchOutcome } from './propose-branch.js';
 import type { RenderedChange } from './render-changes.js';
+import { leaderOf } from './leaders.js';
 import { annotated } from './render-selection.js';
 
 /** The Runtime asks for a re-apply: forced, and not suspended (suspend wins, as in KIM's shouldPatchShoot). */
@@ -100,11 +101,14 @@ export async function withForcePatchCounters(
   const changed: RenderedChange[] = [];
   const inMain: PassInput['renders']['inMain'] = [];
   const read = new Map(input.main.read);
+  // KIM answers the requests of the Runtimes it leads (and takes the annotation off): main's counter stays.
+  const asks = (runtime: Runtime) => forcePatchRequested(runtime) && leaderOf(input.leaders, runtime) !== 'kim';
   for (const change of input.renders.changed) {
     const shoot = change.rendered.shootName;
     const { runtime } = change.entry;
-    const decided = forcePatchCounter(runtime, counterOf(await main.shoot(shoot)), staysOn);
-    if (forcePatchRequested(runtime)) requests.push({ runtime, shoot, ...decided });
+    const onMain = counterOf(await main.shoot(shoot));
+    const decided = asks(runtime) ? forcePatchCounter(runtime, onMain, staysOn) : { counter: onMain, answered: false };
+    if (asks(runtime)) requests.push({ runtime, shoot, ...decided });
     const counted = withCounterOnChange(change, decided.counter);
     if (main.holds(shoot, counted.files)) inMain.push({ runtime: change.rendered.runtime, shoot });
     else changed.push(counted);
@@ -112,7 +116,7 @@ export async function withForcePatchCounters(
   const rendered = new Map(input.selection.toRender.map((entry) => [runtimeRef(entry.runtime), entry]));
   for (const held of input.renders.inMain) {
     const entry = rendered.get(held.runtime);
-    if (!entry || !forcePatchRequested(entry.runtime)) {
+    if (!entry || !asks(entry.runtime)) {
       inMain.push(held);
       continue;
     }

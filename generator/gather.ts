@@ -12,6 +12,8 @@ import type { ConversionSettings } from '../model/landscape.js';
 import type { Shoot } from '../model/shoot.js';
 import type { LogLine } from '../model/log.js';
 import type { AuditLogRendering } from './audit-log-pass.js';
+import type { Leader } from '../rules/leader.js';
+import { runtimeLeaders } from './leaders.js';
 
 /** What gathering needs of a pass's input (generate.ts's GenerateInput has it). */
 export interface GatherInput {
@@ -22,6 +24,8 @@ export interface GatherInput {
   gardenShoots?: ReadonlyMap<string, Shoot>;
   validation?: ValidationSource;
   allowMassDeletion?: number;
+  /** landscape.yaml's defaultLeader: who leads a Runtime without the leader label (absent: kimops). */
+  defaultLeader?: Leader;
   log: LogLine;
 }
 
@@ -38,7 +42,9 @@ export async function gatherPassInput(
   extras: GatherExtras = {},
 ): Promise<PassInput> {
   const { landscape, settings, gardenShoots } = input;
+  const leaders = runtimeLeaders(input.runtimes, input.defaultLeader);
   const selection = selectRenders({
+    leaders,
     runtimes: input.runtimes,
     settings,
     folders: snapshot.folders,
@@ -58,6 +64,7 @@ export async function gatherPassInput(
     ...(gardenShoots && { gardenShoots }),
     main: snapshot,
     dedicatedAuditLogs: selection.dedicatedAuditLogs,
+    leaders,
   });
   const read = new Map<string, MainFolder>();
   for (const shoot of foldersToRead(selection, renders, snapshot.folders))
@@ -69,6 +76,7 @@ export async function gatherPassInput(
     runtimesComplete: input.runtimesComplete,
     selection,
     renders,
+    leaders,
     main: { ref: snapshot.ref, config: snapshot.config, folders: snapshot.folders, holds: snapshot.holds, read },
     ...(gardenShoots && { gardenShoots }),
     ...(validation && { validation }),

@@ -33,6 +33,8 @@ import type { RenderBug, RenderFailure, RuntimeInput } from './render-runtimes.j
 import { RenderMemo } from './render-memo.js';
 import type { ValidationSource } from './validate/checks.js';
 import type { LogLine } from '../model/log.js';
+import type { Leader } from '../rules/leader.js';
+import { leaderOf, runtimeLeaders } from './leaders.js';
 
 /** A rejected push starts the pass over from a fresh fetch; past this many, the pass ends and the next one tries. */
 const MAX_PASS_ATTEMPTS = 3;
@@ -70,6 +72,11 @@ export interface GenerateInput {
    * is on (audit-log-pass.ts); absent, or the switch off, Runtimes render with the landscape's tenants.
    */
   auditLogPool?: AuditLogPool;
+  /**
+   * landscape.yaml's defaultLeader: who leads a Runtime without the `kimops.kyma-project.io/leader` label (absent:
+   * kimops). For a Runtime KIM leads the pass writes only the landscape repo (ADR 0011).
+   */
+  defaultLeader?: Leader;
 }
 
 export interface ShootOutcome extends BranchOutcome {
@@ -114,6 +121,11 @@ export interface GenerateResult {
   auditLogFailures?: ReadonlyMap<string, AuditLogFailure>;
   /** Shoots not rendered because their Runtime got no dedicated audit log. */
   auditLogHeld?: string[];
+  /**
+   * Runtimes (`<ns>/<name>`) KIM leads, those with an unreadable leader label included: nothing of the pass is
+   * written onto them (runtime-facts.ts).
+   */
+  kimLed?: string[];
 }
 
 export async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -151,12 +163,15 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
   const memo = input.memo ?? new RenderMemo();
+  const leaders = runtimeLeaders(input.runtimes, input.defaultLeader);
+  const kimLed = input.runtimes.filter(({ runtime }) => leaderOf(leaders, runtime) === 'kim');
   // Before the renders: a reservation, claim or release is decided on what main and the Garden hold now, and the
   // renders take the tenants claimed.
   const auditLogs =
     input.auditLogPool && input.settings.flags.dedicatedAuditLogging === true
       ? await settleAuditLogs({
-          runtimes: input.runtimes,
+          // KIM reserves and claims the AuditLogs of the Runtimes it leads.
+          runtimes: input.runtimes.filter(({ runtime }) => leaderOf(leaders, runtime) === 'kimops'),
           pool: input.auditLogPool,
           shootExists: (shoot) => snapshot.folders.has(shoot) || input.gardenShoots?.has(shoot) === true,
           now: new Date(),
@@ -188,6 +203,7 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
     ...(plan.deprovisioning && { deprovisioning: plan.deprovisioning }),
     refused: [],
     ...(auditLogs && { auditLogFailures: auditLogs.failures, auditLogHeld: selection.auditLogHeld }),
+    kimLed: kimLed.map(({ runtime }) => runtimeRef(runtime)),
   };
   const context: BranchContext = {
     landscape: input.landscape,

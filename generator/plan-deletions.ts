@@ -1,6 +1,8 @@
 // The deletions of a pass's plan: Shoots on main no Runtime asks for, one delete PR each, proposed only on proof
 // (propose/deletions.ts): those KEB is deleting in batches, merged per the delete policy; those whose Runtime is
 // absent for a human's approval, under the mass-deletion guard. Pure, like plan.ts, whose bookkeeping it shares.
+// A folder of a Shoot KIM leads goes on the same proof; its PR is a `shadow` only where the Garden shows that the
+// applier owns no live Shoot of that name (ADR 0011). While some Runtime's leader is unreadable nothing goes.
 import { ANNOTATION_RUNTIME_ID } from '../model/contract.js';
 import { runtimeRef } from '../model/runtime.js';
 import { isManagedByKimops, type Shoot } from '../model/shoot.js';
@@ -12,6 +14,9 @@ import { planDeletions } from './propose/deletions.js';
 import type { ShootProposal } from './propose/pr-body.js';
 import type { BranchProposal } from './propose-branch.js';
 import { checkProposedShoot } from './validate/folder-check.js';
+import { LEADER_LABEL } from '../rules/leader.js';
+import { shadowDeletion } from './propose/leader-class.js';
+import { formatCount } from '../rules/change-text.js';
 
 export interface PlannedDeletions {
   /** One PR per Shoot: KEB's batch first, then the Shoots whose Runtime is absent. */
@@ -37,6 +42,13 @@ export function planShootDeletions(planning: Planning, requested: ReadonlySet<st
   if (gone.size === 0) return { deletions: [] };
   // Open delete PRs stay while their Shoot waits (a later batch, a held-back pass).
   for (const name of gone.keys()) planning.keep.add(branchOf(input.landscape, name));
+  // A Runtime whose leader kimops cannot read may be the one of any of these Shoots, led by either system.
+  const unreadable = input.leaders?.problems.length ?? 0;
+  if (unreadable > 0)
+    return {
+      deletions: [],
+      deletionRefused: `not proposing any deletion this pass: ${unreadable === 1 ? "1 Runtime's" : `${formatCount(unreadable)} Runtimes'`} \`${LEADER_LABEL}\` label cannot be read (see above), and nothing is deleted while it is unknown who leads a Runtime — fix the label and the next pass proposes the deletions`,
+    };
   // Failures of Runtimes read this pass; the others are main's broken files, of no Runtime.
   const read = new Set(input.runtimes.map(({ runtime }) => runtimeRef(runtime)));
   const failed = new Set(
@@ -57,10 +69,11 @@ export function planShootDeletions(planning: Planning, requested: ReadonlySet<st
   });
   const deletions = plan.deletions.map((deletion): BranchProposal => {
     const { shoot: before, files } = gone.get(deletion.shoot) as MainFolder & { shoot: Shoot };
-    const classification = {
-      ...(classifyChange({ before, runtimeDeleted: deletion.askedByKeb }) as ChangeClass),
-      reasons: [deletion.reason],
-    };
+    const deleted = classifyChange({ before, runtimeDeleted: deletion.askedByKeb }) as ChangeClass;
+    const shadow = shadowDeletion(before, input.gardenShoots);
+    const classification: ChangeClass = shadow
+      ? { ...deleted, class: 'shadow', disruptive: false, reasons: [shadow, deletion.reason] }
+      : { ...deleted, reasons: [deletion.reason] };
     const proposal: ShootProposal = {
       shoot: deletion.shoot,
       runtime: deletion.runtime,

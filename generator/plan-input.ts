@@ -12,6 +12,7 @@ import type { RenderFailure, RuntimeInput } from './render-runtimes.js';
 import type { RenderedChanges } from './render-changes.js';
 import type { RenderSelection } from './render-selection.js';
 import type { ValidationContext } from './validate/checks.js';
+import type { RuntimeLeaders } from './leaders.js';
 
 /** What the plan knows of main: the folders by tree oid, and those it looks into as read (`foldersToRead`). */
 export interface MainState extends Pick<MainSnapshot, 'ref' | 'config' | 'folders' | 'holds'> {
@@ -27,6 +28,8 @@ export interface PassInput {
   runtimesComplete: boolean;
   selection: RenderSelection;
   renders: RenderedChanges;
+  /** Who leads each Runtime (leaders.ts); absent, kimops leads all. */
+  leaders?: RuntimeLeaders;
   main: MainState;
   /** Live Shoots from the Garden (read-only), by name. */
   gardenShoots?: ReadonlyMap<string, Shoot>;

@@ -26,6 +26,9 @@ import type { MainFolder, MainSnapshot } from './main-snapshot.js';
 import { planPass, type PassPlan } from './plan.js';
 import type { PassInput } from './plan-input.js';
 import { renderRuntimes, type RuntimeInput } from './render-runtimes.js';
+import { markedForLeader } from './leaders.js';
+import { pullRequestClass } from './propose/pr-body.js';
+import { LEADER_ANNOTATION, LEADER_LABEL } from '../rules/leader.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const SETTINGS = conversionSettingsOf(parseLandscape(read('landscapes/dev/landscape.yaml'), 'dev', 'dev'));
@@ -111,6 +114,8 @@ interface Scenario {
   gardenShoots?: Map<string, Shoot>;
   runtimesComplete?: boolean;
   allowMassDeletion?: number;
+  /** landscape.yaml's defaultLeader. */
+  defaultLeader?: 'kimops' | 'kim';
 }
 
 /** The inputs generate.ts gathers for a pass (gather.ts), gathered from an in-memory main with no memo. */
@@ -124,6 +129,7 @@ function inputOf(scenario: Scenario): Promise<PassInput> {
       runtimesComplete: scenario.runtimesComplete ?? true,
       ...(scenario.gardenShoots && { gardenShoots: scenario.gardenShoots }),
       ...(scenario.allowMassDeletion !== undefined && { allowMassDeletion: scenario.allowMassDeletion }),
+      ...(scenario.defaultLeader && { defaultLeader: scenario.defaultLeader }),
       log: () => {},
     },
     snapshot,
@@ -751,5 +757,141 @@ describe('planPass with Runtimes that carry no generation (read from files)', ()
       rollout: undefined,
       later: undefined,
     });
+  });
+});
+
+describe('planPass by who leads a Runtime (ADR 0011)', () => {
+  /** main after the creates of these Runtimes merged while KIM led them: each Shoot marked `leader: kim`. */
+  const seededForKim = (plans: readonly Plan[] = PLANS) =>
+    new Map(
+      renderRuntimes(
+        plans.map((plan) => RUNTIMES[plan]),
+        SETTINGS,
+      ).rendered.map((r) => [r.shootName, fileMapOf(markedForLeader(r.manifests, 'kim'))]),
+    );
+  /** The Runtime of `plan` with the leader label set: a label moves no generation. */
+  const led = (plan: Plan, value: string): RuntimeInput => {
+    const runtime = structuredClone(RUNTIMES[plan].runtime);
+    runtime.metadata.labels = { ...runtime.metadata.labels, [LEADER_LABEL]: value };
+    return { ...RUNTIMES[plan], runtime };
+  };
+  const only = (plan: PassPlan) => {
+    const [pr, ...others] = plan.shoots;
+    expect(others).toEqual([]);
+    return pr?.proposals[0];
+  };
+  const shootFile = (plan: PassPlan, shoot: Plan) =>
+    plan.shoots.find((pr) => pr.branch === branch(shoot))?.files.get(`shoots/${shootOf(shoot)}/shoot.yaml`);
+
+  it('renders the Runtimes KIM leads into main marked, as shadows: a create is a shadow', async () => {
+    const plan = planPass(
+      await inputOf({ runtimes: all(), main: seededForKim(PLANS.filter((p) => p !== 'gcp')), defaultLeader: 'kim' }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('gcp')}: ${shootOf('gcp')} shadow`]);
+    expect(shootFile(plan, 'gcp')).toContain(`${LEADER_ANNOTATION}: kim`);
+    expect(only(plan)?.classification.reasons[0]).toMatch(/^KIM leads this Runtime .*merging changes nothing live/);
+  });
+
+  it("a KIM-led Runtime's own change is a shadow on its own PR", async () => {
+    const plan = planPass(
+      await inputOf({ runtimes: all(changed('aws', raiseMaximum)), main: seededForKim(), defaultLeader: 'kim' }),
+    );
+    expect(summary(plan)).toEqual([`runtime-change ${branch('aws')}: ${shootOf('aws')} shadow`]);
+  });
+
+  it('a landscape change over KIM-led Shoots is a rollout wave of shadows', async () => {
+    const plan = planPass(
+      await inputOf({
+        runtimes: all(),
+        main: seededForKim(),
+        settings: withFeatureGate(SETTINGS),
+        defaultLeader: 'kim',
+      }),
+    );
+    expect(plan.rollout?.proposals.map((p) => p.classification.class)).toEqual(PLANS.map(() => 'shadow'));
+    expect(pullRequestClass(plan.rollout?.proposals ?? [], true)).toEqual({ class: 'shadow', disruptive: false });
+  });
+
+  it('nothing while main holds the marked Shoots', async () => {
+    expect(summary(planPass(await inputOf({ runtimes: all(), main: seededForKim(), defaultLeader: 'kim' })))).toEqual(
+      [],
+    );
+  });
+
+  it('a hand-back (label kim over a kimops Shoot) is a cut-over on its own PR; without the Garden it waits', async () => {
+    const plan = planPass(await inputOf({ runtimes: all(led('aws', 'kim')) }));
+    const proposal = only(plan);
+    expect(summary(plan)).toEqual([`runtime-change ${branch('aws')}: ${shootOf('aws')} cut-over`]);
+    expect(proposal?.classification.disruptive).toBe(true);
+    expect(proposal?.classification.reasons).toEqual([
+      expect.stringMatching(/^hand-back: KIM now leads this Runtime/),
+      expect.stringMatching(/the live Shoot was not read \(no --garden-kubeconfig\)/),
+    ]);
+    expect(shootFile(plan, 'aws')).toContain(`${LEADER_ANNOTATION}: kim`);
+  });
+
+  it('a take-over whose live Shoot is what main says merges alone (not disruptive)', async () => {
+    // As a LIST serves them: no apiVersion and kind on the items.
+    const gardenShoots = liveWithDefaults((_, live) => {
+      delete (live as Partial<Shoot>).apiVersion;
+      delete (live as Partial<Shoot>).kind;
+    });
+    const plan = planPass(
+      await inputOf({ runtimes: all(led('aws', 'kimops')), main: seededForKim(), gardenShoots, defaultLeader: 'kim' }),
+    );
+    const proposal = only(plan);
+    expect(proposal?.classification).toMatchObject({ class: 'cut-over', disruptive: false });
+    expect(proposal?.classification.reasons).toEqual([
+      expect.stringMatching(/^take-over: kimops now leads this Runtime/),
+      'the live Shoot matches main in every field main sets: no field of it changes',
+    ]);
+    expect(shootFile(plan, 'aws')).not.toContain(LEADER_ANNOTATION);
+  });
+
+  it('a take-over whose live Shoot differs lists the fields and waits (disruptive)', async () => {
+    const gardenShoots = liveWithDefaults((plan, live) => {
+      if (plan === 'aws') live.spec.purpose = 'development';
+    });
+    const plan = planPass(
+      await inputOf({ runtimes: all(led('aws', 'kimops')), main: seededForKim(), gardenShoots, defaultLeader: 'kim' }),
+    );
+    expect(only(plan)?.classification).toMatchObject({ class: 'cut-over', disruptive: true });
+    expect(only(plan)?.classification.reasons[1]).toMatch(
+      /^the live Shoot differs from main in 1 field main sets: `spec.purpose` \(live development, main production\): once merged, the applier writes main's values$/,
+    );
+  });
+
+  it("an unreadable leader label: the Runtime's error line, nothing proposed for it, no deletion at all", async () => {
+    // Its own change waits too, and so does KEB's deletion of another Runtime.
+    const badLabel = changed('aws', raiseMaximum);
+    badLabel.runtime.metadata.labels = { ...badLabel.runtime.metadata.labels, [LEADER_LABEL]: 'KIM' };
+    const plan = planPass(await inputOf({ runtimes: [badLabel, ...without('aws', 'trial'), kebDeletes('trial')] }));
+    expect(summary(plan)).toEqual([
+      expect.stringMatching(
+        /^deletions refused: not proposing any deletion this pass: 1 Runtime's `kimops.kyma-project.io\/leader` label cannot be read/,
+      ),
+      `failure ${refOf('aws')} metadata.labels[kimops.kyma-project.io/leader]`,
+    ]);
+    expect(plan.failures[0]?.message).toBe(
+      `runtime ${refOf('aws')}: metadata.labels[kimops.kyma-project.io/leader]: must be "kimops" or "kim"; got "KIM" — treated as led by KIM (kimops writes nothing for it) until the label is fixed: set it to "kimops" or "kim", or remove it to use the landscape's default (kimops)`,
+    );
+    expect(plan.keep.has(branch('aws'))).toBe(true);
+  });
+
+  it("a KIM-led Shoot's folder goes as a shadow only where the Garden shows no live Shoot the applier owns", async () => {
+    const absent = { runtimes: without('trial'), main: seededForKim(), defaultLeader: 'kim' as const };
+    const unknown = planPass(await inputOf(absent));
+    expect(summary(unknown)).toEqual([`deletion ${branch('trial')}: ${shootOf('trial')} delete (Runtime absent)`]);
+    const owned = liveWithDefaults((_, live) => {
+      live.metadata.labels = { ...live.metadata.labels, 'kimops.kyma-project.io/managed-by': 'kimops' };
+    });
+    expect(summary(planPass(await inputOf({ ...absent, gardenShoots: owned })))).toEqual([
+      `deletion ${branch('trial')}: ${shootOf('trial')} delete (Runtime absent)`,
+    ]);
+    const kims = planPass(await inputOf({ ...absent, gardenShoots: liveWithDefaults() }));
+    expect(summary(kims)).toEqual([`deletion ${branch('trial')}: ${shootOf('trial')} shadow (Runtime absent)`]);
+    expect(kims.deletions[0]?.proposals[0]?.classification.reasons[0]).toMatch(
+      /^KIM leads this Shoot and the applier owns no part of the live one/,
+    );
   });
 });

@@ -3,7 +3,9 @@
 // Shoots in; the pull requests to open or update, the branches whose PRs stay, the failures, and why deletions
 // wait out. Per rendered Shoot that differs from main: its own PR when its Runtime asked for the change; an
 // adopt PR when only the Garden's live Shoot explains it; otherwise it joins the landscape's rollout, whose
-// first wave is one PR. Which of the three is ADR 0005's rule (`originOf`, `sharedChangesJoinTheRollout`).
+// first wave is one PR. Which of the three is ADR 0005's rule (`originOf`, `sharedChangesJoinTheRollout`). Who
+// leads the Runtime comes last (ADR 0011, `byLeader`): a Shoot KIM leads changes as a `shadow`, a change of
+// leader is a `cut-over`.
 // Shoots no Runtime asks for go only on proof (plan-deletions.ts). generate.ts gathers the inputs and executes
 // the plan.
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION, SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
@@ -26,6 +28,8 @@ import { annotated } from './render-selection.js';
 import { withMainCounter } from './force-patch.js';
 import { renderRuntimes, type RenderBug, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
 import { checkProposedShoot } from './validate/folder-check.js';
+import { leaderOf, markedForLeader } from './leaders.js';
+import { leaderClass } from './propose/leader-class.js';
 
 /** The name of the PR that gives Shoots written before kimops configured clusters their first skr/ objects. */
 const FIRST_SKR_ROLLOUT = 'first-skr-objects';
@@ -196,6 +200,7 @@ function changeOf(
       signature = signatureOf(r.shootName, before, again?.shoot ?? after, again?.files ?? files, beforeFiles);
     }
   }
+  ({ classification, kind } = byLeader(input, runtime, before, after, classification, kind));
   const [namespace = '', name = ''] = r.runtime.split('/');
   const generation = runtime.metadata.generation;
   const proposal: ShootProposal = {
@@ -229,10 +234,10 @@ function rolloutWave(planning: Planning, changes: readonly Change[]): RolloutPR 
     .map((c) => ({
       ...c.proposal,
       // A blocked change stays blocked; one only inside the cluster keeps its class, which merges a wave of such alone.
-      classification:
-        c.proposal.classification.class === 'immutable' || c.proposal.classification.class === 'skr-unrequested'
-          ? c.proposal.classification
-          : { ...c.proposal.classification, class: 'rollout' as const },
+      // A Shoot KIM leads keeps its class: merging its change changes nothing live.
+      classification: ['immutable', 'skr-unrequested', 'shadow'].includes(c.proposal.classification.class)
+        ? c.proposal.classification
+        : { ...c.proposal.classification, class: 'rollout' as const },
     }));
   const files = new Map(changes.filter((c) => inWave.has(c.proposal.shoot)).flatMap((c) => [...c.files]));
   const name = rolloutName(input.settings);
@@ -329,13 +334,39 @@ function renderAgainst(
     input.selection.dedicatedAuditLogs,
   ).rendered;
   if (!again) return undefined;
-  // main's force-patch counter carried, as by every render (force-patch.ts): without it no adoption would hold.
-  const manifests = withMainCounter(again.manifests, before);
+  // main's force-patch counter carried, as by every render (force-patch.ts): without it no adoption would hold. So
+  // is the mark of a Shoot KIM leads.
+  const leader = leaderOf(input.leaders, runtime);
+  const manifests = markedForLeader(withMainCounter(again.manifests, before), leader);
   return {
     shootName: again.shootName,
     shoot: manifests.at(-1)?.object as Shoot,
     files: fileMapOf(manifests),
   };
+}
+
+/**
+ * The class by who leads the Runtime (propose/leader-class.ts); a change of leader is the Runtime's own PR, since a
+ * label moves no generation.
+ */
+function byLeader(
+  input: PassInput,
+  runtime: Runtime,
+  before: Shoot | undefined,
+  after: Shoot,
+  classification: ChangeClass,
+  kind: Candidate['kind'],
+): { classification: ChangeClass; kind: Candidate['kind'] } {
+  const leader = leaderOf(input.leaders, runtime);
+  const { gardenShoots } = input;
+  const decided = leaderClass({
+    leader,
+    before,
+    after,
+    classification,
+    ...(gardenShoots && { garden: { live: gardenShoots.get(after.metadata.name) } }),
+  });
+  return { classification: decided, kind: decided.class === 'cut-over' ? 'runtime-change' : kind };
 }
 
 /** Whether a file of the folder besides shoot.yaml and the cluster's objects (skr/) differs: a garden companion. */

@@ -5,7 +5,8 @@
 // never reaches Git while a value main states and Gardener changed (a maintenance version) does (ADR 0009).
 // Update mode on its own output gives that output back (property-tested in convert/), so main's Shoot is parsed
 // only for those. In batches, keeping only the renders main does not hold: a 10,000-Shoot pass holds the changed
-// Shoots only. Reads main through the snapshot, writes nothing.
+// Shoots only. A Shoot whose Runtime KIM leads is marked so (leaders.ts), as main holds it. Reads main through the
+// snapshot, writes nothing.
 import type { AuditLogTenant } from '../model/converter-config.js';
 import type { ConfigError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
@@ -15,6 +16,7 @@ import { fileMapOf } from '../rules/landscape-layout.js';
 import { withRotationsOf } from '../rules/registry-cache-rotation.js';
 import { managedShoot } from '../rules/managed-fields.js';
 import type { MainSnapshot } from './main-snapshot.js';
+import { leaderOf, markedForLeader, type RuntimeLeaders } from './leaders.js';
 import {
   renderRuntimes,
   type RenderBug,
@@ -33,6 +35,8 @@ interface RenderInput {
   main: Pick<MainSnapshot, 'folders' | 'holds' | 'shoot' | 'broken'>;
   /** By Runtime: the tenant of the AuditLog it claimed (render-selection.ts). */
   dedicatedAuditLogs?: ReadonlyMap<string, AuditLogTenant>;
+  /** Who leads each Runtime; absent, kimops leads all (no Shoot is marked). */
+  leaders?: RuntimeLeaders;
 }
 
 /** A render whose files main does not hold. */
@@ -77,7 +81,7 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
       return shoot ? [[shoot.metadata.name, shoot] as const] : [];
     }),
   );
-  const first = renderRuntimes(batch, settings, gardenLive, {}, input.dedicatedAuditLogs);
+  const first = marked(input, entryOf, renderRuntimes(batch, settings, gardenLive, {}, input.dedicatedAuditLogs));
   const again: RuntimeInput[] = [];
   for (const r of first.rendered) {
     const files = fileMapOf(r.manifests);
@@ -103,7 +107,7 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
     if (garden) live.set(name, shoot ? withRotationsOf(managedShoot(garden, shoot), garden) : garden);
     else if (shoot) live.set(name, shoot);
   }
-  const second = renderRuntimes(readable, settings, live, {}, input.dedicatedAuditLogs);
+  const second = marked(input, entryOf, renderRuntimes(readable, settings, live, {}, input.dedicatedAuditLogs));
   for (const { failures, bugs } of [first, second]) {
     renders.failures.push(...failures);
     renders.bugs.push(...bugs);
@@ -112,6 +116,23 @@ async function renderBatch(input: RenderInput, batch: readonly RuntimeInput[], r
 }
 
 const sourceKey = (source: string, runtime: string) => `${source}\0${runtime}`;
+
+/** The renders with the Shoots of Runtimes KIM leads marked so. */
+function marked<T extends { rendered: RenderedRuntime[] }>(
+  input: RenderInput,
+  entryOf: (r: RenderedRuntime) => RuntimeInput,
+  result: T,
+): T {
+  const { leaders } = input;
+  if (!leaders) return result;
+  return {
+    ...result,
+    rendered: result.rendered.map((r) => ({
+      ...r,
+      manifests: markedForLeader(r.manifests, leaderOf(leaders, entryOf(r).runtime)),
+    })),
+  };
+}
 
 function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

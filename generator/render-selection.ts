@@ -1,7 +1,8 @@
 // Which Runtimes a pass renders. A Runtime KEB is deleting is rendered no more (its Shoot goes); two Runtimes
 // naming one Shoot neither (they would overwrite each other's files); a suspended one is left alone, and so is one
-// that got no dedicated audit log (audit-log-pass.ts); and one whose render inputs are what they were when main last
-// held its render is known unchanged (render-memo.ts).
+// that got no dedicated audit log (audit-log-pass.ts), and one whose leader label kimops cannot read (leaders.ts); and
+// one whose render inputs are what they were when main last held its render is known unchanged (render-memo.ts).
+// A Runtime KIM leads is rendered like any other: main is kimops's shadow of it.
 // Pure: the memo is read here and written by the caller, from the plan.
 import { ANNOTATION_FORCE_PATCH, ANNOTATION_SUSPEND_PATCH } from '../model/contract.js';
 import type { AuditLogTenant } from '../model/converter-config.js';
@@ -11,6 +12,7 @@ import type { Shoot } from '../model/shoot.js';
 import { withoutSharedShootNames, type RenderFailure, type RuntimeInput } from './render-runtimes.js';
 import { digestOf, renderKey, type RenderMemo } from './render-memo.js';
 import type { AuditLogRendering } from './audit-log-pass.js';
+import { leaderOf, type RuntimeLeaders } from './leaders.js';
 
 interface SelectionInput {
   /** Every Runtime read, those KEB is deleting included. */
@@ -22,6 +24,8 @@ interface SelectionInput {
   memo: Pick<RenderMemo, 'isUnchanged'>;
   /** With the landscape's dedicated audit logging: the claimed tenants, and the Runtimes held for want of one. */
   auditLogs?: AuditLogRendering;
+  /** Who leads each Runtime; absent, kimops leads all. */
+  leaders?: RuntimeLeaders;
 }
 
 export interface RenderSelection {
@@ -38,7 +42,7 @@ export interface RenderSelection {
   dedicatedAuditLogs: ReadonlyMap<string, AuditLogTenant>;
   /** Runtimes the memo knows to be unchanged. */
   unchanged: number;
-  /** Runtimes that share their Shoot name with another one. */
+  /** Runtimes that share their Shoot name with another one, or whose leader label kimops cannot read. */
   failures: RenderFailure[];
   /** For the log, one line each: why a Runtime is left alone. */
   log: string[];
@@ -48,6 +52,11 @@ export function selectRenders(input: SelectionInput): RenderSelection {
   const active = notBeingDeleted(input.runtimes);
   const { unique, failures } = withoutSharedShootNames(active);
   const settingsKey = digestOf(input.settings);
+  const { leaders } = input;
+  // Who leads it is unknown: nothing is proposed for its Shoot, neither a shadow nor a live change.
+  const problems = (leaders?.problems ?? []).filter((p) => active.some((e) => runtimeRef(e.runtime) === p.runtime));
+  const unreadableLeader = new Set(problems.map((problem) => problem.runtime));
+  failures.push(...problems);
   const selection = {
     active,
     toRender: [] as RuntimeInput[],
@@ -73,6 +82,7 @@ export function selectRenders(input: SelectionInput): RenderSelection {
       continue;
     }
     const ref = runtimeRef(entry.runtime);
+    if (unreadableLeader.has(ref)) continue;
     const held = input.auditLogs?.held.get(ref);
     if (held !== undefined) {
       selection.auditLogHeld.push(shoot);
@@ -92,6 +102,8 @@ export function selectRenders(input: SelectionInput): RenderSelection {
       input.folders.get(shoot) ?? '',
       gardenKey,
       tenant ? JSON.stringify(tenant) : '',
+      // The landscape's defaultLeader is no setting of the render, but it marks the Shoot.
+      leaderOf(leaders, entry.runtime),
     );
     if (!annotated(entry.runtime, ANNOTATION_FORCE_PATCH) && input.memo.isUnchanged(shoot, key)) {
       selection.unchanged++;

@@ -221,4 +221,26 @@ describe('runtimeFactWrites', () => {
       counter: 1,
     });
   });
+
+  it('writes nothing onto a Runtime KIM leads: not its error, not its PR, not even an old annotation removed', () => {
+    const failure = { source: 's', runtime: 'kcp-system/r1', field: 'f', message: 'runtime kcp-system/r1: f: bad' };
+    const result = { ...none, failures: [failure], proposed: [outcome('r2', 3, { class: 'shadow' })] };
+    const runtimes = [runtime('r1', 3), runtime('r2', 3), runtime('r3', 3, '{"generation":2}')];
+    expect(runtimeFactWrites(runtimes, { ...result, inMain: ['kcp-system/r3'] }).length).toBeGreaterThan(0);
+    expect(
+      runtimeFactWrites(runtimes, {
+        ...result,
+        inMain: ['kcp-system/r3'],
+        kimLed: ['kcp-system/r1', 'kcp-system/r2', 'kcp-system/r3'],
+      }),
+    ).toEqual([]);
+  });
+
+  it('says nothing is pending for a cut-over: it is no change the Runtime waits for', () => {
+    const writes = runtimeFactWrites([runtime('r1', 3)], {
+      ...none,
+      proposed: [outcome('r1', 3, { class: 'cut-over', action: 'await-review', mergeCommit: undefined })],
+    });
+    expect(writes).toEqual([]);
+  });
 });

@@ -2,7 +2,8 @@
 // Runtime's status (model/pipeline-facts.ts): a conversion error, the PR of its change and whether it waits,
 // is blocked or merged, and that main holds its Shoot. Pure: the pass's result and the Runtimes in, the
 // annotation writes out — only where the text would change, so a pass that learned nothing new writes nothing.
-// With them the writes that settle force-patch-reconciliation requests (force-patch.ts).
+// With them the writes that settle force-patch-reconciliation requests (force-patch.ts). Nothing for a Runtime KIM
+// leads: KIM writes onto it, and kimops only shadows it (ADR 0011).
 import {
   pipelineAnnotationValue,
   readPipelineAnnotation,
@@ -48,7 +49,7 @@ const STATE_OF: Record<ShootOutcome['action'], ProposalState> = {
 
 type PassFacts = Pick<
   GenerateResult,
-  'failures' | 'proposed' | 'inMain' | 'mainCommit' | 'forcePatch' | 'auditLogFailures'
+  'failures' | 'proposed' | 'inMain' | 'mainCommit' | 'forcePatch' | 'auditLogFailures' | 'kimLed'
 >;
 
 export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFacts): FactsWrite[] {
@@ -63,8 +64,10 @@ export function runtimeFactWrites(runtimes: readonly Runtime[], result: PassFact
     ...result.proposed.filter((p) => !own(p) && p.class !== 'delete').map(refOf),
   ]);
   const writes: PipelineWrite[] = [];
+  const kimLed = new Set(result.kimLed ?? []);
   for (const runtime of runtimes) {
     const ref = runtimeRef(runtime);
+    if (kimLed.has(ref)) continue;
     const current = runtime.metadata.annotations?.[PIPELINE_ANNOTATION];
     const generation = typeof runtime.metadata.generation === 'number' ? runtime.metadata.generation : undefined;
     const at = generation !== undefined ? { generation } : {};

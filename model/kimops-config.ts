@@ -23,6 +23,8 @@ const POLICY_CLASSES = [
   'metadata-only',
   'skr',
   'skr-unrequested',
+  'shadow',
+  'cut-over',
 ] as const;
 export type PolicyClass = (typeof POLICY_CLASSES)[number];
 
@@ -112,6 +114,11 @@ export const DEFAULT_MERGE_POLICY: Readonly<Record<PolicyClass, ClassPolicy>> = 
   'metadata-only': { mode: 'auto-merge' },
   skr: { mode: 'auto-merge' },
   'skr-unrequested': { mode: 'review', approvals: 1 },
+  // A Shoot KIM leads: main is kimops's shadow of it, and merging changes nothing live (docs/adr/0011).
+  shadow: { mode: 'auto-merge' },
+  // A cut-over merges alone only where the live Shoot already is what main says; otherwise (or without the Garden)
+  // it waits for at least one person whatever this says (merge-policy.ts).
+  'cut-over': { mode: 'auto-merge' },
 };
 
 /** kimops's own status; a repo on GitHub adds its validate workflow's check (`kimops init` writes both). */

@@ -147,7 +147,7 @@ function schemaProblem(error: ErrorObject): Problem | undefined {
     case 'enum':
       return {
         path: at,
-        detail: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}; got ${got}`,
+        detail: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}; got ${got}${schema.description ? ` (${schema.description})` : ''}`,
       };
   }
   const hint = hintFor(error);

@@ -9,6 +9,7 @@ const FULL: Required<Landscape> = {
   kind: 'Landscape',
   name: 'full',
   example: true,
+  defaultLeader: 'kim',
   gardener: { project: 'kyma-full' },
   features: {
     networkRestriction: true,

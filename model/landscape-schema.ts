@@ -125,6 +125,11 @@ export const LANDSCAPE_SCHEMA = {
     kind: { const: 'Landscape' },
     name: { ...str(PATTERNS.dnsLabel, 'the landscape folder name: dev, stage, prod, …'), maxLength: 63 },
     example: bool('the values are illustrative, not the production truth'),
+    defaultLeader: {
+      enum: ['kimops', 'kim'],
+      description:
+        'who leads a Runtime without the kimops.kyma-project.io/leader label; leave it out for kimops, set kim while taking a landscape over from KIM',
+    },
     gardener: {
       type: 'object',
       additionalProperties: false,

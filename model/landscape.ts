@@ -20,6 +20,11 @@ export interface Landscape {
   name: string;
   /** Marks a landscape whose values are illustrative, not the production truth. */
   example?: boolean;
+  /**
+   * Who leads a Runtime without the `kimops.kyma-project.io/leader` label (rules/leader.ts): absent means kimops, as
+   * before the marker; a landscape being taken over from KIM sets `kim` and moves Runtimes over by label.
+   */
+  defaultLeader?: 'kimops' | 'kim';
   gardener: {
     /** Gardener project; Shoots live in namespace `garden-<project>`. */
     project: string;

@@ -12,9 +12,23 @@ import { compareVersions, parseVersion } from '../../model/semver.js';
  * Gardener made to the live Shoot) depend on *why* the change happened, which only the caller knows:
  * it relabels an update with `{ ...classification, class: 'rollout' }` and keeps the reasons. So do `skr` and
  * `skr-unrequested` (only the objects inside the cluster change, skr-changes.ts): asked for by the Runtime or not.
+ * And `shadow` (a change of a Shoot KIM leads: merging it changes nothing live) and `cut-over` (the leader changes:
+ * kimops takes the Shoot over from KIM, or hands it back), which depend on who leads the Runtime (rules/leader.ts).
+ * `bootstrap` (kimops bootstrap: a landscape's live Shoots written into main at once) is set by its caller too.
  */
 export type ChangeClassName =
-  'create' | 'delete' | 'update' | 'immutable' | 'rollout' | 'adopt' | 'metadata-only' | 'skr' | 'skr-unrequested';
+  | 'create'
+  | 'delete'
+  | 'update'
+  | 'immutable'
+  | 'rollout'
+  | 'adopt'
+  | 'metadata-only'
+  | 'skr'
+  | 'skr-unrequested'
+  | 'shadow'
+  | 'cut-over'
+  | 'bootstrap';
 
 export interface ChangeClass {
   class: ChangeClassName;

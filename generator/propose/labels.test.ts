@@ -17,6 +17,9 @@ describe('labelOf', () => {
     ['metadata-only', false, 'kimops:metadata-only'],
     ['skr', false, 'kimops:skr'],
     ['skr-unrequested', false, 'kimops:skr-unrequested'],
+    ['shadow', false, 'kimops:shadow'],
+    ['cut-over', false, 'kimops:cut-over'],
+    ['cut-over', true, 'kimops:cut-over'],
   ])('labels %s (disruptive: %s) %s', (name, disruptive, label) => {
     expect(labelOf({ class: name, disruptive })).toBe(label);
     expect(Object.keys(PR_LABELS)).toContain(label);

@@ -20,6 +20,9 @@ export const PR_LABELS = {
   'kimops:metadata-only': 'only labels or annotations of the Shoot change',
   'kimops:skr': "the Runtime's change inside its cluster only: administrators, OIDC, provisioning info",
   'kimops:skr-unrequested': 'a change inside the cluster no Runtime asked for: waits for review',
+  'kimops:shadow': 'a change of a Shoot KIM leads: merging it changes nothing live',
+  'kimops:cut-over': 'kimops takes the Shoot over from KIM, or hands it back',
+  'kimops:bootstrap': "the landscape's live Shoots written into the repo at once: always waits for review",
 } as const satisfies Record<`${typeof LABEL_PREFIX}${string}`, string>;
 
 export type PullRequestLabel = keyof typeof PR_LABELS;

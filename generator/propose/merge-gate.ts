@@ -20,6 +20,9 @@ const CLASSES: readonly ChangeClassName[] = [
   'metadata-only',
   'skr',
   'skr-unrequested',
+  'shadow',
+  'cut-over',
+  'bootstrap',
 ];
 const CLASS_MARKER = /<!-- kimops:class ([0-9a-f]{40}) ([a-z-]+)( disruptive)? -->/g;
 

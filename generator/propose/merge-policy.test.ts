@@ -51,6 +51,30 @@ describe('decideMerge', () => {
       /^waits for 2 approvals by collaborators \(mergePolicy\.rollout; CODEOWNERS names no owner of its files\), has 1$/,
     ],
     ['adopt', false, [pass], 0, 'auto-merge', /mergePolicy\.adopt/],
+    // ADR 0011: a shadow changes nothing live; a cut-over merges alone only where the live Shoot matches main.
+    ['shadow', false, [pass], 0, 'auto-merge', /^auto-merge per mergePolicy\.shadow$/],
+    ['shadow', false, [fail], 0, 'blocked', /^failed checks: policy;/],
+    ['cut-over', false, [pass], 0, 'auto-merge', /^auto-merge per mergePolicy\.cut-over$/],
+    [
+      'cut-over',
+      true,
+      [pass],
+      0,
+      'await-review',
+      /^waits for 1 approval by a collaborator \(a cut-over whose live Shoot is not known to match main; CODEOWNERS names no owner of its files\), has 0$/,
+    ],
+    ['cut-over', true, [pass], 1, 'auto-merge', /^approved: 1 of 1 approval by a collaborator \(a cut-over/],
+    // kimops bootstrap: a whole landscape into main at once is always read by a person, and one approval merges it.
+    [
+      'bootstrap',
+      false,
+      [pass],
+      0,
+      'await-review',
+      /^waits for 1 approval by a collaborator \(a bootstrap is always reviewed; CODEOWNERS names no owner of its files\), has 0$/,
+    ],
+    ['bootstrap', false, [pass], 1, 'auto-merge', /^approved: 1 of 1 approval by a collaborator \(a bootstrap/],
+    ['bootstrap', false, [fail], 1, 'blocked', /^failed checks: policy/],
     ['metadata-only', false, [pass], 0, 'auto-merge', /mergePolicy\.metadata-only/],
     // Inside the cluster: what the Runtime asked for merges as KIM applies it; what no Runtime asked for waits.
     ['skr', false, [pass], 0, 'auto-merge', /^auto-merge per mergePolicy\.skr$/],

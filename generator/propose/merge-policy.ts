@@ -54,6 +54,18 @@ export function decideMerge({ class: changeClass, disruptive, checks, approvals,
       'a delete no Runtime asked for',
     );
   }
+  // A cut-over whose live Shoot differs from main in a field main sets, or was not read (no Garden), changes a live
+  // Shoot or may: a person looks at the fields, whatever the cut-over policy says (ADR 0011).
+  if (changeClass === 'cut-over' && disruptive) {
+    return decideByPolicy(
+      { mode: 'review', approvals: Math.max(1, approvalsOf(policy['cut-over'])) },
+      approvals,
+      'a cut-over whose live Shoot is not known to match main',
+    );
+  }
+  // A bootstrap writes a whole landscape into main at once: a person reviews it, whatever kimops.yaml says.
+  if (changeClass === 'bootstrap')
+    return decideByPolicy({ mode: 'review', approvals: 1 }, approvals, 'a bootstrap is always reviewed');
   const policyClass: PolicyClass = changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
   return decideByPolicy(policy[policyClass], approvals, `mergePolicy.${policyClass}`);
 }

@@ -69,6 +69,9 @@ describe('mergeStatement', () => {
     'metadata-only',
     'skr',
     'skr-unrequested',
+    'shadow',
+    'cut-over',
+    'bootstrap',
   ];
   const policies: [string, KimopsConfig['mergePolicy']][] = [
     ['the defaults', DEFAULT_MERGE_POLICY],

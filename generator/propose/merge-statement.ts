@@ -46,6 +46,18 @@ export function mergeStatement(input: MergeStatementInput): MergeStatement {
       text: `waits for ${approvalsText(approvals, 'a delete no Runtime asked for always waits for a person, whatever `mergePolicy.delete` says')}; kimops merges it once approved and ${checks}.`,
     };
   }
+  if (changeClass === 'cut-over' && disruptive) {
+    const approvals = Math.max(1, approvalsOf(policy['cut-over']));
+    return {
+      action: 'await-review',
+      text: `waits for ${approvalsText(approvals, 'a cut-over whose live Shoot is not known to match main always waits for a person, whatever `mergePolicy.cut-over` says')}; kimops merges it once approved and ${checks}.`,
+    };
+  }
+  if (changeClass === 'bootstrap')
+    return {
+      action: 'await-review',
+      text: `waits for ${approvalsText(1, 'a bootstrap is always reviewed, whatever kimops.yaml says')}; merge it once approved and ${checks}.`,
+    };
   const key = policyKeyOf(changeClass, disruptive);
   const classPolicy = policy[key];
   if (classPolicy.mode === 'auto-merge')
@@ -57,7 +69,10 @@ export function mergeStatement(input: MergeStatementInput): MergeStatement {
 }
 
 /** The kimops.yaml policy a class is merged by: a disruptive update has its own, every other class its name. */
-function policyKeyOf(changeClass: Exclude<ChangeClassName, 'immutable'>, disruptive: boolean): PolicyClass {
+function policyKeyOf(
+  changeClass: Exclude<ChangeClassName, 'immutable' | 'bootstrap'>,
+  disruptive: boolean,
+): PolicyClass {
   return changeClass === 'update' && disruptive ? 'update-disruptive' : changeClass;
 }
 

@@ -19,6 +19,8 @@ import type { PullRequestLabel } from './labels.js';
 import type { CheckResult } from './merge-policy.js';
 import { renderPullRequest, rolloutWaveAfter, type PullRequestInput, type ShootProposal } from './pr-body.js';
 import { skrClass, type SkrChange } from './skr-changes.js';
+import { leaderClass } from './leader-class.js';
+import { withLeader } from '../../rules/leader.js';
 
 const UPDATE = process.env.KIMOPS_UPDATE_GOLDEN === '1';
 const golden = (name: string) => new URL(`../../test/fixtures/pr-bodies/${name}.md`, import.meta.url);
@@ -187,6 +189,54 @@ function skrUnrequested(): PullRequestInput {
   };
 }
 
+/** KEB changed a Runtime KIM leads (generation 3 → 4): main's shadow of its Shoot follows, nothing live changes. */
+function shadow(): PullRequestInput {
+  const before = withLeader(shoot(), 'kim');
+  const after = withLeader(
+    edited((s) => {
+      worker(s, 'a').maximum = 4;
+    }),
+    'kim',
+  );
+  return single({
+    shoot: 'c-1',
+    runtime: { namespace: 'kcp-system', name: 'rt-c-1', generation: 4 },
+    classification: leaderClass({
+      leader: 'kim',
+      before,
+      after,
+      classification: classifyChange({ before, after }) as ChangeClass,
+    }),
+    before,
+    after,
+    checks: passed,
+  });
+}
+
+/**
+ * The Runtime's label moved it between KIM and kimops; main's Shoot changes by its leader mark only. A take-over
+ * read against a live Shoot that is what main says; a hand-back with the live Shoot not read.
+ */
+function cutOver(leader: 'kimops' | 'kim'): PullRequestInput {
+  const before = withLeader(shoot(), leader === 'kimops' ? 'kim' : 'kimops');
+  const after = withLeader(shoot(), leader);
+  const classification = classifyChange({ before, after }) as ChangeClass;
+  return single({
+    shoot: 'c-1',
+    runtime: { namespace: 'kcp-system', name: 'rt-c-1', generation: 3 },
+    classification: leaderClass({
+      leader,
+      before,
+      after,
+      classification,
+      ...(leader === 'kimops' && { garden: { live: withLeader(shoot(), 'kimops') } }),
+    }),
+    before,
+    after,
+    checks: passed,
+  });
+}
+
 const cases: [name: string, input: () => PullRequestInput, title: string, label: PullRequestLabel][] = [
   [
     'create',
@@ -290,6 +340,9 @@ const cases: [name: string, input: () => PullRequestInput, title: string, label:
     '[dev] rollout: SKR OIDC kyma-oidc-0: issuerURL https://a.example → https://b…, wave 1/1, 3 shoots',
     'kimops:skr-unrequested',
   ],
+  ['shadow', shadow, '[dev] shadow: c-1', 'kimops:shadow'],
+  ['cut-over-take-over', () => cutOver('kimops'), '[dev] cut-over: c-1', 'kimops:cut-over'],
+  ['cut-over-hand-back', () => cutOver('kim'), '[dev] cut-over (review): c-1', 'kimops:cut-over'],
 ];
 
 describe('PR bodies of every class, against their reviewed copies', () => {

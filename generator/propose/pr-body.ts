@@ -20,6 +20,7 @@ import { mergeStatement } from './merge-statement.js';
 import type { CheckResult } from './merge-policy.js';
 import { shootSummary, type ProposalRuntime } from './shoot-summary.js';
 import { skrChangeText, type SkrChange } from './skr-changes.js';
+import { LEADER_LABEL } from '../../rules/leader.js';
 
 /** GitHub refuses longer PR bodies and comments (Atlantis splits its plans at the same number). */
 export const GITHUB_BODY_LIMIT = 65_535;
@@ -207,7 +208,8 @@ export function pullRequestClass(
   if (immutable) return { class: 'immutable', disruptive: true };
   // Changes only inside the clusters keep their class: asked for by nobody (a new default OIDC), or the first skr/
   // objects of Shoots written before kimops configured clusters (what KIM applies for their Runtimes).
-  for (const only of ['skr-unrequested', 'skr'] as const)
+  // A wave of Shoots KIM leads only changes nothing live: merged as a shadow.
+  for (const only of ['skr-unrequested', 'skr', 'shadow'] as const)
     if (rollout && proposals.every((p) => p.classification.class === only)) return { class: only, disruptive: false };
   if (rollout) return { class: 'rollout', disruptive: proposals.some((p) => p.classification.disruptive) };
   const { class: name, disruptive } = (proposals[0] as ShootProposal).classification;
@@ -351,6 +353,7 @@ function classLabel({ class: name, disruptive }: ChangeClass): string {
   if (name === 'update') return disruptive ? 'update (disruptive)' : 'update (non-disruptive)';
   if (name === 'immutable') return 'immutable (blocked)';
   if (name === 'delete' && disruptive) return 'delete (Runtime absent)';
+  if (name === 'cut-over' && disruptive) return 'cut-over (review)';
   return name;
 }
 
@@ -504,9 +507,21 @@ function rollbackLines(proposals: readonly ShootProposal[]): string[] {
         ]
       : []),
   ];
-  return [
+  // Who leads a Runtime is its label's, not main's: a revert of a cut-over would be proposed again by the next pass.
+  if (classes.has('cut-over'))
+    return [
+      `To move the Runtime back, set its \`${LEADER_LABEL}\` label to the other leader (\`kim\` or \`kimops\`): the next pass proposes the cut-over back. A revert of this PR alone is proposed again by the next pass while the label (or the landscape's \`defaultLeader\`) stays.`,
+    ];
+  const revert =
     "After this PR is merged, revert its merge commit on `main` in a new PR: `git revert -m 1 <this PR's merge commit>` " +
-      '(`git revert <commit>` if it was squash-merged). Once the revert is merged, the applier returns the Shoot to the previous manifest.',
+    '(`git revert <commit>` if it was squash-merged).';
+  // Only shadows: KIM leads every Shoot of the PR, and the applier writes none of them.
+  if ([...classes].every((c) => c === 'shadow'))
+    return [
+      `${revert} KIM leads this Runtime: neither the merge nor its revert changes anything live, only main's shadow of the Shoot.`,
+    ];
+  return [
+    `${revert} Once the revert is merged, the applier returns the Shoot to the previous manifest.`,
     ...(caveats.length > 0 ? ['', ...caveats] : []),
   ];
 }

@@ -41,8 +41,8 @@ function render(runtimes: readonly Runtime[], settings: ConversionSettings): Map
   return files;
 }
 
-/** The git CLI committing the same files in a fresh worktree; writing the files is not timed. */
-function gitCliCommit(dir: string, files: ReadonlyMap<string, string>): number {
+/** The git CLI committing the same files in a fresh worktree; writing the files is not timed (bootstrap.ts too). */
+export function gitCliCommit(dir: string, files: ReadonlyMap<string, string>): number {
   // gc.auto=0: otherwise the commit starts a detached `git gc` over its 30,000 loose objects that competes
   // with the measurements after it.
   const config = ['-c', 'user.name=bench', '-c', 'user.email=bench@kimops.invalid', '-c', 'gc.auto=0'];

@@ -3,6 +3,7 @@
 import { cpus } from 'node:os';
 import { benchApply } from './apply.js';
 import { benchBackfill } from './backfill.js';
+import { benchBootstrap } from './bootstrap.js';
 import { benchConvert } from './convert.js';
 import { benchGenerate } from './generate.js';
 import { benchValidate } from './validate.js';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void> | void> = {
   validate: benchValidate,
   apply: benchApply,
   backfill: benchBackfill,
+  bootstrap: benchBootstrap,
 };
 /** Run only when named: apply and backfill start a control plane and seed 10,000 Shoots through Gardener's admission (~40 min). */
 const ON_REQUEST = new Set(['apply', 'backfill']);

@@ -1,7 +1,8 @@
 // A loopback HTTP proxy in front of the Garden API, for tests and benchmarks that need to see or cut the
 // applier's traffic: every request is forwarded over https with the upstream kubeconfig's credentials,
 // bodies streamed both ways (watches work), and recorded once it completes. stop() makes the Garden look
-// unreachable (the listener closes: ECONNREFUSED), start() brings it back on the same port.
+// unreachable (the listener closes: ECONNREFUSED), start() brings it back on the same port. Nothing in it is
+// Gardener's: put in front of the KCP's kubeconfig, it records a loop's KCP traffic the same way.
 //
 // The proxy's own kubeconfig is plain http without credentials: @kubernetes/client-node refuses an
 // http server unless the cluster says insecure-skip-tls-verify, so it does (there is no TLS to verify).

@@ -9,14 +9,18 @@ import { kimops } from './cli.js';
 
 const author = { name: 'kimops', email: 'kimops@localhost' };
 
-/** `kimops init --landscape dev` at `gitdir`, then one commit on main with the rendered Shoots (and kimops.yaml edited by `policy`). */
+/**
+ * `kimops init --landscape <landscape>` (default dev; a test project's landscape file works too) at `gitdir`, then one
+ * commit on main with the rendered Shoots (and kimops.yaml edited by `policy`).
+ */
 export async function seededLandscape(
   gitdir: string,
   runtimes: readonly RuntimeInput[],
   settings: ConversionSettings,
   policy: (kimopsYaml: string) => string = (text) => text,
+  landscape = 'dev',
 ): Promise<LandscapeRepo> {
-  const init = await kimops(['init', '--landscape', 'dev', gitdir]);
+  const init = await kimops(['init', '--landscape', landscape, gitdir]);
   if (init.code !== 0) throw new Error(`kimops init failed: ${init.stderr}`);
   const repo = await LandscapeRepo.open(gitdir);
   const rendered = renderRuntimes(runtimes, settings);

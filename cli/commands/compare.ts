@@ -1,0 +1,76 @@
+// `kimops compare`: where main's Shoots differ from the live ones, landscape-wide (issue 20). The command's options
+// and help; it runs cli/compare.ts.
+import { Option, type Command } from 'commander';
+import { DEFAULT_HOST } from '../../adapters/loopback.js';
+import { EXIT, type CliIo } from '../cli-io.js';
+import { gardenContextOption, withServiceOptions } from '../service-options.js';
+import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import type { CompareOptions } from '../compare.js';
+
+const HELP = `
+Compares the landscape repo's main (its newest commit) with every Shoot in garden-<project> and reports, per Shoot,
+the fields where main differs from the live Shoot (path, main's value, the live value), the Shoots only main has,
+the Shoots only the Garden has (listed, never touched) and who leads each Shoot (main's
+kimops.kyma-project.io/leader annotation: kim, else kimops), then the differing fields clustered across Shoots.
+It writes nothing: the Garden is only listed (and watched, with --watch), the repo only read (a remote one fetched
+into --cache-dir).
+
+Only the fields main sets count (a default Gardener added is no difference), main held against the live Shoot by
+the applier's rules first: where the applier keeps the live value whatever main says (a Kubernetes or image version
+Gardener raised, a zone it cannot remove, a create-only field, the worker order) the field is listed as kept, not
+as a difference. List items read by their key: spec.provider.workers[cpu-worker-0].machine.type.
+
+--output json prints a ComparisonReport (apiVersion kimops.kyma-project.io/v1alpha1; its fields:
+docs/observability.md). --shoot compares only the Shoots named (repeatable, or several after one flag).
+
+--watch compares every --interval seconds (and at once when a local repo's main moves) until SIGINT or SIGTERM,
+logging one summary line per comparison; with --metrics-port it serves kimops_compare_* metrics (Shoots differing,
+Shoots per field, the time of the last comparison) and /healthz and /readyz.
+
+Exit codes (without --watch): 0 main and the Garden agree; 1 they differ (a field, a Shoot only one side has, a
+file that cannot be read, a --shoot neither has), as diff and flux diff; 2 usage or configuration error; 69 the
+Garden or the git server could not be reached, run again.
+
+Examples:
+  kimops compare --repo ./landscape-dev.git --garden-kubeconfig garden.yaml
+  kimops compare --landscape ./prod/landscape.yaml --repo https://github.com/acme/landscape-prod.git \\
+    --garden-kubeconfig garden.yaml --output json > comparison.json
+  kimops compare --repo ./landscape-dev.git --garden-kubeconfig garden.yaml --watch --metrics-port 9090`;
+
+export function registerCompare(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  const declared = program
+    .command('compare')
+    .description("report where the landscape repo's main differs from the live Shoots (writes nothing)")
+    .addOption(landscapeOption())
+    .addOption(repoOption())
+    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to read the Shoots from').makeOptionMandatory())
+    .addOption(gardenContextOption())
+    .addOption(
+      new Option('--output <format>', 'the report as text or as JSON').choices(['text', 'json']).default('text'),
+    )
+    .option('--shoot <name...>', 'compare only these Shoots')
+    .option('--watch', 'compare every --interval until stopped')
+    .option('--interval <seconds>', 'with --watch: how often to compare', String(DEFAULT_INTERVAL_SECONDS))
+    .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics, and /healthz and /readyz')
+    .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST);
+  // The log flags of the loops; no Lease: a comparison writes nothing, so replicas need no leader.
+  for (const option of withServiceOptions(declared.createCommand('')).options)
+    if (option.long === '--log-format' || option.long === '--log-level') declared.addOption(option);
+  declared.addHelpText('after', HELP).action(async (options: CompareOptions, command: Command) => {
+    if (!options.watch) {
+      if (options.metricsPort !== undefined)
+        command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+      const { compareOnce } = await import('../compare.js');
+      setExitCode(await compareOnce(options, io));
+      return;
+    }
+    if (options.output === 'json')
+      command.error(
+        'error: --output json prints one report: leave out --watch, or read the metrics --watch --metrics-port serves',
+        { exitCode: EXIT.usage },
+      );
+    const { compareWatching } = await import('../compare.js');
+    setExitCode(await compareWatching(options, io));
+  });
+}
