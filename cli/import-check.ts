@@ -15,11 +15,15 @@ import { REQUIRED_RUNTIME_LABELS, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { fileMapOf } from '../rules/landscape-layout.js';
 import type { ImportedRuntime } from '../rules/runtime-from-shoot.js';
+import type { FieldChange } from '../rules/semantic-diff.js';
 
 /** The generation the KCP gives a Runtime it creates from the file. */
 const NEW_RUNTIME_GENERATION = 1;
 /** kimops's labels, which every take-over adds: no change to the Shoot. */
-const OWN_LABEL = /^(?:companion [^ ]+ )?metadata\.labels(?:\["kimops\.kyma-project\.io\/[a-z-]+"\])?$/;
+const OWN_LABEL = /^metadata\.labels\["kimops\.kyma-project\.io\/[a-z-]+"\]$/;
+/** An object without labels gets the whole map: only kimops's labels may be in it. */
+const LABELS_MAP = 'metadata.labels';
+const OWN_LABEL_PREFIX = 'kimops.kyma-project.io/';
 const GENERATION_PATH = `metadata.annotations[${JSON.stringify(ANNOTATION_RUNTIME_GENERATION)}]`;
 
 export type ImportCheck =
@@ -80,13 +84,25 @@ export function checkImport(
   if (entry.action === 'blocked')
     return { ok: false, refusal: `the applier would not apply it: ${entry.reasons.join('; ')}` };
   const paths = [
-    ...entry.object.changes.map((change) => change.path),
+    ...entry.object.changes.filter((change) => !isOwnLabel(change)).map((change) => change.path),
     ...entry.companions.flatMap((companion) =>
-      companion.changes.map((change) => `companion ${companion.name} ${change.path}`),
+      companion.changes
+        .filter((change) => !isOwnLabel(change))
+        .map((change) => `companion ${companion.name} ${change.path}`),
     ),
-  ].filter((path) => !OWN_LABEL.test(path));
+  ];
   const changes = paths.filter((path) => path !== GENERATION_PATH);
   return changes.length > 0
     ? { ok: false, changes }
     : { ok: true, bookkeeping: paths.filter((p) => p === GENERATION_PATH) };
+}
+
+/** Whether a change only adds kimops's labels: one of them, or a whole new labels map holding nothing else. */
+function isOwnLabel(change: FieldChange): boolean {
+  if (OWN_LABEL.test(change.path)) return true;
+  if (change.path !== LABELS_MAP || change.kind !== 'added') return false;
+  const added = change.after;
+  return (
+    typeof added === 'object' && added !== null && Object.keys(added).every((key) => key.startsWith(OWN_LABEL_PREFIX))
+  );
 }

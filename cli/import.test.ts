@@ -27,9 +27,25 @@ describe('kimops import: usage', () => {
     expect(result).toMatchObject({ code: 2, stderr: 'error: --force only applies with --out\n' });
   });
 
-  it('says in its help that it writes nothing to the KCP or the Garden', async () => {
+  it('says in its help what it writes and what its check allows', async () => {
     const result = await kimops(['import', '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Writes nothing to the KCP or the Garden');
+    const help = result.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('Writes nothing to the KCP or the Garden: ');
+    expect(help).toContain(
+      'With --skr it POSTs shoots/adminkubeconfig for each Shoot (needs create on shoots/adminkubeconfig;',
+    );
+    expect(help).toContain(
+      "but kimops's ownership labels and the annotation infrastructuremanager.kyma-project.io/runtime-generation",
+    );
+    expect(help).toContain('kimops import --landscape ./prod/landscape.yaml ');
+    expect(help).toContain('--landscape-has-no-runtimes');
+  });
+
+  it('refuses an example landscape before it reads anything', async () => {
+    const args = ['import', '--landscape', 'stage', '--garden-kubeconfig', 'none.yaml', '--runtimes', 'none/'];
+    const result = await kimops([...args, '-o', 'yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('landscape stage is an example (example: true)');
   });
 });

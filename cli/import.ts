@@ -2,20 +2,23 @@
 // KCP's or --runtimes) and the KCP's GardenerClusters are read; each Shoot no Runtime names becomes a Runtime
 // (rules/runtime-from-shoot.ts), checked against the Shoot (import-check.ts) before its file is written. With
 // --skr each Shoot's cluster is read too, through Gardener's admin kubeconfig (its administrators, its OIDC).
-// Reads the KCP, the Garden and the clusters; writes only files (or stdout).
-import { join } from 'node:path';
+// Reads the KCP, the Garden and the clusters (with --skr it asks the Garden for admin kubeconfigs); writes only
+// files (or stdout).
+import { stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { listShoots } from '../applier/sync-commit.js';
 import { readLandscape } from '../adapters/files/landscape.js';
 import { readRuntimes } from '../adapters/files/manifests.js';
 import { writeFileWhole } from '../adapters/files/write-files.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import { skrClient } from '../adapters/kube/skr-client.js';
-import { COMPANION_OF_LABEL, gardenNamespaceOf } from '../model/contract.js';
+import { COMPANION_OF_LABEL, FIELD_MANAGER, gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import { printable, printableLines } from '../model/printable.js';
 import { RUNTIME_API_VERSION } from '../model/runtime.js';
-import { oidcExtensionEnabled, SHOOT_API_VERSION, type ConfigMap, type Shoot } from '../model/shoot.js';
+import { oidcExtensionEnabled, type ConfigMap, type Shoot } from '../model/shoot.js';
 import { toCanonicalYaml, toYamlStream } from '../rules/canonical-yaml.js';
 import {
   runtimeFromShoot,
@@ -32,6 +35,7 @@ import {
 } from '../rules/runtime-from-skr.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { checkImport } from './import-check.js';
+import { refuseExampleLandscape } from './landscape-target.js';
 import { gardenCluster } from './service-options.js';
 
 export interface ImportOptions {
@@ -47,61 +51,109 @@ export interface ImportOptions {
   output?: 'yaml';
   skr?: boolean;
   force?: boolean;
+  /** The landscape truly has no Runtime yet: an empty known set is not taken for a wrong source. */
+  landscapeHasNoRuntimes?: boolean;
+  allowExampleLandscape?: boolean;
 }
 
-/** One Shoot without a Runtime: the Runtime to write, or why there is none. */
+/** Pages of 500, as the applier lists (sync-commit.ts): a landscape's objects are never held as one JSON. */
+const LIST_PAGE = 500;
+
+/**
+ * One Shoot without a Runtime: the Runtime to write (`kept`: its file exists and was left as it is), why there is
+ * none (a problem: exit 1), or why it needs none (a note: no Kyma runtime).
+ */
 type Outcome =
-  | { shoot: string; runtime: ImportedRuntime; unknown: UnknownField[]; notes: string[]; bookkeeping: string[] }
-  | { shoot: string; problem: string };
+  | {
+      shoot: string;
+      runtime: ImportedRuntime;
+      unknown: UnknownField[];
+      notes: string[];
+      bookkeeping: string[];
+      kept?: boolean;
+    }
+  | { shoot: string; problem: string }
+  | { shoot: string; note: string };
 
 export async function importRuntimes(options: ImportOptions, io: CliIo): Promise<number> {
-  const landscape = await readLandscape(options.landscape);
+  const landscape = refuseExampleLandscape(await readLandscape(options.landscape), options.allowExampleLandscape);
   const settings = conversionSettingsOf(landscape);
   const namespace = gardenNamespaceOf(landscape.gardener.project);
-  const garden = KubeClient.forCluster(gardenCluster(options));
   const kcp = options.kcpKubeconfig
     ? KubeClient.forCluster({ kubeconfig: options.kcpKubeconfig, context: options.context, option: '--kcp-kubeconfig' })
     : undefined;
-  const shoots = await listed<Shoot>(garden, 'Garden', { apiVersion: SHOOT_API_VERSION, kind: 'Shoot', namespace });
-  const configMaps = await listed<ConfigMap>(garden, 'Garden', { apiVersion: 'v1', kind: 'ConfigMap', namespace });
-  const known = await knownRuntimes(options, kcp, io);
-  if (known === undefined) return EXIT.usage;
-  const clusters = kcp
-    ? await listed(kcp, 'KCP', {
-        apiVersion: RUNTIME_API_VERSION,
-        kind: 'GardenerCluster',
-        namespace: options.kcpNamespace,
-      })
-    : [];
-  const clusterLabels = new Map(clusters.map((c) => [c.metadata.name, c.metadata.labels ?? {}]));
+  const garden = KubeClient.forCluster(gardenCluster(options));
+  try {
+    // The known Runtimes first: a --runtimes that cannot be read stops the run before the Garden is asked.
+    const known = await knownRuntimes(options, kcp, io);
+    if (known === undefined) return EXIT.usage;
+    const shoots = await listShoots(garden, namespace, FIELD_MANAGER);
+    io.stderr(`${known.count} Runtime(s) known from ${known.source}; ${shoots.length} Shoot(s) in ${namespace}\n`);
+    if (known.count === 0 && shoots.length > 0 && options.landscapeHasNoRuntimes !== true) {
+      io.stderr(
+        `error: ${known.source} holds no Runtime, but ${namespace} has ${shoots.length} Shoot(s): each would be imported as if KEB had no Runtime for it, and kubectl apply of its file would overwrite KEB's Runtime of that name; check ${options.runtimes ? '--runtimes' : '--kcp-namespace and --kcp-kubeconfig'}, or pass --landscape-has-no-runtimes if the landscape truly has none\n`,
+      );
+      return EXIT.usage;
+    }
+    const configMaps = await listed<ConfigMap>(garden, 'Garden', { apiVersion: 'v1', kind: 'ConfigMap', namespace });
+    const clusters = kcp
+      ? await listed(kcp, 'KCP', {
+          apiVersion: RUNTIME_API_VERSION,
+          kind: 'GardenerCluster',
+          namespace: options.kcpNamespace,
+        })
+      : [];
+    const clusterLabels = new Map(clusters.map((c) => [c.metadata.name, c.metadata.labels ?? {}]));
 
-  const wanted = options.shoot ? new Set(options.shoot) : undefined;
-  const missing = [...(wanted ?? [])].filter((name) => !shoots.some((s) => s.metadata.name === name));
-  for (const name of missing) io.stderr(`shoot ${namespace}/${printable(name)}: not found\n`);
-  const candidates = shoots
-    .filter((shoot) => !wanted || wanted.has(shoot.metadata.name))
-    .filter((shoot) => {
-      const hasRuntime = known.shoots.has(shoot.metadata.name) || known.ids.has(runtimeIdOf(shoot) ?? '');
-      const ref = `shoot ${namespace}/${printable(shoot.metadata.name)}`;
-      if (hasRuntime && wanted) io.stderr(`note: ${ref} has a Runtime\n`);
-      // Its Runtime is gone because KEB deprovisions it: a new one would only hold the deletion up.
-      if (!hasRuntime && shoot.metadata.deletionTimestamp) io.stderr(`note: ${ref} is being deleted; not imported\n`);
-      return !hasRuntime && !shoot.metadata.deletionTimestamp;
-    })
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-  const companions = companionsOf(configMaps);
-  const outcomes: Outcome[] = [];
-  for (const shoot of candidates) {
-    const skr = options.skr ? await readSkr(garden, shoot) : undefined;
-    const sources = { companions: companions(shoot), clusterLabels, settings, kcpNamespace: options.kcpNamespace, skr };
-    outcomes.push(importOne(shoot, sources));
+    const wanted = options.shoot ? new Set(options.shoot) : undefined;
+    const missing = [...(wanted ?? [])].filter((name) => !shoots.some((s) => s.metadata.name === name));
+    for (const name of missing) io.stderr(`shoot ${namespace}/${printable(name)}: not found\n`);
+    const candidates = shoots
+      .filter((shoot) => !wanted || wanted.has(shoot.metadata.name))
+      .filter((shoot) => {
+        const hasRuntime = known.shoots.has(shoot.metadata.name) || known.ids.has(runtimeIdOf(shoot) ?? '');
+        const ref = `shoot ${namespace}/${printable(shoot.metadata.name)}`;
+        if (hasRuntime && wanted) io.stderr(`note: ${ref} has a Runtime\n`);
+        // Its Runtime is gone because KEB deprovisions it: a new one would only hold the deletion up.
+        if (!hasRuntime && shoot.metadata.deletionTimestamp) io.stderr(`note: ${ref} is being deleted; not imported\n`);
+        return !hasRuntime && !shoot.metadata.deletionTimestamp;
+      })
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    const companions = companionsOf(configMaps);
+    const outcomes: Outcome[] = [];
+    for (const shoot of candidates) {
+      if (runtimeIdOf(shoot) === undefined) {
+        outcomes.push({ shoot: shoot.metadata.name, note: 'names no Runtime ID: no Kyma runtime, not imported' });
+        continue;
+      }
+      // One Shoot kimops cannot read (or a bug it meets) is that Shoot's problem: the others are still imported.
+      try {
+        const skr = options.skr ? await readSkr(garden, shoot) : undefined;
+        const sources = {
+          companions: companions(shoot),
+          clusterLabels,
+          settings,
+          kcpNamespace: options.kcpNamespace,
+          skr,
+        };
+        outcomes.push(importOne(shoot, sources));
+      } catch (error) {
+        outcomes.push({ shoot: shoot.metadata.name, problem: `kimops could not import it: ${errorText(error)}` });
+      }
+    }
+    const checked = withUniqueIds(outcomes);
+    const done = options.out ? await writeEach(checked, options.out, namespace, options.force === true) : checked;
+    if (!options.out) io.stdout(toYamlStream(done.flatMap((o) => ('runtime' in o ? [o.runtime] : []))));
+    report(done, namespace, options, io);
+    return done.some((o) => 'problem' in o) || missing.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+  } finally {
+    garden.close();
+    kcp?.close();
   }
-  const checked = withUniqueIds(outcomes);
-  const done = options.out ? await writeEach(checked, options.out, namespace, options.force === true) : checked;
-  if (!options.out) io.stdout(toYamlStream(done.flatMap((o) => ('runtime' in o ? [o.runtime] : []))));
-  report(done, namespace, options, io);
-  const imported = done.filter((o) => 'runtime' in o);
-  return imported.length < done.length || missing.length > 0 ? EXIT.conversionFailed : EXIT.ok;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -120,13 +172,18 @@ async function writeEach(
       done.push(outcome);
       continue;
     }
+    const path = join(out, `${outcome.runtime.metadata.name}.yaml`);
+    // The name is checked to be a Kubernetes object name (runtime-from-shoot.ts); this is the last guard.
+    if (!resolve(path).startsWith(resolve(out) + sep)) {
+      done.push({ shoot: outcome.shoot, problem: `its Runtime's file ${printable(path)} would be outside --out` });
+      continue;
+    }
     try {
-      await writeFileWhole(
-        join(out, `${outcome.runtime.metadata.name}.yaml`),
-        fileOf(outcome, namespace),
-        force,
-        '--out',
-      );
+      if (!force && (await exists(path))) {
+        done.push({ ...outcome, kept: true });
+        continue;
+      }
+      await writeFileWhole(path, fileOf(outcome, namespace), force, '--out');
       done.push(outcome);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
@@ -136,24 +193,43 @@ async function writeEach(
   return done;
 }
 
-/** One line per Shoot on stderr (the unknown fields of each Runtime under it), then the count. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/**
+ * One line per Shoot on stderr (the unknown fields of each Runtime under it, and with -o yaml its notes, which a
+ * file carries in its header), then the count.
+ */
 function report(outcomes: readonly Outcome[], namespace: string, options: ImportOptions, io: CliIo): void {
-  const imported = outcomes.filter((o) => 'runtime' in o).length;
+  const imported = outcomes.filter((o) => 'runtime' in o);
+  const kept = imported.filter((o) => o.kept).length;
+  const problems = outcomes.filter((o) => 'problem' in o).length;
   for (const outcome of outcomes) {
     const ref = `shoot ${namespace}/${printable(outcome.shoot)}`;
     if ('problem' in outcome) io.stderr(`${ref}: not imported: ${printableLines(outcome.problem)}\n`);
+    else if ('note' in outcome) io.stderr(`note: ${ref} ${outcome.note}\n`);
     else {
-      const where = options.out
-        ? `${printable(options.out)}/${printable(outcome.runtime.metadata.name)}.yaml`
-        : 'stdout';
+      const file = `${printable(options.out ?? '')}/${printable(outcome.runtime.metadata.name)}.yaml`;
+      const where = !options.out ? 'stdout' : outcome.kept ? `${file} exists and is kept; --force replaces it` : file;
       io.stderr(
         `${ref}: imported as Runtime ${options.kcpNamespace}/${printable(outcome.runtime.metadata.name)} (${where})\n`,
       );
       for (const unknown of outcome.unknown) io.stderr(`  unknown ${unknown.field}: ${unknown.fix}\n`);
+      if (!options.out) for (const note of outcome.notes) io.stderr(`  note: ${printable(note)}\n`);
     }
   }
+  const written = options.skr
+    ? 'nothing was written to the KCP or the Garden (but the admin kubeconfig requests of --skr)'
+    : 'nothing was written to the KCP or the Garden';
   io.stderr(
-    `${outcomes.length} Shoot(s) in ${namespace} without a Runtime: ${imported} imported, ${outcomes.length - imported} not; nothing was written to the KCP or the Garden\n`,
+    `${imported.length + problems} Shoot(s) in ${namespace} without a Runtime: ${imported.length} imported${kept > 0 ? ` (${kept} kept as they were)` : ''}, ${problems} not; ${written}\n`,
   );
 }
 
@@ -249,30 +325,38 @@ function companionsOf(configMaps: readonly ConfigMap[]): (shoot: Shoot) => Confi
   };
 }
 
-/** The Shoot names and Runtime IDs of the Runtimes that exist; undefined when --runtimes cannot be read. */
+/**
+ * The Shoot names and Runtime IDs of the Runtimes that exist, how many and where from; undefined when --runtimes
+ * cannot be read.
+ */
 async function knownRuntimes(
   options: ImportOptions,
   kcp: KubeClient | undefined,
   io: CliIo,
-): Promise<{ shoots: Set<string>; ids: Set<string> } | undefined> {
+): Promise<{ shoots: Set<string>; ids: Set<string>; count: number; source: string } | undefined> {
   let runtimes: KubeObject[];
+  let source: string;
   if (options.runtimes) {
     const read = await readRuntimes(options.runtimes, () => io.readStdin());
     // An unread file may be the Runtime of a Shoot: importing it again would make a second one.
     for (const error of read.errors) io.stderr(`error: ${printableLines(error.message)}\n`);
     if (read.errors.length > 0) return undefined;
     runtimes = read.runtimes.map((r) => r.runtime as unknown as KubeObject);
+    source = `--runtimes ${printable(options.runtimes)}`;
   } else {
     runtimes = await listed(kcp as KubeClient, 'KCP', {
       apiVersion: RUNTIME_API_VERSION,
       kind: 'Runtime',
       namespace: options.kcpNamespace,
     });
+    source = `the KCP's namespace ${printable(options.kcpNamespace)}`;
   }
   const shootName = (r: KubeObject) => (r as { spec?: { shoot?: { name?: unknown } } }).spec?.shoot?.name;
   return {
     shoots: new Set(runtimes.map(shootName).filter((n): n is string => typeof n === 'string')),
     ids: new Set(runtimes.map((r) => r.metadata.name)),
+    count: runtimes.length,
+    source,
   };
 }
 
@@ -281,7 +365,7 @@ async function listed<T extends KubeObject>(
   remote: string,
   ref: { apiVersion: string; kind: string; namespace: string },
 ): Promise<T[]> {
-  const result = await client.listAll<T>(ref);
+  const result = await client.listAll<T>(ref, { limit: LIST_PAGE });
   if (!result.ok) throw new TransportError(remote, `list ${ref.kind}s in ${ref.namespace}: ${result.message}`);
   // A LIST's items carry no apiVersion and kind; the render's check compares whole objects.
   return result.items.map((item) => ({ ...item, apiVersion: ref.apiVersion, kind: ref.kind }));

@@ -67,6 +67,20 @@ export const APPLIED_COMMIT_ANNOTATION = 'kimops.kyma-project.io/applied-commit'
 export const APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/applied-tree';
 /** Gardener's registry-cache extension type (KIM adds it in update mode only). */
 export const REGISTRY_CACHE_EXTENSION = 'registry-cache';
+/** Gardener's extension types KIM sets from a Runtime (the converter writes them, `kimops import` reads them). */
+export const NETWORK_FILTER_EXTENSION = 'shoot-networking-filter';
+export const ACL_EXTENSION = 'acl';
+export const NVIDIA_OPENSHELL_EXTENSION = 'shoot-nvidia-openshell';
+/** The key of the structured-authentication ConfigMap the Shoot's API server reads. */
+export const STRUCTURED_AUTH_CONFIG_KEY = 'config.yaml';
+/** The Provisioner's annotations on the Shoots it made, before KIM (KIM's runtime-migrator read them). */
+export const PROVISIONER_RUNTIME_ID_ANNOTATION = 'kcp.provisioner.kyma-project.io/runtime-id';
+export const PROVISIONER_LICENCE_TYPE_ANNOTATION = 'kcp.provisioner.kyma-project.io/licence-type';
+/** KEB's Runtime label naming the hyperscaler (examples/runtimes/keb/). */
+export const LABEL_PROVIDER = 'kyma-project.io/provider';
+/** KIM's Shoot labels carrying the Runtime's global account and subaccount IDs. */
+export const SHOOT_LABEL_ACCOUNT = 'account';
+export const SHOOT_LABEL_SUBACCOUNT = 'subaccount';
 /**
  * The garden Secrets holding a registry cache's credentials, copied from the SKR, are named with this prefix (KIM:
  * `reg-cache-<uuid>`). A Shoot's spec.resources entry whose name holds it is one of them.
@@ -97,6 +111,8 @@ export const REGISTRY_CACHE_ROTATED_ANNOTATION_PREFIX = 'registry-cache.kimops.k
 export const REGISTRY_CACHE_SYNCED_TREE_ANNOTATION = 'kimops.kyma-project.io/registry-cache-synced-tree';
 /** The field manager of kimops's server-side applies (configurable for a takeover from KIM). */
 export const FIELD_MANAGER = 'kimops';
+/** KIM's field manager on the Shoots it writes: a hand-back gives it the fields kimops applied (ADR 0011). */
+export const KIM_FIELD_MANAGER = 'kim';
 /** Gardener refuses a DELETE of a Shoot without it (docs/design.md §1.3). */
 export const DELETION_CONFIRMATION_ANNOTATION = 'confirmation.gardener.cloud/deletion';
 export const FORCE_DELETION_ANNOTATION = 'confirmation.gardener.cloud/force-deletion';

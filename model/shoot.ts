@@ -83,7 +83,8 @@ interface ShootSpec {
   credentialsBindingName?: string;
   cloudProfile?: { kind: string; name: string };
   exposureClassName?: string;
-  seedSelector?: { matchLabels: Record<string, string> };
+  /** Gardener's label selector: a hand-edited Shoot may carry only matchExpressions. */
+  seedSelector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
   accessRestrictions?: { name: string; options?: Record<string, string> }[];
   networking: {
     type?: string;

@@ -6,11 +6,13 @@ import {
   LABEL_INSTANCE_ID,
   LABEL_KYMA_NAME,
   LABEL_PLATFORM_REGION,
+  PROVISIONER_RUNTIME_ID_ANNOTATION,
+  SEED_REGION_LABEL,
 } from '../model/contract.js';
 import type { Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { exampleRuntime, landscapeSettings, render } from '../test/helpers/shoots.js';
-import { PROVISIONER_RUNTIME_ID_ANNOTATION, runtimeFromShoot, type ImportSources } from './runtime-from-shoot.js';
+import { runtimeFromShoot, type ImportSources } from './runtime-from-shoot.js';
 
 const settings = landscapeSettings('dev');
 
@@ -107,6 +109,25 @@ describe('runtimeFromShoot', () => {
     const { runtime } = imported({ ...sources, shoot });
     expect(runtime.metadata.name).toBe(id);
     expect(runtime.spec.shoot.licenceType).toBe('SAPDEV');
+  });
+
+  it('refuses a Runtime ID that is no Kubernetes object name: it names the Runtime and its file', () => {
+    const { sources } = madeFrom('aws.yaml');
+    const shoot = structuredClone(sources.shoot);
+    shoot.metadata.annotations = { ...shoot.metadata.annotations, [ANNOTATION_RUNTIME_ID]: '../../etc/x' };
+    const result = runtimeFromShoot({ ...sources, shoot });
+    expect(result.ok ? 'imported' : result.reason).toBe(
+      "metadata.annotations: the Runtime ID \"../../etc/x\" is no Kubernetes object name (KEB's are UUIDs); correct the Shoot's annotation to its Runtime's ID from KEB",
+    );
+  });
+
+  it('reads a seed selector with only matchExpressions as no enforced seed location', () => {
+    const { sources } = madeFrom('aws.yaml');
+    const shoot = structuredClone(sources.shoot);
+    shoot.spec.seedSelector = {
+      matchExpressions: [{ key: SEED_REGION_LABEL, operator: 'In', values: [shoot.spec.region] }],
+    };
+    expect(imported({ ...sources, shoot }).runtime.spec.shoot.enforceSeedLocation).toBe(false);
   });
 
   it('lists what only KEB knows when there is no GardenerCluster, and leaves the required platform region out', () => {

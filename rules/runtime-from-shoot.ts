@@ -4,6 +4,7 @@
 // default is left out, as KEB leaves it out; one nothing here tells is left out too and named in `unknown`, never
 // guessed. Whether rendering the result changes the Shoot is the caller's check (cli/import-check.ts). Pure.
 import {
+  ACL_EXTENSION,
   ANNOTATION_LICENCE_TYPE,
   ANNOTATION_RUNTIME_ID,
   DEFAULT_KCP_NAMESPACE,
@@ -13,17 +14,27 @@ import {
   LABEL_INSTANCE_ID,
   LABEL_KYMA_NAME,
   LABEL_PLATFORM_REGION,
+  LABEL_PROVIDER,
   LABEL_RECONCILER_MANAGED_BY,
   LABEL_REGION,
   LABEL_RUNTIME_ID,
   LABEL_SHOOT_NAME,
   LABEL_SUBACCOUNT_ID,
+  NETWORK_FILTER_EXTENSION,
+  NVIDIA_OPENSHELL_EXTENSION,
+  PROVISIONER_LICENCE_TYPE_ANNOTATION,
+  PROVISIONER_RUNTIME_ID_ANNOTATION,
+  REGISTRY_CACHE_EXTENSION,
   SEED_REGION_LABEL,
+  SHOOT_LABEL_ACCOUNT,
+  SHOOT_LABEL_SUBACCOUNT,
+  STRUCTURED_AUTH_CONFIG_KEY,
 } from '../model/contract.js';
 import type { OidcProviderConfig } from '../model/converter-config.js';
 import { asJsonObject, isJsonObject } from '../model/json.js';
 import { lookupAuditLogTenant } from '../model/kim-config.js';
 import type { ConversionSettings } from '../model/landscape.js';
+import { DNS_1123_SUBDOMAIN } from '../model/names.js';
 import { REQUIRED_RUNTIME_LABELS, RUNTIME_API_VERSION, type OidcConfig, type Runtime } from '../model/runtime.js';
 import { neverDowngrade } from '../model/semver.js';
 import type { ConfigMap, Shoot } from '../model/shoot.js';
@@ -31,11 +42,7 @@ import { parseYaml11 } from '../model/yaml-input.js';
 import { auditLogTenantOf, hasDedicatedAuditLogMark, sameAuditLogTenant } from './audit-log.js';
 import { runtimeWorkersFromShoot } from './runtime-from-shoot-workers.js';
 
-/** The Provisioner's annotations on the Shoots it made, before KIM (KIM's runtime-migrator read them). */
-export const PROVISIONER_RUNTIME_ID_ANNOTATION = 'kcp.provisioner.kyma-project.io/runtime-id';
-const PROVISIONER_LICENCE_TYPE_ANNOTATION = 'kcp.provisioner.kyma-project.io/licence-type';
-/** KEB's label naming the hyperscaler (examples/runtimes/keb/), by Gardener provider type. */
-const LABEL_PROVIDER = 'kyma-project.io/provider';
+/** KEB's names of the hyperscalers in its provider label, by Gardener provider type. */
 const KEB_PROVIDER_NAMES: Record<string, string> = {
   aws: 'AWS',
   azure: 'Azure',
@@ -44,10 +51,6 @@ const KEB_PROVIDER_NAMES: Record<string, string> = {
   openstack: 'SapConvergedCloud',
   gdch: 'GDCH',
 };
-const NETWORK_FILTER_EXTENSION = 'shoot-networking-filter';
-const NVIDIA_OPENSHELL_EXTENSION = 'shoot-nvidia-openshell';
-const ACL_EXTENSION = 'acl';
-const STRUCTURED_AUTH_KEY = 'config.yaml';
 
 export interface ImportSources {
   shoot: Shoot;
@@ -90,7 +93,7 @@ export type ImportedRuntime = Omit<Runtime, 'spec'> & {
 export type RuntimeImport =
   { ok: true; runtime: ImportedRuntime; unknown: UnknownField[]; notes: string[] } | { ok: false; reason: string };
 
-/** The Runtime ID a Shoot names: KIM's annotation, the Provisioner's, or the GardenerCluster's label. */
+/** The Runtime ID a Shoot names: KIM's annotation, else the Provisioner's (a Shoot made before KIM). */
 export function runtimeIdOf(shoot: Shoot): string | undefined {
   const annotations = shoot.metadata.annotations ?? {};
   return annotations[ANNOTATION_RUNTIME_ID] || annotations[PROVISIONER_RUNTIME_ID_ANNOTATION] || undefined;
@@ -103,6 +106,12 @@ export function runtimeFromShoot(sources: ImportSources): RuntimeImport {
     return {
       ok: false,
       reason: `metadata.annotations["${ANNOTATION_RUNTIME_ID}"]: the Shoot names no Runtime ID (nor the Provisioner's "${PROVISIONER_RUNTIME_ID_ANNOTATION}"); it is no Kyma runtime, or annotate it with its ID from KEB`,
+    };
+  // The ID becomes the Runtime's name and its file's name: KEB's are UUIDs, anything else was written by hand.
+  if (!DNS_1123_SUBDOMAIN.test(id))
+    return {
+      ok: false,
+      reason: `metadata.annotations: the Runtime ID ${JSON.stringify(id)} is no Kubernetes object name (KEB's are UUIDs); correct the Shoot's annotation to its Runtime's ID from KEB`,
     };
   const binding = shoot.spec.secretBindingName ?? shoot.spec.credentialsBindingName;
   const { pods, nodes, services } = shoot.spec.networking;
@@ -151,7 +160,7 @@ export function runtimeFromShoot(sources: ImportSources): RuntimeImport {
   const egress = filter !== undefined && filter.disabled !== true;
   const { workers, additionalWorkers } = runtimeWorkersFromShoot(shoot, settings.config, notes);
   const ha = shoot.spec.controlPlane?.highAvailability;
-  const registryCache = extension(shoot, 'registry-cache');
+  const registryCache = extension(shoot, REGISTRY_CACHE_EXTENSION);
   if (registryCache && registryCache.disabled !== true)
     unknown.push({
       field: 'spec.imageRegistryCache',
@@ -169,7 +178,7 @@ export function runtimeFromShoot(sources: ImportSources): RuntimeImport {
         region: shoot.spec.region,
         ...(licenceType && { licenceType }),
         secretBindingName: binding,
-        enforceSeedLocation: shoot.spec.seedSelector?.matchLabels[SEED_REGION_LABEL] === shoot.spec.region,
+        enforceSeedLocation: shoot.spec.seedSelector?.matchLabels?.[SEED_REGION_LABEL] === shoot.spec.region,
         enableNvidiaOpenshell: enabled(shoot, NVIDIA_OPENSHELL_EXTENSION),
         ...((version || oidcConfig || acl || additionalOidcConfig) && {
           kubernetes: {
@@ -220,8 +229,8 @@ function runtimeLabels(sources: ImportSources, id: string, unknown: UnknownField
     [LABEL_BROKER_PLAN_ID]: cluster[LABEL_BROKER_PLAN_ID],
     [LABEL_BROKER_PLAN_NAME]: cluster[LABEL_BROKER_PLAN_NAME],
     // KIM writes them onto the Shoot as `account` and `subaccount`.
-    [LABEL_GLOBAL_ACCOUNT_ID]: shoot.metadata.labels?.account || cluster[LABEL_GLOBAL_ACCOUNT_ID],
-    [LABEL_SUBACCOUNT_ID]: shoot.metadata.labels?.subaccount || cluster[LABEL_SUBACCOUNT_ID],
+    [LABEL_GLOBAL_ACCOUNT_ID]: shoot.metadata.labels?.[SHOOT_LABEL_ACCOUNT] || cluster[LABEL_GLOBAL_ACCOUNT_ID],
+    [LABEL_SUBACCOUNT_ID]: shoot.metadata.labels?.[SHOOT_LABEL_SUBACCOUNT] || cluster[LABEL_SUBACCOUNT_ID],
     [LABEL_SHOOT_NAME]: shoot.metadata.name,
     [LABEL_REGION]: shoot.spec.region,
     [LABEL_PLATFORM_REGION]: cluster[LABEL_PLATFORM_REGION],
@@ -257,7 +266,7 @@ function enabled(shoot: Shoot, type: string): boolean {
  * one KIM writes for a Runtime without its own: KEB sets none). The ConfigMap holds only what the API server reads.
  */
 function ownOidc({ shoot, structuredAuth, settings }: ImportSources, notes: string[]): OidcConfig | undefined {
-  const text = structuredAuth?.data?.[STRUCTURED_AUTH_KEY];
+  const text = structuredAuth?.data?.[STRUCTURED_AUTH_CONFIG_KEY];
   if (typeof text !== 'string') {
     const legacy = shoot.spec.kubernetes.kubeAPIServer?.oidcConfig;
     if (isJsonObject(legacy))

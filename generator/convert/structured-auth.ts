@@ -1,12 +1,11 @@
 // The structured-authentication ConfigMap the Shoot's API server reads (companion object,
 // applied before the Shoot). Built from the Runtime's OIDC config, or the landscape's operator OIDC.
+import { STRUCTURED_AUTH_CONFIG_KEY } from '../../model/contract.js';
 import type { OidcProviderConfig } from '../../model/converter-config.js';
 import { toGoYaml } from '../../rules/go-yaml.js';
 import type { ConfigMap } from '../../model/shoot.js';
 import type { ExtenderInput } from './context.js';
 import { structuredAuthConfigMapName } from './extenders/kube-apiserver.js';
-
-const STRUCTURED_AUTH_CONFIG_KEY = 'config.yaml';
 
 function jwtAuthenticator(oidc: OidcProviderConfig): Record<string, unknown> {
   return {

@@ -6,9 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  ANNOTATION_RUNTIME_ID,
   LABEL_BROKER_PLAN_NAME,
   LABEL_INSTANCE_ID,
   LABEL_KYMA_NAME,
@@ -17,13 +20,16 @@ import {
   LABEL_REGION,
   LABEL_SHOOT_NAME,
   MANAGED_BY_KIM,
+  SEED_REGION_LABEL,
 } from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import { describeFailure } from '../../model/kube-result.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { ConfigMap, Shoot } from '../../model/shoot.js';
+import { additionalOidcOf, OIDC_SELECTOR } from '../../rules/runtime-from-skr.js';
 import { parseYaml11, parseYamlDocuments } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
+import { startGardenProxy, type GardenProxy } from '../helpers/garden-proxy.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { liveShoots } from '../helpers/live-shoots.js';
@@ -37,6 +43,10 @@ const dir = useTempDir('import');
 const kcpKubeconfig = () => join(env.stateDir, 'kcp.kubeconfig');
 const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
+const OIDC = { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' } as const;
+/** The requests other than reads (LIST and WATCH are GETs too), as `METHOD path`. */
+const writes = (proxy: GardenProxy) =>
+  proxy.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 /** A plan line about kimops's ownership label, which every take-over adds. */
 const OWN_LABEL_LINE = /kimops\.kyma-project\.io\/managed-by/;
 
@@ -96,6 +106,22 @@ function gardenerClusterOf(runtime: Runtime): KubeObject {
 }
 
 describe('kimops import', () => {
+  // Every request import makes to the Garden and the KCP, counted.
+  let gardenProxy: GardenProxy;
+  let kcpProxy: GardenProxy;
+  let proxyDir: string;
+  beforeAll(async () => {
+    // Their kubeconfigs outlive each test's temporary folder.
+    proxyDir = await mkdtemp(join(tmpdir(), 'kimops-import-proxy-'));
+    gardenProxy = await startGardenProxy({ kubeconfig: gardenKubeconfig(), dir: proxyDir });
+    kcpProxy = await startGardenProxy({ kubeconfig: kcpKubeconfig(), dir: proxyDir });
+  });
+  afterAll(async () => {
+    await gardenProxy.close();
+    await kcpProxy.close();
+    await rm(proxyDir, { recursive: true, force: true });
+  });
+
   it('writes Runtimes for the Shoots without one, which kimops then renders and applies without a change', async () => {
     const landscape = await landscapeForProject(dir, 'landscape', 'stage', project);
     const kcpNamespace = await createTestNamespace(env.kcp, 'kcp-imp-');
@@ -113,26 +139,39 @@ describe('kimops import', () => {
       '--landscape',
       landscape,
       '--garden-kubeconfig',
-      gardenKubeconfig(),
+      gardenProxy.kubeconfigPath,
       '--kcp-kubeconfig',
-      kcpKubeconfig(),
+      kcpProxy.kubeconfigPath,
       '--kcp-namespace',
       kcpNamespace,
       '--out',
       out,
     ];
+    gardenProxy.reset();
+    kcpProxy.reset();
     const imported = await kimops(importArgs);
     expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(`1 Runtime(s) known from the KCP's namespace ${kcpNamespace}; 3 Shoot(s) in`);
     expect(imported.stderr).toContain(`2 Shoot(s) in ${project.namespace} without a Runtime: 2 imported, 0 not`);
     expect(readdirSync(out).sort()).toEqual([`${withCluster.metadata.name}.yaml`, `${bare.metadata.name}.yaml`].sort());
-    // Run again, the files stay as they are (someone may have filled them in), unless --force.
+    // Run again, the files stay as they are (someone may have filled them in), and that is no failure; --force
+    // replaces them.
     const edited = `# filled in\n${readFileSync(join(out, `${bare.metadata.name}.yaml`), 'utf8')}`;
     await dir.write(`imported/${bare.metadata.name}.yaml`, edited);
     const again = await kimops(importArgs);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`${bare.metadata.name}.yaml exists — pass --force to replace it`);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${bare.metadata.name}.yaml exists and is kept; --force replaces it)`);
+    expect(again.stderr).toContain('2 imported (2 kept as they were), 0 not');
     expect(readFileSync(join(out, `${bare.metadata.name}.yaml`), 'utf8')).toBe(edited);
     expect((await kimops([...importArgs, '--force'])).code).toBe(0);
+    expect(readFileSync(join(out, `${bare.metadata.name}.yaml`), 'utf8')).not.toBe(edited);
+    // It only read, the LISTs in pages.
+    expect(writes(gardenProxy)).toEqual([]);
+    expect(writes(kcpProxy)).toEqual([]);
+    expect(gardenProxy.requests.filter((r) => r.path.includes('/shoots?')).map((r) => r.path)).toEqual(
+      Array.from({ length: 3 }, () => expect.stringContaining('limit=500')),
+    );
+    expect(kcpProxy.requests.filter((r) => r.path.includes('/runtimes?')).length).toBe(3);
 
     // Nothing was written: the Shoots are as they were, and the KCP holds no further Runtime.
     for (const [name, before] of liveBefore) expect(await written(name)).toEqual(before);
@@ -252,8 +291,21 @@ describe('kimops import', () => {
       };
     });
     const fine = await shootOf('gcp.yaml', kcpNamespace);
+    // A Shoot edited by hand to a selector KIM never writes (once read as a crash of the whole run), its Kyma
+    // worker pool under another name (a note, which -o yaml prints on stderr).
+    const odd = await shootOf('azure.yaml', kcpNamespace, (shoot) => {
+      const [pool] = shoot.spec.provider.workers;
+      if (pool) pool.name = 'main-pool';
+      shoot.spec.seedSelector = {
+        matchExpressions: [{ key: SEED_REGION_LABEL, operator: 'In', values: [shoot.spec.region] }],
+      };
+    });
+    // A Shoot that is no Kyma runtime: a note, no failure.
+    const plain = await shootOf('aws.yaml', kcpNamespace, (shoot) => {
+      delete shoot.metadata.annotations?.[ANNOTATION_RUNTIME_ID];
+    });
     const runtimes = await dir.write('known/none.yaml', '');
-    const result = await kimops([
+    const args = [
       'import',
       '--landscape',
       landscape,
@@ -265,20 +317,71 @@ describe('kimops import', () => {
       kcpNamespace,
       '-o',
       'yaml',
+    ];
+    // No Runtime known while the Garden has Shoots: a wrong source, unless the landscape truly has none.
+    const unsure = await kimops([...args, '--shoot', fine.spec.shoot.name]);
+    expect(unsure.code).toBe(2);
+    expect(unsure.stderr).toMatch(
+      new RegExp(
+        `^0 Runtime\\(s\\) known from --runtimes ${runtimes}; (\\d+) Shoot\\(s\\) in ${project.namespace}\nerror: --runtimes ${runtimes} holds no Runtime, but ${project.namespace} has \\1 Shoot\\(s\\): .* pass --landscape-has-no-runtimes if the landscape truly has none\n$`,
+      ),
+    );
+    expect(unsure.stdout).toBe('');
+    const misspelt = await kimops([
+      'import',
+      '--landscape',
+      landscape,
+      '--garden-kubeconfig',
+      gardenKubeconfig(),
+      '--kcp-kubeconfig',
+      kcpKubeconfig(),
+      '--kcp-namespace',
+      `${kcpNamespace}-typo`,
+      '-o',
+      'yaml',
+    ]);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain(
+      `error: the KCP's namespace ${kcpNamespace}-typo holds no Runtime, but ${project.namespace} has `,
+    );
+    const nonKyma = await kimops([
+      ...args,
+      '--landscape-has-no-runtimes',
+      '--shoot',
+      plain.spec.shoot.name,
+      '--shoot',
+      fine.spec.shoot.name,
+    ]);
+    expect(nonKyma.code, nonKyma.stderr).toBe(0);
+    expect(nonKyma.stderr).toContain(
+      `note: shoot ${project.namespace}/${plain.spec.shoot.name} names no Runtime ID: no Kyma runtime, not imported\n`,
+    );
+
+    const result = await kimops([
+      ...args,
+      '--landscape-has-no-runtimes',
       '--shoot',
       changed.spec.shoot.name,
       '--shoot',
       fine.spec.shoot.name,
+      '--shoot',
+      odd.spec.shoot.name,
     ]);
     expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `shoot ${project.namespace}/${odd.spec.shoot.name}: imported as Runtime ${kcpNamespace}/${odd.metadata.name} (stdout)\n`,
+    );
+    expect(result.stderr).toContain(
+      '  note: spec.shoot.provider.workers: main-pool is the Kyma worker pool (the Shoot has no cpu-worker-0)\n',
+    );
     // The stage landscape turns the Kubernetes auto-update on already: only the machine images' differs.
     expect(result.stderr).toContain(
       `shoot ${project.namespace}/${changed.spec.shoot.name}: not imported: rendering its Runtime in update mode would change spec.maintenance.autoUpdate.machineImageVersion (unknown: `,
     );
     const printed = parseYamlDocuments(result.stdout, 'stdout').map((d) => d.value as Runtime);
-    expect(printed.map((r) => r.metadata.name)).toEqual([fine.metadata.name]);
-    expect(result.stderr).toContain('2 Shoot(s) in');
-    expect(result.stderr).toContain('1 imported, 1 not');
+    expect(printed.map((r) => r.metadata.name).sort()).toEqual([fine.metadata.name, odd.metadata.name].sort());
+    expect(printed.find((r) => r.metadata.name === odd.metadata.name)?.spec.shoot.enforceSeedLocation).toBe(false);
+    expect(result.stderr).toContain(`3 Shoot(s) in ${project.namespace} without a Runtime: 2 imported, 1 not;`);
   });
 
   it("--skr reads the administrators from the Shoot's cluster", async () => {
@@ -313,14 +416,22 @@ describe('kimops import', () => {
         subjects: [{ kind: 'User', name: admin, apiGroup: 'rbac.authorization.k8s.io' }],
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
       });
+      const kimOidc = async () => {
+        const listed = await env.kcp.listAll({ ...OIDC }, { labelSelector: OIDC_SELECTOR });
+        if (!listed.ok) throw new Error(`list OpenIDConnects: ${listed.message}`);
+        return additionalOidcOf(listed.items);
+      };
+      const oidcBefore = await kimOidc();
+      gardenProxy.reset();
       const result = await kimops([
         'import',
         '--landscape',
         landscape,
         '--garden-kubeconfig',
-        gardenKubeconfig(),
+        gardenProxy.kubeconfigPath,
         '--runtimes',
         await dir.write('known-skr/none.yaml', ''),
+        '--landscape-has-no-runtimes',
         '--skr',
         '-o',
         'yaml',
@@ -329,10 +440,18 @@ describe('kimops import', () => {
       ]);
       expect(result.code, result.stderr).toBe(0);
       const [printed] = parseYamlDocuments(result.stdout, 'stdout').map((d) => d.value as Runtime);
+      const oidcAfter = await kimOidc();
       expect(printed?.spec.security.administrators).toContain(admin);
       expect(result.stderr).not.toContain('unknown spec.security.administrators');
-      // The Shoot's OIDC extension is on: the providers the cluster serves are the Runtime's, KIM's labelled ones.
-      expect(printed?.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig).toBeInstanceOf(Array);
+      // The Shoot's OIDC extension is on: the providers the cluster serves are the Runtime's, KIM's labelled ones
+      // (other test files change them on the shared plane: as they were before or after the import).
+      expect([oidcBefore, oidcAfter]).toContainEqual(
+        printed?.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig,
+      );
+      // The one write: Gardener's admin kubeconfig, a subresource it keeps nothing of.
+      expect(writes(gardenProxy)).toEqual([
+        `POST /apis/core.gardener.cloud/v1beta1/namespaces/${project.namespace}/shoots/${runtime.spec.shoot.name}/adminkubeconfig`,
+      ]);
     } finally {
       await simulator.stop();
       await env.kcp.delete(binding);

@@ -2,7 +2,12 @@
 // listed in KIM's order; on update the live list (and its order) is the starting point and each
 // managed extension is added, replaced, disabled or left alone by its own rule.
 import { AUDITLOG_EXTENSION_TYPE } from '../../../rules/audit-log.js';
-import { REGISTRY_CACHE_EXTENSION } from '../../../model/contract.js';
+import {
+  ACL_EXTENSION,
+  NETWORK_FILTER_EXTENSION,
+  NVIDIA_OPENSHELL_EXTENSION,
+  REGISTRY_CACHE_EXTENSION,
+} from '../../../model/contract.js';
 import { FieldError } from '../../../model/errors.js';
 import { OIDC_EXTENSION_TYPE, type Extension, type JsonObject } from '../../../model/shoot.js';
 import { jsonEqual } from '../../../model/clone.js';
@@ -13,13 +18,13 @@ import { externalDns, shootDomain } from './dns.js';
 import { AUDITLOG_CREDENTIALS_RESOURCE } from './auditlog.js';
 import { registryCacheSecret } from './resources.js';
 
-const EXT_NETWORK_FILTER = 'shoot-networking-filter';
+const EXT_NETWORK_FILTER = NETWORK_FILTER_EXTENSION;
 const EXT_CERT = 'shoot-cert-service';
 const EXT_DNS = 'shoot-dns-service';
 const EXT_OIDC = OIDC_EXTENSION_TYPE;
 const EXT_AUDITLOG = AUDITLOG_EXTENSION_TYPE;
-const EXT_ACL = 'acl';
-const EXT_NVIDIA_OPENSHELL = 'shoot-nvidia-openshell';
+const EXT_ACL = ACL_EXTENSION;
+const EXT_NVIDIA_OPENSHELL = NVIDIA_OPENSHELL_EXTENSION;
 const EXT_REGISTRY_CACHE = REGISTRY_CACHE_EXTENSION;
 
 function networkFilter({ runtime }: ExtenderInput): Extension {
