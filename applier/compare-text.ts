@@ -11,15 +11,19 @@ export function comparisonText(report: ComparisonReport): string {
   for (const shoot of report.shoots) {
     if (shoot.differences.length + shoot.kept.length === 0) continue;
     const owner = shoot.managedByKimops ? 'applied by kimops' : 'not applied by kimops';
+    // Who writes the differences, and when: KIM's Shoots get main's values only on a cut-over (ADR 0011).
+    const writer = shoot.leader === 'kim' ? 'a cut-over to kimops would change' : 'the next apply changes';
     lines.push(
-      `${at(shoot.name)} (led by ${shoot.leader}, ${owner}): ${shoot.differences.length} field(s) differ` +
+      `${at(shoot.name)} (led by ${shoot.leader}, ${owner}): ${writer} ${shoot.differences.length} field(s)` +
         (shoot.kept.length > 0 ? `, ${shoot.kept.length} kept live` : ''),
     );
     for (const difference of shoot.differences) lines.push(`    ${valuesOf(difference)}`);
     for (const kept of shoot.kept) lines.push(`    kept ${valuesOf(kept)}: ${kept.why}`);
   }
   for (const { name, leader } of report.onlyInMain)
-    lines.push(`${at(name)} (led by ${leader}): only in ${MAIN_BRANCH}, not live: an apply would create it`);
+    lines.push(
+      `${at(name)} (led by ${leader}): only in ${MAIN_BRANCH}, not live: ${leader === 'kim' ? 'nothing creates it while KIM leads, a cut-over to kimops would' : 'the next apply creates it'}`,
+    );
   for (const { name, managedByKimops } of report.onlyLive)
     lines.push(
       `${at(name)}: only live, not in ${MAIN_BRANCH} (${managedByKimops ? 'applied by kimops: an apply would delete it' : 'not applied by kimops: never touched'})`,

@@ -10,9 +10,9 @@ import {
   compareLandscape,
   foldersToRead,
   hasDifferences,
-  type ComparedShoot,
   type CompareInput,
   type MainFolder,
+  type RememberedShoot,
 } from './compare.js';
 import { MAX_FIELD_LABELS, OTHER_FIELD, compareMetrics } from './compare-metrics.js';
 import { comparisonText } from './compare-text.js';
@@ -173,9 +173,9 @@ describe('compareLandscape', () => {
 
   it('takes a remembered Shoot from the memo without its file, and forgets what moved', () => {
     const { main, live } = landscape();
-    const memo = new Map<string, ComparedShoot>();
+    const memo = new Map<string, RememberedShoot>();
     compareLandscape(input(main, live, { memo }));
-    // c-1 and c-2 have a tree and a live resourceVersion: remembered; c-3 (no tree, not live) is not.
+    // c-1 and c-2 have a tree and a live resourceVersion: remembered; c-3 (no tree) is not.
     expect(memo.size).toBe(2);
     const folders = new Map([
       ['c-1', 't1'],
@@ -194,6 +194,19 @@ describe('compareLandscape', () => {
     });
     expect(again.unreadable).toEqual([]);
   });
+
+  it('remembers a Shoot only main has by its folder, until the folder moves or the Shoot goes live', () => {
+    const created = withLeader(mainShoot('c-3'), 'kim');
+    const memo = new Map<string, RememberedShoot>();
+    const first = compareLandscape(input({ 'c-3': { tree: 't3', shoot: created } }, [], { memo }));
+    expect(first.onlyInMain).toEqual([{ name: 'c-3', leader: 'kim' }]);
+    expect(foldersToRead(new Map([['c-3', 't3']]), [], memo)).toEqual([]);
+    expect(foldersToRead(new Map([['c-3', 't3-new']]), [], memo)).toEqual(['c-3']);
+    expect(foldersToRead(new Map([['c-3', 't3']]), [liveShoot(created)], memo)).toEqual(['c-3']);
+    const again = compareLandscape(input({ 'c-3': { tree: 't3' } }, [], { memo }));
+    expect(again.onlyInMain).toEqual([{ name: 'c-3', leader: 'kim' }]);
+    expect(again.unreadable).toEqual([]);
+  });
 });
 
 describe('comparisonText', () => {
@@ -201,10 +214,10 @@ describe('comparisonText', () => {
     const { main, live } = landscape();
     expect(comparisonText(compareLandscape(input(main, live)))).toBe(
       [
-        '► Shoot/garden-kyma-dev/c-2 (led by kim, not applied by kimops): 1 field(s) differ, 1 kept live',
+        '► Shoot/garden-kyma-dev/c-2 (led by kim, not applied by kimops): a cut-over to kimops would change 1 field(s), 1 kept live',
         '    spec.provider.workers[a].maximum: main 9, live 3',
         '    kept spec.kubernetes.version: main 1.32.5, live 1.33.0: live 1.33.0 kept over 1.32.5: Gardener never downgrades a Kubernetes version',
-        '► Shoot/garden-kyma-dev/c-3 (led by kimops): only in main, not live: an apply would create it',
+        '► Shoot/garden-kyma-dev/c-3 (led by kimops): only in main, not live: the next apply creates it',
         '► Shoot/garden-kyma-dev/c-4: only live, not in main (not applied by kimops: never touched)',
         'Fields that differ (Shoots of 1):',
         '  1  spec.provider.workers[a].maximum (c-2)',
@@ -223,8 +236,18 @@ describe('comparisonText', () => {
       ]),
     );
     const text = comparisonText(report);
+    expect(text).toContain(
+      '► Shoot/garden-kyma-dev/c-1 (led by kimops, not applied by kimops): the next apply changes 1 field(s)\n',
+    );
     expect(text).toContain('    spec.purpose: main production, live (unset)\n');
     expect(text).toContain('► Shoot/garden-kyma-dev/c-2: not compared: x\n');
+  });
+
+  it('says that only a cut-over would create a Shoot KIM leads that is not live', () => {
+    const report = compareLandscape(input({ 'c-5': { shoot: withLeader(mainShoot('c-5'), 'kim') } }, []));
+    expect(comparisonText(report)).toContain(
+      '► Shoot/garden-kyma-dev/c-5 (led by kim): only in main, not live: nothing creates it while KIM leads, a cut-over to kimops would\n',
+    );
   });
 });
 

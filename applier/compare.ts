@@ -1,9 +1,12 @@
 // `kimops compare` as a value: main's Shoots at one commit against every live Shoot of garden-<project>, per Shoot the
 // fields where main differs (rules/field-differences.ts: only the fields main sets, held by the applier's live rules),
-// the Shoots only one side has, who leads each Shoot, and the differences clustered by field. The report is a stable,
+// the Shoots only one side has, who leads each Shoot, and the differences clustered by field. What a difference means
+// depends on the leader (ADR 0011): for a Shoot kimops leads, what the next apply of main writes; for one KIM leads
+// (the applier only shadows it), what a cut-over to kimops (its take-over) would write. The report is a stable,
 // versioned JSON document (`kind: ComparisonReport`, docs/observability.md); nothing here reads or writes. Pure.
 import { isManagedByKimops, type Shoot } from '../model/shoot.js';
 import {
+  byCodeUnit,
   clusterByField,
   compareWithLive,
   type FieldCluster,
@@ -26,17 +29,37 @@ export interface MainFolder {
 }
 
 /** A Shoot main holds and the Garden has. */
-export interface ComparedShoot {
+interface ComparedShoot {
   name: string;
   /** From main's file (rules/leader.ts): KIM when main marks it so. */
   leader: Leader;
   /** The live Shoot carries kimops's ownership label: kimops applied it (else KIM or a person did). */
   managedByKimops: boolean;
-  /** What an apply of main would change, in document order; empty when the two agree. */
+  /**
+   * main's values the applier would write over the live ones, in document order; empty when the two agree. Led by
+   * kimops: what the next apply changes. Led by KIM: nothing while KIM leads (the applier only shadows the Shoot);
+   * what a cut-over to kimops (the take-over of the Shoot once main's leader annotation is removed) would change.
+   */
   differences: FieldDifference[];
   /** Where main differs but the applier keeps the live value (never written). */
   kept: KeptDifference[];
 }
+
+/** A Shoot main holds that is not live. */
+interface OnlyInMain {
+  name: string;
+  /** kimops: the next apply creates it. kim: nothing creates it while KIM leads; a cut-over to kimops would. */
+  leader: Leader;
+}
+
+/** A folder of main that could not be compared, and why. */
+interface Unreadable {
+  name: string;
+  problem: string;
+}
+
+/** One folder's outcome, as a watching compare remembers it by what it was computed from. */
+export type RememberedShoot = { compared: ComparedShoot } | { onlyInMain: OnlyInMain } | { unreadable: Unreadable };
 
 /** A field and how many Shoots differ there, with a few of them. */
 export interface FieldSummary {
@@ -71,12 +94,12 @@ export interface ComparisonReport {
   };
   /** Every Shoot main holds that is live, by name, the same ones included. */
   shoots: ComparedShoot[];
-  /** In main, not live: an apply would create them. */
-  onlyInMain: { name: string; leader: Leader }[];
+  /** In main, not live: the next apply creates those kimops leads; those KIM leads only a cut-over would. */
+  onlyInMain: OnlyInMain[];
   /** Live, not in main: listed, never touched. */
   onlyLive: { name: string; managedByKimops: boolean }[];
   /** Folders of main whose Shoot could not be read or held against the live one. */
-  unreadable: { name: string; problem: string }[];
+  unreadable: Unreadable[];
   /** With a Shoot filter: the names neither side has. */
   notFound?: string[];
 }
@@ -93,10 +116,11 @@ export interface CompareInput {
   /** Only these Shoots (`--shoot`); absent: all. */
   only?: readonly string[];
   /**
-   * A watching compare's entries by everything they were computed from (folder tree, live resourceVersion): a
-   * remembered Shoot is neither read nor compared again. Left holding this comparison's.
+   * A watching compare's outcomes by everything they were computed from (memoKey: the folder's tree, and the live
+   * resourceVersion or that there is no live Shoot): a remembered folder is neither read nor compared again. Left
+   * holding this comparison's.
    */
-  memo?: Map<string, ComparedShoot>;
+  memo?: Map<string, RememberedShoot>;
 }
 
 export function compareLandscape(input: CompareInput): ComparisonReport {
@@ -105,42 +129,18 @@ export function compareLandscape(input: CompareInput): ComparisonReport {
   const liveByName = new Map(input.live.filter((s) => wanted(s.metadata.name)).map((s) => [s.metadata.name, s]));
   const mainNames = [...input.main.keys()].filter(wanted).sort(byCodeUnit);
   const shoots: ComparedShoot[] = [];
-  const onlyInMain: ComparisonReport['onlyInMain'] = [];
-  const unreadable: ComparisonReport['unreadable'] = [];
-  const remembered = new Map<string, ComparedShoot>();
+  const onlyInMain: OnlyInMain[] = [];
+  const unreadable: Unreadable[] = [];
+  const remembered = new Map<string, RememberedShoot>();
   for (const name of mainNames) {
     const folder = input.main.get(name) as MainFolder;
     const live = liveByName.get(name);
-    const key = live && memoKey(name, folder.tree, live);
-    const known = key !== undefined ? input.memo?.get(key) : undefined;
-    if (known && key !== undefined) {
-      remembered.set(key, known);
-      shoots.push(known);
-      continue;
-    }
-    if (folder.shoot === undefined) {
-      unreadable.push({ name, problem: folder.problem ?? 'not read: a bug in kimops, please report it' });
-      continue;
-    }
-    if (!live) {
-      onlyInMain.push({ name, leader: shootLeader(folder.shoot) });
-      continue;
-    }
-    try {
-      const entry = {
-        name,
-        leader: shootLeader(folder.shoot),
-        managedByKimops: isManagedByKimops(live),
-        ...compareWithLive(folder.shoot, live),
-      };
-      if (key !== undefined) remembered.set(key, entry);
-      shoots.push(entry);
-    } catch (error) {
-      unreadable.push({
-        name,
-        problem: `cannot be held against the live Shoot (${error instanceof Error ? error.message : String(error)}): it is not a complete Shoot; run kimops validate on it and merge a fix`,
-      });
-    }
+    const key = memoKey(name, folder.tree, live);
+    const outcome = (key !== undefined && input.memo?.get(key)) || outcomeOf(name, folder, live);
+    if (key !== undefined) remembered.set(key, outcome);
+    if ('compared' in outcome) shoots.push(outcome.compared);
+    else if ('onlyInMain' in outcome) onlyInMain.push(outcome.onlyInMain);
+    else unreadable.push(outcome.unreadable);
   }
   if (input.memo) {
     input.memo.clear();
@@ -184,13 +184,13 @@ export function hasDifferences(report: ComparisonReport): boolean {
 }
 
 /**
- * The folders of main (name → tree) to read for a comparison: all but those whose comparison `memo` remembers for
- * the same tree and live resourceVersion, and only those of `only` when given.
+ * The folders of main (name → tree) to read for a comparison: all but those whose outcome `memo` remembers for the
+ * same tree and the same live Shoot (or none), and only those of `only` when given.
  */
 export function foldersToRead(
   folders: ReadonlyMap<string, string>,
   live: readonly Shoot[],
-  memo: ReadonlyMap<string, ComparedShoot> | undefined,
+  memo: ReadonlyMap<string, RememberedShoot> | undefined,
   only?: readonly string[],
 ): string[] {
   const liveByName = new Map(live.map((s) => [s.metadata.name, s]));
@@ -198,24 +198,48 @@ export function foldersToRead(
   return [...folders]
     .filter(([name]) => !wanted || wanted.has(name))
     .filter(([name, tree]) => {
-      const shoot = liveByName.get(name);
-      const key = shoot && memoKey(name, tree, shoot);
+      const key = memoKey(name, tree, liveByName.get(name));
       return key === undefined || !memo?.has(key);
     })
     .map(([name]) => name);
 }
 
-/** What a comparison was computed from; undefined when that is not known (then it is always computed). */
-function memoKey(name: string, tree: string | undefined, live: Shoot): string | undefined {
+/** A folder of main held against its live Shoot, or why it could not be. */
+function outcomeOf(name: string, folder: MainFolder, live: Shoot | undefined): RememberedShoot {
+  if (folder.shoot === undefined)
+    return { unreadable: { name, problem: folder.problem ?? 'not read: a bug in kimops, please report it' } };
+  if (!live) return { onlyInMain: { name, leader: shootLeader(folder.shoot) } };
+  try {
+    return {
+      compared: {
+        name,
+        leader: shootLeader(folder.shoot),
+        managedByKimops: isManagedByKimops(live),
+        ...compareWithLive(folder.shoot, live),
+      },
+    };
+  } catch (error) {
+    return {
+      unreadable: {
+        name,
+        problem: `cannot be held against the live Shoot (${error instanceof Error ? error.message : String(error)}): it is not a complete Shoot; run kimops validate on it and merge a fix`,
+      },
+    };
+  }
+}
+
+/**
+ * What a folder's outcome was computed from: its tree and the live Shoot's resourceVersion, or its tree alone when
+ * nothing is live (a Shoot only main has is not read again while its folder stays). Undefined when that is not known
+ * (then it is always computed).
+ */
+function memoKey(name: string, tree: string | undefined, live: Shoot | undefined): string | undefined {
+  if (tree === undefined) return undefined;
+  if (!live) return [name, tree].join('\0');
   const version = live.metadata.resourceVersion;
-  if (tree === undefined || version === undefined) return undefined;
-  return [name, tree, version].join('\0');
+  return version === undefined ? undefined : [name, tree, version].join('\0');
 }
 
 function summaryOf(clusters: FieldCluster[]): FieldSummary[] {
   return clusters.map(({ path, count, shoots }) => ({ path, count, examples: shoots.slice(0, CLUSTER_EXAMPLES) }));
-}
-
-function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -24,13 +24,20 @@ let caches: GardenCaches | undefined;
 let shootWatches: ServerResponse[];
 /** Shoots listed besides c-1. */
 let moreShoots: object[];
+/** ConfigMaps answered 403, as for an identity that may only read Shoots. */
+let configMapsForbidden: boolean;
 
 beforeEach(async () => {
   lists = [];
   shootWatches = [];
   moreShoots = [];
+  configMapsForbidden = false;
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://api');
+    if (configMapsForbidden && url.pathname.endsWith('/configmaps'))
+      return void res
+        .writeHead(403, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403 }));
     if (url.searchParams.get('watch') === '1') {
       if (url.pathname.endsWith('/shoots')) shootWatches.push(res);
       return void res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
@@ -99,6 +106,19 @@ describe('GardenCaches', () => {
       `/api/v1/namespaces/${NAMESPACE}/configmaps?labelSelector=kimops.kyma-project.io%2Fmanaged-by%3Dkimops%2Ckimops.kyma-project.io%2Fshoot&limit=500`,
       `/apis/core.gardener.cloud/v1beta1/namespaces/${NAMESPACE}/shoots?limit=500`,
     ]);
+  });
+
+  it('keeps the Shoots alone when asked, needing no right to ConfigMaps', async () => {
+    configMapsForbidden = true;
+    const file = kubeconfigFile(await kubeconfig('one'), '--garden-kubeconfig');
+    caches = new GardenCaches(file, () => {});
+    await expect(caches.live(NAMESPACE, 'kimops')).rejects.toThrow(/configmaps/i);
+    await caches.stop();
+    caches = new GardenCaches(file, () => {}, undefined, { companions: false });
+    const live = await caches.live(NAMESPACE, 'kimops');
+    expect(live.shoots().map((s) => s.metadata.name)).toEqual(['c-1']);
+    expect(live.companions()).toEqual([]);
+    expect(live.failing()).toBeUndefined();
   });
 
   it('fails with the reason while the Garden does not answer the first lists, and serves once it does', async () => {

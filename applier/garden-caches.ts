@@ -3,7 +3,8 @@
 // against them and lists nothing — Flux's and Argo CD's controllers work from such caches too — and the
 // objects are compacted as they arrive (compactShoot, compactCompanion), so 10,000 of each stay small. A Shoot
 // whose reconcile just ended with its cluster not yet configured from its tree (skr-plan.ts skrMayBeDue) asks for
-// a sync at once: its SKR, and so its Runtime's Ready, need not wait for the next interval.
+// a sync at once: its SKR, and so its Runtime's Ready, need not wait for the next interval. A watching
+// `kimops compare` keeps the Shoots alone (GardenCachesOptions).
 import { createHash } from 'node:crypto';
 import type { InformerOptions } from '../adapters/kube/informer.js';
 import type { KubeObject } from '../model/kube-object.js';
@@ -54,7 +55,16 @@ interface Started {
   key: string;
   close: () => void;
   shoots: CachedList<KubeObject>;
-  companions: CachedList<KubeObject>;
+  /** Absent when the companions are not kept (GardenCachesOptions). */
+  companions?: CachedList<KubeObject>;
+}
+
+export interface GardenCachesOptions {
+  /**
+   * Keep the companion ConfigMaps too (default true: a sync applies them). `kimops compare` reads only Shoots: without
+   * them it needs no right to list or watch ConfigMaps, so a read-only Shoot identity suffices.
+   */
+  companions?: boolean;
 }
 
 export class GardenCaches {
@@ -65,10 +75,12 @@ export class GardenCaches {
     private readonly log: (line: string) => void,
     /** Called when a Shoot's SKR may have become due (a sync then configures it). */
     private readonly skrDue: () => void = () => {},
+    private readonly options: GardenCachesOptions = {},
   ) {}
 
   /**
-   * The live objects of `namespace`, once both caches hold a first full list. They are made on first use and
+   * The live objects of `namespace`, once both caches hold a first full list (without companions: none, and only
+   * the Shoots' list is waited for). They are made on first use and
    * made again when the kubeconfig file (a rotated credential), the namespace or kimops.yaml's field manager
    * changed. While their first lists fail, this fails with the reason (a TransportError, so the watch backs off
    * and reports it); the informers keep trying meanwhile.
@@ -82,11 +94,11 @@ export class GardenCaches {
       this.started = this.start(key, namespace, fieldManager);
     }
     const { shoots, companions } = this.started;
-    await firstLists(shoots, companions);
+    await firstLists(shoots, ...(companions ? [companions] : []));
     return {
       shoots: () => shoots.items() as unknown as Shoot[],
-      companions: () => companions.items(),
-      failing: () => shoots.failing() ?? companions.failing(),
+      companions: () => companions?.items() ?? [],
+      failing: () => shoots.failing() ?? companions?.failing(),
     };
   }
 
@@ -95,7 +107,7 @@ export class GardenCaches {
     const started = this.started;
     this.started = undefined;
     if (!started) return;
-    await Promise.all([started.shoots.stop(), started.companions.stop()]);
+    await Promise.all([started.shoots.stop(), started.companions?.stop()]);
     started.close();
   }
 
@@ -109,15 +121,18 @@ export class GardenCaches {
         transform: (item) => compactShoot(item, fieldManager),
       },
     );
-    const companions = connection.informer(
-      { apiVersion: 'v1', kind: 'ConfigMap' },
-      {
-        namespace,
-        labelSelector: COMPANION_SELECTOR,
-        log: this.log,
-        transform: (item) => compactCompanion(item, fieldManager),
-      },
-    );
+    const companions =
+      this.options.companions === false
+        ? undefined
+        : connection.informer(
+            { apiVersion: 'v1', kind: 'ConfigMap' },
+            {
+              namespace,
+              labelSelector: COMPANION_SELECTOR,
+              log: this.log,
+              transform: (item) => compactCompanion(item, fieldManager),
+            },
+          );
     // Once per Shoot that becomes so, not on every status write of one that stays so (an SKR that keeps failing).
     const mayBeDue = new Set<string>();
     shoots.onChange(({ type, object }) => {
@@ -127,7 +142,7 @@ export class GardenCaches {
       else mayBeDue.delete(object.metadata.name);
     });
     shoots.start();
-    companions.start();
-    return { key, close: () => connection.close(), shoots, companions };
+    companions?.start();
+    return { key, close: () => connection.close(), shoots, ...(companions && { companions }) };
   }
 }

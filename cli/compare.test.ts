@@ -38,6 +38,19 @@ describe('kimops compare', () => {
     expect(interval.stderr).toContain('--interval: 0 is not a number of seconds between 1 and 86400');
   });
 
+  it('refuses --interval and --metrics-host without --watch, before reading anything', async () => {
+    // Refused before the repo and the kubeconfig are opened: neither need exist.
+    const args = ['compare', '--repo', join(dir.path, 'none.git'), '--garden-kubeconfig', join(dir.path, 'none')];
+    for (const [flag, value] of [
+      ['--interval', '5'],
+      ['--metrics-host', '0.0.0.0'],
+    ] as const) {
+      const alone = await kimops([...args, flag, value]);
+      expect(alone).toMatchObject({ code: 2, stdout: '' });
+      expect(alone.stderr).toContain(`${flag} needs --watch`);
+    }
+  });
+
   it('names a --repo that is no landscape repo, and a landscape other than the repo holds', async () => {
     const args = await compareArgs();
     const missing = await kimops([...args.slice(0, 1), '--repo', join(dir.path, 'nowhere.git'), ...args.slice(3)]);

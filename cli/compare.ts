@@ -1,18 +1,21 @@
 // `kimops compare`, run: main's newest commit of the landscape repo read as the generator reads it
 // (generator/main-snapshot.ts), the Shoots of garden-<project> as the applier reads them (one paged LIST, each Shoot
-// compacted; watching: the caches of applier/garden-caches.ts), compared (applier/compare.ts) and printed, or in a
-// loop with the metrics. Reads only: no request but GET, LIST and WATCH reaches the Garden, nothing is committed or
-// pushed. Its options: commands/compare.ts.
+// compacted; watching: the Shoot cache of applier/garden-caches.ts, without the companions, so only Shoots need be
+// readable), compared (applier/compare.ts) and printed, or in a loop with the metrics. Reads only: no request but
+// GET, LIST and WATCH reaches the Garden, nothing is committed or pushed. Its options: commands/compare.ts.
+import { isDeepStrictEqual } from 'node:util';
 import { Registry } from 'prom-client';
+import { LANDSCAPE_FILE } from '../adapters/files/landscape.js';
 import type { LandscapeRepo } from '../adapters/git/landscape-repo.js';
+import { redacted } from '../adapters/git/remote.js';
 import { clusterConnection } from '../adapters/kube/informer-factory.js';
 import { KubeClient } from '../adapters/kube/kube-client.js';
 import {
   compareLandscape,
   foldersToRead,
   hasDifferences,
-  type ComparedShoot,
   type MainFolder,
+  type RememberedShoot,
 } from '../applier/compare.js';
 import { compareMetrics } from '../applier/compare-metrics.js';
 import { comparisonSummary, comparisonText } from '../applier/compare-text.js';
@@ -24,9 +27,10 @@ import { gardenNamespaceOf, MAIN_BRANCH, SHOOT_FILE, SHOOTS_FOLDER } from '../mo
 import { ConfigError, TransportError } from '../model/errors.js';
 import { mapInParallel } from '../model/in-parallel.js';
 import type { Landscape } from '../model/landscape.js';
+import type { LogLine } from '../model/log.js';
 import type { Shoot } from '../model/shoot.js';
 import { EXIT, type CliIo } from './cli-io.js';
-import { landscapeOnMain, openLandscapeRepo } from './landscape-target.js';
+import { chooseLandscape, landscapeOnMain, openLandscapeRepo } from './landscape-target.js';
 import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { mainRefWatchOf } from './main-ref-watch.js';
@@ -61,6 +65,9 @@ interface Target {
 /** The live Shoots of a namespace, given the field manager compactShoot keeps the applies of. */
 type LiveShoots = (namespace: string, fieldManager: string) => Promise<Shoot[]>;
 
+/** The landscape a comparison of main at `commit` is for. */
+type LandscapeAt = (commit: string) => Promise<Landscape>;
+
 /** Folders read at once: reading is waiting on the disk (the applier reads as many). */
 const READ_LANES = 8;
 
@@ -69,14 +76,22 @@ export async function compareOnce(options: CompareOptions, commandIo: CliIo): Pr
   const target = await openLandscapeRepo(options);
   await branchSync(target.repo, target.remote).refresh();
   const landscape = await landscapeOf(options, target, commandIo);
-  const io = loggingIo(commandIo, options, { component: 'compare', landscape: landscape.name }, false);
+  // The report is the command's output: stdout holds it alone, as it is (a JSON document stays one, whatever
+  // --log-format says); every log line goes to stderr.
+  const io = loggingIo(
+    { ...commandIo, stdout: commandIo.stderr },
+    options,
+    { component: 'compare', landscape: landscape.name },
+    false,
+  );
   return reportingFailures(io, async () => {
     const garden = KubeClient.forCluster(gardenCluster(options));
     try {
-      const report = await comparison(options, target, landscape, (namespace, fieldManager) =>
+      const landscapeAt = followingMain(options, target, landscape, logLine(io));
+      const report = await comparison(options, target, landscapeAt, (namespace, fieldManager) =>
         listShoots(garden, namespace, fieldManager),
       );
-      io.stdout(options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : comparisonText(report));
+      commandIo.stdout(options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : comparisonText(report));
       // 1 as diff says "different": a report to read, not a failure of the command.
       return hasDifferences(report) ? EXIT.conversionFailed : EXIT.ok;
     } finally {
@@ -97,8 +112,13 @@ export async function compareWatching(options: CompareOptions, commandIo: CliIo)
     const metrics = compareMetrics(registry, landscape.name);
     const health = new LoopHealth(intervalMs);
     const metricsServer = await metricsServerOf(options, io, registry, health);
-    // The Shoots kept by WATCH, as the watching applier keeps them: a pass lists nothing.
-    const caches = new GardenCaches(clusterConnection(gardenCluster(options)), (line) => io.stderr(`${line}\n`));
+    // The Shoots kept by WATCH, as the watching applier keeps them (not its companions): a pass lists nothing.
+    const caches = new GardenCaches(
+      clusterConnection(gardenCluster(options)),
+      (line) => io.stderr(`${line}\n`),
+      undefined,
+      { companions: false },
+    );
     const live: LiveShoots = async (namespace, fieldManager) => {
       const objects = await caches.live(namespace, fieldManager);
       const failing = objects.failing();
@@ -107,7 +127,8 @@ export async function compareWatching(options: CompareOptions, commandIo: CliIo)
       return objects.shoots();
     };
     // Each pass reads and compares only the Shoots whose folder or live Shoot moved since the last.
-    const memo = new Map<string, ComparedShoot>();
+    const memo = new Map<string, RememberedShoot>();
+    const landscapeAt = followingMain(options, target, landscape, logLine(io));
     let loop: WatchLoop | undefined;
     const mainWatch = await mainRefWatchOf(options.repo, io, () => loop?.trigger());
     try {
@@ -115,7 +136,7 @@ export async function compareWatching(options: CompareOptions, commandIo: CliIo)
         pass: async () => {
           try {
             await branchSync(target.repo, target.remote).refresh();
-            const report = await comparison(options, target, landscape, live, memo);
+            const report = await comparison(options, target, landscapeAt, live, memo);
             metrics.compared(report);
             logLine(io)(comparisonSummary(report));
           } catch (error) {
@@ -143,17 +164,43 @@ function landscapeOf(options: CompareOptions, target: Target, io: CliIo): Promis
   return landscapeOnMain(options.landscape, target, options.repo, (line) => io.stderr(`${line}\n`), { fetch: false });
 }
 
+/**
+ * --landscape, else the landscape.yaml of the commit compared: a watching compare follows a landscape.yaml merged
+ * to main (another project, say) as the watching generator does, without a restart. The name stays the first
+ * one's: it labels the logs and the metrics, and a landscape repo keeps its landscape.
+ */
+function followingMain(options: CompareOptions, target: Target, first: Landscape, log: LogLine): LandscapeAt {
+  if (options.landscape !== undefined) return () => Promise.resolve(first);
+  let current = first;
+  return async (commit) => {
+    const text = await target.repo.readFile(commit, LANDSCAPE_FILE);
+    const where = `${LANDSCAPE_FILE} on ${MAIN_BRANCH}`;
+    const onMain = await chooseLandscape(undefined, { text, repo: redacted(options.repo), where }, log);
+    if (isDeepStrictEqual(onMain, current)) return current;
+    if (onMain.name !== first.name)
+      throw new ConfigError(
+        where,
+        'name',
+        `is now ${onMain.name}, not ${first.name}: a landscape repo keeps its landscape; change it back`,
+      );
+    current = onMain;
+    log(`${where} changed: this comparison uses it`);
+    return current;
+  };
+}
+
 /** main's newest commit (fetched by the caller) against the live Shoots. */
 async function comparison(
   options: CompareOptions,
   target: Target,
-  landscape: Landscape,
+  landscapeAt: LandscapeAt,
   liveShoots: LiveShoots,
-  memo?: Map<string, ComparedShoot>,
+  memo?: Map<string, RememberedShoot>,
 ) {
   const commit = await target.repo.resolve(branchSync(target.repo, target.remote).baseRef);
   if (commit === undefined)
     throw new ConfigError('--repo', '', `has no ${MAIN_BRANCH} branch; create the landscape repo with kimops init`);
+  const landscape = await landscapeAt(commit);
   const snapshot = await readMainSnapshot(target.repo, commit, landscape.name);
   const namespace = gardenNamespaceOf(landscape.gardener.project);
   const comparedAt = new Date().toISOString();

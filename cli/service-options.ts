@@ -25,7 +25,8 @@ export function withServiceOptions(command: Command): Command {
   return command;
 }
 
-function serviceOptionList(): Option[] {
+/** --log-format and --log-level, for a command that logs as the loops do but takes no Lease (compare). */
+export function logOptions(): Option[] {
   return [
     new Option(
       '--log-format <format>',
@@ -34,6 +35,12 @@ function serviceOptionList(): Option[] {
     new Option('--log-level <level>', 'leave out lines below this level (default: info; plain: every line)').choices(
       LOG_LEVELS,
     ),
+  ];
+}
+
+function serviceOptionList(): Option[] {
+  return [
+    ...logOptions(),
     new Option(
       '--leader-elect',
       "with --watch: run passes only while holding the loop's Lease on the KCP (for more than one replica)",
@@ -67,12 +74,22 @@ export function gardenCluster(options: { gardenKubeconfig: string; gardenContext
   };
 }
 
-/** Refuses the service flags without --watch: a single pass needs no Lease, probes or metrics. */
+/**
+ * Refuses the service flags without --watch: a single pass needs no Lease, probes or metrics. `alsoNeedWatch` names
+ * more flags (their long names, e.g. `--interval`) that mean nothing without --watch; refused only when given, as
+ * their defaults are always there.
+ */
 export function requireWatchFor(
   options: LeaderOptions & { watch?: boolean; metricsPort?: string },
   command: Command,
+  alsoNeedWatch: readonly string[] = [],
 ): void {
   if (options.watch) return;
   if (options.leaderElect) command.error('error: --leader-elect needs --watch', { exitCode: EXIT.usage });
   if (options.metricsPort !== undefined) command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+  for (const flag of alsoNeedWatch) {
+    const source = command.getOptionValueSource(command.options.find((o) => o.long === flag)?.attributeName() ?? '');
+    if (source !== undefined && source !== 'default')
+      command.error(`error: ${flag} needs --watch`, { exitCode: EXIT.usage });
+  }
 }

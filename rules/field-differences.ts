@@ -95,6 +95,7 @@ function reasonFor(path: string, kept: readonly KeptLive[]): string {
   return note?.why ?? KEPT_WITHOUT_NOTE;
 }
 
-function byCodeUnit(a: string, b: string): number {
+/** Strings in UTF-16 code unit order, as `sort()` without a comparator: the same on every machine, unlike localeCompare. */
+export function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -3,8 +3,8 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { EXIT, type CliIo } from '../cli-io.js';
-import { gardenContextOption, withServiceOptions } from '../service-options.js';
-import { DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import { gardenContextOption, logOptions, requireWatchFor } from '../service-options.js';
+import { collect, DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
 import type { CompareOptions } from '../compare.js';
 
 const HELP = `
@@ -12,8 +12,10 @@ Compares the landscape repo's main (its newest commit) with every Shoot in garde
 the fields where main differs from the live Shoot (path, main's value, the live value), the Shoots only main has,
 the Shoots only the Garden has (listed, never touched) and who leads each Shoot (main's
 kimops.kyma-project.io/leader annotation: kim, else kimops), then the differing fields clustered across Shoots.
+For a Shoot kimops leads the differences are what the next apply changes; for one KIM leads (the applier only
+shadows it) they are what a cut-over to kimops would change.
 It writes nothing: the Garden is only listed (and watched, with --watch), the repo only read (a remote one fetched
-into --cache-dir).
+into --cache-dir). Its Garden identity needs only get, list and watch on Shoots in garden-<project>.
 
 Only the fields main sets count (a default Gardener added is no difference), main held against the live Shoot by
 the applier's rules first: where the applier keeps the live value whatever main says (a Kubernetes or image version
@@ -21,11 +23,13 @@ Gardener raised, a zone it cannot remove, a create-only field, the worker order)
 as a difference. List items read by their key: spec.provider.workers[cpu-worker-0].machine.type.
 
 --output json prints a ComparisonReport (apiVersion kimops.kyma-project.io/v1alpha1; its fields:
-docs/observability.md). --shoot compares only the Shoots named (repeatable, or several after one flag).
+docs/observability.md). The report goes to stdout as it is, whatever --log-format says; log lines go to stderr.
+--shoot compares only the Shoot named (repeatable: --shoot a --shoot b).
 
 --watch compares every --interval seconds (and at once when a local repo's main moves) until SIGINT or SIGTERM,
 logging one summary line per comparison; with --metrics-port it serves kimops_compare_* metrics (Shoots differing,
-Shoots per field, the time of the last comparison) and /healthz and /readyz.
+Shoots per field, the time of the last comparison) and /healthz and /readyz. Without --landscape each comparison
+uses the landscape.yaml of the main commit it compares, so a change merged to it is followed without a restart.
 
 Exit codes (without --watch): 0 main and the Garden agree; 1 they differ (a field, a Shoot only one side has, a
 file that cannot be read, a --shoot neither has), as diff and flux diff; 2 usage or configuration error; 69 the
@@ -49,18 +53,16 @@ export function registerCompare(program: Command, io: CliIo, setExitCode: (code:
     .addOption(
       new Option('--output <format>', 'the report as text or as JSON').choices(['text', 'json']).default('text'),
     )
-    .option('--shoot <name...>', 'compare only these Shoots')
+    .addOption(new Option('--shoot <name>', 'compare only this Shoot (repeatable)').argParser(collect))
     .option('--watch', 'compare every --interval until stopped')
     .option('--interval <seconds>', 'with --watch: how often to compare', String(DEFAULT_INTERVAL_SECONDS))
     .option('--metrics-port <port>', 'with --watch: serve Prometheus metrics at /metrics, and /healthz and /readyz')
     .option('--metrics-host <address>', 'with --metrics-port: the address to listen on', DEFAULT_HOST);
   // The log flags of the loops; no Lease: a comparison writes nothing, so replicas need no leader.
-  for (const option of withServiceOptions(declared.createCommand('')).options)
-    if (option.long === '--log-format' || option.long === '--log-level') declared.addOption(option);
+  for (const option of logOptions()) declared.addOption(option);
   declared.addHelpText('after', HELP).action(async (options: CompareOptions, command: Command) => {
     if (!options.watch) {
-      if (options.metricsPort !== undefined)
-        command.error('error: --metrics-port needs --watch', { exitCode: EXIT.usage });
+      requireWatchFor(options, command, ['--interval', '--metrics-host']);
       const { compareOnce } = await import('../compare.js');
       setExitCode(await compareOnce(options, io));
       return;

@@ -1,8 +1,9 @@
 // `kimops compare` against the real gardener-apiserver: Shoots created from KEB's Runtimes as KIM leaves them (no
 // kimops label), a landscape repo whose main differs from them in known fields, one Shoot only main has, one only the
-// Garden has. The JSON report names exactly those fields, Shoots and clusters; the Garden, reached through a
-// counting proxy, sees reads only; --watch serves the comparison as metrics and follows a live change and a new
-// commit on main.
+// Garden has. The JSON report names exactly those fields, Shoots and clusters, on a stdout of its own whatever
+// --log-format says; the Garden, reached through a counting proxy, sees reads only (and no ConfigMap request:
+// a read-only Shoot identity suffices); --watch serves the comparison as metrics and follows a live change, a new
+// commit on main and a landscape.yaml merged to main.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +98,8 @@ describe('kimops compare', () => {
     const gitdir = await landscapeRepo();
     proxy.reset();
     const args = ['compare', '--repo', gitdir, '--garden-kubeconfig', proxy.kubeconfigPath];
-    const run = await kimops([...args, '--output', 'json']);
+    // The report is stdout's alone, as it is: no log record wraps its lines.
+    const run = await kimops([...args, '--output', 'json', '--log-format', 'json']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as ComparisonReport;
@@ -147,15 +149,27 @@ describe('kimops compare', () => {
     );
     expect(report.notFound).toBeUndefined();
 
-    // One Shoot, as text: its fields and the summary line.
-    const one = await kimops([...args, '--shoot', AWS]);
+    // One Shoot, as text (as it is, whatever --log-format says): its fields and the summary line.
+    const one = await kimops([...args, '--shoot', AWS, '--log-format', 'text']);
     expect(one.code).toBe(1);
-    expect(one.stdout).toContain(
-      `► Shoot/${project.namespace}/${AWS} (led by kimops, not applied by kimops): 1 field(s) differ\n    ${MAXIMUM}: main 25, live 20\n`,
-    );
     expect(one.stdout).toMatch(
-      /: 1 in main, 1 live; 1 differ, 0 same, 0 only in main, 0 only live, 0 not compared; nothing written\n$/,
+      new RegExp(
+        `^► Shoot/${project.namespace}/${AWS} \\(led by kimops, not applied by kimops\\): the next apply changes 1 field\\(s\\)\n`,
+      ),
     );
+    expect(one.stdout).toContain(`\n    ${MAXIMUM}: main 25, live 20\n`);
+    expect(one.stdout).toMatch(
+      /\ncompare of main at [0-9a-f]{12} with \S+: 1 in main, 1 live; 1 differ, 0 same, 0 only in main, 0 only live, 0 not compared; nothing written\n$/,
+    );
+    expect(one.stderr).toBe('');
+
+    // --shoot repeated: both Shoots, KIM's with what a cut-over would change.
+    const two = await kimops([...args, '--shoot', AWS, '--shoot', GCP]);
+    expect(two.code).toBe(1);
+    expect(two.stdout).toContain(
+      `► Shoot/${project.namespace}/${GCP} (led by kim, not applied by kimops): a cut-over to kimops would change 2 field(s)\n`,
+    );
+    expect(two.stdout).toContain(': 2 in main, 2 live; 2 differ,');
 
     // Only reads reached the Garden.
     expect(proxy.requests.length).toBeGreaterThan(0);
@@ -238,6 +252,25 @@ describe('kimops compare', () => {
           ? true
           : undefined;
       });
+
+      // A landscape.yaml merged to main that names another (empty) project: followed without a restart, every
+      // Shoot of main is then only in main.
+      const landscapeYaml = (await repo.readFile('main', 'landscape.yaml')) ?? '';
+      const moved = landscapeYaml.replace(/^(\s+project:) \S+$/m, '$1 cmpnone');
+      expect(moved).not.toBe(landscapeYaml);
+      await repo.commitFiles({
+        branch: 'main',
+        files: new Map([['landscape.yaml', moved]]),
+        message: 'another project',
+        author,
+      });
+      await eventually('the other project in the metrics', async () => {
+        const text = await metrics();
+        return text.includes('kimops_compare_shoots{landscape="stage",state="only-in-main"} 3') &&
+          text.includes('kimops_compare_shoots{landscape="stage",state="only-live"} 0')
+          ? true
+          : undefined;
+      });
     } finally {
       controller.abort();
     }
@@ -247,6 +280,11 @@ describe('kimops compare', () => {
     expect(result.stdout).toMatch(
       / INFO {2}compare landscape=stage compare of main at [0-9a-f]{12} with \S+: 3 in main, 3 live; 2 differ, 0 same, 1 only in main, 1 only live, 0 not compared; nothing written$/m,
     );
+    expect(result.stdout).toContain('landscape.yaml on main changed: this comparison uses it');
+    expect(result.stdout).toContain('with garden-cmpnone: 3 in main, 0 live;');
     expect(writes(proxy)).toEqual([]);
+    // The Shoots alone are read: an identity that may only read Shoots suffices.
+    expect(proxy.requests.filter((r) => r.path.includes('/configmaps'))).toEqual([]);
+    expect(proxy.requests.some((r) => r.path.includes('/shoots'))).toBe(true);
   }, 60_000);
 });
