@@ -10,6 +10,7 @@ import {
   APPLIED_COMMIT_ANNOTATION,
   APPLIED_TREE_ANNOTATION,
   FIELD_MANAGER,
+  KIM_FIELD_MANAGER,
 } from '../model/contract.js';
 import type { KubeObject } from '../model/kube-object.js';
 import { massDeletionGuard, MASS_DELETION_TRAILER } from '../rules/mass-deletion.js';
@@ -50,9 +51,6 @@ export type PlanAction =
 
 /** The prefix of kimops's own labels and annotations (model/contract.ts). */
 const KIMOPS_ANNOTATIONS = OWNERSHIP_LABEL.slice(0, OWNERSHIP_LABEL.indexOf('/') + 1);
-
-/** KIM's field manager on the Shoots it writes: a hand-back gives it the fields kimops applied. */
-export const KIM_FIELD_MANAGER = 'kim';
 
 type ObjectAction = 'create' | 'update' | 'delete' | 'unchanged';
 

@@ -17,7 +17,8 @@ import { ANNOTATION_SUSPEND_PATCH } from '../model/contract.js';
 import { LEADER_ANNOTATION, LEADER_LABEL } from '../rules/leader.js';
 import { kimops } from '../test/helpers/cli.js';
 import { seededLandscape } from '../test/helpers/seeded-landscape.js';
-import { bootstrap, bootstrapBranchOf, type BootstrapInput } from './bootstrap.js';
+import { bootstrap, type BootstrapInput } from './bootstrap.js';
+import { bootstrapBranchOf } from './branches.js';
 import { convertRuntime } from './convert/index.js';
 import type { RuntimeInput } from './render-runtimes.js';
 

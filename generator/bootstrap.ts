@@ -9,7 +9,8 @@
 // its branch moved by compare-and-swap; a second run updates the open PR in place and, unchanged, writes nothing.
 import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
-import { BRANCH_PREFIX, MAIN_BRANCH, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
+import { MAIN_BRANCH, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
+import { bootstrapBranchOf } from './branches.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { ConversionSettings, Landscape } from '../model/landscape.js';
 import type { LogLine } from '../model/log.js';
@@ -43,11 +44,6 @@ const MAX_ATTEMPTS = 3;
 /** Its PR's class (generator/propose/classify.ts): never auto-merged, always one approval (propose/merge-policy.ts). */
 const BOOTSTRAP_CLASS: RecordedClass = { class: 'bootstrap', disruptive: false };
 const BOOTSTRAP_LABEL = `${LABEL_PREFIX}bootstrap`;
-
-/** `kimops/<landscape>-bootstrap`: apart from the Shoots' branches (`kimops/<landscape>/…`) and the rollouts'. */
-export function bootstrapBranchOf(landscape: string): string {
-  return `${BRANCH_PREFIX}${landscape}-bootstrap`;
-}
 
 export interface BootstrapInput {
   landscape: Pick<Landscape, 'name' | 'defaultLeader'>;

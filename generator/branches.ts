@@ -13,6 +13,14 @@ export function rolloutBranchOf(landscape: string, name: string): string {
   return `${BRANCH_PREFIX}${landscape}-rollout/${name}`;
 }
 
+/**
+ * `kimops bootstrap`'s one branch: apart from the Shoots' branches and the rollouts' (a pass never closes its PR as
+ * stale), and looked for by every generator pass while main holds no Shoot (generate.ts).
+ */
+export function bootstrapBranchOf(landscape: string): string {
+  return `${BRANCH_PREFIX}${landscape}-bootstrap`;
+}
+
 /** Names a rollout after the settings that cause it, so a further config change starts a new rollout. */
 export function rolloutName(settings: ConversionSettings): string {
   return `landscape-${createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 8)}`;

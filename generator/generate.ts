@@ -13,7 +13,7 @@ import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import type { AuditLogFailure, AuditLogPool } from '../model/audit-log.js';
 import { settleAuditLogs } from './audit-log-pass.js';
-import { branchOf, rolloutBranchOf } from './branches.js';
+import { bootstrapBranchOf, branchOf, rolloutBranchOf } from './branches.js';
 import { gatherPassInput } from './gather.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
 import { forcePatchOutcomes, withForcePatchCounters, type ForcePatchOutcome } from './force-patch.js';
@@ -25,6 +25,7 @@ import {
   closeStalePullRequests,
   ForgeRefusal,
   proposeBranch,
+  unwrap,
   type BranchContext,
   type BranchOutcome,
   type BranchProposal,
@@ -126,6 +127,11 @@ export interface GenerateResult {
    * written onto them (runtime-facts.ts).
    */
   kimLed?: string[];
+  /**
+   * `kimops bootstrap`'s PR, open while main holds no Shoot: the pass proposed nothing, or it would open a PR per
+   * Shoot beside the one that writes them all.
+   */
+  bootstrapPending?: number;
 }
 
 export async function generate(input: GenerateInput): Promise<GenerateResult> {
@@ -162,6 +168,8 @@ async function generateHoldingLock(input: GenerateInput): Promise<GenerateResult
 async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateResult> {
   const snapshot = await readMainSnapshot(input.repo, sync.baseRef, input.landscape);
   const mainCommit = await input.repo.resolve(snapshot.ref);
+  const bootstrapping = snapshot.folders.size === 0 ? await openBootstrap(input) : undefined;
+  if (bootstrapping !== undefined) return heldForBootstrap(input, bootstrapping, mainCommit);
   const memo = input.memo ?? new RenderMemo();
   const leaders = runtimeLeaders(input.runtimes, input.defaultLeader);
   const kimLed = input.runtimes.filter(({ runtime }) => leaderOf(leaders, runtime) === 'kim');
@@ -226,6 +234,34 @@ async function pass(input: GenerateInput, sync: BranchSync): Promise<GenerateRes
     input.log(`force-patch         ${shoot}: ${ref}: ${what}`, { runtime: ref, shoot }, done ? 'info' : 'debug');
   }
   return result;
+}
+
+/** The open PR of `kimops bootstrap` for this landscape, if any. */
+async function openBootstrap(input: GenerateInput): Promise<number | undefined> {
+  return unwrap(await input.forge.findOpenPullRequest(bootstrapBranchOf(input.landscape)), input.forge)?.number;
+}
+
+/** A pass that proposes nothing while the bootstrap PR is open, and says so every time. */
+function heldForBootstrap(input: GenerateInput, pr: number, mainCommit: string | undefined): GenerateResult {
+  input.log(
+    `bootstrap PR #${pr} (${bootstrapBranchOf(input.landscape)}) is open and main holds no Shoot yet: nothing proposed until it is merged or closed (docs/migration.md)`,
+    { pr },
+    'warn',
+  );
+  return {
+    proposed: [],
+    rendered: 0,
+    unchanged: 0,
+    closed: [],
+    leftOpen: [],
+    failures: [],
+    bugs: [],
+    inMain: [],
+    ...(mainCommit && { mainCommit }),
+    suspended: [],
+    refused: [],
+    bootstrapPending: pr,
+  };
 }
 
 /** Where a plan is carried out, and the result its outcomes go into. */

@@ -317,7 +317,7 @@ export class ForgeRefusal extends TransportError {}
  * an unreachable or rate-limited forge ends the pass (nothing is lost, the next pass starts from what
  * Git and the forge hold); anything else the forge refused fails the one proposal (ForgeRefusal).
  */
-function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
+export function unwrap<T>(result: ForgeResult<T>, forge: Forge): T {
   if (result.ok) return result.value;
   const { kind, message } = result.failure;
   if (kind === 'unauthorized')

@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ListAllResult } from '../../adapters/kube/kube-client.js';
 import type { ObjectRef } from '../../adapters/kube/resources.js';
-import { ANNOTATION_RUNTIME_GENERATION, OWNERSHIP_LABEL, RUNTIME_FINALIZER } from '../../model/contract.js';
+import {
+  ANNOTATION_RUNTIME_GENERATION,
+  OWNERSHIP_LABEL,
+  RUNTIME_FINALIZER,
+  KIM_FIELD_MANAGER,
+} from '../../model/contract.js';
 import type { KubeObject } from '../../model/kube-object.js';
 import type { KubeResult } from '../../model/kube-result.js';
 import { conversionSettingsOf } from '../../model/landscape.js';
@@ -12,7 +17,7 @@ import { parseLandscape } from '../../model/landscape-parse.js';
 import { RUNTIME_API_VERSION } from '../../model/runtime.js';
 import { readRuntimeStatus } from '../../model/runtime-status.js';
 import { LEADER_LABEL } from '../../rules/leader.js';
-import { KIM_FIELD_MANAGER, KimStandIn, type KimApi } from './kim-stand-in.js';
+import { KimStandIn, type KimApi } from './kim-stand-in.js';
 import { exampleRuntime, render } from './shoots.js';
 
 const NOW = new Date('2026-12-02T07:00:00Z');

@@ -21,7 +21,6 @@
 // Driven by explicit `reconcileOnce()` calls, no timers: a test decides when KIM acts, so nothing depends on timing.
 import { CONTENT_TYPE, type KubeClient } from '../../adapters/kube/kube-client.js';
 import { resourcePath } from '../../adapters/kube/resources.js';
-import { KIM_FIELD_MANAGER } from '../../applier/plan.js';
 import {
   adminKubeconfigRequest,
   gardenerClusterStatus,
@@ -37,6 +36,7 @@ import {
   ANNOTATION_RUNTIME_GENERATION,
   ANNOTATION_SUSPEND_PATCH,
   APPLIED_TREE_ANNOTATION,
+  KIM_FIELD_MANAGER,
   KUBECONFIG_SECRET_KEY,
   RUNTIME_FINALIZER,
   SKR_APPLIED_TREE_ANNOTATION,
@@ -66,7 +66,6 @@ import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { runtimeLeader } from '../../rules/leader.js';
 
 /** KIM's field manager for every Shoot write (docs/contracts/runtime-status.md §3), as the applier's hand-back names it. */
-export { KIM_FIELD_MANAGER };
 
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const SHOOT = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' } as const;

@@ -18,11 +18,11 @@ import { parseLandscape } from '../../model/landscape-parse.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { SHOOT_API_VERSION } from '../../model/shoot.js';
 import { kimops } from '../helpers/cli.js';
-import { KIM_FIELD_MANAGER } from '../helpers/kim-stand-in.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { exampleRuntime } from '../helpers/shoots.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect } from '../helpers/testenv.js';
+import { KIM_FIELD_MANAGER } from '../../model/contract.js';
 
 const env = connect(inject('testenvStateDir'));
 const project = useTestProject(env, 'dev');

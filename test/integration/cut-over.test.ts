@@ -24,6 +24,7 @@ import {
   OWNERSHIP_LABEL,
   OWNERSHIP_VALUE,
   SKR_APPLIED_TREE_ANNOTATION,
+  KIM_FIELD_MANAGER,
 } from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { readRuntimeStatus } from '../../model/runtime-status.js';
@@ -33,7 +34,7 @@ import { LEADER_ANNOTATION, LEADER_LABEL } from '../../rules/leader.js';
 import { kimops, type CliRun } from '../helpers/cli.js';
 import { startGardenProxy, type GardenProxy, type ProxiedRequest } from '../helpers/garden-proxy.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
-import { KIM_FIELD_MANAGER, KimStandIn } from '../helpers/kim-stand-in.js';
+import { KimStandIn } from '../helpers/kim-stand-in.js';
 import { liveShoots } from '../helpers/live-shoots.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { exampleRuntime } from '../helpers/shoots.js';
