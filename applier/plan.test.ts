@@ -381,6 +381,18 @@ describe('planSync', () => {
     expect(entry?.reasons[0]).toMatch(/takes it over as field manager kimops/);
   });
 
+  it("says a take-over's companion create may take over KIM's unlabelled ConfigMap, and a plain create stays a create", () => {
+    const kimShoot = applied(shoot('a'), (l) => {
+      delete l.metadata.labels?.[OWNERSHIP_LABEL];
+    });
+    const takeOver = plan([want(shoot('a'), [configMap('structured-auth-config-a')])], [kimShoot]).entries[0];
+    expect(takeOver?.reasons).toContain(
+      "ConfigMap structured-auth-config-a: create, or take over the unlabelled one of that name (KIM's)",
+    );
+    const create = plan([want(shoot('b'), [configMap('structured-auth-config-b')])], []).entries[0];
+    expect(create?.reasons).toContain('ConfigMap structured-auth-config-b: create');
+  });
+
   it('holds back a Shoot whose files have problems: neither applied nor deleted', () => {
     const state: DesiredState = {
       shoots: [],
@@ -461,10 +473,11 @@ describe('planSync', () => {
 
 describe('planSync for Shoots KIM leads (ADR 0011)', () => {
   const kims = (name: string, edit?: (s: Shoot) => void) => withLeader(shoot(name, edit), 'kim');
-  /** A live Shoot as KIM wrote it: no ownership label, KIM's field manager. */
+  /** A live Shoot as KIM wrote it: no ownership label or kimops marker, KIM's field manager. */
   const kimLive = (name: string, edit?: (s: Shoot) => void) =>
     applied(shoot(name, edit), (l) => {
       delete l.metadata.labels?.[OWNERSHIP_LABEL];
+      delete l.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
       l.metadata.managedFields = [{ manager: 'kim', operation: 'Apply', fieldsV1: { 'f:spec': {} } }];
     });
 
@@ -505,14 +518,18 @@ describe('planSync for Shoots KIM leads (ADR 0011)', () => {
     const live = applied(shoot('a'), (l) => {
       l.metadata.managedFields = [
         { manager: 'kimops', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': {} } },
+        // KIM applied hibernation before the take-over, a field main does not set: it must stay KIM's.
+        { manager: 'kim', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:hibernation': {} } } },
       ];
     });
     live.spec.kubernetes.version = '1.33.9'; // raised by Gardener's maintenance: main says less
+    (live.spec as Record<string, unknown>).hibernation = { enabled: false };
     const [entry] = plan([want(kims('a'))], [live]).entries;
     expect(entry?.action).toBe('hand-back');
     const kim = entry?.handBack?.kim as Shoot;
     expect(entry?.handBack?.manager).toBe('kim');
     expect(kim.spec.kubernetes.version).toBe('1.33.9');
+    expect((kim.spec as Record<string, unknown>).hibernation).toEqual({ enabled: false });
     expect(kim.metadata.labels?.[OWNERSHIP_LABEL]).toBeUndefined();
     expect(kim.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION]).toBeUndefined();
     expect(kim.metadata.annotations?.[LEADER_ANNOTATION]).toBeUndefined();
@@ -527,9 +544,15 @@ describe('planSync for Shoots KIM leads (ADR 0011)', () => {
     const asKim = plan([want(kims('a'))], [live], { fieldManager: 'kim' }).entries[0]?.handBack;
     expect(asKim?.manager).toBe('kim');
     expect(asKim?.release).toBeUndefined();
-    // Handed back, the live Shoot carries no ownership label: the next plan is a shadow.
-    const after = structuredClone(live);
-    delete after.metadata.labels?.[OWNERSHIP_LABEL];
+    // Killed after the release, before the markers went: the next sync finishes the hand-back.
+    const interrupted = structuredClone(live);
+    delete interrupted.metadata.labels?.[OWNERSHIP_LABEL];
+    const [again] = plan([want(kims('a'))], [interrupted]).entries;
+    expect(again?.action).toBe('hand-back');
+    expect(again?.handBack?.unannotate).toEqual([APPLIED_COMMIT_ANNOTATION]);
+    // Handed back, the live Shoot carries neither the ownership label nor a marker: the next plan is a shadow.
+    const after = structuredClone(interrupted);
+    delete after.metadata.annotations?.[APPLIED_COMMIT_ANNOTATION];
     expect(plan([want(kims('a'))], [after]).entries.map((e) => e.action)).toEqual(['shadow']);
   });
 

@@ -368,10 +368,7 @@ function planDesired(
       : []),
     ...(action === 'create' ? ['not live: created from this commit'] : []),
     ...(liveShoot ? object.changes.map(describeChange) : []),
-    ...companionWrites.map(
-      (c) =>
-        `${c.kind} ${c.name}: ${c.action}${c.changes.length > 0 && c.action === 'update' ? ` (${c.changes.map((x) => x.path).join(', ')})` : ''}`,
-    ),
+    ...companionWrites.map((c) => `${c.kind} ${c.name}: ${companionVerb(c, takeOver)}`),
   ];
   const appliedTree = liveShoot?.metadata.annotations?.[APPLIED_TREE_ANNOTATION];
   const stale =
@@ -422,7 +419,8 @@ function planKimLed(wanted: DesiredShoot, liveShoot: Shoot | undefined, fieldMan
     ...(main !== undefined && { after: main }),
   }));
   const shown = { ...object, changes };
-  if (!isOwned(liveShoot))
+  // A hand-back killed between its writes left kimops's markers behind: it is finished on the next sync.
+  if (!isOwned(liveShoot) && kimopsAnnotationsOf(liveShoot).length === 0)
     return {
       shoot: name,
       action: 'shadow',
@@ -447,14 +445,18 @@ function planKimLed(wanted: DesiredShoot, liveShoot: Shoot | undefined, fieldMan
 
 /**
  * The two applies of a hand-back: the part of the live Shoot kimops manages (the fields main sets and those its
- * field manager applied), with the live values so no field changes, without kimops's label and markers; and the
- * Shoot's identity alone.
+ * field manager applied) and the fields KIM applied before the take-over, with the live values so no field changes,
+ * without kimops's label and markers; and the Shoot's identity alone. KIM's own fields are in the first apply because
+ * a server-side apply drops what its manager applied before and applies no more: a field only KIM set (one kimops's
+ * converter does not write) would otherwise vanish, and the Shoot's generation move.
  */
 function handBackOf(main: Shoot, live: Shoot, fieldManager: string): NonNullable<PlanEntry['handBack']> {
+  const kimopsOwned = ownedFields(live, fieldManager);
+  const kimOwned = ownedFields(live, KIM_FIELD_MANAGER);
   const managed = managedPart(
     comparable(live),
     comparable(withLeader(main, 'kimops')),
-    ownedFields(live, fieldManager),
+    kimOwned ? mergeFields(kimopsOwned, kimOwned) : kimopsOwned,
   ) as Shoot;
   const labels = withoutKeys(managed.metadata.labels, [OWNERSHIP_LABEL]);
   const annotations = withoutKeys(managed.metadata.annotations, [LEADER_ANNOTATION]);
@@ -476,8 +478,13 @@ function handBackOf(main: Shoot, live: Shoot, fieldManager: string): NonNullable
     // Applying as `kim` already (kimops.yaml apply.fieldManager): its own apply without the label drops it, and an
     // apply of the identity alone as `kim` would drop every field.
     ...(fieldManager !== KIM_FIELD_MANAGER && { release: { apiVersion, kind, metadata: identity } }),
-    unannotate: Object.keys(live.metadata.annotations ?? {}).filter((key) => key.startsWith(KIMOPS_ANNOTATIONS)),
+    unannotate: kimopsAnnotationsOf(live),
   };
+}
+
+/** kimops's markers on a live Shoot (applied tree, SKR tree, timeout marks, …): none is left after a hand-back. */
+function kimopsAnnotationsOf(live: Shoot): string[] {
+  return Object.keys(live.metadata.annotations ?? {}).filter((key) => key.startsWith(KIMOPS_ANNOTATIONS));
 }
 
 function planDelete(shoot: Shoot, ownCompanions: readonly KubeObject[]): PlanEntry {
@@ -619,4 +626,15 @@ function isOwned(object: KubeObject): boolean {
 
 function isDeleting(object: KubeObject): boolean {
   return typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp !== '';
+}
+
+/**
+ * What a companion's write is, in words. kimops lists only the ConfigMaps it labelled, so at a take-over KIM's
+ * ConfigMap of the same name is not seen: the apply then takes it over (main's bytes, kimops's labels), which the
+ * line says rather than claim a create.
+ */
+function companionVerb(c: ObjectPlan, takeOver: boolean): string {
+  if (c.action === 'create' && takeOver) return "create, or take over the unlabelled one of that name (KIM's)";
+  if (c.action === 'update' && c.changes.length > 0) return `update (${c.changes.map((x) => x.path).join(', ')})`;
+  return c.action;
 }

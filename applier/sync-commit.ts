@@ -18,6 +18,7 @@ import {
   COMPANION_OF_LABEL,
   DELETION_CONFIRMATION_ANNOTATION,
   OPERATION_TIMED_OUT_ANNOTATION,
+  KIM_FIELD_MANAGER,
 } from '../model/contract.js';
 import { TransportError } from '../model/errors.js';
 import type { KimopsConfig } from '../model/kimops-config.js';
@@ -624,11 +625,14 @@ export function compactCompanion(item: KubeObject, fieldManager: string): KubeOb
  * 10,000 Shoots some 50 MiB of a cache's live data. plan.ts parses it only for a Shoot it plans.
  */
 function ownApplies(item: KubeObject, fieldManager: string): unknown[] {
+  // KIM's applies too: a hand-back applies them again as KIM's, or they would be dropped (plan.ts handBackOf).
   const entries = Array.isArray(item.metadata.managedFields)
     ? (item.metadata.managedFields as { manager?: string; operation?: string; fieldsV1?: unknown }[])
     : [];
   return entries
-    .filter((entry) => entry.manager === fieldManager && entry.operation === 'Apply')
+    .filter(
+      (entry) => (entry.manager === fieldManager || entry.manager === KIM_FIELD_MANAGER) && entry.operation === 'Apply',
+    )
     .map((entry) =>
       entry.fieldsV1 === undefined || typeof entry.fieldsV1 === 'string'
         ? entry
@@ -638,7 +642,7 @@ function ownApplies(item: KubeObject, fieldManager: string): unknown[] {
 
 /**
  * What a sync reads of a listed Shoot, and no more: ten thousand Shoots' managedFields and status would
- * otherwise be most of the applier's memory. Kept: the metadata, the spec, `field manager`'s own applies in
+ * otherwise be most of the applier's memory. Kept: the metadata, the spec, `field manager`'s own applies and KIM's in
  * managedFields (what an apply would remove), and the status fields health, timeouts and force-deletion read.
  */
 export function compactShoot(item: KubeObject, fieldManager: string): Shoot {
