@@ -100,12 +100,18 @@ export function skrVerdict(
     };
     return { configured: true, set: [namespace, oidc, administrators] };
   }
+  // The applier's attempt at this tree failed: the SKR may no longer hold what KIM applied (a step may have got
+  // halfway), and the failure is KEB's to see, whoever configured the SKR before.
+  const failedForTree = tree !== undefined && skrError?.tree === tree;
   // An SKR kimops never configured (no skr-applied-tree) of a Runtime KIM left Ready with `Configured` True: KIM's,
   // just taken over (ADR 0011). Its SKR holds what KIM applied for the Runtime's generation (the Shoot is at it, or
-  // the Runtime would be Pending already): KIM's conditions stand until the applier configures it, so KEB sees no
-  // Pending blip. A generation KEB asks for later makes it Pending as ever, and Ready once kimops configured it.
+  // the Runtime would be Pending already): KIM's conditions stand until the applier's first attempt at the tree, so
+  // KEB sees no Pending blip. That attempt ends it either way: skr-applied-tree recorded (configured above) or an
+  // skrError of the tree (reported below, as for any Runtime). A generation KEB asks for later makes it Pending as
+  // ever, and Ready once kimops configured it.
   const kimConfigured =
     skrTree === undefined &&
+    !failedForTree &&
     previous?.state === 'Ready' &&
     previous.conditions?.some((c) => c.type === CONDITION_CONFIGURED && c.status === 'True') === true;
   if (kimConfigured) return { configured: true, set: [] };

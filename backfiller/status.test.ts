@@ -489,6 +489,53 @@ describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, Configur
   ): StatusInput['pipeline'] => ({
     skrError: { step, message, tree },
   });
+  // KIM's status of a Ready Runtime just taken over (ADR 0011): its own condition types only, as KIM's runtime
+  // controller leaves a Ready Runtime.
+  const kimTypes = [
+    'Provisioned',
+    'KubeconfigReady',
+    'KymaSystemNSCreated',
+    'OidcAndConfigMapConfigured',
+    'Configured',
+  ];
+  const kims = {
+    state: 'Ready',
+    provisioningCompleted: true,
+    conditions: (readyStatus.conditions ?? []).filter((c) => kimTypes.includes(c.type)),
+  };
+  /** Per failed step: the condition KIM writes, as `kim()` prints it, and what Reconciling tells (docs/skr.md). */
+  const failedSteps: [SkrError['step'], string, string, string[]][] = [
+    [
+      'client',
+      'Configured',
+      'Pending/Configured/ConfigurationError/False "failed to get runtime client"',
+      ['connection refused', "check the Shoot's API server", 'the applier retries on every sync'],
+    ],
+    [
+      'namespace',
+      'KymaSystemNSCreated',
+      'Pending/KymaSystemNSCreated/KymaSystemNSError/False "connection refused"',
+      ['the SKR refused the kyma-system Namespace', 'the applier retries on every sync'],
+    ],
+    [
+      'provisioning-info',
+      'OidcAndConfigMapConfigured',
+      'Pending/OidcAndConfigMapConfigured/ConfigMapErr/Unknown "Failed to apply kyma-provisioning-info config map, scheduling for retry - connection refused"',
+      ['kyma-system/kyma-provisioning-info', 'the applier retries on every sync'],
+    ],
+    [
+      'oidc',
+      'OidcAndConfigMapConfigured',
+      'Pending/OidcAndConfigMapConfigured/OidcConfigurationErr/Unknown "Failed to create OpenIDConnect resource. Scheduling for retry"',
+      ['connection refused', 'additionalOidcConfig', 'skrDefaultOidc', 'the applier retries on every sync'],
+    ],
+    [
+      'administrators',
+      'Configured',
+      'Pending/Configured/ConfigurationError/False "failed to update kubeconfig admin access"',
+      ['connection refused', 'spec.security.administrators', 'the applier retries on every sync'],
+    ],
+  ];
 
   it('configured for the applied tree, OIDC on: KIM’s chain to Ready', () => {
     const status = runtimeStatus(input());
@@ -546,19 +593,6 @@ describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, Configur
   });
 
   it('a Shoot taken over from KIM, its SKR not yet configured by kimops, keeps what KIM said Ready: no Pending blip, its conditions as they were', () => {
-    // KIM's status: its own condition types only, as KIM's runtime controller leaves a Ready Runtime.
-    const kimTypes = [
-      'Provisioned',
-      'KubeconfigReady',
-      'KymaSystemNSCreated',
-      'OidcAndConfigMapConfigured',
-      'Configured',
-    ];
-    const kims = {
-      state: 'Ready',
-      provisioningCompleted: true,
-      conditions: (readyStatus.conditions ?? []).filter((c) => kimTypes.includes(c.type)),
-    };
     expect(kims.conditions.map((c) => c.type).sort()).toEqual([...kimTypes].sort());
     const kimShoot = shoot({ tree: null, skrTree: null });
     const first = runtimeStatus(input({ runtime: runtime({ status: kims }), shoot: kimShoot }));
@@ -571,6 +605,68 @@ describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, Configur
     // What KIM had not finished stays unfinished: Pending until the applier configures the SKR.
     const notReady = { ...kims, state: 'Pending' };
     expect(runtimeStatus(input({ runtime: runtime({ status: notReady }), shoot: kimShoot })).state).toBe('Pending');
+  });
+
+  it.each(failedSteps)(
+    'taken over from KIM, the applier’s first attempt at the tree fails at %s: KIM’s Ready ends, KIM’s %s as for a kimops-led Runtime',
+    (step, type, expected, told) => {
+      const takenOver = shoot({ skrTree: null });
+      const failing = runtimeStatus(
+        input({ runtime: runtime({ status: kims }), shoot: takenOver, pipeline: skrError(step) }),
+      );
+      expect(kim(failing, type)).toBe(expected);
+      // The same condition, Ready and Reconciling as a Runtime kimops led from the start.
+      const kimopsLed = runtimeStatus(input({ shoot: takenOver, pipeline: skrError(step) }));
+      for (const t of [type, 'Ready', 'Reconciling']) expect(condition(failing, t)).toEqual(condition(kimopsLed, t));
+      for (const text of told) expect(condition(failing, 'Reconciling')?.message).toContain(text);
+      expect(condition(failing, 'Ready')?.status).toBe('False');
+      // KEB and its operators see the change: KIM's Event for the failed step.
+      expect(eventConditions(kims, failing).map((c) => c.type)).toContain(type);
+    },
+  );
+
+  it('taken over from KIM: a failure of the registry caches’ cleanup ends KIM’s Ready too; an error of another tree is stale', () => {
+    const takenOver = shoot({ skrTree: null });
+    const previous = runtime({ status: kims });
+    const cleanup = runtimeStatus(
+      input({ runtime: previous, shoot: takenOver, pipeline: skrError('registry-cache', 'forbidden') }),
+    );
+    expect(cleanup.state).toBe('Pending');
+    expect(condition(cleanup, 'Reconciling')?.message).toContain('forbidden');
+    // The applier has not tried the Shoot's tree yet (an error of tree-0 is about an older folder): still KIM's.
+    const stale = runtimeStatus(
+      input({ runtime: previous, shoot: takenOver, pipeline: skrError('administrators', 'old', 'tree-0') }),
+    );
+    expect(stale.state).toBe('Ready');
+    for (const kimCondition of kims.conditions) expect(condition(stale, kimCondition.type)).toEqual(kimCondition);
+  });
+
+  it('taken over from KIM: Ready (KIM’s), Pending on the first failed attempt, Ready (kimops’s) once skr-applied-tree is the tree', () => {
+    const keptReady = runtimeStatus(input({ runtime: runtime({ status: kims }), shoot: shoot({ skrTree: null }) }));
+    expect(keptReady.state).toBe('Ready');
+    const failing = runtimeStatus(
+      input({
+        runtime: runtime({ status: keptReady }),
+        shoot: shoot({ skrTree: null }),
+        pipeline: skrError('administrators', 'Unauthorized'),
+      }),
+    );
+    expect(kim(failing, 'Configured')).toBe(
+      'Pending/Configured/ConfigurationError/False "failed to update kubeconfig admin access"',
+    );
+    // The next attempt succeeded (the report still holds the error: it is older than the recorded skr-applied-tree).
+    const configured = runtimeStatus(
+      input({
+        runtime: runtime({ status: failing }),
+        shoot: shoot(),
+        pipeline: skrError('administrators', 'Unauthorized'),
+      }),
+    );
+    expect(configured.state).toBe('Ready');
+    expect(kim(configured, 'Configured')).toBe(
+      'Ready/Configured/AdministratorsConfigured/True "Cluster admin configuration completed"',
+    );
+    expect(eventConditions(failing, configured).map((c) => c.type)).toEqual(['Configured']);
   });
 
   it('KEB’s update: Pending at once; Pending while the SKR holds the older tree; Ready once it holds the new one', () => {
@@ -603,38 +699,7 @@ describe('runtimeStatus: the SKR (docs/skr.md; KIM CreateKymaNamespace, Configur
     expect(condition(status, 'Configured')).toBeUndefined();
   });
 
-  it.each<[SkrError['step'], string, string, string[]]>([
-    [
-      'client',
-      'Configured',
-      'Pending/Configured/ConfigurationError/False "failed to get runtime client"',
-      ['connection refused', "check the Shoot's API server", 'the applier retries on every sync'],
-    ],
-    [
-      'namespace',
-      'KymaSystemNSCreated',
-      'Pending/KymaSystemNSCreated/KymaSystemNSError/False "connection refused"',
-      ['the SKR refused the kyma-system Namespace', 'the applier retries on every sync'],
-    ],
-    [
-      'provisioning-info',
-      'OidcAndConfigMapConfigured',
-      'Pending/OidcAndConfigMapConfigured/ConfigMapErr/Unknown "Failed to apply kyma-provisioning-info config map, scheduling for retry - connection refused"',
-      ['kyma-system/kyma-provisioning-info', 'the applier retries on every sync'],
-    ],
-    [
-      'oidc',
-      'OidcAndConfigMapConfigured',
-      'Pending/OidcAndConfigMapConfigured/OidcConfigurationErr/Unknown "Failed to create OpenIDConnect resource. Scheduling for retry"',
-      ['connection refused', 'additionalOidcConfig', 'skrDefaultOidc', 'the applier retries on every sync'],
-    ],
-    [
-      'administrators',
-      'Configured',
-      'Pending/Configured/ConfigurationError/False "failed to update kubeconfig admin access"',
-      ['connection refused', 'spec.security.administrators', 'the applier retries on every sync'],
-    ],
-  ])(
+  it.each(failedSteps)(
     'the applier failed at %s: KIM’s %s, Pending also when False (UpdateStatePending), the fix in Reconciling',
     (step, type, expected, told) => {
       const status = runtimeStatus(input({ shoot: shoot({ skrTree: null }), pipeline: skrError(step) }));
