@@ -848,6 +848,25 @@ describe('planPass by who leads a Runtime (ADR 0011)', () => {
     expect(shootFile(plan, 'aws')).not.toContain(LEADER_ANNOTATION);
   });
 
+  it('a kimops-led Runtime without a folder in main over a live Shoot KIM wrote is a take-over, not a create', async () => {
+    // The bootstrap left its folder out (it failed a check): merging takes KIM's live Shoot over, so it is compared.
+    const gardenShoots = liveWithDefaults((plan, live) => {
+      if (plan === 'aws') live.spec.purpose = 'development';
+    });
+    const main = seededForKim(PLANS.filter((plan) => plan !== 'aws'));
+    const plan = planPass(
+      await inputOf({ runtimes: all(led('aws', 'kimops')), main, gardenShoots, defaultLeader: 'kim' }),
+    );
+    expect(only(plan)?.classification).toMatchObject({ class: 'cut-over', disruptive: true });
+    expect(only(plan)?.classification.reasons[0]).toMatch(/^take-over: kimops now leads this Runtime/);
+    // A Shoot nobody wrote yet stays a create.
+    const fresh = new Map([...gardenShoots].filter(([name]) => name !== shootOf('aws')));
+    const created = planPass(
+      await inputOf({ runtimes: all(led('aws', 'kimops')), main, gardenShoots: fresh, defaultLeader: 'kim' }),
+    );
+    expect(only(created)?.classification.class).toBe('create');
+  });
+
   it('a take-over whose live Shoot differs lists the fields and waits (disruptive)', async () => {
     const gardenShoots = liveWithDefaults((plan, live) => {
       if (plan === 'aws') live.spec.purpose = 'development';

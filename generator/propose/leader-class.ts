@@ -26,7 +26,10 @@ export interface LeaderClassInput {
 }
 
 export function leaderClass({ leader, before, after, classification, garden }: LeaderClassInput): ChangeClass {
-  if (before !== undefined && shootLeader(before) !== leader) {
+  // No folder in main (a bootstrap left it out) but a live Shoot KIM wrote: merging it is a take-over, not a create.
+  const takesOverUnseen =
+    before === undefined && leader === 'kimops' && garden?.live !== undefined && !isManagedByKimops(garden.live);
+  if (takesOverUnseen || (before !== undefined && shootLeader(before) !== leader)) {
     const { differs, reason } = liveAgainstMain(after, garden, leader);
     const reviewed = reviewedChanges(classification.changes).length > 0;
     return {
