@@ -4,19 +4,10 @@
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { kimops } from '../test/helpers/cli.js';
+import { kimops, UNREACHABLE_KUBECONFIG } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 
 const dir = useTempDir('apply');
-
-/** A kubeconfig for a server nothing listens on. */
-const UNREACHABLE_KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters: [{ name: garden, cluster: { server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true } }]
-users: [{ name: garden, user: { token: t } }]
-contexts: [{ name: garden, context: { cluster: garden, user: garden } }]
-current-context: garden
-`;
 
 async function repoAndKubeconfig(landscape = 'dev'): Promise<{ gitdir: string; kubeconfig: string }> {
   const gitdir = join(dir.path, 'landscape.git');

@@ -3,19 +3,10 @@
 // test/integration/compare.test.ts.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kimops } from '../test/helpers/cli.js';
+import { kimops, UNREACHABLE_KUBECONFIG } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 
 const dir = useTempDir('compare');
-
-/** A kubeconfig for a server nothing listens on. */
-const UNREACHABLE_KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters: [{ name: garden, cluster: { server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true } }]
-users: [{ name: garden, user: { token: t } }]
-contexts: [{ name: garden, context: { cluster: garden, user: garden } }]
-current-context: garden
-`;
 
 async function compareArgs(): Promise<string[]> {
   const gitdir = join(dir.path, 'landscape.git');

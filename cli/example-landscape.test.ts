@@ -1,21 +1,12 @@
 // The shipped stage and prod landscapes hold invented values (`example: true`): the commands that write refuse
 // them unless --allow-example-landscape says the user means it; the reading ones (and apply's --dry-run) take them.
 import { describe, expect, it } from 'vitest';
-import { kimops } from '../test/helpers/cli.js';
+import { kimops, UNREACHABLE_KUBECONFIG } from '../test/helpers/cli.js';
 import { useTempDir } from '../test/helpers/temp-dir.js';
 import { refuseExampleLandscape } from './landscape-target.js';
 import { readLandscape } from '../adapters/files/landscape.js';
 
 const dir = useTempDir('example-landscape');
-
-/** A kubeconfig for a server nothing listens on: a command that got past the refusal fails to reach it (69). */
-const UNREACHABLE_KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true } }]
-users: [{ name: c, user: { token: t } }]
-contexts: [{ name: c, context: { cluster: c, user: c } }]
-current-context: c
-`;
 
 const REFUSAL = 'landscape prod is an example (example: true): its values are invented';
 

@@ -76,6 +76,28 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** Where the PRs of generate and bootstrap live. */
+export function forgeOption(): Option {
+  return new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices(
+    ['local', 'github'],
+  );
+}
+
+/** The local clone of a remote landscape repo, shared by the commands that read or write it. */
+export function cacheDirOption(): Option {
+  return new Option(
+    '--cache-dir <dir>',
+    'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)',
+  );
+}
+
+export function githubRepoOption(): Option {
+  return new Option(
+    '--github-repo <owner/name>',
+    "the repository on GitHub (default: the URL's last two path segments)",
+  );
+}
+
 export function repoOption(): Option {
   return new Option(
     '--repo <dir|url>',

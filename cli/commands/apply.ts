@@ -13,7 +13,13 @@ import {
   WEBHOOK_SECRET_ENV,
 } from '../environment.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
-import { DEFAULT_INTERVAL_SECONDS, allowExampleLandscapeOption, landscapeOption, repoOption } from '../options.js';
+import {
+  DEFAULT_INTERVAL_SECONDS,
+  allowExampleLandscapeOption,
+  landscapeOption,
+  repoOption,
+  cacheDirOption,
+} from '../options.js';
 import type { ApplyOptions } from '../apply.js';
 
 const HELP = `
@@ -78,7 +84,7 @@ export function registerApply(program: Command, io: CliIo, setExitCode: (code: n
       "with --leader-elect: the KCP cluster holding the Lease (default: KUBECONFIG, else the pod's ServiceAccount)",
     )
     .addOption(contextOption())
-    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(cacheDirOption())
     .addOption(new Option('--once', 'one sync, then exit').conflicts('watch'))
     .option('--watch', 'sync every --interval until stopped')
     .option('--interval <seconds>', 'with --watch: how often main is synced', String(DEFAULT_INTERVAL_SECONDS))

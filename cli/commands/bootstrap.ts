@@ -6,7 +6,14 @@ import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { BootstrapOptions } from '../bootstrap.js';
 import type { CliIo } from '../cli-io.js';
 import { GIT_TOKEN_SOURCES, GITHUB_TOKEN_SOURCES, sourcesText } from '../environment.js';
-import { allowExampleLandscapeOption, landscapeOption, repoOption } from '../options.js';
+import {
+  allowExampleLandscapeOption,
+  landscapeOption,
+  repoOption,
+  forgeOption,
+  cacheDirOption,
+  githubRepoOption,
+} from '../options.js';
 import { contextOption, gardenContextOption } from '../service-options.js';
 
 const HELP = `
@@ -64,15 +71,10 @@ export function registerBootstrap(program: Command, io: CliIo, setExitCode: (cod
     )
     .addOption(gardenContextOption())
     .addOption(repoOption())
-    .addOption(
-      new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices([
-        'local',
-        'github',
-      ]),
-    )
-    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(forgeOption())
+    .addOption(cacheDirOption())
     .option('--github-api-url <url>', `the GitHub API (GitHub Enterprise: https://<host>/api/v3)`, GITHUB_API)
-    .option('--github-repo <owner/name>', "the repository on GitHub (default: the URL's last two path segments)")
+    .addOption(githubRepoOption())
     .option('--report <file>', 'also write the report as JSON (every Shoot and field, both values)')
     .addHelpText('after', HELP)
     .action(async (options: BootstrapOptions) => {

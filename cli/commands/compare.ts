@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { gardenContextOption, logOptions, requireWatchFor } from '../service-options.js';
-import { collect, DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption } from '../options.js';
+import { collect, DEFAULT_INTERVAL_SECONDS, landscapeOption, repoOption, cacheDirOption } from '../options.js';
 import type { CompareOptions } from '../compare.js';
 
 const HELP = `
@@ -47,7 +47,7 @@ export function registerCompare(program: Command, io: CliIo, setExitCode: (code:
     .description("report where the landscape repo's main differs from the live Shoots (writes nothing)")
     .addOption(landscapeOption())
     .addOption(repoOption())
-    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(cacheDirOption())
     .addOption(new Option('--garden-kubeconfig <file>', 'the Garden to read the Shoots from').makeOptionMandatory())
     .addOption(gardenContextOption())
     .addOption(

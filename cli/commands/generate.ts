@@ -6,7 +6,15 @@ import { GITHUB_API } from '../../adapters/forge/github-api.js';
 import { EXIT, type CliIo } from '../cli-io.js';
 import { GIT_TOKEN_SOURCES, GITHUB_APP_ENV, GITHUB_TOKEN_SOURCES, sourcesText } from '../environment.js';
 import { DEFAULT_HOST } from '../../adapters/loopback.js';
-import { DEFAULT_INTERVAL_SECONDS, allowExampleLandscapeOption, landscapeOption, repoOption } from '../options.js';
+import {
+  DEFAULT_INTERVAL_SECONDS,
+  allowExampleLandscapeOption,
+  landscapeOption,
+  repoOption,
+  forgeOption,
+  cacheDirOption,
+  githubRepoOption,
+} from '../options.js';
 import { contextOption, gardenContextOption, requireWatchFor, withServiceOptions } from '../service-options.js';
 import { DEFAULT_KCP_NAMESPACE } from '../../model/contract.js';
 import type { GenerateOptions } from '../generate.js';
@@ -73,15 +81,10 @@ export function registerGenerate(program: Command, io: CliIo, setExitCode: (code
     .option('--garden-kubeconfig <file>', 'read live Shoots from this Garden (read only) for update-mode renders')
     .addOption(gardenContextOption())
     .addOption(repoOption())
-    .addOption(
-      new Option('--forge <kind>', 'where pull requests live (default: local for a path, github for a URL)').choices([
-        'local',
-        'github',
-      ]),
-    )
-    .option('--cache-dir <dir>', 'where a remote repo is fetched to (default: ~/.cache/kimops/repos/<hash>.git)')
+    .addOption(forgeOption())
+    .addOption(cacheDirOption())
     .option('--github-api-url <url>', `the GitHub API (GitHub Enterprise: https://<host>/api/v3)`, GITHUB_API)
-    .option('--github-repo <owner/name>', "the repository on GitHub (default: the URL's last two path segments)")
+    .addOption(githubRepoOption())
     .addOption(new Option('--once', 'one pass, then exit').conflicts('watch'))
     .option('--watch', 'keep running: a pass on every Runtime change and every --interval')
     .option('--interval <seconds>', 'with --watch: a pass at least this often', String(DEFAULT_INTERVAL_SECONDS))

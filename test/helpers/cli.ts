@@ -4,6 +4,15 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { main } from '../../cli/kimops.js';
 
+/** A kubeconfig for a server nothing listens on: a command that reaches for the cluster fails as unreachable (69). */
+export const UNREACHABLE_KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters: [{ name: garden, cluster: { server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true } }]
+users: [{ name: garden, user: { token: t } }]
+contexts: [{ name: garden, context: { cluster: garden, user: garden } }]
+current-context: garden
+`;
+
 export interface CliRun {
   code: number;
   stdout: string;
