@@ -45,8 +45,10 @@ describe('shootLeader and withLeader', () => {
     expect(bare.metadata).toEqual({ name: 's' });
   });
 
-  it('reads any other annotation value as kimops (main only ever holds "kim")', () => {
-    expect(shootLeader({ metadata: { annotations: { [LEADER_ANNOTATION]: 'kimops' } } })).toBe('kimops');
+  it('reads any other annotation value as KIM: written by hand, and under KIM the applier writes nothing', () => {
+    expect(shootLeader({ metadata: { annotations: { [LEADER_ANNOTATION]: 'kimops' } } })).toBe('kim');
+    expect(shootLeader({ metadata: { annotations: { [LEADER_ANNOTATION]: '' } } })).toBe('kim');
+    expect(shootLeader({ metadata: { annotations: {} } })).toBe('kimops');
   });
 });
 

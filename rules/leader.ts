@@ -54,9 +54,13 @@ export function runtimeLeader(
   };
 }
 
-/** Who leads the Shoot a folder in main holds: KIM when main marks it so, else kimops. */
+/**
+ * Who leads the Shoot a folder in main holds: kimops when main leaves it unmarked, else KIM. kimops writes only `kim`;
+ * any other value was written by hand, and the safe reading is the one under which the applier writes nothing (the
+ * generator then proposes the mark its Runtime's leader asks for).
+ */
 export function shootLeader(shootInMain: { metadata: Pick<ObjectMeta, 'annotations'> }): Leader {
-  return shootInMain.metadata.annotations?.[LEADER_ANNOTATION] === 'kim' ? 'kim' : 'kimops';
+  return shootInMain.metadata.annotations?.[LEADER_ANNOTATION] === undefined ? 'kimops' : 'kim';
 }
 
 /** The Shoot as main holds it for that leader: marked when KIM leads, unmarked (no empty annotations) otherwise. */
