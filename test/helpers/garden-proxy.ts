@@ -98,6 +98,17 @@ function forwardedHeaders(headers: http.IncomingHttpHeaders | http.OutgoingHttpH
   return out;
 }
 
+/**
+ * Every request but a read (GET: get, list and watch alike) the proxy saw since request number `from`, as
+ * `METHOD path`: what a test that must prove "writes nothing" asserts empty.
+ */
+export function writesSeen(proxy: Pick<GardenProxy, 'requests'>, from = 0): string[] {
+  return proxy.requests
+    .slice(from)
+    .filter((r) => r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
+}
+
 export async function startGardenProxy(options: { kubeconfig: string; dir: string }): Promise<GardenProxy> {
   const upstream = await upstreamOf(options.kubeconfig);
   const requests: ProxiedRequest[] = [];

@@ -32,7 +32,7 @@ import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { LEADER_ANNOTATION, LEADER_LABEL } from '../../rules/leader.js';
 import { kimops, type CliRun } from '../helpers/cli.js';
-import { startGardenProxy, type GardenProxy, type ProxiedRequest } from '../helpers/garden-proxy.js';
+import { startGardenProxy, writesSeen } from '../helpers/garden-proxy.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { KimStandIn } from '../helpers/kim-stand-in.js';
 import { liveShoots } from '../helpers/live-shoots.js';
@@ -56,7 +56,6 @@ afterAll(() => simulator.stop());
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const SHOOT = { apiVersion: SHOOT_API_VERSION, kind: 'Shoot' } as const;
 const OIDC = { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' } as const;
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** What a take-over may add to a Shoot besides the ownership label: the applier's markers (applier/README.md). */
 const PLANNED_ANNOTATIONS = [APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, SKR_APPLIED_TREE_ANNOTATION];
 
@@ -161,14 +160,6 @@ function appliersOf(object: { metadata: { managedFields?: unknown } }): string[]
     .filter((entry) => entry.operation === 'Apply')
     .map((entry) => entry.manager ?? '')
     .sort();
-}
-
-/** Every writing request (POST, PUT, PATCH, DELETE) a proxy saw since `from`, as `METHOD path`. */
-function writesSince(proxy: GardenProxy, from: number): string[] {
-  return proxy.requests
-    .slice(from)
-    .filter((r: ProxiedRequest) => WRITES.has(r.method))
-    .map((r) => `${r.method} ${r.path}`);
 }
 
 /** The subject of a path: `/…/runtimes/<name>[/status]` → name; used to find writes about one Runtime or Shoot. */
@@ -333,8 +324,8 @@ describe('cut-over per Runtime, with KIM leading the rest', () => {
       for (const { shoot } of runtimes) {
         expect(shootOnMain(gitdir, shoot).metadata.annotations?.[LEADER_ANNOTATION], `main's ${shoot}`).toBe('kim');
       }
-      expect(writesSince(kcpProxy, kcpFrom), 'KCP writes of the shadow generate').toEqual([]);
-      expect(writesSince(gardenProxy, gardenFrom), 'Garden writes of the shadow generate').toEqual([]);
+      expect(writesSeen(kcpProxy, kcpFrom), 'KCP writes of the shadow generate').toEqual([]);
+      expect(writesSeen(gardenProxy, gardenFrom), 'Garden writes of the shadow generate').toEqual([]);
       for (const pr of await pullRequests(gitdir)) expect(pr).toMatch(/^labels: (.*, )?kimops:shadow(,|$)/m);
       for (const { name } of runtimes) {
         const annotations = (await getRuntime(name)).metadata.annotations ?? {};
@@ -369,7 +360,7 @@ describe('cut-over per Runtime, with KIM leading the rest', () => {
         // kimops wrote nothing about the Runtimes KIM still leads.
         const kimLed = runtimes.filter((r) => !moved.includes(r));
         const names = kimLed.flatMap((r) => [r.name, r.shoot, r.runtimeID, `kubeconfig-${r.runtimeID}`]);
-        const foreign = [...writesSince(kcpProxy, kcpStart), ...writesSince(gardenProxy, gardenStart)].filter((w) =>
+        const foreign = [...writesSeen(kcpProxy, kcpStart), ...writesSeen(gardenProxy, gardenStart)].filter((w) =>
           concerns(w, names),
         );
         expect(foreign, `kimops's writes about KIM's Runtimes while moving ${runtime.shoot}`).toEqual([]);
@@ -481,9 +472,7 @@ describe('cut-over per Runtime, with KIM leading the rest', () => {
       expectOk(await kimops(args.backfill), `backfill (KIM's ${back.shoot} changed)`);
       const names = [back.name, back.shoot, back.runtimeID, `kubeconfig-${back.runtimeID}`];
       expect(
-        [...writesSince(kcpProxy, kcpStart), ...writesSince(gardenProxy, gardenStart)].filter((w) =>
-          concerns(w, names),
-        ),
+        [...writesSeen(kcpProxy, kcpStart), ...writesSeen(gardenProxy, gardenStart)].filter((w) => concerns(w, names)),
         `kimops's writes about ${back.shoot} after the hand-back`,
       ).toEqual([]);
       await allReadyUnderKim();

@@ -29,7 +29,7 @@ import type { ConfigMap, Shoot } from '../../model/shoot.js';
 import { additionalOidcOf, OIDC_SELECTOR } from '../../rules/runtime-from-skr.js';
 import { parseYaml11, parseYamlDocuments } from '../../model/yaml-input.js';
 import { kimops } from '../helpers/cli.js';
-import { startGardenProxy, type GardenProxy } from '../helpers/garden-proxy.js';
+import { startGardenProxy, writesSeen, type GardenProxy } from '../helpers/garden-proxy.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { liveShoots } from '../helpers/live-shoots.js';
@@ -44,9 +44,6 @@ const kcpKubeconfig = () => join(env.stateDir, 'kcp.kubeconfig');
 const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const OIDC = { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' } as const;
-/** The requests other than reads (LIST and WATCH are GETs too), as `METHOD path`. */
-const writes = (proxy: GardenProxy) =>
-  proxy.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 /** A plan line about kimops's ownership label, which every take-over adds. */
 const OWN_LABEL_LINE = /kimops\.kyma-project\.io\/managed-by/;
 
@@ -166,8 +163,8 @@ describe('kimops import', () => {
     expect((await kimops([...importArgs, '--force'])).code).toBe(0);
     expect(readFileSync(join(out, `${bare.metadata.name}.yaml`), 'utf8')).not.toBe(edited);
     // It only read, the LISTs in pages.
-    expect(writes(gardenProxy)).toEqual([]);
-    expect(writes(kcpProxy)).toEqual([]);
+    expect(writesSeen(gardenProxy)).toEqual([]);
+    expect(writesSeen(kcpProxy)).toEqual([]);
     expect(gardenProxy.requests.filter((r) => r.path.includes('/shoots?')).map((r) => r.path)).toEqual(
       Array.from({ length: 3 }, () => expect.stringContaining('limit=500')),
     );
@@ -448,7 +445,7 @@ describe('kimops import', () => {
         printed?.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig,
       );
       // The one write: Gardener's admin kubeconfig, a subresource it keeps nothing of.
-      expect(writes(gardenProxy)).toEqual([
+      expect(writesSeen(gardenProxy)).toEqual([
         `POST /apis/core.gardener.cloud/v1beta1/namespaces/${project.namespace}/shoots/${runtime.spec.shoot.name}/adminkubeconfig`,
       ]);
     } finally {

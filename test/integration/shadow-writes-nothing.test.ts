@@ -16,7 +16,7 @@ import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { readRuntimeStatus } from '../../model/runtime-status.js';
 import { LEADER_ANNOTATION } from '../../rules/leader.js';
 import { kimops, startKimops, type CliRun } from '../helpers/cli.js';
-import { startGardenProxy, type GardenProxy } from '../helpers/garden-proxy.js';
+import { startGardenProxy, writesSeen } from '../helpers/garden-proxy.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { KimStandIn } from '../helpers/kim-stand-in.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
@@ -37,11 +37,6 @@ beforeAll(() => simulator.start());
 afterAll(() => simulator.stop());
 
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
-/** What a request that changes something uses; GET (get, list, watch) is all a shadow may send. */
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-const writes = (proxy: GardenProxy) =>
-  proxy.requests.filter((r) => WRITES.has(r.method)).map((r) => `${r.method} ${r.path}`);
 const mainOf = (gitdir: string) =>
   execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
 
@@ -122,8 +117,8 @@ describe('a shadow of KIM', () => {
       expectOk(await kimops([...backfill, '--once']), 'backfill --once');
       expect(kcpProxy.requests.length, 'the KCP was read through the proxy').toBeGreaterThan(0);
       expect(gardenProxy.requests.length, 'the Garden was read through the proxy').toBeGreaterThan(0);
-      expect(writes(kcpProxy), 'writes to the KCP (--once)').toEqual([]);
-      expect(writes(gardenProxy), 'writes to the Garden (--once)').toEqual([]);
+      expect(writesSeen(kcpProxy), 'writes to the KCP (--once)').toEqual([]);
+      expect(writesSeen(gardenProxy), 'writes to the Garden (--once)').toEqual([]);
 
       // --watch: one round of each, stopped by its signal once the round is done.
       // A quiet round logs its summary at debug: that line is the sign the round is done.
@@ -151,8 +146,8 @@ describe('a shadow of KIM', () => {
       // Requests still in flight finish (and are recorded) before the proxies stop.
       await kcpProxy.stop();
       await gardenProxy.stop();
-      expect(writes(kcpProxy), 'writes to the KCP (--once and --watch)').toEqual([]);
-      expect(writes(gardenProxy), 'writes to the Garden (--once and --watch)').toEqual([]);
+      expect(writesSeen(kcpProxy), 'writes to the KCP (--once and --watch)').toEqual([]);
+      expect(writesSeen(gardenProxy), 'writes to the Garden (--once and --watch)').toEqual([]);
       // Nothing changed for KEB: the Runtimes as KIM left them.
       for (const { runtime } of names) {
         const live = await env.kcp.get<KubeObject>({ ...RUNTIME, namespace, name: runtime.metadata.name });
