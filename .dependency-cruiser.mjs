@@ -4,7 +4,7 @@
 // it all together. Tests (*.test.ts) are held to the cycle rule only: they may build their inputs with
 // whatever they need, e.g. the converter for a rule's test.
 /** The project's own code; packages from npm and Node's built-ins are not layered. */
-const OWN_FOLDERS = '^(model|rules|generator|applier|backfiller|adapters|cli|scripts|test)/';
+const OWN_FOLDERS = '^(model|rules|generator|applier|backfiller|status|adapters|cli|scripts|test)/';
 const production = '(?<!\\.test)\\.ts$';
 
 const only = (name, comment, from, allowed) => ({
@@ -71,6 +71,12 @@ export default {
       '^backfiller/',
       '^adapters/',
     ]),
+    only(
+      'status-imports',
+      'status/ reads what the three components wrote; it imports none of them: what it shares with them is in rules/.',
+      '^status/',
+      ['^model/', '^rules/', '^status/', '^adapters/'],
+    ),
     only('adapters-imports', 'Adapters do I/O for the components and know only the vocabulary.', '^adapters/', [
       '^model/',
       '^adapters/',
@@ -82,6 +88,7 @@ export default {
     ),
     adaptersValues('applier-adapter-types-only', 'The applier talks to I/O through ports it is given.', '^applier/'),
     adaptersValues('backfiller-adapter-types-only', 'The backfiller talks to I/O through ports.', '^backfiller/'),
+    adaptersValues('status-adapter-types-only', 'The status view is pure: the I/O is cli/ wiring.', '^status/'),
     {
       name: 'production-imports-no-scripts',
       comment: 'scripts/ (benchmarks, the test plane) use the code; the code never uses them.',

@@ -14,4 +14,33 @@ export default tseslint.config(
       'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
     },
   },
+  {
+    // The status page's scripts run in the browser, not in Node: only the browser's globals exist there.
+    files: ['status/page/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'fetch',
+          'EventSource',
+          'URL',
+          'URLSearchParams',
+          'Intl',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+          'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'ResizeObserver',
+          'HTMLElement',
+          'Event',
+          'performance',
+          'TextDecoderStream',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

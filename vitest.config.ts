@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // kimops's caches (fetched repos, plan caches) of a test run go to a folder of the run's own, not the user's ~/.cache.
-const env = { XDG_CACHE_HOME: join(tmpdir(), `kimops-test-cache-${process.pid}`) };
+// No cluster from the environment either (a developer's KUBECONFIG, a CI runner's Pod): a command that finds one as
+// kubectl does (`kimops status`) must see only the clusters a test names.
+const env = {
+  XDG_CACHE_HOME: join(tmpdir(), `kimops-test-cache-${process.pid}`),
+  KUBECONFIG: '',
+  KUBERNETES_SERVICE_HOST: '',
+};
 
 // Integration tests that need no control plane, e.g. kimops end to end against loopback git and GitHub test
 // servers, as a process, the demo — seconds each, too slow for the unit suite on a busy 2-core machine.
@@ -22,7 +28,7 @@ export default defineConfig({
           name: 'unit',
           env,
           include: [
-            '{generator,applier,backfiller,model,rules,adapters,cli,policies,scripts,deploy}/**/*.test.ts',
+            '{generator,applier,backfiller,status,model,rules,adapters,cli,policies,scripts,deploy}/**/*.test.ts',
             'test/helpers/**/*.test.ts',
           ],
           // A guard against a hung test, not a budget: a unit test is meant to take under ~2 s, but two runs

@@ -18,7 +18,6 @@ import { backfillerMetrics, type BackfillerMetrics } from '../backfiller/metrics
 import { recordOutcome, releaseDeletedRuntimes } from '../backfiller/outcome-metrics.js';
 import { gardenNamespaceOf } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
-import { parseGoDuration } from '../model/go-time.js';
 import type { Landscape } from '../model/landscape.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { leaderElectionOf, type LeaderElection } from './leader-option.js';
@@ -26,7 +25,7 @@ import { loggingIo, logLine, reportingFailures } from './logging.js';
 import { LoopHealth } from './loop-health.js';
 import { metricsServerOf } from './metrics-option.js';
 import { gardenCluster, type LeaderOptions, type LogOptions } from './service-options.js';
-import { intervalMsOf } from './options.js';
+import { intervalMsOf, kubeconfigExpirationSecondsOf } from './options.js';
 import { runUntilStopped } from './until-stopped.js';
 
 export interface BackfillOptions extends LogOptions, LeaderOptions {
@@ -84,15 +83,11 @@ async function contextOf(options: BackfillOptions, landscape: Landscape): Promis
 
 /** KIM's two rotation settings, checked before anything runs. */
 function rotationOf(options: BackfillOptions): { expirationSeconds: number; minimalRotationTime: number } {
-  const nanos = parseGoDuration(options.kubeconfigExpiration);
-  if (nanos === undefined || nanos <= 0)
-    throw new ConfigError(
-      '--kubeconfig-expiration',
-      '',
-      `${options.kubeconfigExpiration} is not a duration such as 24h or 90m`,
-    );
   const ratio = Number(options.minimalRotationTime);
-  const settings = { expirationSeconds: nanos / 1e9, minimalRotationTime: ratio };
+  const settings = {
+    expirationSeconds: kubeconfigExpirationSecondsOf(options.kubeconfigExpiration),
+    minimalRotationTime: ratio,
+  };
   try {
     rotationPeriodMs(settings);
   } catch (error) {

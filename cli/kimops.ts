@@ -19,6 +19,7 @@ import { registerLandscape } from './commands/landscape.js';
 import { registerPolicies } from './commands/policies.js';
 import { registerPr } from './commands/pr.js';
 import { registerRender } from './commands/render.js';
+import { registerStatus } from './commands/status.js';
 import { registerValidate } from './commands/validate.js';
 
 /** Runs kimops with `argv` (without node and script) and returns the exit code. */
@@ -45,6 +46,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     registerApply,
     registerBackfill,
     registerCompare,
+    registerStatus,
   ])
     register(program, io, setExitCode);
   // The demo runs the other subcommands, each in a fresh program, with the same I/O.

@@ -45,6 +45,7 @@ describe('kimops --help', () => {
       'cli/commands/policies.ts',
       'cli/commands/pr.ts',
       'cli/commands/render.ts',
+      'cli/commands/status.ts',
       'cli/commands/validate.ts',
       'cli/environment.ts',
       'cli/kimops.ts',

@@ -3,6 +3,7 @@
 import { Option } from 'commander';
 import type { KimInputs } from '../adapters/files/kim-settings.js';
 import { ConfigError } from '../model/errors.js';
+import { parseGoDuration } from '../model/go-time.js';
 import { parseDeletionCount } from '../rules/mass-deletion.js';
 
 /**
@@ -120,4 +121,15 @@ export function allowMassDeletionOf(text: string | undefined): number | undefine
   if (count === undefined)
     throw new ConfigError('--allow-mass-deletion', '', `${text} is not a number of Shoots (0 or more)`);
   return count;
+}
+
+/**
+ * `--kubeconfig-expiration <duration>` (Go's form, KIM's --kubeconfig-expiration-time: 24h, 90m) in seconds: how long
+ * the kubeconfigs Gardener issues are valid. The backfiller rotates by it; `kimops status` tells expiry by it.
+ */
+export function kubeconfigExpirationSecondsOf(text: string): number {
+  const nanos = parseGoDuration(text);
+  if (nanos === undefined || nanos <= 0)
+    throw new ConfigError('--kubeconfig-expiration', '', `${text} is not a duration such as 24h or 90m`);
+  return nanos / 1e9;
 }

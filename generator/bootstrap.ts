@@ -9,7 +9,7 @@
 // its branch moved by compare-and-swap; a second run updates the open PR in place and, unchanged, writes nothing.
 import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
-import { MAIN_BRANCH, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
+import { MAIN_BRANCH, PR_LABEL_PREFIX, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
 import { bootstrapBranchOf } from './branches.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { ConversionSettings, Landscape } from '../model/landscape.js';
@@ -28,7 +28,6 @@ import {
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
 import { readMainSnapshot, type MainSnapshot } from './main-snapshot.js';
 import { leaderOf, runtimeLeaders } from './leaders.js';
-import { LABEL_PREFIX } from './propose/labels.js';
 import { classLine, type RecordedClass } from './propose/merge-gate.js';
 import type { CheckResult } from './propose/merge-policy.js';
 import { wroteByKimops, wroteLine } from './propose/written-heads.js';
@@ -43,7 +42,7 @@ const MAX_ATTEMPTS = 3;
 
 /** Its PR's class (generator/propose/classify.ts): never auto-merged, always one approval (propose/merge-policy.ts). */
 const BOOTSTRAP_CLASS: RecordedClass = { class: 'bootstrap', disruptive: false };
-const BOOTSTRAP_LABEL = `${LABEL_PREFIX}bootstrap`;
+const BOOTSTRAP_LABEL = `${PR_LABEL_PREFIX}bootstrap`;
 
 export interface BootstrapInput {
   landscape: Pick<Landscape, 'name' | 'defaultLeader'>;

@@ -175,6 +175,27 @@ export const SKR_APPLIED_TREE_ANNOTATION = 'kimops.kyma-project.io/skr-applied-t
 export const MAIN_BRANCH = 'main';
 /** Every branch kimops opens a pull request from starts with it; a pass finds its own PRs by it. */
 export const BRANCH_PREFIX = 'kimops/';
+
+/** The branch of a Shoot's own pull request. */
+export function branchOf(landscape: string, shoot: string): string {
+  return `${BRANCH_PREFIX}${landscape}/${shoot}`;
+}
+
+/** Apart from the Shoots' branches, so no Shoot name can collide with a rollout's. */
+export function rolloutBranchOf(landscape: string, name: string): string {
+  return `${BRANCH_PREFIX}${landscape}-rollout/${name}`;
+}
+
+/**
+ * `kimops bootstrap`'s one branch: apart from the Shoots' branches and the rollouts' (a pass never closes its PR as
+ * stale), and looked for by every generator pass while main holds no Shoot (generator/generate.ts).
+ */
+export function bootstrapBranchOf(landscape: string): string {
+  return `${BRANCH_PREFIX}${landscape}-bootstrap`;
+}
+
+/** Every label kimops sets on a pull request starts with it (its change class); a label without it is a human's. */
+export const PR_LABEL_PREFIX = 'kimops:';
 /** The folder of the Shoots in a landscape repo: `shoots/<shoot>/shoot.yaml` and its companions beside it. */
 export const SHOOTS_FOLDER = 'shoots';
 export const SHOOT_FILE = 'shoot.yaml';

@@ -210,6 +210,17 @@ export class LandscapeRepo {
     return (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit.message;
   }
 
+  /** When a commit was committed (its committer time, RFC 3339 UTC), or undefined when the repository lacks it. */
+  async committedAt(commit: string): Promise<string | undefined> {
+    try {
+      const { committer } = (await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache })).commit;
+      return new Date(committer.timestamp * 1000).toISOString().replace(/\.000Z$/, 'Z');
+    } catch (error) {
+      if (error instanceof git.Errors.NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
   /** One file's text at `ref`, or undefined when the ref or the file does not exist. */
   async readFile(ref: string, path: string): Promise<string | undefined> {
     const segments = checkedPath(path);

@@ -105,6 +105,30 @@ describe('KubeClient', () => {
     ]);
   });
 
+  it('asks for metadata only when told, on every page, and plain JSON otherwise', async () => {
+    const accepts: (string | undefined)[] = [];
+    answer = (req) => {
+      accepts.push(req.headers.accept);
+      return new URL(req.url ?? '/', 'http://api').searchParams.get('continue') === 'next'
+        ? { status: 200, body: { kind: 'PartialObjectMetadataList', metadata: {}, items: null } }
+        : { status: 200, body: { metadata: { continue: 'next' }, items: [] } };
+    };
+    const kube = await client();
+    const secrets = { apiVersion: 'v1', kind: 'Secret', namespace: 'kcp-system' };
+    // The server's empty PartialObjectMetadataList has `items: null`: an empty list, not a failure.
+    expect(await kube.listAll(secrets, { metadataOnly: true })).toEqual({
+      ok: true,
+      items: [],
+      resourceVersion: undefined,
+    });
+    await kube.listPage(secrets);
+    expect(accepts).toEqual([
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      'application/json',
+    ]);
+  });
+
   it('lists every page and maps each item as its page arrives', async () => {
     const item = (name: string) => ({ metadata: { name, managedFields: [{ manager: 'x' }] }, spec: { big: name } });
     answer = (req) =>

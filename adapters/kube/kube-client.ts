@@ -23,7 +23,15 @@ interface RequestOptions {
   query?: Record<string, string | undefined>;
   /** Ends the request early (an informer stopping mid-list); the result is then an unreachable value. */
   signal?: AbortSignal;
+  /** What to ask the server for instead of the whole objects (ListPageOptions.metadataOnly). */
+  accept?: string;
 }
+
+/**
+ * Objects' metadata without their data, as kubectl's `--output name` asks: the server answers a
+ * PartialObjectMetadataList, or, where it cannot, the plain list.
+ */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /**
  * How long one request (not a watch) may take before it counts as unreachable. kube-apiserver ends a request
@@ -35,7 +43,8 @@ const REQUEST_DEADLINE_MS = 90_000;
 
 /** One page of a LIST: `metadata.continue` is set while more pages follow. */
 export interface ListPage<T> {
-  items: T[];
+  /** null for an empty PartialObjectMetadataList (metadataOnly). */
+  items: T[] | null;
   metadata: { resourceVersion?: string; continue?: string };
 }
 
@@ -55,6 +64,11 @@ export interface ListPageOptions {
   limit?: number;
   continue?: string;
   signal?: AbortSignal;
+  /**
+   * Only each object's metadata crosses the wire: a reader of Secrets' annotations (`kimops status`) never
+   * receives their data. Kubernetes RBAC cannot narrow `list` that way; the request can.
+   */
+  metadataOnly?: boolean;
 }
 
 /** Watch event types an observer sees; `ERROR` events end the watch and become its `WatchEnd`. */
@@ -212,7 +226,7 @@ export class KubeClient {
     const url = new URL(path, config.getCurrentCluster()?.server ?? '');
     for (const [key, value] of Object.entries(options.query ?? {}))
       if (value !== undefined) url.searchParams.set(key, value);
-    const requestOptions: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+    const requestOptions: https.RequestOptions = { method, headers: { Accept: options.accept ?? 'application/json' } };
     try {
       await this.authorize(config, requestOptions);
     } catch (error) {
@@ -275,10 +289,11 @@ export class KubeClient {
     ref: Omit<ObjectRef, 'name'>,
     options: ListPageOptions = {},
   ): Promise<KubeResult<ListPage<T>>> {
-    const { labelSelector, limit, signal } = options;
+    const { labelSelector, limit, signal, metadataOnly } = options;
     return this.request('GET', resourcePath({ ...ref, name: undefined }), {
       query: { labelSelector, limit: limit === undefined ? undefined : String(limit), continue: options.continue },
       signal,
+      ...(metadataOnly && { accept: METADATA_ONLY }),
     });
   }
 
@@ -307,7 +322,8 @@ export class KubeClient {
           message: `list ${path} on ${this.server} (kubeconfig ${this.label}): ${describeFailure(page)}${fix}`,
         };
       }
-      for (const item of page.body.items) items.push((map ? map(item) : item) as T);
+      // A PartialObjectMetadataList of nothing says `items: null` (Go's nil slice), a plain list `[]`.
+      for (const item of page.body.items ?? []) items.push((map ? map(item) : item) as T);
       next = page.body.metadata.continue || undefined;
       // Every page carries the resourceVersion of the first page's snapshot.
       if (!next) return { ok: true, items, resourceVersion: page.body.metadata.resourceVersion };

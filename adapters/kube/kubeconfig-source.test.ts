@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/temp-dir.js';
 import { ConfigError } from '../../model/errors.js';
-import { podNamespace, resolveCluster, type ClusterEnvironment } from './kubeconfig-source.js';
+import { clusterFromEnvironment, podNamespace, resolveCluster, type ClusterEnvironment } from './kubeconfig-source.js';
 import { kubeletWrite } from '../../test/helpers/kubelet-mount.js';
 
 const dir = useTempDir('kubeconfig-source');
@@ -157,6 +157,18 @@ current-context: garden
         resolveCluster({ option: '--kcp-kubeconfig', context: 'kcp' }, { env: inPod, serviceAccountDir: withToken }),
       ).message,
     ).toMatch(/^--context: selects a context of a kubeconfig, but there is none .*pass --kcp-kubeconfig <file>/);
+  });
+});
+
+describe('clusterFromEnvironment: a cluster named without a flag', () => {
+  it('is KUBECONFIG set, or a Pod with its service host and port; an empty value names none', () => {
+    expect(clusterFromEnvironment({ env: { KUBECONFIG: '/k/config' } })).toBe(true);
+    expect(
+      clusterFromEnvironment({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' } }),
+    ).toBe(true);
+    expect(clusterFromEnvironment({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' } })).toBe(false);
+    expect(clusterFromEnvironment({ env: { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' } })).toBe(false);
+    expect(clusterFromEnvironment({ env: {} })).toBe(false);
   });
 });
 

@@ -162,6 +162,18 @@ export function resolveCluster(options: ClusterOptions, environment: ClusterEnvi
   );
 }
 
+/**
+ * Whether resolveCluster would find credentials without a flag: KUBECONFIG set, or a Pod's ServiceAccount. For a
+ * command to which a cluster is optional (`kimops status`): it reads the KCP the way kubectl finds it, and leaves
+ * it out only when nothing names one.
+ */
+export function clusterFromEnvironment(environment: Pick<ClusterEnvironment, 'env'> = {}): boolean {
+  const env = environment.env ?? process.env;
+  return (
+    (env[KUBECONFIG_ENV] ?? '') !== '' || (Boolean(env.KUBERNETES_SERVICE_HOST) && Boolean(env.KUBERNETES_SERVICE_PORT))
+  );
+}
+
 /** The namespace of the Pod kimops runs in (the ServiceAccount's namespace file), or undefined outside a Pod. */
 export function podNamespace(environment: Pick<ClusterEnvironment, 'serviceAccountDir'> = {}): string | undefined {
   try {

@@ -2,10 +2,8 @@
 // waiting for me is kimops:update-disruptive or kimops:rollout"). A PR's class can change while it is open
 // (a later pass turns an update into an immutable change), so the label follows the class on every pass
 // (`labelsToSet`); what the merge gate reads is the class recorded in the body (merge-gate.ts), never the label.
+import { PR_LABEL_PREFIX as LABEL_PREFIX } from '../../model/contract.js';
 import type { ChangeClass } from './classify.js';
-
-/** Every label kimops sets starts with it; a label without it is a human's and is never removed. */
-export const LABEL_PREFIX = 'kimops:';
 
 /** The labels and what each means to a reviewer (the landscape repo's README lists the same). */
 export const PR_LABELS = {

@@ -6,6 +6,7 @@ import { benchBackfill } from './backfill.js';
 import { benchBootstrap } from './bootstrap.js';
 import { benchConvert } from './convert.js';
 import { benchGenerate } from './generate.js';
+import { benchStatusPage } from './status-page.js';
 import { benchValidate } from './validate.js';
 
 const BENCHMARKS: Record<string, () => Promise<void> | void> = {
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<void> | void> = {
   apply: benchApply,
   backfill: benchBackfill,
   bootstrap: benchBootstrap,
+  'status-page': benchStatusPage,
 };
 /** Run only when named: apply and backfill start a control plane and seed 10,000 Shoots through Gardener's admission (~40 min). */
 const ON_REQUEST = new Set(['apply', 'backfill']);

@@ -96,7 +96,7 @@ describe('Informer on the real kube-apiserver', () => {
       { ...RUNTIME, namespace },
       { labelSelector: 'kimops-test/informer=page', limit: 7 },
     );
-    expect(page.ok && page.body.items.length).toBe(7);
+    expect(page.ok && page.body.items?.length).toBe(7);
     expect(page.ok && page.body.metadata.continue).toBeTruthy();
 
     const { runtimes, changes } = informer({ labelSelector: 'kimops-test/informer=page', pageSize: 7 });

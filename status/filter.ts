@@ -1,0 +1,48 @@
+// `kimops status --state … --class …`: the rows a reader asked for. A state is a Runtime state (Ready, Pending,
+// Failed, Terminating, Unknown), a stage (pr, merged, failed, …) or a sync state (drifted, out-of-sync, …); a class
+// is the `kimops:` label of the row's PR, with or without its prefix. Values of one flag are alternatives, the two
+// flags both hold. The summary stays the landscape's. Pure.
+import { PR_LABEL_PREFIX } from '../model/contract.js';
+import { STAGES, type LandscapeStatus, type RuntimeRow, type SyncState } from './landscape-status.js';
+
+const RUNTIME_STATES = ['Ready', 'Pending', 'Failed', 'Terminating', 'Unknown'] as const;
+const SYNC_STATES: readonly SyncState[] = [
+  'in-sync',
+  'out-of-sync',
+  'drifted',
+  'not-applied',
+  'not-in-main',
+  'unknown',
+];
+
+/** Every value --state takes, as help and errors list them. */
+export const STATE_FILTERS: readonly string[] = [...RUNTIME_STATES, ...STAGES, ...SYNC_STATES];
+
+export interface RowFilter {
+  states?: readonly string[];
+  classes?: readonly string[];
+}
+
+/** The values of `states` --state does not know (matched case-insensitively), for the usage error. */
+export function unknownStates(states: readonly string[]): string[] {
+  const known = new Set(STATE_FILTERS.map((state) => state.toLowerCase()));
+  return states.filter((state) => !known.has(state.toLowerCase()));
+}
+
+export function filterRows(status: LandscapeStatus, filter: RowFilter): LandscapeStatus {
+  const states = filter.states?.length ? new Set(filter.states.map((state) => state.toLowerCase())) : undefined;
+  const classes = filter.classes?.length
+    ? new Set(
+        filter.classes.map((name) => (name.startsWith(PR_LABEL_PREFIX) ? name.slice(PR_LABEL_PREFIX.length) : name)),
+      )
+    : undefined;
+  if (!states && !classes) return status;
+  const matches = (row: RuntimeRow) =>
+    (!states || rowStates(row).some((state) => states.has(state.toLowerCase()))) &&
+    (!classes || (row.pr?.class !== undefined && classes.has(row.pr.class)));
+  return { ...status, rows: status.rows.filter(matches) };
+}
+
+function rowStates(row: RuntimeRow): string[] {
+  return [...(row.runtime ? [row.runtime.state ?? 'Unknown'] : []), row.stage, row.sync];
+}
