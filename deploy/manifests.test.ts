@@ -1,6 +1,7 @@
 // The rules deploy/ must keep, read straight from its YAML (no kustomize, no cluster: the integration test
 // test/integration/deploy.test.ts applies the built overlays to the real API). Every container hardened and
-// sized, every identity without a default token, the overlays' landscape copies equal to the shipped ones.
+// sized, every identity without a default token, the status page's identity reading only, the overlays' landscape
+// copies equal to the shipped ones.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ interface Container {
     privileged?: boolean;
     capabilities?: { drop?: string[]; add?: string[] };
   };
+  startupProbe?: { httpGet?: { path: string; port: string | number } };
   livenessProbe?: { httpGet?: { path: string; port: string | number } };
   readinessProbe?: { httpGet?: { path: string; port: string | number } };
 }
@@ -29,8 +31,13 @@ interface Manifest {
   metadata: { name: string; namespace?: string };
   automountServiceAccountToken?: boolean;
   rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
   spec?: {
+    selector?: Record<string, string>;
+    ports?: { name?: string; port: number; targetPort?: string | number; protocol?: string }[];
     template?: {
+      metadata?: { labels?: Record<string, string> };
       spec: {
         serviceAccountName?: string;
         hostNetwork?: boolean;
@@ -38,6 +45,7 @@ interface Manifest {
         securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type?: string } };
         containers: Container[];
         initContainers?: Container[];
+        volumes?: { name: string; secret?: { secretName: string } }[];
       };
     };
   };
@@ -58,7 +66,11 @@ function readManifests(folder: string): Manifest[] {
 }
 
 const base = readManifests('base');
+const garden = readManifests('garden');
 const deployments = base.filter((m) => m.kind === 'Deployment');
+/** The watching loops: leader-elected, with --metrics-port. The status page is the other Deployment. */
+const loops = deployments.filter((d) => d.metadata.name !== 'kimops-status');
+const status = deployments.find((d) => d.metadata.name === 'kimops-status');
 const mebibytes = (quantity: string | undefined) => {
   const match = /^(\d+)(Mi|Gi)$/.exec(quantity ?? '');
   if (!match) throw new Error(`memory ${quantity} is not in Mi or Gi`);
@@ -66,7 +78,7 @@ const mebibytes = (quantity: string | undefined) => {
 };
 
 describe('deploy/base', () => {
-  it('passes each loop only flags its command has, and the image of this version', async () => {
+  it('passes each Deployment only flags its command has, and the image of this version', async () => {
     const version = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
     const images = (
       parse(readFileSync(join(DEPLOY, 'base', 'kustomization.yaml'), 'utf8')) as {
@@ -83,11 +95,12 @@ describe('deploy/base', () => {
     }
   });
 
-  it('has the three loops, each with its own ServiceAccount that mounts no token by default', () => {
+  it('has the three loops and the status page, each with its own ServiceAccount that mounts no token by default', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
       'kimops-applier',
       'kimops-backfiller',
       'kimops-generator',
+      'kimops-status',
     ]);
     const accounts = base.filter((m) => m.kind === 'ServiceAccount');
     for (const deployment of deployments) {
@@ -125,27 +138,59 @@ describe('deploy/base', () => {
   );
 
   it.each(deployments.map((d) => [d.metadata.name, d] as const))(
-    '%s: leader election, JSON logs, metrics and probes on port 8080, credentials from files',
-    (_name, deployment) => {
+    '%s: JSON logs, its server and probes on port 8080, credentials from files',
+    (name, deployment) => {
       const [container] = deployment.spec?.template?.spec.containers ?? [];
       const args = container?.args ?? [];
       const after = (flag: string) => args[args.indexOf(flag) + 1];
-      expect(args).toEqual(expect.arrayContaining(['--watch', '--leader-elect']));
+      expect(args).toContain('--watch');
       expect(after('--log-format')).toBe('json');
-      expect(after('--metrics-port')).toBe('8080');
-      expect(after('--metrics-host')).toBe('0.0.0.0');
       expect(after('--garden-kubeconfig')).toBe('/etc/kimops/garden/kubeconfig');
       // The generator and the applier follow the landscape.yaml on main (one source: a merged change reaches them);
-      // the backfiller, which reads no repo, gets the ConfigMap's copy.
-      if (deployment.metadata.name === 'kimops-backfiller')
+      // the backfiller, which reads no repo, and the status page get the ConfigMap's copy.
+      if (name === 'kimops-backfiller' || name === 'kimops-status')
         expect(after('--landscape')).toBe('/etc/kimops/landscape/landscape.yaml');
       else expect(args).not.toContain('--landscape');
       expect(args).not.toContain('--kcp-kubeconfig');
       expect(container?.ports).toEqual([{ name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
+      expect(container?.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
       expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
       expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
     },
   );
+
+  it.each(loops.map((d) => [d.metadata.name, d] as const))(
+    '%s: leader election, metrics on 0.0.0.0:8080',
+    (_name, deployment) => {
+      const args = deployment.spec?.template?.spec.containers[0]?.args ?? [];
+      const after = (flag: string) => args[args.indexOf(flag) + 1];
+      expect(args).toContain('--leader-elect');
+      expect(after('--metrics-port')).toBe('8080');
+      expect(after('--metrics-host')).toBe('0.0.0.0');
+    },
+  );
+
+  it('status: no Lease (it writes nothing, every replica serves), the page on 0.0.0.0:8080, the repo of the overlay', () => {
+    const [container] = status?.spec?.template?.spec.containers ?? [];
+    const args = container?.args ?? [];
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(args[0]).toBe('status');
+    expect(args).not.toContain('--leader-elect');
+    expect(after('--port')).toBe('8080');
+    expect(after('--host')).toBe('0.0.0.0');
+    expect(after('--repo')).toBe('$(KIMOPS_REPO)');
+    // Bound in kcp-system only: nothing in kimops-system, where the Leases are.
+    const bindings = base.filter(
+      (m) => m.kind === 'RoleBinding' && m.subjects?.some((s) => s.name === 'kimops-status'),
+    );
+    expect(bindings.map((binding) => binding.metadata.namespace)).toEqual(['kcp-system']);
+    // Its own credentials: a Garden identity that reads only, and a read-only GitHub token, not the loops'.
+    const secrets = status?.spec?.template?.spec.volumes?.flatMap((v) => v.secret?.secretName ?? []);
+    expect(secrets?.sort()).toEqual(['kimops-status-garden', 'kimops-status-github']);
+    const service = base.find((m) => m.kind === 'Service' && m.metadata.name === 'kimops-status');
+    expect(service?.spec?.selector).toEqual(status?.spec?.template?.metadata?.labels);
+    expect(service?.spec?.ports).toEqual([{ name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' }]);
+  });
 
   it('grants each Lease Role get and update on its own Lease only', () => {
     const roles = base.filter((m) => m.kind === 'Role' && m.metadata.name.endsWith('-lease'));
@@ -161,13 +206,40 @@ describe('deploy/base', () => {
   });
 
   it('keeps every RBAC rule to named resources and verbs (no wildcards) in namespaces it names', () => {
-    const rbac = [...base, ...readManifests('garden')].filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole');
+    const rbac = [...base, ...garden].filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole');
     for (const role of rbac)
       for (const rule of role.rules ?? []) {
         expect([...rule.resources, ...rule.verbs, ...rule.apiGroups], role.metadata.name).not.toContain('*');
         expect(rule.verbs, role.metadata.name).not.toContain('escalate');
       }
     expect(base.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toEqual([]);
+  });
+
+  it('lets the status identity get, list and watch, and nothing else, on the KCP and in the Garden', () => {
+    const bindings = (manifests: Manifest[]) =>
+      manifests.filter((m) => m.kind === 'RoleBinding' || m.kind === 'ClusterRoleBinding');
+    // Only ServiceAccounts are bound, each by name: no group (system:serviceaccounts...) passes a grant to it.
+    for (const binding of bindings([...base, ...garden]))
+      for (const subject of binding.subjects ?? []) expect(subject.kind, binding.metadata.name).toBe('ServiceAccount');
+    const statusRules = (manifests: Manifest[]) =>
+      bindings(manifests)
+        .filter((binding) => binding.subjects?.some((subject) => subject.name === 'kimops-status'))
+        .flatMap((binding) => {
+          const role = manifests.find(
+            (m) =>
+              m.kind === binding.roleRef?.kind &&
+              m.metadata.name === binding.roleRef.name &&
+              m.metadata.namespace === binding.metadata.namespace,
+          );
+          if (!role) throw new Error(`${binding.metadata.name}: no ${binding.roleRef?.kind} ${binding.roleRef?.name}`);
+          return role.rules ?? [];
+        });
+    const kcp = statusRules(base);
+    const gardenRules = statusRules(garden);
+    expect(kcp.flatMap((rule) => rule.resources).sort()).toEqual(['runtimes', 'secrets']);
+    expect(gardenRules.flatMap((rule) => rule.resources).sort()).toEqual(['shoots']);
+    for (const rule of [...kcp, ...gardenRules])
+      for (const verb of rule.verbs) expect(['get', 'list', 'watch'], rule.resources.join()).toContain(verb);
   });
 });
 
@@ -189,6 +261,8 @@ describe('deploy/overlays', () => {
     const settings = kustomization.configMapGenerator.find((g) => g.name === 'kimops-settings');
     expect(settings?.literals).toContain(`landscape=${landscape}`);
     expect(settings?.literals?.find((l) => l.startsWith('repo='))).toMatch(/^repo=https:\/\//);
-    expect(kustomization.replicas.map((r) => r.count)).toEqual([2, 2, 2]);
+    expect(kustomization.replicas).toEqual(
+      deployments.map((deployment) => ({ name: deployment.metadata.name, count: 2 })),
+    );
   });
 });

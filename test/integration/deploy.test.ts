@@ -1,7 +1,8 @@
 // deploy/ against the real API (issue 16): every overlay and the Garden grants server-side applied, so
 // kube-apiserver and gardener-apiserver validate each object; then the KEB scenario run with the tokens of the
 // ServiceAccounts the manifests create, so each loop has exactly the RBAC the manifests grant and no more; calls
-// outside it refused; each loop's Lease reachable. The manifests are moved into this test's own namespaces
+// outside it refused; each loop's Lease reachable; the status page's identity reads and is refused every write. The
+// manifests are moved into this test's own namespaces
 // (test/helpers/deploy.ts's retarget changes namespaces only), the Garden grants into the test project's the way
 // an SRE sets it (the kustomization's `namespace:`).
 import { randomBytes } from 'node:crypto';
@@ -100,6 +101,8 @@ let stage: Placed;
 let identities: PipelineIdentities;
 const kcpAs = {} as Record<Identity, KubeClient>;
 const gardenAs = {} as Record<Identity, KubeClient>;
+/** The status page's ServiceAccounts (no loop of the KEB scenario runs as them). */
+const statusAs = {} as { kcp: KubeClient; garden: KubeClient };
 
 beforeAll(async () => {
   setupDir = mkdtempSync(join(tmpdir(), 'kimops-deploy-setup-'));
@@ -126,6 +129,14 @@ beforeAll(async () => {
     kcpAs[identity] = KubeClient.fromKubeconfigFile(kcp);
     gardenAs[identity] = KubeClient.fromKubeconfigFile(gardenConfig);
   }
+  for (const [side, client, namespace, admin] of [
+    ['kcp', env.kcp, stage.kimops, 'kcp.kubeconfig'],
+    ['garden', env.garden, project.namespace, 'garden.kubeconfig'],
+  ] as const) {
+    const token = await serviceAccountToken(client, namespace, 'kimops-status');
+    const file = tokenKubeconfig(join(setupDir, `status.${side}.kubeconfig`), join(env.stateDir, admin), token);
+    statusAs[side] = KubeClient.fromKubeconfigFile(file);
+  }
   identities = {
     generator: files.generator,
     applier: { garden: files.applier.garden },
@@ -134,7 +145,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => {
   rmSync(setupDir, { recursive: true, force: true });
-  for (const client of [...Object.values(kcpAs), ...Object.values(gardenAs)]) client.close();
+  for (const client of [...Object.values(kcpAs), ...Object.values(gardenAs), ...Object.values(statusAs)])
+    client.close();
 });
 
 describe('deploy/ on the real API', () => {
@@ -153,7 +165,7 @@ describe('deploy/ on the real API', () => {
       );
       expect(
         deployments.ok ? deployments.body.items.map((d) => d.spec.replicas) : describeFailure(deployments),
-      ).toEqual([2, 2, 2]);
+      ).toEqual([2, 2, 2, 2]);
     }
   });
 
@@ -210,6 +222,67 @@ describe('deploy/ on the real API', () => {
       { body: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'nope' }, spec: {} } },
     );
     expect(refusedCreate.ok ? 200 : refusedCreate.status).toBe(403);
+  });
+
+  it('the status identity reads the Runtimes and the Shoots, and is refused every write', async () => {
+    const runtimes = { group: 'infrastructuremanager.kyma-project.io', resource: 'runtimes', namespace: stage.kcp };
+    const kcpSecrets = { group: '', resource: 'secrets', namespace: stage.kcp };
+    const shoots = { group: 'core.gardener.cloud', resource: 'shoots', namespace: project.namespace };
+    const report = { group: '', resource: 'configmaps', namespace: project.namespace, name: 'kimops-apply-report' };
+    for (const verb of ['get', 'list', 'watch']) {
+      expect(await mayI(statusAs.kcp, { ...runtimes, verb }), `runtimes ${verb}`).toBe(true);
+      expect(await mayI(statusAs.garden, { ...shoots, verb }), `shoots ${verb}`).toBe(true);
+    }
+    expect(await mayI(statusAs.kcp, { ...kcpSecrets, verb: 'list' })).toBe(true);
+    const listed = [
+      await statusAs.kcp.request(
+        'GET',
+        `/apis/infrastructuremanager.kyma-project.io/v1/namespaces/${stage.kcp}/runtimes`,
+      ),
+      await statusAs.garden.request('GET', `/apis/core.gardener.cloud/v1beta1/namespaces/${project.namespace}/shoots`),
+    ];
+    expect(listed.map((answer) => (answer.ok ? 200 : describeFailure(answer)))).toEqual([200, 200]);
+
+    // No write of any kind, on anything it reads or anything else kimops writes; no Lease (it takes none).
+    const writes = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+    for (const verb of writes) {
+      for (const attributes of [runtimes, kcpSecrets, { ...runtimes, subresource: 'status' }])
+        expect(await mayI(statusAs.kcp, { ...attributes, verb }), `KCP ${attributes.resource} ${verb}`).toBe(false);
+      for (const attributes of [shoots, report, { ...report, name: undefined }])
+        expect(await mayI(statusAs.garden, { ...attributes, verb }), `Garden ${attributes.resource} ${verb}`).toBe(
+          false,
+        );
+    }
+    const leases = { group: 'coordination.k8s.io', resource: 'leases', namespace: stage.kimops };
+    for (const verb of ['get', 'create', 'update'])
+      expect(await mayI(statusAs.kcp, { ...leases, verb }), `leases ${verb}`).toBe(false);
+    expect(await mayI(statusAs.garden, { ...shoots, verb: 'create', subresource: 'adminkubeconfig' })).toBe(false);
+    // No ConfigMap or Secret of the Garden (the Shoots' companions); nothing outside its namespaces.
+    expect(await mayI(statusAs.garden, { ...report, verb: 'get' })).toBe(false);
+    expect(await mayI(statusAs.garden, { ...report, name: undefined, verb: 'list' })).toBe(false);
+    expect(
+      await mayI(statusAs.garden, { group: '', resource: 'secrets', namespace: project.namespace, verb: 'list' }),
+    ).toBe(false);
+    expect(await mayI(statusAs.kcp, { ...runtimes, namespace: 'kcp-system', verb: 'list' })).toBe(false);
+
+    // And the real calls: 403 from kube-apiserver and gardener-apiserver.
+    const refused = [
+      await statusAs.kcp.request(
+        'PATCH',
+        `/apis/infrastructuremanager.kyma-project.io/v1/namespaces/${stage.kcp}/runtimes/any`,
+        { body: { metadata: { annotations: { x: 'y' } } }, contentType: 'application/merge-patch+json' },
+      ),
+      await statusAs.kcp.request('DELETE', `/api/v1/namespaces/${stage.kcp}/secrets/kubeconfig-any`),
+      await statusAs.garden.request(
+        'POST',
+        `/apis/core.gardener.cloud/v1beta1/namespaces/${project.namespace}/shoots`,
+        {
+          body: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 'nope' }, spec: {} },
+        },
+      ),
+      await statusAs.garden.request('DELETE', `/api/v1/namespaces/${project.namespace}/configmaps/kimops-apply-report`),
+    ];
+    expect(refused.map((answer) => (answer.ok ? 200 : answer.status))).toEqual([403, 403, 403, 403]);
   });
 
   it("each identity gets, creates and updates its own Lease, and no other loop's", async () => {
