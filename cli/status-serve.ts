@@ -47,7 +47,7 @@ export async function statusWatching(options: StatusServeOptions, commandIo: Cli
           const status = await sources.read(now);
           feed.publish(status);
           sourcesSaid(status);
-          logLine(io)(summaryLine(status, now), {}, 'debug');
+          logLine(io)(summaryLine(status, now));
         },
         intervalMs,
         io,

@@ -164,6 +164,8 @@ class SourceReader {
   private readonly mergeTimes = new Map<string, string>();
   /** `<tree> <resourceVersion>` → the drifted fields: a Shoot and main's folder, both unchanged, drift alike. */
   private drift = new Map<string, readonly string[]>();
+  /** The keys whose drift could not be told, so each is warned about once. */
+  private driftNotTold = new Set<string>();
   /**
    * PRs a proposal names that are no longer open (merged, closed), as asked for once: when they were opened does not
    * change. Undefined: the forge has no such PR, or it was open still (the generator's word is older than the forge's).
@@ -292,6 +294,7 @@ class SourceReader {
    */
   private async driftOf(live: readonly Shoot[], main: MainSnapshot): Promise<Map<string, readonly string[]>> {
     const seen = new Map<string, readonly string[]>();
+    const notTold = new Set<string>();
     const result = new Map<string, readonly string[]>();
     const applied = live.filter((shoot) => {
       const tree = main.folders.get(shoot.metadata.name);
@@ -302,15 +305,17 @@ class SourceReader {
       const key = `${main.folders.get(name) ?? ''} ${shoot.metadata.resourceVersion ?? ''}`;
       let fields = this.drift.get(key);
       if (fields === undefined) {
-        const inMain = await main.shoot(name);
-        if (inMain === undefined) return;
         try {
+          const inMain = await main.shoot(name);
+          if (inMain === undefined) throw new Error(`shoots/${name}/shoot.yaml on main is not a Shoot kimops can read`);
           fields = differingFields(inMain, shoot)
             .map((difference) => difference.path)
             .slice(0, DRIFT_FIELDS_SHOWN);
         } catch (error) {
-          // main's Shoot too incomplete to hold against the live one: said, and no drift claimed.
-          this.log(`Shoot ${name}: drift not told: ${(error as Error).message}`, { shoot: name }, 'warn');
+          // Not told: the row's sync is unknown, never in-sync by default; said once per folder tree and Shoot.
+          if (!this.driftNotTold.has(key))
+            this.log(`Shoot ${name}: drift not told: ${(error as Error).message}`, { shoot: name }, 'warn');
+          notTold.add(key);
           return;
         }
       }
@@ -318,6 +323,7 @@ class SourceReader {
       result.set(name, fields);
     });
     this.drift = seen;
+    this.driftNotTold = notTold;
     return result;
   }
 

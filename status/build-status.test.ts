@@ -49,6 +49,8 @@ function shoot(name: string, tree: string | undefined, change: Partial<StatusSho
     }),
     managedFields: [{ manager: 'kimops', operation: 'Apply', time: '2026-12-02T10:05:00Z' }],
     lastOperation: { type: 'Reconcile', state: 'Succeeded', progress: 100, lastUpdateTime: '2026-12-02T10:15:00Z' },
+    // Told, and none: as the gatherer reads a Shoot applied from main's folder.
+    drift: [],
     ...change,
   };
 }
@@ -246,6 +248,35 @@ describe('buildStatus', () => {
       message: 'refused: token: [redacted]',
     });
     expect(row('shoot/s-orphan').failure).toEqual({ reason: 'Shoot Reconcile Error', message: 'quota' });
+  });
+
+  it('says a leader label kimops cannot read, and reads a malformed last operation as no value', () => {
+    const odd = buildStatus(
+      input({
+        runtimes: [runtime('r-odd', 's-odd', { labels: { 'kimops.kyma-project.io/leader': 'KIMOPS' } })],
+        shoots: [
+          shoot('s-odd', TREE_A, {
+            lastOperation: {
+              type: 'Reconcile',
+              state: 'Failed',
+              description: 42,
+            } as unknown as StatusShoot['lastOperation'],
+          }),
+        ],
+      }),
+      NOW,
+    ).rows[0];
+    expect(odd?.stage).toBe('kim');
+    expect(odd?.failure?.reason).toBe('LeaderLabel');
+    expect(odd?.failure?.message).toMatch(
+      /^metadata\.labels\[kimops\.kyma-project\.io\/leader\]: must be "kimops" or "kim"/,
+    );
+    expect(odd?.lastOperation).toEqual({ type: 'Reconcile', state: 'Failed', progress: 0 });
+  });
+
+  it("calls a Shoot's sync unknown when its drift could not be told", () => {
+    const untold = buildStatus(input({ shoots: [shoot('s-ready', TREE_A, { drift: undefined })] }), NOW);
+    expect(untold.rows.find((r) => r.key === 'kcp-system/r-ready')?.sync).toBe('unknown');
   });
 
   it('counts the landscape', () => {

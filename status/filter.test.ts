@@ -39,9 +39,11 @@ describe('filterRows', () => {
     expect(filterRows(status, {})).toBe(status);
   });
 
-  it('matches a Runtime state, a stage or a sync state, in any case; values are alternatives', () => {
+  it('matches a Runtime state, a stage or a sync state, as written; values are alternatives', () => {
     expect(keys(filterRows(status, { states: ['failed'] }))).toEqual(['failed']);
-    expect(keys(filterRows(status, { states: ['Pending', 'unknown'] }))).toEqual(['pending-pr', 'no-state']);
+    expect(keys(filterRows(status, { states: ['Pending', 'Unknown'] }))).toEqual(['pending-pr', 'no-state']);
+    // `unknown` is the sync state, not the Runtime state Unknown: no row here has it.
+    expect(keys(filterRows(status, { states: ['unknown'] }))).toEqual([]);
     expect(keys(filterRows(status, { states: ['applied'] }))).toEqual(['no-state', 'shoot/orphan']);
     expect(keys(filterRows(status, { states: ['drifted', 'not-in-main'] }))).toEqual(['no-state', 'shoot/orphan']);
   });
@@ -61,6 +63,6 @@ describe('filterRows', () => {
 
 describe('unknownStates', () => {
   it('names the values --state does not know', () => {
-    expect(unknownStates(['ready', 'PR', 'out-of-sync', 'Broken'])).toEqual(['Broken']);
+    expect(unknownStates(['ready', 'Ready', 'PR', 'out-of-sync', 'Broken'])).toEqual(['PR', 'Broken']);
   });
 });

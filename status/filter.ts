@@ -23,14 +23,17 @@ export interface RowFilter {
   classes?: readonly string[];
 }
 
-/** The values of `states` --state does not know (matched case-insensitively), for the usage error. */
+/**
+ * The values of `states` --state does not know, for the usage error. Matched as written: `Failed` is the Runtime
+ * state, `failed` the stage, `Unknown` a state and `unknown` a sync state, and each means something else.
+ */
 export function unknownStates(states: readonly string[]): string[] {
-  const known = new Set(STATE_FILTERS.map((state) => state.toLowerCase()));
-  return states.filter((state) => !known.has(state.toLowerCase()));
+  const known = new Set(STATE_FILTERS);
+  return states.filter((state) => !known.has(state));
 }
 
 export function filterRows(status: LandscapeStatus, filter: RowFilter): LandscapeStatus {
-  const states = filter.states?.length ? new Set(filter.states.map((state) => state.toLowerCase())) : undefined;
+  const states = filter.states?.length ? new Set(filter.states) : undefined;
   const classes = filter.classes?.length
     ? new Set(
         filter.classes.map((name) => (name.startsWith(PR_LABEL_PREFIX) ? name.slice(PR_LABEL_PREFIX.length) : name)),
@@ -38,7 +41,7 @@ export function filterRows(status: LandscapeStatus, filter: RowFilter): Landscap
     : undefined;
   if (!states && !classes) return status;
   const matches = (row: RuntimeRow) =>
-    (!states || rowStates(row).some((state) => states.has(state.toLowerCase()))) &&
+    (!states || rowStates(row).some((state) => states.has(state))) &&
     (!classes || (row.pr?.class !== undefined && classes.has(row.pr.class)));
   return { ...status, rows: status.rows.filter(matches) };
 }

@@ -42,7 +42,7 @@ describe('openPullRequests', () => {
       labels: ['kimops:rollout'],
       createdAt: '2026-12-01T09:00:00Z',
     }),
-    pr(5, 'kimops/dev-rollout/landscape-ffff0000', { title: 'a rollout someone renamed' }),
+    pr(5, 'kimops/dev-rollout/landscape-ffff0000', { title: 'a rollout someone renamed, wave 9/9, 3 shoots, later' }),
     pr(6, 'kimops/prod/c-1', { labels: ['kimops:update'] }),
     pr(7, 'fix-readme'),
     pr(8, 'kimops/dev/c-2', { state: 'closed', merged: true }),
@@ -101,6 +101,12 @@ describe('rowPullRequest', () => {
   ]);
   const openByBranch = new Map([['kimops/dev/c-1', open]]);
 
+  it("is merged as soon as the forge says so, before the generator's next pass", () => {
+    expect(
+      rowPullRequest({ url: merged.url, state: 'waiting-for-review' }, 'kimops/dev/c-1', byNumber, openByBranch),
+    ).toMatchObject({ number: 2, state: 'merged' });
+  });
+
   it("is the proposal's PR, its class only while open", () => {
     expect(
       rowPullRequest({ url: merged.url, state: 'merged', commit: 'c' }, 'kimops/dev/c-1', byNumber, openByBranch),
@@ -116,7 +122,7 @@ describe('rowPullRequest', () => {
       class: 'create',
       state: 'open',
       openedAt: '2026-12-01T10:00:00Z',
-      waitsFor: 'checks',
+      waitsFor: 'checks or merge',
     });
   });
 

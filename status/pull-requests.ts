@@ -4,15 +4,16 @@
 // (generator/propose/pr-body.ts); a title in another form reads as a rollout without a wave. Pure.
 import type { PullRequest } from '../adapters/forge/forge.js';
 import { bootstrapBranchOf, branchOf, PR_LABEL_PREFIX, rolloutBranchOf } from '../model/contract.js';
+import { cutCredentialShapes } from '../model/credential-shapes.js';
 import type { Proposal, ProposalState } from '../model/pipeline-facts.js';
 import type { Rollout, RowPullRequest, StatusPullRequest } from './landscape-status.js';
 
-/** `…, wave 2/3, 50 shoots` as the generator titles a rollout's PR. */
-const WAVE_IN_TITLE = /\bwave (\d+)\/(\d+)\b/;
-const SHOOTS_IN_TITLE = /\b(\d[\d,]*) shoots?\b/;
+/** `…, wave 2/3, 50 shoots` as the generator titles a rollout's PR: the last such part of the title. */
+const WAVE_IN_TITLE = /, wave (\d+)\/(\d+), (\d[\d,]*) shoots?$/;
 
 const WAITS_FOR: Record<ProposalState, string | undefined> = {
-  open: 'checks',
+  // Open is also a merge the forge refused or one left to a person: the PR's checks and comments say which.
+  open: 'checks or merge',
   'waiting-for-review': 'review',
   blocked: 'never merges: Gardener would reject it',
   merged: undefined,
@@ -34,9 +35,14 @@ function linkable(url: string): string {
   return /^https?:\/\//i.test(url) ? url : '';
 }
 
+/** Classes that always wait for a person, whatever the landscape's merge policy (generator/propose/merge-policy.ts). */
+const REVIEWED_CLASSES: ReadonlySet<string> = new Set(['bootstrap', 'delete-runtime-absent']);
+
 function waitsForOf(pr: PullRequest, state: ProposalState | undefined): string | undefined {
   if (state !== undefined) return WAITS_FOR[state];
-  return classOf(pr.labels) === 'blocked' ? WAITS_FOR.blocked : undefined;
+  const prClass = classOf(pr.labels);
+  if (prClass === 'blocked') return WAITS_FOR.blocked;
+  return prClass !== undefined && REVIEWED_CLASSES.has(prClass) ? WAITS_FOR['waiting-for-review'] : undefined;
 }
 
 /** The open PRs of the landscape's branches, oldest first, and the rollouts among them. */
@@ -56,7 +62,8 @@ export function openPullRequests(
     return {
       number: pr.number,
       url: linkable(pr.url),
-      title: pr.title,
+      // A rollout's title names the values it changes: cut as every message is.
+      title: cutCredentialShapes(pr.title),
       ...(prClass !== undefined && { class: prClass }),
       ...(pr.createdAt !== undefined && { openedAt: pr.createdAt }),
       ...(waitsFor !== undefined && { waitsFor }),
@@ -67,7 +74,7 @@ export function openPullRequests(
     .filter((pr) => pr.branch.startsWith(rolloutBranch))
     .map((pr): Rollout => {
       const wave = WAVE_IN_TITLE.exec(pr.title);
-      const shoots = SHOOTS_IN_TITLE.exec(pr.title)?.[1];
+      const shoots = wave?.[3];
       return {
         name: pr.branch.slice(rolloutBranch.length),
         pr: pr.number,
@@ -75,6 +82,9 @@ export function openPullRequests(
         ...(wave && { wave: { number: Number(wave[1]), of: Number(wave[2]) } }),
         ...(shoots !== undefined && { shoots: Number(shoots.replaceAll(',', '')) }),
         ...(pr.createdAt !== undefined && { openedAt: pr.createdAt }),
+        ...(listed.find((entry) => entry.number === pr.number)?.waitsFor !== undefined && {
+          waitsFor: listed.find((entry) => entry.number === pr.number)?.waitsFor,
+        }),
       };
     });
   return { pullRequests: listed, rollouts };

@@ -2,15 +2,16 @@
 // PR, main's tree against the applied one, drift, Gardener's last operation, kubeconfig expiry, why it failed, and
 // the timeline of its newest change. Pure.
 import type { PullRequest } from '../adapters/forge/forge.js';
-import { APPLIED_COMMIT_ANNOTATION, APPLIED_TREE_ANNOTATION, branchOf, LABEL_RUNTIME_ID } from '../model/contract.js';
+import {
+  ANNOTATION_RUNTIME_GENERATION,
+  APPLIED_COMMIT_ANNOTATION,
+  APPLIED_TREE_ANNOTATION,
+  branchOf,
+  LABEL_RUNTIME_ID,
+} from '../model/contract.js';
 import { cutCredentialShapes } from '../model/credential-shapes.js';
 import { readPipelineAnnotation, type GeneratorFacts } from '../model/pipeline-facts.js';
-import {
-  CONDITION_READY,
-  CONDITION_STALLED,
-  type RuntimeShootLastOperation,
-  type RuntimeStatus,
-} from '../model/runtime-status.js';
+import { CONDITION_READY, CONDITION_STALLED, type RuntimeShootLastOperation } from '../model/runtime-status.js';
 import { runtimeLeader } from '../rules/leader.js';
 import type { RowPullRequest, RuntimeRow, SyncState } from './landscape-status.js';
 import { rowPullRequest } from './pull-requests.js';
@@ -49,10 +50,10 @@ export function runtimeRow(runtime: StatusRuntime, context: RowContext): Runtime
   const shootName = runtime.shootName ?? '';
   const shoot = context.shoots?.get(shootName);
   const facts = readPipelineAnnotation(runtime.annotations);
-  const leader = runtimeLeader(
+  const { leader, problem: leaderProblem } = runtimeLeader(
     { metadata: { ...(runtime.labels && { labels: { ...runtime.labels } }) } },
     { ...(input.defaultLeader && { defaultLeader: input.defaultLeader }) },
-  ).leader;
+  );
   const place = placeOf(shootName, shoot, context);
   const pr = rowPullRequest(
     facts.proposal,
@@ -66,7 +67,10 @@ export function runtimeRow(runtime: StatusRuntime, context: RowContext): Runtime
   const syncedAt = id === undefined ? undefined : input.kubeconfigSyncs?.get(id);
   const expiresAt = syncedAt === undefined ? undefined : plusSeconds(syncedAt, input.kubeconfigExpirationSeconds);
   const lastOperation = shoot?.lastOperation ?? runtime.status.shootLastOperation;
-  const failure = runtimeFailure(runtime, facts, shoot);
+  // A leader label kimops cannot read: the Runtime is left to KIM, which the row says with the fix.
+  const failure = leaderProblem
+    ? { reason: 'LeaderLabel', message: `${leaderProblem.field}: ${leaderProblem.detail}` }
+    : runtimeFailure(runtime, facts, shoot);
   return {
     key: `${runtime.namespace}/${runtime.name}`,
     runtime: {
@@ -85,6 +89,7 @@ export function runtimeRow(runtime: StatusRuntime, context: RowContext): Runtime
       ...(runtime.generation !== undefined && { generation: runtime.generation }),
       facts: mergedByForge(facts, pr),
       ...place.stageFacts,
+      ...(appliedGeneration(shoot) !== undefined && { appliedGeneration: appliedGeneration(shoot) }),
     }),
     ...(pr && { pr }),
     ...place.fields,
@@ -164,40 +169,45 @@ function syncOf(
   if (mainTree === undefined) return 'not-in-main';
   if (shoot === undefined || appliedTree === undefined) return 'not-applied';
   if (appliedTree !== mainTree) return 'out-of-sync';
-  return (shoot.drift?.length ?? 0) > 0 ? 'drifted' : 'in-sync';
+  // Drift not told (main's file unreadable): unknown, never in sync by default.
+  if (shoot.drift === undefined) return 'unknown';
+  return shoot.drift.length > 0 ? 'drifted' : 'in-sync';
 }
 
 /**
- * Why a Runtime fails or is stuck: the generator's error about its newest generation, else the condition that
- * decided a Failed state (the backfiller copies it into Ready) or a Stalled one, else Gardener's failed operation.
+ * Why a Runtime fails or is stuck: the backfiller's Stalled condition (its message names the fix), else the
+ * generator's error about its newest generation (the backfiller has not written it yet), else the condition that
+ * decided a Failed state, else Gardener's failed operation.
  */
 function runtimeFailure(
   runtime: StatusRuntime,
   facts: GeneratorFacts,
   shoot: StatusShoot | undefined,
 ): { reason: string; message: string } | undefined {
+  const conditions = runtime.status.conditions ?? [];
+  const stalled = conditions.find((c) => c.type === CONDITION_STALLED && c.status === 'True');
+  if (stalled) return { reason: stalled.reason, message: stalled.message };
   const pipeline = currentPipelineError(facts, runtime.generation);
   if (pipeline) return pipeline;
-  const condition = decidingCondition(runtime.status);
-  if (condition) return condition;
+  const failing =
+    runtime.status.state === 'Failed'
+      ? (conditions.find((c) => c.type === CONDITION_READY && c.status === 'False') ??
+        conditions.find((c) => c.status === 'False'))
+      : undefined;
+  if (failing) return { reason: failing.reason, message: failing.message };
   return shoot ? shootFailure(shoot) : undefined;
 }
 
-function decidingCondition(status: Partial<RuntimeStatus>): { reason: string; message: string } | undefined {
-  const conditions = status.conditions ?? [];
-  const stalled = conditions.find((c) => c.type === CONDITION_STALLED && c.status === 'True');
-  const failing =
-    status.state === 'Failed'
-      ? (conditions.find((c) => c.type === CONDITION_READY && c.status === 'False') ??
-        conditions.find((c) => c.status === 'False'))
-      : stalled;
-  return failing && { reason: failing.reason, message: failing.message };
+/** The Runtime generation the Shoot was last rendered from (its KIM annotation), when it carries a number. */
+function appliedGeneration(shoot: StatusShoot | undefined): number | undefined {
+  const text = shoot?.annotations?.[ANNOTATION_RUNTIME_GENERATION];
+  return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 function shootFailure(shoot: StatusShoot): { reason: string; message: string } | undefined {
   const operation = shoot.lastOperation;
   if (operation?.state !== 'Failed' && operation?.state !== 'Error') return undefined;
-  return { reason: `Shoot ${operation.type} ${operation.state}`, message: operation.description ?? '' };
+  return { reason: `Shoot ${operation.type} ${operation.state}`, message: textOf(operation.description) };
 }
 
 function cut(failure: { reason: string; message: string }): { reason: string; message: string } {
@@ -211,13 +221,19 @@ function cut(failure: { reason: string; message: string }): { reason: string; me
 function lastOperationOf(
   operation: NonNullable<StatusShoot['lastOperation']> | RuntimeShootLastOperation,
 ): NonNullable<RuntimeRow['lastOperation']> {
+  // Read as Gardener's API promises it, whatever a Shoot holds: a wrong type is no value, never a crash of the status.
+  const description = textOf(operation.description);
   return {
-    type: operation.type,
-    state: operation.state,
-    progress: operation.progress ?? 0,
-    ...(operation.lastUpdateTime && { at: operation.lastUpdateTime }),
-    ...(operation.description && { description: cutCredentialShapes(operation.description) }),
+    type: textOf(operation.type),
+    state: textOf(operation.state),
+    progress: typeof operation.progress === 'number' ? operation.progress : 0,
+    ...(textOf(operation.lastUpdateTime) !== '' && { at: textOf(operation.lastUpdateTime) }),
+    ...(description !== '' && { description: cutCredentialShapes(description) }),
   };
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 /** Undefined for a time that is none (an annotation written by hand): no expiry is better than a wrong one. */

@@ -35,6 +35,13 @@ describe('runtimeStage', () => {
     ],
     ['facts of an older generation', { facts: { generation: 1, proposal: { url: URL, state: 'merged' } } }, 'change'],
     ['no proposal and main lacks the folder', { inMain: false, appliedFromMain: false }, 'change'],
+    ['no facts, the Shoot rendered from an older generation (bootstrapped)', { appliedGeneration: 1 }, 'change'],
+    ['no facts, the Shoot rendered from this generation', { appliedGeneration: 2 }, 'ready'],
+    [
+      'facts of this generation, the Shoot of an older one (a rollout kept it)',
+      { facts: { generation: 2, proposal: { url: URL, state: 'merged' } }, appliedGeneration: 1 },
+      'ready',
+    ],
     ['no proposal, main not read', { inMain: undefined, appliedFromMain: undefined }, 'ready'],
     ['its PR is open', { facts: { generation: 2, proposal: { url: URL, state: 'open' } } }, 'pr'],
     ['its PR waits for review', { facts: { proposal: { url: URL, state: 'waiting-for-review' } } }, 'pr'],

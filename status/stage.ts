@@ -19,6 +19,12 @@ export interface RuntimeStageFacts {
    * another tree); undefined when main or the Garden was not read.
    */
   appliedFromMain?: boolean;
+  /**
+   * The Runtime generation the live Shoot was last rendered from (its runtime-generation annotation): a newer
+   * Runtime with no proposal of its own yet is a change, even where the generator wrote no facts (a Runtime
+   * bootstrapped or imported into the repo never gets them until its first change is proposed).
+   */
+  appliedGeneration?: number;
 }
 
 export function runtimeStage(runtime: RuntimeStageFacts): Stage {
@@ -26,12 +32,13 @@ export function runtimeStage(runtime: RuntimeStageFacts): Stage {
   if (runtime.leader === 'kim') return 'kim';
   if (runtime.state === 'Failed' || currentPipelineError(runtime.facts, runtime.generation) !== undefined)
     return 'failed';
-  const { facts } = runtime;
-  const caughtUp = facts.generation === undefined || runtime.generation === undefined;
-  if (!caughtUp && (facts.generation ?? 0) < (runtime.generation ?? 0)) return 'change';
+  const { facts, generation } = runtime;
+  const newer = (than: number | undefined) => than !== undefined && generation !== undefined && than < generation;
+  if (newer(facts.generation)) return 'change';
   if (facts.proposal === undefined && runtime.inMain === false) return 'change';
   if (facts.proposal !== undefined && facts.proposal.state !== 'merged') return 'pr';
   if (runtime.appliedFromMain === false) return 'merged';
+  if (facts.generation === undefined && newer(runtime.appliedGeneration)) return 'change';
   return runtime.state === 'Ready' ? 'ready' : 'applied';
 }
 
