@@ -31,12 +31,12 @@ function plainGet(path: string): Promise<{ status: number; headers: Record<strin
 }
 
 /** The status line the server answers `requestLine` with, sent as raw bytes: no client parses the target first. */
-function statusLineOf(requestLine: string): Promise<string> {
+function statusLineOf(requestLine: string, host = 'localhost'): Promise<string> {
   const { port } = new URL(server?.url ?? '');
   return new Promise((resolve, reject) => {
     let answer = '';
     connect(Number(port), '127.0.0.1', function (this: Socket) {
-      this.end(`${requestLine}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      this.end(`${requestLine}\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
     })
       .setEncoding('utf8')
       .on('data', (chunk: string) => (answer += chunk))
@@ -215,6 +215,20 @@ describe('startStatusServer', () => {
     expect(counted.listeners()).toBe(own + 12);
     for (const stream of streams.splice(0)) stream.abort();
     await waitForListeners(counted, own);
+  });
+
+  it('refuses a stream beyond its limit, and a Host that is not loopback while it listens on loopback', async () => {
+    server = await startStatusServer({ port: 0, feed: statusFeed(), maxStreams: 1 });
+    const first = events('/api/events');
+    await first.next();
+    const refused = await at('/api/events');
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '30']);
+    expect(await refused.text()).toBe('1 live streams are open already: try again shortly\n');
+    // A page elsewhere that points its own name at 127.0.0.1 (DNS rebinding) reads nothing.
+    expect(await statusLineOf('GET /api/status HTTP/1.1', 'rebound.example:8090')).toBe(
+      'HTTP/1.1 421 Misdirected Request',
+    );
+    expect(await statusLineOf('GET / HTTP/1.1', 'localhost:8090')).toBe('HTTP/1.1 200 OK');
   });
 
   it('answers /metrics, /healthz and /readyz when given a registry and probes, as the metrics endpoint does', async () => {

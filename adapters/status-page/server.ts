@@ -50,8 +50,13 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 /** A proxy or idle timeout may close a quiet stream; a comment line now and then keeps it open. */
 const HEARTBEAT_MS = 15_000;
-/** A client that reads slower than the updates come is cut off; it reconnects and gets the whole status anew. */
-const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/**
+ * A client that reads slower than the updates come is cut off; it reconnects and gets the whole status anew. Twice
+ * a status of 10,000 rows: with MAX_STREAMS, what slow pages can hold stays within the service's memory.
+ */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Open live streams at most, by default; the next is refused (503, retry) rather than let readers exhaust the service. */
+const MAX_STREAMS = 100;
 
 const gzipAsync = promisify(gzip);
 
@@ -61,12 +66,14 @@ export async function startStatusServer({
   feed,
   registry,
   probes,
+  maxStreams = MAX_STREAMS,
 }: {
   port: number;
   host?: string;
   feed: StatusSource;
   registry?: Registry;
   probes?: Probes;
+  maxStreams?: number;
 }): Promise<StatusServer> {
   const files = pageFiles();
   const metrics = metricsHandler({ ...(registry && { registry }), ...(probes && { probes }) });
@@ -79,8 +86,13 @@ export async function startStatusServer({
     });
   prepare();
   const stopPreparing = feed.subscribe(prepare);
+  let streams = 0;
   const server = createServer((request, response) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    if (!hostAllowed(host, request.headers.host)) {
+      text(response, 421, `this page answers to ${host}, localhost or 127.0.0.1 only: open it by that address`);
+      return;
+    }
     if (metrics(request, response)) return;
     // Split by hand, not by `new URL`: a request-target it refuses (`GET http://[`) would throw out of the server.
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -98,7 +110,14 @@ export async function startStatusServer({
       response.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-cache' });
       response.end(request.method === 'HEAD' ? undefined : file.body);
     } else if (path === '/api/status') serveStatus(request, response, feed.current(), body);
-    else serveEvents(request, response, feed, body);
+    else if (streams >= maxStreams) {
+      response.setHeader('retry-after', '30');
+      text(response, 503, `${maxStreams} live streams are open already: try again shortly`);
+    } else {
+      streams += 1;
+      response.on('close', () => (streams -= 1));
+      serveEvents(request, response, feed, body);
+    }
   });
   const { origin, close } = await listen(server, port, host);
   return {
@@ -272,4 +291,17 @@ function acceptsGzip(request: IncomingMessage): boolean {
 function text(response: ServerResponse, status: number, line: string): void {
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   response.end(`${line}\n`);
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Bound to a loopback address, the page answers only requests for a loopback name: a web page elsewhere that
+ * points a DNS name of its own at 127.0.0.1 (DNS rebinding) reads nothing. Bound to any other address (behind the
+ * KCP's proxy or a Service) the Host is the proxy's to check.
+ */
+function hostAllowed(bound: string, hostHeader: string | undefined): boolean {
+  if (!LOOPBACK_NAMES.has(bound) && bound !== '::1') return true;
+  const name = (hostHeader ?? '').replace(/:\d+$/, '').toLowerCase();
+  return LOOPBACK_NAMES.has(name);
 }
