@@ -2,6 +2,7 @@
 // its own, where a test needs one (a kill -9, the installed package).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { expect } from 'vitest';
 import { main } from '../../cli/kimops.js';
 
 /** A kubeconfig for a server nothing listens on: a command that reaches for the cluster fails as unreachable (69). */
@@ -30,6 +31,11 @@ export async function kimops(argv: string[], stdin = '', signal?: AbortSignal): 
     ...(signal && { signal }),
   });
   return { code, stdout, stderr };
+}
+
+/** Fails the test unless `run` exited 0, showing what it printed: a failing command says why in the test's output. */
+export function expectOk(run: CliRun, what: string): void {
+  expect(run.code === 0 ? 'exit 0' : `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}`).toBe('exit 0');
 }
 
 export interface RunningKimops {

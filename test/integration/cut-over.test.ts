@@ -31,7 +31,7 @@ import { readRuntimeStatus } from '../../model/runtime-status.js';
 import { SHOOT_API_VERSION, type Shoot } from '../../model/shoot.js';
 import { parseYaml11 } from '../../model/yaml-input.js';
 import { LEADER_ANNOTATION, LEADER_LABEL } from '../../rules/leader.js';
-import { kimops, type CliRun } from '../helpers/cli.js';
+import { kimops, expectOk } from '../helpers/cli.js';
 import { startGardenProxy, writesSeen } from '../helpers/garden-proxy.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { KimStandIn } from '../helpers/kim-stand-in.js';
@@ -183,10 +183,6 @@ async function pullRequests(gitdir: string): Promise<string[]> {
     if (one.code !== 0) return shown;
     shown.push(one.stdout);
   }
-}
-
-function expectOk(run: CliRun, what: string): void {
-  expect(run.code === 0 ? 'exit 0' : `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}`).toBe('exit 0');
 }
 
 describe('cut-over per Runtime, with KIM leading the rest', () => {

@@ -15,7 +15,7 @@ import { parseLandscape } from '../../model/landscape-parse.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import { readRuntimeStatus } from '../../model/runtime-status.js';
 import { LEADER_ANNOTATION } from '../../rules/leader.js';
-import { kimops, startKimops, type CliRun } from '../helpers/cli.js';
+import { kimops, startKimops, expectOk } from '../helpers/cli.js';
 import { startGardenProxy, writesSeen } from '../helpers/garden-proxy.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { KimStandIn } from '../helpers/kim-stand-in.js';
@@ -39,10 +39,6 @@ afterAll(() => simulator.stop());
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const mainOf = (gitdir: string) =>
   execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
-
-function expectOk(run: CliRun, what: string): void {
-  expect(run.code === 0 ? 'exit 0' : `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}`).toBe('exit 0');
-}
 
 describe('a shadow of KIM', () => {
   it('writes nothing to the KCP or the Garden, only the landscape repo, --once and --watch', async () => {

@@ -11,7 +11,7 @@ import type { KubeObject } from '../../model/kube-object.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { kimops, startKimops, type CliRun, type RunningKimops } from '../helpers/cli.js';
+import { kimops, startKimops, type CliRun, type RunningKimops, expectOk } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { gitIn } from '../helpers/git-cli.js';
 import { planeRuntime } from '../helpers/plane-runtime.js';
@@ -40,10 +40,6 @@ const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const STAGE_TIMEOUT_MS = 60_000;
 
 type LiveRuntime = Runtime & { status?: RuntimeStatus };
-
-function expectOk(run: CliRun, what: string): void {
-  expect(run.code === 0 ? 'exit 0' : `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}`).toBe('exit 0');
-}
 
 /** Creates wait for one approval, as a landscape that reviews new clusters says in kimops.yaml on main. */
 async function reviewEveryCreate(gitdir: string): Promise<void> {

@@ -3,7 +3,6 @@
 // apply: its Shoot and its cluster configured; backfill: Ready and the kubeconfig Secret). The status shows it Ready
 // and in sync, its PR merged, each step of its timeline and its kubeconfig's expiry; after a live change to a field
 // main sets, drifted with that field named; the text starts with the summary line.
-import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CONTENT_TYPE } from '../../adapters/kube/kube-client.js';
@@ -13,10 +12,10 @@ import { LABEL_RUNTIME_ID } from '../../model/contract.js';
 import { RUNTIME_API_VERSION, type Runtime } from '../../model/runtime.js';
 import type { RuntimeStatus } from '../../model/runtime-status.js';
 import type { LandscapeStatus, RuntimeRow } from '../../status/landscape-status.js';
-import { kimops, type CliRun } from '../helpers/cli.js';
+import { kimops, expectOk } from '../helpers/cli.js';
 import { GardenletSimulator } from '../helpers/gardenlet-simulator.js';
 import { createTestNamespace, landscapeForProject, useTestProject } from '../helpers/projects.js';
-import { exampleRuntime } from '../helpers/shoots.js';
+import { planeRuntime } from '../helpers/plane-runtime.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { connect, eventually, planeAsShootCluster } from '../helpers/testenv.js';
 
@@ -36,21 +35,10 @@ const kcpKubeconfig = () => join(env.stateDir, 'kcp.kubeconfig');
 const gardenKubeconfig = () => join(env.stateDir, 'garden.kubeconfig');
 const RUNTIME = { apiVersion: RUNTIME_API_VERSION, kind: 'Runtime' } as const;
 const SHOOT = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot' } as const;
-const CRB = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' } as const;
-const OIDC = { apiVersion: 'authentication.gardener.cloud/v1alpha1', kind: 'OpenIDConnect' } as const;
 const MAXIMUM = 'spec.provider.workers[cpu-worker-0].maximum';
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 type LiveRuntime = Runtime & { status?: RuntimeStatus };
-
-function expectOk(run: CliRun, what: string): void {
-  expect(run.code === 0 ? 'exit 0' : `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}`).toBe('exit 0');
-}
-
-/** KIM's (and the generator's) name of an administrator's binding on the SKR. */
-function bindingName(user: string): string {
-  return `admin-${createHash('sha256').update(user).digest('hex').slice(0, 10)}`;
-}
 
 describe('kimops status', () => {
   it('shows a Runtime Ready and in sync with its timeline, then drifted with the field named', async () => {
@@ -58,19 +46,11 @@ describe('kimops status', () => {
     const gitdir = join(dir.path, 'landscape.git');
     expectOk(await kimops(['init', '--landscape', landscape, gitdir]), 'init');
     const namespace = await createTestNamespace(env.kcp, 'kcp-status-');
-    const shoot = `s${randomBytes(4).toString('hex')}`;
-    const example = exampleRuntime('aws.yaml', shoot);
-    example.metadata = { ...example.metadata, namespace, name: `rt-${shoot}` };
-    // Its own OIDC client, so the clean-up removes this test's OpenIDConnect from the shared SKR and no other.
-    const clientID = `${shoot}-client`;
-    const oidcConfig = example.spec.shoot.kubernetes?.kubeAPIServer?.additionalOidcConfig?.[0];
-    if (!oidcConfig) throw new Error('the aws example has no additionalOidcConfig');
-    oidcConfig.clientID = clientID;
-    const created = await env.kcp.create({ ...example, ...RUNTIME } as unknown as KubeObject);
-    if (!created.ok) throw new Error(`Runtime ${shoot}: ${describeFailure(created)}`);
+    const planned = planeRuntime(env, namespace);
+    const { shoot, runtime: example } = planned;
+    await planned.create();
     const kcp = ['--kcp-kubeconfig', kcpKubeconfig(), '--kcp-namespace', namespace];
     const garden = ['--garden-kubeconfig', gardenKubeconfig()];
-    const admins = example.spec.security.administrators;
     try {
       expectOk(await kimops(['generate', '--landscape', landscape, ...kcp, '--repo', gitdir, '--once']), 'generate');
       const apply = ['apply', '--landscape', landscape, '--repo', gitdir, ...garden, '--once'];
@@ -148,9 +128,7 @@ describe('kimops status', () => {
       expect(none.stdout.trim().split('\n')).toHaveLength(3);
     } finally {
       // The plane's kube-apiserver is every test's SKR: what the applier put there for this Runtime goes.
-      for (const user of admins) await env.kcp.delete({ ...CRB, name: bindingName(user) });
-      const oidc = await env.kcp.get<KubeObject & { spec?: { clientID?: string } }>({ ...OIDC, name: 'kyma-oidc-0' });
-      if (oidc.ok && oidc.body.spec?.clientID === clientID) await env.kcp.delete({ ...OIDC, name: 'kyma-oidc-0' });
+      await planned.cleanSkr();
     }
   });
 });
