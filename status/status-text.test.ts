@@ -66,7 +66,7 @@ describe('statusText', () => {
     const lines = statusText(status, 'text', NOW).split('\n');
     expect(lines[0]).toBe(
       'landscape dev: 2 Runtimes: 1 Ready, 1 Failed; 1 Shoot without a Runtime; 1 PR open (oldest 2h); ' +
-        'main 1a2b3c4d5e6f; 0 out of sync, 1 drifted, 1 failed',
+        'main 1a2b3c4d5e6f; 0 out of sync, 1 drifted, 1 failed; kubeconfigs not read',
     );
     expect(lines[1]).toBe('kubeconfigs could not be read: kubeconfig Secrets in kcp-system: forbidden\\n— grant list');
     expect(lines.slice(3)).toEqual([
@@ -120,7 +120,7 @@ describe('summaryLine', () => {
       summary: { ...status.summary, orphanedShoots: 0, kubeconfigsExpiring: 2 },
     } as LandscapeStatus;
     expect(summaryLine(unread, NOW)).toBe(
-      'landscape dev: Runtimes not read; PRs not read; main not read; 0 out of sync, 1 drifted, 1 failed; 2 kubeconfigs expiring',
+      'landscape dev: Runtimes not read; PRs not read; main not read; sync not read, 1 failed; 2 kubeconfigs expiring',
     );
   });
 });

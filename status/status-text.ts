@@ -66,10 +66,17 @@ export function summaryLine(status: LandscapeStatus, now: Date): string {
   const oldest = s.oldestPullRequestOpenedAt && ` (oldest ${ageOf(s.oldestPullRequestOpenedAt, now)})`;
   const prs = read('forge') ? `${plural(s.openPullRequests, 'PR')} open${oldest ?? ''}` : 'PRs not read';
   const main = status.main ? `${MAIN_BRANCH} ${status.main.commit.slice(0, SHORT_OID)}` : `${MAIN_BRANCH} not read`;
-  const kubeconfigs = read('kubeconfigs') ? `; ${plural(s.kubeconfigsExpiring, 'kubeconfig')} expiring` : '';
+  const kubeconfigs = read('kubeconfigs')
+    ? `${plural(s.kubeconfigsExpiring, 'kubeconfig')} expiring`
+    : 'kubeconfigs not read';
+  // Sync needs main and the Garden: without either, zeros would read as a landscape in sync.
+  const sync =
+    status.main && read('garden')
+      ? `${formatCount(s.outOfSync)} out of sync, ${formatCount(s.drifted)} drifted`
+      : 'sync not read';
   return (
     `landscape ${status.landscape}: ${runtimes}${shoots}; ${prs}; ${main}; ` +
-    `${formatCount(s.outOfSync)} out of sync, ${formatCount(s.drifted)} drifted, ${formatCount(s.failed)} failed${kubeconfigs}`
+    `${sync}, ${formatCount(s.failed)} failed; ${kubeconfigs}`
   );
 }
 

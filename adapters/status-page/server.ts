@@ -90,7 +90,7 @@ export async function startStatusServer({
   const server = createServer((request, response) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     if (!hostAllowed(host, request.headers.host)) {
-      text(response, 421, `this page answers to ${host}, localhost or 127.0.0.1 only: open it by that address`);
+      text(response, 421, 'this page answers to localhost, 127.0.0.1 or [::1] only: open it by one of them');
       return;
     }
     if (metrics(request, response)) return;
