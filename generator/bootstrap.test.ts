@@ -13,12 +13,11 @@ import { ConfigError } from '../model/errors.js';
 import { conversionSettingsOf, type ConversionSettings } from '../model/landscape.js';
 import { validateShootSchema } from '../model/schemas/shoot-schema.js';
 import type { Shoot } from '../model/shoot.js';
-import { ANNOTATION_SUSPEND_PATCH } from '../model/contract.js';
+import { ANNOTATION_SUSPEND_PATCH, bootstrapBranchOf } from '../model/contract.js';
 import { LEADER_ANNOTATION, LEADER_LABEL } from '../rules/leader.js';
 import { kimops } from '../test/helpers/cli.js';
 import { seededLandscape } from '../test/helpers/seeded-landscape.js';
 import { bootstrap, type BootstrapInput } from './bootstrap.js';
-import { bootstrapBranchOf } from './branches.js';
 import { convertRuntime } from './convert/index.js';
 import type { RuntimeInput } from './render-runtimes.js';
 

@@ -9,8 +9,7 @@
 // its branch moved by compare-and-swap; a second run updates the open PR in place and, unchanged, writes nothing.
 import type { Forge, ForgeResult } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
-import { MAIN_BRANCH, PR_LABEL_PREFIX, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
-import { bootstrapBranchOf } from './branches.js';
+import { bootstrapBranchOf, MAIN_BRANCH, PR_LABEL_PREFIX, SHOOTS_FOLDER, VALIDATE_CONTEXT } from '../model/contract.js';
 import { ConfigError, TransportError } from '../model/errors.js';
 import type { ConversionSettings, Landscape } from '../model/landscape.js';
 import type { LogLine } from '../model/log.js';

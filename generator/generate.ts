@@ -6,14 +6,13 @@
 // is in Git and the forge, so running it again with the same inputs writes nothing.
 import type { Forge } from '../adapters/forge/forge.js';
 import type { LandscapeRepo, Signature } from '../adapters/git/landscape-repo.js';
-import { FORCE_PATCH_ANNOTATION } from '../model/contract.js';
+import { bootstrapBranchOf, branchOf, FORCE_PATCH_ANNOTATION, rolloutBranchOf } from '../model/contract.js';
 import { TransportError } from '../model/errors.js';
 import type { ConversionSettings } from '../model/landscape.js';
 import { runtimeRef } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import type { AuditLogFailure, AuditLogPool } from '../model/audit-log.js';
 import { settleAuditLogs } from './audit-log-pass.js';
-import { bootstrapBranchOf, branchOf, rolloutBranchOf } from './branches.js';
 import { gatherPassInput } from './gather.js';
 import { branchSync, RejectedPush, type BranchSync, type LandscapeRemote } from './branch-sync.js';
 import { forcePatchOutcomes, withForcePatchCounters, type ForcePatchOutcome } from './force-patch.js';

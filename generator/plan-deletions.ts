@@ -3,10 +3,9 @@
 // absent for a human's approval, under the mass-deletion guard. Pure, like plan.ts, whose bookkeeping it shares.
 // A folder of a Shoot KIM leads goes on the same proof; its PR is a `shadow` only where the Garden shows that the
 // applier owns no live Shoot of that name (ADR 0011). While some Runtime's leader is unreadable nothing goes.
-import { ANNOTATION_RUNTIME_ID } from '../model/contract.js';
+import { ANNOTATION_RUNTIME_ID, branchOf } from '../model/contract.js';
 import { runtimeRef } from '../model/runtime.js';
 import { isManagedByKimops, type Shoot } from '../model/shoot.js';
-import { branchOf } from './branches.js';
 import type { MainFolder } from './main-snapshot.js';
 import { brokenOnMain, mainFolder, type MainState, type Planning } from './plan-input.js';
 import { classifyChange, type ChangeClass } from './propose/classify.js';

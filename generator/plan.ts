@@ -8,14 +8,21 @@
 // leader is a `cut-over`.
 // Shoots no Runtime asks for go only on proof (plan-deletions.ts). generate.ts gathers the inputs and executes
 // the plan.
-import { ANNOTATION_FORCE_PATCH, ANNOTATION_RUNTIME_GENERATION, SHOOT_FILE, SHOOTS_FOLDER } from '../model/contract.js';
+import {
+  ANNOTATION_FORCE_PATCH,
+  ANNOTATION_RUNTIME_GENERATION,
+  branchOf,
+  rolloutBranchOf,
+  SHOOT_FILE,
+  SHOOTS_FOLDER,
+} from '../model/contract.js';
 import { runtimeRef, type Runtime } from '../model/runtime.js';
 import type { Shoot } from '../model/shoot.js';
 import { auditLogTenantOf, sameAuditLogTenant } from '../rules/audit-log.js';
 import { fileMapOf, isSkrPath } from '../rules/landscape-layout.js';
 import { pendingRotations } from '../rules/registry-cache-rotation.js';
 import { semanticDiff } from '../rules/semantic-diff.js';
-import { branchOf, rolloutBranchOf, rolloutName } from './branches.js';
+import { rolloutName } from './branches.js';
 import { planShootDeletions, type PlannedDeletions } from './plan-deletions.js';
 import { brokenOnMain, mainFolder, requestedShoots, type PassInput, type Planning } from './plan-input.js';
 import { classifyChange, reviewedChanges, type ChangeClass } from './propose/classify.js';

@@ -9,6 +9,7 @@
 // Baselines in the same run: the renders alone in create mode (convert + YAML), and the git CLI committing the same
 // files (`git add -A && git commit` in a fresh worktree, only the git commands timed).
 // Target: minutes, not hours, at 5,000 Shoots, in one commit; (b) writes nothing.
+import { bootstrapBranchOf } from '../../model/contract.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,6 @@ import { localForge } from '../../adapters/forge/local.js';
 import { LandscapeRepo } from '../../adapters/git/landscape-repo.js';
 import { main as kimops } from '../../cli/kimops.js';
 import { bootstrap } from '../../generator/bootstrap.js';
-import { bootstrapBranchOf } from '../../generator/branches.js';
 import { convertRuntime } from '../../generator/convert/index.js';
 import { policySource } from '../../generator/validate/policy-source.js';
 import { conversionSettingsOf } from '../../model/landscape.js';

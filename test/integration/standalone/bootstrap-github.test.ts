@@ -2,6 +2,7 @@
 // GitHub test server (every call checked against GitHub's OpenAPI description) holds the PR, the real octokit talks
 // to it. The bootstrap branch is pushed, one PR opened with its label, class and status, nothing merged; a second
 // run writes nothing to GitHub. Live Shoots are handed in (the plane test reads them from a Garden).
+import { bootstrapBranchOf } from '../../../model/contract.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,6 @@ import { githubForge } from '../../../adapters/forge/github.js';
 import { withRetries } from '../../../adapters/forge/retrying.js';
 import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
 import { bootstrap } from '../../../generator/bootstrap.js';
-import { bootstrapBranchOf } from '../../../generator/branches.js';
 import { convertRuntime } from '../../../generator/convert/index.js';
 import { conversionSettingsOf } from '../../../model/landscape.js';
 import type { Shoot } from '../../../model/shoot.js';

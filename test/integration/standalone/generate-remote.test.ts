@@ -2,6 +2,7 @@
 // http-backend) holds the repo, the GitHub test server (real merges, every call checked against
 // GitHub's OpenAPI description) holds the PRs, and the real octokit talks to it. Branches are pushed,
 // a human's racing push is rejected rather than overwritten, and a killed pass converges.
+import { branchOf } from '../../../model/contract.js';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -20,7 +21,6 @@ import { startGitServer, type GitServer } from '../../helpers/git-http-server.js
 import { GitHubTestServer } from '../../helpers/github-test-server.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
 import { generate, type GenerateInput } from '../../../generator/generate.js';
-import { branchOf } from '../../../generator/branches.js';
 
 const dir = useTempDir('generate-remote');
 const EXAMPLES = new URL('../../../examples/runtimes/keb/', import.meta.url).pathname;
