@@ -84,6 +84,10 @@ describe('timelineOf', () => {
     expect(at('2026-12-01T12:01:30Z').ready).toBeUndefined();
   });
 
+  it("tells a fast-forward merge, whose commit is older than its PR, at the PR's opening", () => {
+    expect(timelineOf(facts({ mergedAt: '2026-12-01T12:00:09Z' })).merged).toBe('2026-12-01T12:00:10Z');
+  });
+
   it('takes the creation when only kimops wrote the Runtime', () => {
     const timeline = timelineOf(
       facts({

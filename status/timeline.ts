@@ -43,10 +43,16 @@ export function timelineOf(facts: TimelineFacts): Timeline {
     facts.runtime === undefined ||
     (facts.appliedCommit !== undefined && (facts.mergeCommits ?? []).includes(facts.appliedCommit));
   const readyAfterApply = ready !== undefined && (applied === undefined || second(ready) >= second(applied));
+  // A fast-forward merge (the local forge's, where it can) keeps the branch's commit, made before its PR opened:
+  // the merge was then no earlier than the opening, which is the time told.
+  const merged =
+    facts.mergedAt !== undefined && facts.proposedAt !== undefined && second(facts.mergedAt) < second(facts.proposedAt)
+      ? facts.proposedAt
+      : facts.mergedAt;
   const steps: Timeline = {
     ...(changed !== undefined && { changed }),
     ...(facts.proposedAt !== undefined && { proposed: facts.proposedAt }),
-    ...(facts.mergedAt !== undefined && { merged: facts.mergedAt }),
+    ...(merged !== undefined && { merged }),
     ...(attributed && applied !== undefined && { applied }),
     ...(attributed && readyAfterApply && { ready }),
   };
