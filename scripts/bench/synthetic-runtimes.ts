@@ -3,20 +3,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { Runtime } from '../../model/runtime.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 const EXAMPLES = new URL('../../examples/runtimes/keb/', import.meta.url);
 const KEB_REGIONS = new URL('../../landscapes/keb-regions.json', import.meta.url);
-
-/** Small deterministic PRNG (mulberry32), so every run benchmarks the same Runtimes. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ZONE_STYLE: Record<string, (region: string, letter: string, index: number) => string> = {
   azure: (_r, _l, i) => String(i + 1),
@@ -30,7 +20,7 @@ export function syntheticRuntimes(count: number, seed = 42): Runtime[] {
     .sort()
     .map((f) => parse(readFileSync(new URL(f, EXAMPLES), 'utf8')) as Runtime);
   const { regions } = JSON.parse(readFileSync(KEB_REGIONS, 'utf8')) as { regions: Record<string, string[]> };
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   return Array.from({ length: count }, (_, i) => {
     const runtime = structuredClone(pick(templates));

@@ -14,6 +14,7 @@ import {
   type SyncState,
   type Timeline,
 } from '../../status/landscape-status.js';
+import { seededRandom } from './seeded-random.js';
 
 const GENERATED_AT = Date.parse('2026-12-02T10:00:00Z');
 const FORGE = 'https://github.example.com/kyma/landscape-dev/pull';
@@ -59,7 +60,7 @@ export interface SampleOptions {
 
 /** `rows` rows: Runtimes `kcp-system/rt-00000`…, and one live Shoot no Runtime names per 200 (keys `shoot/…`). */
 export function sampleStatus(rows: number, { landscape = 'dev' }: SampleOptions = {}): LandscapeStatus {
-  const random = seeded(rows);
+  const random = seededRandom(rows);
   const orphans = Math.floor(rows / 200);
   const list: RuntimeRow[] = [];
   let prNumber = 1000;
@@ -272,18 +273,6 @@ function histograms(rows: RuntimeRow[]): LatencyHistogram[] {
 
 function count<K extends string>(counts: Partial<Record<K, number>>, key: K): void {
   counts[key] = (counts[key] ?? 0) + 1;
-}
-
-/** mulberry32: a small seeded generator, so the same size gives the same status. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function hex(i: number, length: number): string {

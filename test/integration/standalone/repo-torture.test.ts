@@ -20,6 +20,7 @@ import { localForge } from '../../../adapters/forge/local.js';
 import type { PullRecord } from '../../../adapters/forge/pull-record.js';
 import { LandscapeRepo } from '../../../adapters/git/landscape-repo.js';
 import { useTempDir } from '../../helpers/temp-dir.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DIST = join(ROOT, 'node_modules/.cache/kimops-torture');
@@ -53,18 +54,6 @@ function start(args: string[]): { done: Promise<Run>; kill: () => void } {
   return { done, kill: () => void child.kill('SIGKILL') };
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const git = (gitdir: string, ...args: string[]) =>
   execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
 const isAncestor = (gitdir: string, commit: string, of: string) => {
@@ -96,7 +85,7 @@ describe('the landscape repo under kill -9 and concurrent writers', () => {
   }, 600_000);
 
   it(`keeps every promise through ${KILLS} kills (seed ${SEED})`, async () => {
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const gitdir = join(tmp.path, 'landscape.git');
     const runtimesDir = join(tmp.path, 'runtimes');
     await mkdir(runtimesDir);
